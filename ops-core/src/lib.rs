@@ -1,0 +1,34 @@
+//! Core types of the `ops` framework.
+//!
+//! Spec files in `specs/` are expanded by `ops-macros` into descriptor types
+//! that implement [`Operator`]. This crate holds what those descriptors share:
+//! [`DataType`], [`FeatureLevel`], [`TensorDesc`] and [`HostTensor`], the
+//! error types, the GPU plan data model executed by `ops-gpu`, and (under
+//! `__private`) the pattern library — the CPU reference and GPU plan builder
+//! of each computation pattern (`reduce`, `gather_nd`, `scatter_elements`)
+//! that generated code calls with the spec's parameters.
+
+#![warn(missing_docs)]
+
+mod dtype;
+mod error;
+mod level;
+mod op;
+mod plan;
+mod tensor;
+
+pub mod patterns;
+
+pub use dtype::{DataType, Element};
+pub use error::{OpError, ValidationError};
+pub use half::f16;
+pub use level::FeatureLevel;
+pub use op::{AttrValue, DynOperator, OpArgs, Operator, OperatorInfo};
+pub use plan::{split_workgroups, Access, BufferRef, GpuPlan, Kernel, OutputInit, Pass};
+pub use tensor::{row_major_strides, HostTensor, TensorDesc};
+
+/// Items only generated code may use.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::patterns;
+}

@@ -1,0 +1,7 @@
+//! The computation patterns a spec's `compute` block names.
+//!
+//! Each pattern has a compile-time configuration (from the spec), a CPU
+//! reference and a GPU plan builder; the WGSL generator of the same pattern
+//! lives in `ops-spec`. Generated code fills in the operator-specific parts.
+
+pub mod reduce;

@@ -1,0 +1,111 @@
+//! GPU plans: what generated code hands the GPU runtime.
+//!
+//! A plan is data, not wgpu calls: the kernels (WGSL generated at compile
+//! time from a spec), the buffers each pass binds, the parameter words and the
+//! workgroup count. `ops-gpu` executes any plan; generated code never touches
+//! wgpu.
+
+/// How a kernel binds one buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// `var<storage, read>`.
+    Read,
+    /// `var<storage, read_write>`.
+    ReadWrite,
+}
+
+/// One generated WGSL kernel.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Kernel {
+    /// Unique key: operator, pattern variant and data types
+    /// (`ArgMin/reduce_rows/FLOAT16/UINT64`). Pipelines are cached by it.
+    pub key: &'static str,
+    /// The WGSL source.
+    pub wgsl: &'static str,
+    /// The entry point's name.
+    pub entry: &'static str,
+    /// Binding `i` of group 0 is `bindings[i]`.
+    pub bindings: &'static [Access],
+    /// Threads per workgroup (the kernel's `WORKGROUP_SIZE`).
+    pub workgroup_size: u32,
+}
+
+/// A buffer a pass binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferRef {
+    /// The pass's parameter words (read-only `array<u32>`).
+    Params,
+    /// Input tensor `i` of the operator (spec order), as u32 words.
+    Input(usize),
+    /// Output tensor `i` of the operator (spec order), as u32 words.
+    Output(usize),
+    /// Scratch buffer `i` of the plan, zero-filled before the first pass.
+    Scratch(usize),
+    /// The status words (`array<atomic<u32>>`), each set to `u32::MAX` before
+    /// the first pass; word `k` is the lowest offending element position found
+    /// by index check `k`.
+    Status,
+}
+
+/// One compute dispatch.
+#[derive(Clone, Debug)]
+pub struct Pass {
+    /// The kernel to run.
+    pub kernel: &'static Kernel,
+    /// What binding `i` refers to, for each binding of the kernel.
+    pub buffers: Vec<BufferRef>,
+    /// Parameter words, bound as [`BufferRef::Params`].
+    pub params: Vec<u32>,
+    /// Total workgroups; the runtime spreads them over x and y (at most
+    /// 65,535 each) and the kernel linearises `x + y * num_workgroups.x`.
+    pub workgroups: u64,
+}
+
+/// How an output buffer starts before the first pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputInit {
+    /// Every word zero.
+    Zero,
+    /// A copy of input `i` (same byte size).
+    CopyOfInput(usize),
+}
+
+/// Everything the GPU runtime needs to run one operator call.
+#[derive(Clone, Debug)]
+pub struct GpuPlan {
+    /// How each output starts, in spec order.
+    pub outputs: Vec<OutputInit>,
+    /// Byte sizes of the scratch buffers.
+    pub scratch_bytes: Vec<u64>,
+    /// Passes, run in order.
+    pub passes: Vec<Pass>,
+    /// Index checks: status word `k` reports on input tensor `index_checks[k]`.
+    pub index_checks: Vec<usize>,
+}
+
+/// Spreads `workgroups` over a 2-D grid of at most `max_per_dim` per dimension.
+///
+/// Returns `None` when even a square grid cannot hold them.
+pub fn split_workgroups(workgroups: u64, max_per_dim: u32) -> Option<(u32, u32)> {
+    if workgroups == 0 {
+        return Some((0, 0));
+    }
+    let max = u64::from(max_per_dim);
+    if workgroups <= max {
+        return Some((workgroups as u32, 1));
+    }
+    let y = workgroups.div_ceil(max);
+    (y <= max).then(|| (max_per_dim, y as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split() {
+        assert_eq!(split_workgroups(10, 65535), Some((10, 1)));
+        assert_eq!(split_workgroups(65536, 65535), Some((65535, 2)));
+        assert_eq!(split_workgroups(u64::MAX, 65535), None);
+    }
+}

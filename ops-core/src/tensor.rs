@@ -1,0 +1,204 @@
+//! Tensor descriptions and host tensors.
+
+use crate::{DataType, Element, OpError};
+
+/// A tensor's data type and sizes (row-major, packed), as a DirectML
+/// `DML_BUFFER_TENSOR_DESC` without strides.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TensorDesc {
+    /// Element data type.
+    pub dtype: DataType,
+    /// Sizes, outermost first. The dimension count is `sizes.len()`.
+    pub sizes: Vec<u32>,
+}
+
+impl TensorDesc {
+    /// A description from a data type and sizes.
+    pub fn new(dtype: DataType, sizes: impl Into<Vec<u32>>) -> TensorDesc {
+        TensorDesc {
+            dtype,
+            sizes: sizes.into(),
+        }
+    }
+
+    /// The dimension count.
+    pub fn rank(&self) -> usize {
+        self.sizes.len()
+    }
+
+    /// The element count, `None` on overflow of `u64`.
+    pub fn element_count(&self) -> Option<u64> {
+        self.sizes
+            .iter()
+            .try_fold(1u64, |acc, &s| acc.checked_mul(u64::from(s)))
+    }
+
+    /// The byte size, `None` on overflow.
+    pub fn byte_size(&self) -> Option<u64> {
+        self.element_count()?
+            .checked_mul(self.dtype.size_bytes() as u64)
+    }
+
+    /// Row-major strides in elements.
+    pub fn strides(&self) -> Vec<u64> {
+        row_major_strides(&self.sizes)
+    }
+}
+
+/// Row-major strides, in elements, for `sizes`.
+pub fn row_major_strides(sizes: &[u32]) -> Vec<u64> {
+    let mut strides = vec![1u64; sizes.len()];
+    for d in (0..sizes.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1].saturating_mul(u64::from(sizes[d + 1]));
+    }
+    strides
+}
+
+/// A tensor in host memory: a description plus its elements as little-endian bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostTensor {
+    desc: TensorDesc,
+    bytes: Vec<u8>,
+}
+
+impl HostTensor {
+    /// A tensor from a description and raw little-endian bytes.
+    ///
+    /// Fails when the byte count does not match the description.
+    pub fn from_bytes(desc: TensorDesc, bytes: Vec<u8>) -> Result<HostTensor, OpError> {
+        let want = desc.byte_size().ok_or_else(|| OpError::TooLarge {
+            what: "tensor".into(),
+            limit: "element count overflows u64".into(),
+        })?;
+        if want != bytes.len() as u64 {
+            return Err(OpError::InvalidArgument(format!(
+                "a {} tensor of sizes {:?} holds {} bytes, got {}",
+                desc.dtype,
+                desc.sizes,
+                want,
+                bytes.len()
+            )));
+        }
+        Ok(HostTensor { desc, bytes })
+    }
+
+    /// A tensor from typed elements.
+    pub fn from_slice<T: Element>(
+        sizes: impl Into<Vec<u32>>,
+        data: &[T],
+    ) -> Result<HostTensor, OpError> {
+        let desc = TensorDesc::new(T::DTYPE, sizes);
+        let mut bytes = Vec::with_capacity(data.len() * T::DTYPE.size_bytes());
+        for &v in data {
+            v.write_le(&mut bytes);
+        }
+        HostTensor::from_bytes(desc, bytes)
+    }
+
+    /// A zero-filled tensor.
+    pub fn zeros(desc: TensorDesc) -> Result<HostTensor, OpError> {
+        let n = desc.byte_size().ok_or_else(|| OpError::TooLarge {
+            what: "tensor".into(),
+            limit: "element count overflows u64".into(),
+        })?;
+        let n = usize::try_from(n).map_err(|_| OpError::TooLarge {
+            what: "tensor".into(),
+            limit: "host address space".into(),
+        })?;
+        Ok(HostTensor {
+            desc,
+            bytes: vec![0; n],
+        })
+    }
+
+    /// The description.
+    pub fn desc(&self) -> &TensorDesc {
+        &self.desc
+    }
+
+    /// The data type.
+    pub fn dtype(&self) -> DataType {
+        self.desc.dtype
+    }
+
+    /// The sizes.
+    pub fn sizes(&self) -> &[u32] {
+        &self.desc.sizes
+    }
+
+    /// The raw little-endian bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Consumes the tensor, returning its bytes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+
+    /// The element count.
+    pub fn len(&self) -> usize {
+        self.bytes.len() / self.desc.dtype.size_bytes()
+    }
+
+    /// True when the tensor has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The elements as `T`; `None` when `T` is not the tensor's data type.
+    pub fn to_vec<T: Element>(&self) -> Option<Vec<T>> {
+        if T::DTYPE != self.desc.dtype {
+            return None;
+        }
+        Some(
+            self.bytes
+                .chunks_exact(T::DTYPE.size_bytes())
+                .map(T::read_le)
+                .collect(),
+        )
+    }
+
+    /// Element `i` as `T` (panics if out of range or of another type: for
+    /// generated code that checked both).
+    pub fn get<T: Element>(&self, i: usize) -> T {
+        debug_assert_eq!(T::DTYPE, self.desc.dtype);
+        let n = T::DTYPE.size_bytes();
+        T::read_le(&self.bytes[i * n..(i + 1) * n])
+    }
+
+    /// Element `i` of an integer tensor as `i128`; `None` for float tensors or out of range.
+    pub fn get_int(&self, i: usize) -> Option<i128> {
+        if i >= self.len() {
+            return None;
+        }
+        crate::with_element_type!(self.desc.dtype, T => self.get::<T>(i).to_i128())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use half::f16;
+
+    #[test]
+    fn typed_round_trip() {
+        let t = HostTensor::from_slice(
+            [2, 2],
+            &[f16::from_f32(1.5), f16::NAN, f16::NEG_ZERO, f16::MAX],
+        )
+        .unwrap();
+        assert_eq!(t.bytes().len(), 8);
+        let back = t.to_vec::<f16>().unwrap();
+        assert_eq!(back[0], f16::from_f32(1.5));
+        assert!(back[1].is_nan());
+        assert!(t.to_vec::<f32>().is_none());
+        assert!(HostTensor::from_bytes(TensorDesc::new(DataType::Int8, [3]), vec![0; 2]).is_err());
+    }
+
+    #[test]
+    fn strides() {
+        assert_eq!(row_major_strides(&[2, 3, 4]), vec![12, 4, 1]);
+        assert_eq!(row_major_strides(&[]), Vec::<u64>::new());
+    }
+}
