@@ -1,0 +1,1 @@
+//! Running case files.
