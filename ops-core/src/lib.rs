@@ -11,10 +11,12 @@
 #![warn(missing_docs)]
 
 mod dtype;
+pub mod expr;
 mod error;
 mod level;
 mod op;
 mod plan;
+pub mod support;
 mod tensor;
 
 pub mod patterns;
@@ -30,5 +32,7 @@ pub use tensor::{row_major_strides, HostTensor, TensorDesc};
 /// Items only generated code may use.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::expr;
+    pub use crate::support;
     pub use crate::patterns;
 }

@@ -1,0 +1,580 @@
+//! Shape rules as data: the expression language of spec files, evaluated at
+//! run time against a descriptor.
+//!
+//! `ops-spec` type-checks every rule at compile time and emits it as a
+//! `static` tree of [`Expr`]; generated `validate` walks the [`Step`]s here.
+//! Evaluation cannot fail on a well-typed tree except for out-of-range list
+//! indices, slices or arithmetic overflow, which make the rule fail with a
+//! message saying so.
+
+use std::fmt;
+
+use crate::{DataType, TensorDesc, ValidationError};
+
+/// A value of the rule language.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// An integer.
+    Int(i128),
+    /// A boolean.
+    Bool(bool),
+    /// A list of integers.
+    List(Vec<i128>),
+    /// A data type.
+    DType(DataType),
+    /// A member of an enum attribute, by index.
+    Enum(u32),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Bool(v) => write!(f, "{v}"),
+            Value::List(v) => write!(f, "{v:?}"),
+            Value::DType(t) => write!(f, "{t}"),
+            Value::Enum(i) => write!(f, "#{i}"),
+        }
+    }
+}
+
+/// Comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// Arithmetic operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArithOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (floor division; division by zero fails the rule)
+    Div,
+    /// `%`
+    Rem,
+}
+
+/// Built-in functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Func {
+    /// `len(list)`
+    Len,
+    /// `contains(list, int)`
+    Contains,
+    /// `unique(list)`: no value occurs twice
+    Unique,
+    /// `product(list)`
+    Product,
+    /// `min(int, int)`
+    Min,
+    /// `max(int, int)`
+    Max,
+    /// `is_signed(dtype)`: a signed integer type
+    IsSigned,
+    /// `is_float(dtype)`
+    IsFloat,
+    /// `normalize(list, rank)`: each negative value `v` becomes `v + rank`
+    Normalize,
+    /// `range(lo, hi)`: the list `[lo, hi)`
+    Range,
+}
+
+/// An expression of the rule language, as static data.
+#[derive(Debug)]
+pub enum Expr {
+    /// An integer literal.
+    Int(i128),
+    /// A boolean literal.
+    Bool(bool),
+    /// A data type literal.
+    DType(DataType),
+    /// An enum member literal.
+    Enum(u32),
+    /// Attribute `i` of the descriptor.
+    Attr(usize),
+    /// Variable slot `i` (a `let` or a loop variable).
+    Var(usize),
+    /// `rank(t)` of tensor `i`.
+    Rank(usize),
+    /// `t.sizes` of tensor `i`.
+    Sizes(usize),
+    /// `dtype(t)` of tensor `i`.
+    TensorDType(usize),
+    /// `values(t)` of host tensor `i`.
+    Values(usize),
+    /// `list[i]`
+    Index(&'static Expr, &'static Expr),
+    /// `list[a..b]`
+    Slice(&'static Expr, &'static Expr, &'static Expr),
+    /// `a ++ b`
+    Concat(&'static Expr, &'static Expr),
+    /// `-a`
+    Neg(&'static Expr),
+    /// `!a`
+    Not(&'static Expr),
+    /// `a && b`
+    And(&'static Expr, &'static Expr),
+    /// `a || b`
+    Or(&'static Expr, &'static Expr),
+    /// Arithmetic on integers.
+    Arith(ArithOp, &'static Expr, &'static Expr),
+    /// A comparison, with the source text of both sides for messages.
+    Cmp(CmpOp, &'static Expr, &'static Expr, &'static str, &'static str),
+    /// `if c { a } else { b }`
+    If(&'static Expr, &'static Expr, &'static Expr),
+    /// A built-in function call, with the source text of the arguments.
+    Call(Func, &'static [Expr], &'static [&'static str]),
+    /// `all(v in lo..hi: body)`, the variable's slot and name.
+    All {
+        /// Slot of the bound variable.
+        var: usize,
+        /// Its name, for messages.
+        name: &'static str,
+        /// Lower bound (inclusive).
+        lo: &'static Expr,
+        /// Upper bound (exclusive).
+        hi: &'static Expr,
+        /// Condition that must hold for every value.
+        body: &'static Expr,
+    },
+    /// `[for v in lo..hi if filter: body]`
+    ListFor {
+        /// Slot of the bound variable.
+        var: usize,
+        /// Lower bound (inclusive).
+        lo: &'static Expr,
+        /// Upper bound (exclusive).
+        hi: &'static Expr,
+        /// Optional filter.
+        filter: Option<&'static Expr>,
+        /// Element expression.
+        body: &'static Expr,
+    },
+    /// `[a, b, c]`
+    List(&'static [Expr]),
+}
+
+/// One step of a descriptor's validation, in spec order.
+#[derive(Debug)]
+pub enum Step {
+    /// A condition that must hold.
+    Require {
+        /// The condition.
+        cond: Expr,
+        /// The rule in the seed's words.
+        message: &'static str,
+    },
+    /// `let` binds a variable slot.
+    Let {
+        /// The slot.
+        var: usize,
+        /// The value.
+        value: Expr,
+    },
+    /// The sizes of an output tensor (inferred by the builder, checked by `validate`).
+    Shape {
+        /// The output tensor.
+        tensor: usize,
+        /// Its sizes.
+        sizes: Expr,
+        /// The rule in the seed's words.
+        message: &'static str,
+    },
+    /// The data type of an output tensor (inferred by the builder, checked by `validate`).
+    DType {
+        /// The output tensor.
+        tensor: usize,
+        /// Its data type.
+        dtype: Expr,
+        /// The rule in the seed's words.
+        message: &'static str,
+    },
+}
+
+/// What a rule is evaluated against.
+pub struct Env<'a> {
+    /// Tensor descriptions, in spec order (inputs then outputs).
+    pub tensors: &'a [&'a TensorDesc],
+    /// Tensor names, for messages.
+    pub tensor_names: &'a [&'static str],
+    /// Values of host-read tensors (`None` for device tensors).
+    pub host_values: &'a [Option<Vec<i128>>],
+    /// Attribute values, in spec order.
+    pub attrs: &'a [Value],
+    /// Variable slots.
+    pub vars: Vec<Value>,
+}
+
+/// Why an evaluation could not finish.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalError(pub String);
+
+type R<T> = Result<T, EvalError>;
+
+fn err<T>(msg: impl Into<String>) -> R<T> {
+    Err(EvalError(msg.into()))
+}
+
+impl<'a> Env<'a> {
+    /// An environment with `slots` variable slots.
+    pub fn new(
+        tensors: &'a [&'a TensorDesc],
+        tensor_names: &'a [&'static str],
+        host_values: &'a [Option<Vec<i128>>],
+        attrs: &'a [Value],
+        slots: usize,
+    ) -> Env<'a> {
+        Env {
+            tensors,
+            tensor_names,
+            host_values,
+            attrs,
+            vars: vec![Value::Int(0); slots],
+        }
+    }
+
+    /// Evaluates an expression.
+    pub fn eval(&mut self, e: &Expr) -> R<Value> {
+        Ok(match e {
+            Expr::Int(v) => Value::Int(*v),
+            Expr::Bool(v) => Value::Bool(*v),
+            Expr::DType(t) => Value::DType(*t),
+            Expr::Enum(i) => Value::Enum(*i),
+            Expr::Attr(i) => self.attrs[*i].clone(),
+            Expr::Var(i) => self.vars[*i].clone(),
+            Expr::Rank(t) => Value::Int(self.tensors[*t].rank() as i128),
+            Expr::Sizes(t) => Value::List(self.tensors[*t].sizes.iter().map(|&s| i128::from(s)).collect()),
+            Expr::TensorDType(t) => Value::DType(self.tensors[*t].dtype),
+            Expr::Values(t) => match &self.host_values[*t] {
+                Some(v) => Value::List(v.clone()),
+                None => return err(format!("the values of `{}` are not known", self.tensor_names[*t])),
+            },
+            Expr::Index(l, i) => {
+                let l = self.list(l)?;
+                let i = self.int(i)?;
+                match usize::try_from(i).ok().and_then(|i| l.get(i)) {
+                    Some(v) => Value::Int(*v),
+                    None => return err(format!("index {i} is outside a list of length {}", l.len())),
+                }
+            }
+            Expr::Slice(l, a, b) => {
+                let l = self.list(l)?;
+                let (a, b) = (self.int(a)?, self.int(b)?);
+                if a < 0 || b < a || b as usize > l.len() {
+                    return err(format!("slice {a}..{b} is outside a list of length {}", l.len()));
+                }
+                Value::List(l[a as usize..b as usize].to_vec())
+            }
+            Expr::Concat(a, b) => {
+                let mut a = self.list(a)?;
+                a.extend(self.list(b)?);
+                Value::List(a)
+            }
+            Expr::Neg(a) => Value::Int(self.int(a)?.checked_neg().ok_or_else(overflow)?),
+            Expr::Not(a) => Value::Bool(!self.bool(a)?),
+            Expr::And(a, b) => Value::Bool(self.bool(a)? && self.bool(b)?),
+            Expr::Or(a, b) => Value::Bool(self.bool(a)? || self.bool(b)?),
+            Expr::Arith(op, a, b) => {
+                let (a, b) = (self.int(a)?, self.int(b)?);
+                let v = match op {
+                    ArithOp::Add => a.checked_add(b),
+                    ArithOp::Sub => a.checked_sub(b),
+                    ArithOp::Mul => a.checked_mul(b),
+                    ArithOp::Div => (b != 0).then(|| a.div_euclid(b)),
+                    ArithOp::Rem => (b != 0).then(|| a.rem_euclid(b)),
+                };
+                Value::Int(v.ok_or_else(overflow)?)
+            }
+            Expr::Cmp(op, a, b, _, _) => {
+                let (a, b) = (self.eval(a)?, self.eval(b)?);
+                Value::Bool(compare(*op, &a, &b))
+            }
+            Expr::If(c, a, b) => {
+                if self.bool(c)? {
+                    self.eval(a)?
+                } else {
+                    self.eval(b)?
+                }
+            }
+            Expr::Call(f, args, _) => self.call(*f, args)?,
+            Expr::All { var, lo, hi, body, .. } => {
+                let (lo, hi) = (self.int(lo)?, self.int(hi)?);
+                let mut ok = true;
+                for v in lo..hi {
+                    self.vars[*var] = Value::Int(v);
+                    if !self.bool(body)? {
+                        ok = false;
+                        break;
+                    }
+                }
+                Value::Bool(ok)
+            }
+            Expr::ListFor { var, lo, hi, filter, body } => {
+                let (lo, hi) = (self.int(lo)?, self.int(hi)?);
+                let mut out = Vec::new();
+                for v in lo..hi {
+                    self.vars[*var] = Value::Int(v);
+                    if let Some(f) = filter {
+                        if !self.bool(f)? {
+                            continue;
+                        }
+                    }
+                    out.push(self.int(body)?);
+                }
+                Value::List(out)
+            }
+            Expr::List(items) => Value::List(items.iter().map(|e| self.int(e)).collect::<R<_>>()?),
+        })
+    }
+
+    fn call(&mut self, f: Func, args: &[Expr]) -> R<Value> {
+        Ok(match f {
+            Func::Len => Value::Int(self.list(&args[0])?.len() as i128),
+            Func::Contains => {
+                let l = self.list(&args[0])?;
+                let v = self.int(&args[1])?;
+                Value::Bool(l.contains(&v))
+            }
+            Func::Unique => {
+                let mut l = self.list(&args[0])?;
+                let n = l.len();
+                l.sort_unstable();
+                l.dedup();
+                Value::Bool(l.len() == n)
+            }
+            Func::Product => {
+                let l = self.list(&args[0])?;
+                Value::Int(l.iter().try_fold(1i128, |a, &b| a.checked_mul(b)).ok_or_else(overflow)?)
+            }
+            Func::Min => Value::Int(self.int(&args[0])?.min(self.int(&args[1])?)),
+            Func::Max => Value::Int(self.int(&args[0])?.max(self.int(&args[1])?)),
+            Func::IsSigned => Value::Bool(self.dtype(&args[0])?.is_signed_int()),
+            Func::IsFloat => Value::Bool(self.dtype(&args[0])?.is_float()),
+            Func::Normalize => {
+                let l = self.list(&args[0])?;
+                let r = self.int(&args[1])?;
+                Value::List(l.into_iter().map(|v| if v < 0 { v + r } else { v }).collect())
+            }
+            Func::Range => {
+                let (a, b) = (self.int(&args[0])?, self.int(&args[1])?);
+                if b - a > 1 << 20 {
+                    return err("range too long");
+                }
+                Value::List((a..b.max(a)).collect())
+            }
+        })
+    }
+
+    /// Evaluates to an integer.
+    pub fn int(&mut self, e: &Expr) -> R<i128> {
+        match self.eval(e)? {
+            Value::Int(v) => Ok(v),
+            v => err(format!("expected an integer, got {v}")),
+        }
+    }
+
+    /// Evaluates to a boolean.
+    pub fn bool(&mut self, e: &Expr) -> R<bool> {
+        match self.eval(e)? {
+            Value::Bool(v) => Ok(v),
+            v => err(format!("expected a boolean, got {v}")),
+        }
+    }
+
+    /// Evaluates to a list.
+    pub fn list(&mut self, e: &Expr) -> R<Vec<i128>> {
+        match self.eval(e)? {
+            Value::List(v) => Ok(v),
+            v => err(format!("expected a list, got {v}")),
+        }
+    }
+
+    /// Evaluates to a data type.
+    pub fn dtype(&mut self, e: &Expr) -> R<DataType> {
+        match self.eval(e)? {
+            Value::DType(v) => Ok(v),
+            v => err(format!("expected a data type, got {v}")),
+        }
+    }
+
+    /// Why a condition is false: the values of its operands, by their source text.
+    pub fn explain(&mut self, e: &Expr) -> String {
+        match e {
+            Expr::Cmp(_, a, b, ta, tb) => {
+                let va = self.eval(a).map(|v| v.to_string()).unwrap_or_else(|e| e.0);
+                let vb = self.eval(b).map(|v| v.to_string()).unwrap_or_else(|e| e.0);
+                if literal(b) {
+                    format!("`{ta}` is {va}")
+                } else if literal(a) {
+                    format!("`{tb}` is {vb}")
+                } else {
+                    format!("`{ta}` is {va}, `{tb}` is {vb}")
+                }
+            }
+            Expr::Call(_, args, texts) => args
+                .iter()
+                .zip(texts.iter())
+                .filter(|(a, _)| !literal(a))
+                .map(|(a, t)| {
+                    let v = self.eval(a).map(|v| v.to_string()).unwrap_or_else(|e| e.0);
+                    format!("`{t}` is {v}")
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            Expr::And(a, b) => {
+                if matches!(self.bool(a), Ok(true)) {
+                    self.explain(b)
+                } else {
+                    self.explain(a)
+                }
+            }
+            Expr::Not(a) => format!("not {}", self.explain(a)),
+            Expr::All { var, name, lo, hi, body } => {
+                let (Ok(lo), Ok(hi)) = (self.int(lo), self.int(hi)) else {
+                    return "its bounds could not be evaluated".into();
+                };
+                for v in lo..hi {
+                    self.vars[*var] = Value::Int(v);
+                    if !matches!(self.bool(body), Ok(true)) {
+                        return format!("{} (for {name} = {v})", self.explain(body));
+                    }
+                }
+                "it holds".into()
+            }
+            _ => match self.eval(e) {
+                Ok(_) => "it does not hold".into(),
+                Err(e) => e.0,
+            },
+        }
+    }
+
+    /// Runs validation steps in order; the first failure is returned.
+    pub fn run_steps(&mut self, operator: &'static str, steps: &[Step]) -> Result<(), ValidationError> {
+        for step in steps {
+            match step {
+                Step::Require { cond, message } => match self.bool(cond) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        let detail = self.explain(cond);
+                        return Err(fail(operator, message, detail));
+                    }
+                    Err(e) => return Err(fail(operator, message, e.0)),
+                },
+                Step::Let { var, value } => match self.eval(value) {
+                    Ok(v) => self.vars[*var] = v,
+                    Err(e) => return Err(fail(operator, "a shape rule could not be evaluated", e.0)),
+                },
+                Step::Shape { tensor, sizes, message } => {
+                    let want = self.list(sizes).map_err(|e| fail(operator, message, e.0))?;
+                    let got: Vec<i128> = self.tensors[*tensor].sizes.iter().map(|&s| i128::from(s)).collect();
+                    if want != got {
+                        let name = self.tensor_names[*tensor];
+                        return Err(fail(operator, message, format!("`{name}.sizes` is {got:?}, expected {want:?}")));
+                    }
+                }
+                Step::DType { tensor, dtype, message } => {
+                    let want = self.dtype(dtype).map_err(|e| fail(operator, message, e.0))?;
+                    let got = self.tensors[*tensor].dtype;
+                    if want != got {
+                        let name = self.tensor_names[*tensor];
+                        return Err(fail(operator, message, format!("`dtype({name})` is {got}, expected {want}")));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn literal(e: &Expr) -> bool {
+    matches!(e, Expr::Int(_) | Expr::Bool(_) | Expr::DType(_) | Expr::Enum(_))
+}
+
+fn overflow() -> EvalError {
+    EvalError("arithmetic overflow or division by zero".into())
+}
+
+fn fail(operator: &'static str, rule: &str, detail: String) -> ValidationError {
+    ValidationError {
+        operator,
+        rule: rule.to_string(),
+        detail,
+    }
+}
+
+fn compare(op: CmpOp, a: &Value, b: &Value) -> bool {
+    let ord = match (a, b) {
+        (Value::Int(a), Value::Int(b)) => a.cmp(b),
+        (Value::List(a), Value::List(b)) => a.cmp(b),
+        _ => {
+            let eq = a == b;
+            return match op {
+                CmpOp::Eq => eq,
+                CmpOp::Ne => !eq,
+                _ => false,
+            };
+        }
+    };
+    match op {
+        CmpOp::Eq => ord.is_eq(),
+        CmpOp::Ne => ord.is_ne(),
+        CmpOp::Lt => ord.is_lt(),
+        CmpOp::Le => ord.is_le(),
+        CmpOp::Gt => ord.is_gt(),
+        CmpOp::Ge => ord.is_ge(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static AXES_LT_RANK: Expr = Expr::All {
+        var: 0,
+        name: "i",
+        lo: &Expr::Int(0),
+        hi: &Expr::Call(Func::Len, &[Expr::Attr(0)], &["axes"]),
+        body: &Expr::Cmp(
+            CmpOp::Lt,
+            &Expr::Index(&Expr::Attr(0), &Expr::Var(0)),
+            &Expr::Rank(0),
+            "axes[i]",
+            "rank(input)",
+        ),
+    };
+
+    #[test]
+    fn all_explains_the_failing_element() {
+        let t = TensorDesc::new(DataType::Float32, [3, 3]);
+        let tensors = [&t];
+        let attrs = [Value::List(vec![0, 5])];
+        let mut env = Env::new(&tensors, &["input"], &[None], &attrs, 1);
+        assert_eq!(env.bool(&AXES_LT_RANK), Ok(false));
+        assert_eq!(env.explain(&AXES_LT_RANK), "`axes[i]` is 5, `rank(input)` is 2 (for i = 1)");
+    }
+
+    #[test]
+    fn index_out_of_range_is_an_error_not_a_panic() {
+        static E: Expr = Expr::Index(&Expr::Sizes(0), &Expr::Int(7));
+        let t = TensorDesc::new(DataType::Float32, [3]);
+        let tensors = [&t];
+        let mut env = Env::new(&tensors, &["input"], &[None], &[], 0);
+        assert!(env.eval(&E).is_err());
+    }
+}
