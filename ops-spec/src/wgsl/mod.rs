@@ -1,1 +1,12 @@
+//! WGSL generation: an indenting [`Writer`], per-data-type helpers
+//! ([`dtype`]) shared by every pattern, and one kernel generator per pattern.
 
+pub mod dtype;
+pub mod reduce;
+pub mod writer;
+
+pub use reduce::{
+    reduce_bindings, reduce_kernel, reduce_kernel_key, reduce_supported, REDUCE_BINDINGS,
+    REDUCE_ENTRY,
+};
+pub use writer::Writer;

@@ -1,0 +1,283 @@
+//! Per-[`DataType`] WGSL helpers shared by every pattern's kernels.
+//!
+//! Tensors are bound as packed `array<u32>` words, little-endian, whatever
+//! their data type: an 8-bit element is a byte of a word, a 64-bit element
+//! two words (low, high). A *raw* element in WGSL is the element's bits as
+//! `u32` (zero-extended, for types of 32 bits or fewer) or `vec2<u32>`
+//! `(lo, hi)` (64-bit types). Everything here works on those bits with
+//! integer arithmetic only, so NaN payloads, -0.0 and subnormals behave alike
+//! on every adapter and no WGSL extension is needed (no `shader-f16`, no
+//! 64-bit integers): core WebGPU.
+//!
+//! Each `gen_*` function writes one WGSL function through a [`Writer`];
+//! functions that touch a buffer name its global variable, since core WGSL
+//! cannot pass storage pointers to functions.
+
+use ops_core::patterns::reduce::Zeros;
+use ops_core::DataType;
+
+use super::writer::Writer;
+
+/// True for types held in two words (`vec2<u32>` raw values and keys).
+pub const fn is_wide(dt: DataType) -> bool {
+    dt.size_bits() == 64
+}
+
+/// True for types narrower than a word: several elements share a `u32`, so
+/// a kernel writing them binds the buffer as `array<atomic<u32>>` and stores
+/// through [`gen_store`]'s `atomicAnd`/`atomicOr`; the buffer must start
+/// zeroed or hold valid data.
+pub const fn is_packed(dt: DataType) -> bool {
+    dt.size_bits() < 32
+}
+
+/// The WGSL type of a raw element (and of its comparison key).
+pub const fn raw_type(dt: DataType) -> &'static str {
+    if is_wide(dt) {
+        "vec2<u32>"
+    } else {
+        "u32"
+    }
+}
+
+/// The WGSL store type of a tensor binding: `array<atomic<u32>>` for a
+/// written packed tensor, `array<u32>` otherwise.
+pub const fn storage_type(dt: DataType, written: bool) -> &'static str {
+    if written && is_packed(dt) {
+        "array<atomic<u32>>"
+    } else {
+        "array<u32>"
+    }
+}
+
+/// The raw value of type `dt` all of whose bits are zero.
+pub const fn raw_zero(dt: DataType) -> &'static str {
+    if is_wide(dt) {
+        "vec2<u32>(0u, 0u)"
+    } else {
+        "0u"
+    }
+}
+
+/// A WGSL expression turning the `u32` expression `value` (a non-negative
+/// integer that fits `dt`) into a raw element of integer type `dt`.
+pub fn raw_from_u32(dt: DataType, value: &str) -> String {
+    if is_wide(dt) {
+        format!("vec2<u32>({value}, 0u)")
+    } else {
+        value.to_string()
+    }
+}
+
+/// The mask of a narrow type's bits within a word, `None` for 32 and 64 bits.
+const fn lane_mask(dt: DataType) -> Option<&'static str> {
+    match dt.size_bits() {
+        8 => Some("0xffu"),
+        16 => Some("0xffffu"),
+        _ => None,
+    }
+}
+
+/// `(elements per word as a shift, lane index mask, lane width in bits)` of a packed type.
+const fn lane_geometry(dt: DataType) -> (u32, u32, u32) {
+    match dt.size_bits() {
+        8 => (2, 3, 8),
+        _ => (1, 1, 16),
+    }
+}
+
+/// Writes `fn {name}(i: u32) -> raw` reading raw element `i` of the global
+/// `buffer` (`array<u32>`, or `array<atomic<u32>>` when `atomic`).
+pub fn gen_load(w: &mut Writer, name: &str, buffer: &str, dt: DataType, atomic: bool) {
+    let word = |index: &str| {
+        if atomic {
+            format!("atomicLoad(&{buffer}[{index}])")
+        } else {
+            format!("{buffer}[{index}]")
+        }
+    };
+    w.open(format!("fn {name}(i: u32) -> {}", raw_type(dt)));
+    match (dt.size_bits(), lane_mask(dt)) {
+        (64, _) => {
+            w.line(format!(
+                "return vec2<u32>({}, {});",
+                word("2u * i"),
+                word("2u * i + 1u")
+            ));
+        }
+        (32, _) => {
+            w.line(format!("return {};", word("i")));
+        }
+        (_, Some(mask)) => {
+            let (shift, lane, width) = lane_geometry(dt);
+            w.line(format!(
+                "return ({} >> ((i & {lane}u) * {width}u)) & {mask};",
+                word(&format!("i >> {shift}u"))
+            ));
+        }
+        _ => unreachable!("every data type is 8, 16, 32 or 64 bits"),
+    }
+    w.close();
+}
+
+/// Writes `fn {name}(i: u32, v: raw)` storing raw element `i` of the global
+/// `buffer`, bound as [`storage_type`]`(dt, true)`.
+///
+/// Narrow types clear their lane with `atomicAnd` and set it with
+/// `atomicOr`, so threads writing neighbouring elements of one word never
+/// race; other types store whole words.
+pub fn gen_store(w: &mut Writer, name: &str, buffer: &str, dt: DataType) {
+    w.open(format!("fn {name}(i: u32, v: {})", raw_type(dt)));
+    match (dt.size_bits(), lane_mask(dt)) {
+        (64, _) => {
+            w.line(format!("{buffer}[2u * i] = v.x;"));
+            w.line(format!("{buffer}[2u * i + 1u] = v.y;"));
+        }
+        (32, _) => {
+            w.line(format!("{buffer}[i] = v;"));
+        }
+        (_, Some(mask)) => {
+            let (shift, lane, width) = lane_geometry(dt);
+            w.line(format!("let word = i >> {shift}u;"));
+            w.line(format!("let shift = (i & {lane}u) * {width}u;"));
+            w.line(format!("atomicAnd(&{buffer}[word], ~({mask} << shift));"));
+            w.line(format!("atomicOr(&{buffer}[word], (v & {mask}) << shift);"));
+        }
+        _ => unreachable!("every data type is 8, 16, 32 or 64 bits"),
+    }
+    w.close();
+}
+
+/// Where NaN sorts in a comparison key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NanKey {
+    /// Key 0: below every number (NaN wins a minimum).
+    Lowest,
+    /// Key all ones: above every number (NaN wins a maximum).
+    Highest,
+}
+
+/// Writes `fn {name}(v: raw) -> key`, mapping a raw element to an unsigned
+/// key (the raw type: `u32`, or `vec2<u32>` `(lo, hi)` compared hi first, see
+/// [`gen_key_less`]) whose unsigned order is the numeric order of `dt`.
+///
+/// - Unsigned integers: the bits.
+/// - Signed integers: the bits with the sign bit flipped (within the type's
+///   width, which orders like sign-extending and flipping bit 31).
+/// - Floats: `!bits` when the sign bit is set, else `bits | sign`; with
+///   [`Zeros::Equal`] -0.0 first becomes +0.0, with [`Zeros::NegativeFirst`]
+///   it keeps the key just below +0.0's. NaN (exponent all ones, mantissa
+///   non-zero, either sign, any payload) gets the key `nan` says, so all NaNs
+///   tie; no number gets that key.
+pub fn gen_key(w: &mut Writer, name: &str, dt: DataType, zeros: Zeros, nan: NanKey) {
+    let ty = raw_type(dt);
+    w.open(format!("fn {name}(v: {ty}) -> {ty}"));
+    let nan_word = match nan {
+        NanKey::Lowest => "0u",
+        NanKey::Highest => "0xffffffffu",
+    };
+    match dt {
+        DataType::Uint8 | DataType::Uint16 | DataType::Uint32 | DataType::Uint64 => {
+            w.line("return v;");
+        }
+        DataType::Int8 => {
+            w.line("return v ^ 0x80u;");
+        }
+        DataType::Int16 => {
+            w.line("return v ^ 0x8000u;");
+        }
+        DataType::Int32 => {
+            w.line("return v ^ 0x80000000u;");
+        }
+        DataType::Int64 => {
+            w.line("return vec2<u32>(v.x, v.y ^ 0x80000000u);");
+        }
+        DataType::Float16 | DataType::Float32 => {
+            let (sign, magnitude, inf, width_mask) = if dt == DataType::Float16 {
+                ("0x8000u", "0x7fffu", "0x7c00u", " & 0xffffu")
+            } else {
+                ("0x80000000u", "0x7fffffffu", "0x7f800000u", "")
+            };
+            if zeros == Zeros::Equal {
+                w.line("var b = v;");
+                w.block(format!("if (b == {sign})"), |w| {
+                    w.line("b = 0u;");
+                });
+            } else {
+                w.line("let b = v;");
+            }
+            w.block(format!("if ((b & {magnitude}) > {inf})"), |w| {
+                w.line(format!("return {nan_word};"));
+            });
+            w.block(format!("if ((b & {sign}) != 0u)"), |w| {
+                w.line(format!("return (~b){width_mask};"));
+            });
+            w.line(format!("return b | {sign};"));
+        }
+        DataType::Float64 => {
+            w.line("let lo = v.x;");
+            if zeros == Zeros::Equal {
+                w.line("var hi = v.y;");
+                w.block("if (hi == 0x80000000u && lo == 0u)", |w| {
+                    w.line("hi = 0u;");
+                });
+            } else {
+                w.line("let hi = v.y;");
+            }
+            w.line("let magnitude = hi & 0x7fffffffu;");
+            w.block(
+                "if (magnitude > 0x7ff00000u || (magnitude == 0x7ff00000u && lo != 0u))",
+                |w| {
+                    w.line(format!("return vec2<u32>({nan_word}, {nan_word});"));
+                },
+            );
+            w.block("if ((hi & 0x80000000u) != 0u)", |w| {
+                w.line("return vec2<u32>(~lo, ~hi);");
+            });
+            w.line("return vec2<u32>(lo, hi | 0x80000000u);");
+        }
+    }
+    w.close();
+}
+
+/// Writes `fn {name}(a: key, b: key) -> bool`: `a < b` as unsigned keys of
+/// [`gen_key`] (two-word keys compare the high word, then the low word).
+pub fn gen_key_less(w: &mut Writer, name: &str, dt: DataType) {
+    let ty = raw_type(dt);
+    w.open(format!("fn {name}(a: {ty}, b: {ty}) -> bool"));
+    if is_wide(dt) {
+        w.line("return a.y < b.y || (a.y == b.y && a.x < b.x);");
+    } else {
+        w.line("return a < b;");
+    }
+    w.close();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn representations() {
+        assert_eq!(raw_type(DataType::Float64), "vec2<u32>");
+        assert_eq!(raw_type(DataType::Int8), "u32");
+        assert_eq!(storage_type(DataType::Uint16, true), "array<atomic<u32>>");
+        assert_eq!(storage_type(DataType::Uint16, false), "array<u32>");
+        assert_eq!(storage_type(DataType::Int64, true), "array<u32>");
+        assert_eq!(raw_from_u32(DataType::Uint64, "p"), "vec2<u32>(p, 0u)");
+    }
+
+    #[test]
+    fn narrow_load_shifts_lanes() {
+        let mut w = Writer::new();
+        gen_load(&mut w, "load_x", "x", DataType::Int8, false);
+        assert!(w
+            .as_str()
+            .contains("return (x[i >> 2u] >> ((i & 3u) * 8u)) & 0xffu;"));
+        let mut w = Writer::new();
+        gen_store(&mut w, "store_y", "y", DataType::Float16);
+        assert!(w
+            .as_str()
+            .contains("atomicOr(&y[word], (v & 0xffffu) << shift);"));
+    }
+}
