@@ -10,9 +10,11 @@
 
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+pub mod args;
 mod dtype;
-pub mod expr;
 mod error;
+pub mod expr;
 mod level;
 mod op;
 mod plan;
@@ -32,7 +34,8 @@ pub use tensor::{row_major_strides, HostTensor, TensorDesc};
 /// Items only generated code may use.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::args;
     pub use crate::expr;
-    pub use crate::support;
     pub use crate::patterns;
+    pub use crate::support;
 }

@@ -1,1 +1,136 @@
+//! Procedural macros of the `ops` framework: a thin shim over `ops-spec`.
+//!
+//! - `operator!("path/to/op.op")` expands one spec file into a module with
+//!   its descriptor type (re-exported beside it).
+//! - `catalog!("path/to/specs")` expands every `*.op` file of a folder and a
+//!   `catalog()` function listing them all.
+//!
+//! Paths are relative to the file that invokes the macro (falling back to
+//! `CARGO_MANIFEST_DIR`). Every file read is `include_bytes!`-ed so that
+//! editing a spec rebuilds. Mistakes in a spec become `compile_error!`s that
+//! name the spec file, line and column, beside stub items so that one mistake
+//! does not cascade.
 
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::{parse_macro_input, LitStr};
+
+/// Expands one spec file. See the crate docs.
+#[proc_macro]
+pub fn operator(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let lit = parse_macro_input!(input as LitStr);
+    let path = resolve(&lit.value());
+    let (items, _) = expand_file(&path, lit.span());
+    items.into()
+}
+
+/// Expands every `*.op` file of a folder, plus `pub fn catalog()`.
+#[proc_macro]
+pub fn catalog(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let lit = parse_macro_input!(input as LitStr);
+    let dir = resolve(&lit.value());
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "op"))
+            .collect(),
+        Err(e) => {
+            let msg = format!("cannot read the spec folder `{}`: {e}", dir.display());
+            return quote::quote_spanned!(lit.span()=> ::core::compile_error!(#msg);).into();
+        }
+    };
+    files.sort();
+    let mut out = TokenStream::new();
+    let mut infos = Vec::new();
+    for f in &files {
+        let (items, name) = expand_file(f, lit.span());
+        out.extend(items);
+        if let Some(name) = name {
+            let desc = format_ident!("{}Desc", name);
+            infos.push(quote!(<#desc as ::ops_core::Operator>::INFO));
+        }
+    }
+    out.extend(quote! {
+        /// Every operator of the catalog, in spec-file order.
+        pub fn catalog() -> &'static [&'static ::ops_core::OperatorInfo] {
+            static CATALOG: &[&::ops_core::OperatorInfo] = &[#(#infos),*];
+            CATALOG
+        }
+    });
+    out.into()
+}
+
+fn resolve(rel: &str) -> PathBuf {
+    let rel = Path::new(rel);
+    if rel.is_absolute() {
+        return rel.to_path_buf();
+    }
+    let from_file = proc_macro::Span::call_site()
+        .local_file()
+        .and_then(|f| f.parent().map(|p| p.join(rel)));
+    match from_file {
+        Some(p) if p.exists() => p,
+        _ => Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join(rel),
+    }
+}
+
+fn display(path: &Path) -> String {
+    let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    if let Ok(cwd) = std::env::current_dir() {
+        if let Ok(rel) = abs.strip_prefix(&cwd) {
+            return rel.display().to_string();
+        }
+    }
+    abs.display().to_string()
+}
+
+/// Expands one file; returns the items and, when it succeeded, the operator's name.
+fn expand_file(path: &Path, span: Span) -> (TokenStream, Option<String>) {
+    let shown = display(path);
+    let src = match std::fs::read_to_string(path) {
+        Ok(s) => s,
+        Err(e) => {
+            let msg = format!("cannot read spec file `{shown}`: {e}");
+            return (
+                quote::quote_spanned!(span=> ::core::compile_error!(#msg);),
+                None,
+            );
+        }
+    };
+    let abs = path
+        .canonicalize()
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string();
+    let track = quote!(
+        const _: &[u8] = ::core::include_bytes!(#abs);
+    );
+    match ops_spec::codegen::expand_rendered(&shown, &src) {
+        Ok(items) => {
+            let name = ops_spec::syntax::parse_spec(&src, &mut Default::default())
+                .name
+                .map(|n| n.text);
+            (quote!(#track #items), name)
+        }
+        Err((messages, operator)) => {
+            let errors = messages
+                .iter()
+                .map(|m| quote::quote_spanned!(span=> ::core::compile_error!(#m);));
+            let stub = operator.map(|name| {
+                let module = format_ident!("{}", name.to_ascii_lowercase());
+                let desc = format_ident!("{}Desc", name);
+                quote! {
+                    #[doc(hidden)]
+                    pub mod #module {
+                        /// Stub: the spec has errors.
+                        pub struct #desc;
+                    }
+                    pub use #module::#desc;
+                }
+            });
+            (quote!(#track #(#errors)* #stub), None)
+        }
+    }
+}

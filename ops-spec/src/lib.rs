@@ -1,1 +1,19 @@
+//! The spec-file compiler of the `ops` framework.
+//!
+//! A spec file goes through stages you can see in the module names:
+//! [`syntax`] (text to a syntax tree with spans) -> [`lower`] (syntax tree to
+//! an immutable model; names resolved, expressions typed) -> [`check`]
+//! (cross-item rules; its output, [`check::Checked`], only the checker can
+//! build) -> [`codegen`] (Rust descriptors and validation, the CPU reference
+//! glue) with [`wgsl`] generating the kernels. `ops-macros` is a one-function
+//! shim over [`expand`], so all of this is unit tested without a macro context.
+
+pub mod check;
+pub mod codegen;
+pub mod diag;
+pub mod lower;
+pub mod model;
+pub mod syntax;
 pub mod wgsl;
+
+pub use codegen::expand;

@@ -1,0 +1,163 @@
+//! Helpers generated builders use: attribute conversion and output inference.
+
+use crate::expr::{Env, Step};
+use crate::{AttrValue, DataType, OpError, TensorDesc, ValidationError};
+
+/// `attr` as an integer of type `T`.
+pub fn attr_int<T: TryFrom<i128>>(op: &str, name: &str, v: &AttrValue) -> Result<T, OpError> {
+    match v {
+        AttrValue::Int(i) => T::try_from(*i).map_err(|_| {
+            bad(
+                op,
+                name,
+                &format!("{i} is out of range for {}", std::any::type_name::<T>()),
+            )
+        }),
+        other => Err(bad(
+            op,
+            name,
+            &format!("expected an integer, got {other:?}"),
+        )),
+    }
+}
+
+/// `attr` as a list of integers of type `T`.
+pub fn attr_list<T: TryFrom<i128>>(op: &str, name: &str, v: &AttrValue) -> Result<Vec<T>, OpError> {
+    match v {
+        AttrValue::Ints(l) => l
+            .iter()
+            .map(|i| {
+                T::try_from(*i).map_err(|_| {
+                    bad(
+                        op,
+                        name,
+                        &format!("{i} is out of range for {}", std::any::type_name::<T>()),
+                    )
+                })
+            })
+            .collect(),
+        AttrValue::Int(i) => {
+            Ok(vec![T::try_from(*i).map_err(|_| {
+                bad(op, name, &format!("{i} is out of range"))
+            })?])
+        }
+        other => Err(bad(
+            op,
+            name,
+            &format!("expected a list of integers, got {other:?}"),
+        )),
+    }
+}
+
+/// `attr` as a boolean.
+pub fn attr_bool(op: &str, name: &str, v: &AttrValue) -> Result<bool, OpError> {
+    match v {
+        AttrValue::Bool(b) => Ok(*b),
+        AttrValue::Int(0) => Ok(false),
+        AttrValue::Int(1) => Ok(true),
+        other => Err(bad(op, name, &format!("expected a boolean, got {other:?}"))),
+    }
+}
+
+/// `attr` as an enum member name.
+pub fn attr_enum<'a>(
+    op: &str,
+    name: &str,
+    v: &'a AttrValue,
+    members: &[&str],
+) -> Result<&'a str, OpError> {
+    match v {
+        AttrValue::Enum(s) if members.iter().any(|m| m.eq_ignore_ascii_case(s)) => Ok(s),
+        other => Err(bad(
+            op,
+            name,
+            &format!("expected one of {}, got {other:?}", members.join(", ")),
+        )),
+    }
+}
+
+/// A required builder field that was not given.
+pub fn missing(op: &str, name: &str) -> OpError {
+    OpError::InvalidArgument(format!("{op}: `{name}` is required"))
+}
+
+fn bad(op: &str, name: &str, what: &str) -> OpError {
+    OpError::InvalidArgument(format!("{op}: attribute `{name}`: {what}"))
+}
+
+/// Integer values of a host tensor (`None` for floating-point tensors).
+pub fn host_values(t: &crate::HostTensor) -> Option<Vec<i128>> {
+    (0..t.len()).map(|i| t.get_int(i)).collect()
+}
+
+/// Infers the outputs listed in `missing` from the spec's `let`, `shape`
+/// and `dtype` steps (`require` steps are left to `validate`).
+///
+/// `tensors[i]` of a missing output is a placeholder. Returns, per missing
+/// output, its sizes and (when a `dtype` step gives it) its data type.
+#[allow(clippy::too_many_arguments)]
+pub fn infer_outputs(
+    operator: &'static str,
+    steps: &[Step],
+    slots: usize,
+    tensors: &[&TensorDesc],
+    names: &[&'static str],
+    host: &[Option<Vec<i128>>],
+    attrs: &[crate::expr::Value],
+    missing: &[usize],
+) -> Result<Vec<(usize, Vec<u32>, Option<DataType>)>, OpError> {
+    let mut env = Env::new(tensors, names, host, attrs, slots);
+    let mut out: Vec<(usize, Vec<u32>, Option<DataType>)> =
+        missing.iter().map(|&m| (m, Vec::new(), None)).collect();
+    let fail = |rule: &str, detail: String| {
+        OpError::Validation(ValidationError {
+            operator,
+            rule: rule.to_string(),
+            detail,
+        })
+    };
+    for step in steps {
+        match step {
+            Step::Require { .. } => {}
+            Step::Let { var, value } => {
+                let v = env
+                    .eval(value)
+                    .map_err(|e| fail("a shape rule could not be evaluated", e.0))?;
+                env.vars[*var] = v;
+            }
+            Step::Shape {
+                tensor,
+                sizes,
+                message,
+            } => {
+                if let Some(slot) = out.iter_mut().find(|o| o.0 == *tensor) {
+                    let l = env.list(sizes).map_err(|e| fail(message, e.0))?;
+                    slot.1 = l
+                        .iter()
+                        .map(|&s| {
+                            u32::try_from(s).map_err(|_| {
+                                fail(
+                                    message,
+                                    format!(
+                                        "inferred size {s} of `{}` is not a valid size",
+                                        names[*tensor]
+                                    ),
+                                )
+                            })
+                        })
+                        .collect::<Result<_, _>>()?;
+                }
+            }
+            Step::DType {
+                tensor,
+                dtype,
+                message,
+            } => {
+                if let Some(slot) = out.iter_mut().find(|o| o.0 == *tensor) {
+                    slot.2 = Some(env.dtype(dtype).map_err(|e| fail(message, e.0))?);
+                }
+            }
+        }
+    }
+    Ok(out)
+}

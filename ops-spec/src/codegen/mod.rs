@@ -1,0 +1,62 @@
+//! Stage 4: code generation. [`rust`] emits the descriptor, its builder,
+//! validation and the `Operator` impl; [`compute`] the per-pattern glue and
+//! the kernels (through [`crate::wgsl`]); [`exprs`] the rule trees.
+
+pub mod compute;
+pub mod exprs;
+pub mod rust;
+
+use proc_macro2::TokenStream;
+
+use crate::check::check_spec;
+use crate::diag::{Diagnostic, Errors};
+use crate::lower::lower_spec;
+use crate::syntax::parse_spec;
+
+/// The result of expanding a spec that has mistakes.
+#[derive(Debug)]
+pub struct Failure {
+    /// Every mistake found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The operator's name, when it could be read (for stub items).
+    pub operator: Option<String>,
+}
+
+/// Runs the whole pipeline on one spec file: `origin` is the path shown in
+/// messages and generated headers, `src` its text.
+pub fn expand(origin: &str, src: &str) -> Result<TokenStream, Failure> {
+    let mut errors = Errors::default();
+    let file = parse_spec(src, &mut errors);
+    let operator = file.name.as_ref().map(|n| n.text.clone());
+    let lowered = lower_spec(&file, src, &mut errors);
+    let checked = match lowered {
+        Some(spec) if errors.is_empty() => check_spec(spec, &mut errors),
+        _ => None,
+    };
+    match checked {
+        Some(checked) if errors.is_empty() => {
+            let compute = compute::gen_compute(&checked, origin);
+            Ok(rust::gen_operator(&checked, origin, compute))
+        }
+        _ => Err(Failure {
+            diagnostics: errors.into_vec(),
+            operator,
+        }),
+    }
+}
+
+/// Expands and, when it fails, renders every diagnostic against the file.
+pub fn expand_rendered(
+    origin: &str,
+    src: &str,
+) -> Result<TokenStream, (Vec<String>, Option<String>)> {
+    expand(origin, src).map_err(|f| {
+        (
+            f.diagnostics
+                .iter()
+                .map(|d| d.render(origin, src))
+                .collect(),
+            f.operator,
+        )
+    })
+}

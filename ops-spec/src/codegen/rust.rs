@@ -1,0 +1,640 @@
+//! The descriptor type, its builder, validation and the `Operator` impl.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use super::compute::ComputeCode;
+use super::exprs::{gen_dtype, gen_step};
+use crate::check::Checked;
+use crate::model::{AttrType, Const, IntKind, Spec};
+
+fn ident(s: &str) -> Ident {
+    Ident::new(s, Span::call_site())
+}
+
+/// `INCREASING` -> `Increasing`.
+pub fn camel(s: &str) -> String {
+    s.split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            match c.next() {
+                Some(f) => f.to_ascii_uppercase().to_string() + &c.as_str().to_ascii_lowercase(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+fn int_ty(k: IntKind) -> TokenStream {
+    match k {
+        IntKind::U32 => quote!(u32),
+        IntKind::I32 => quote!(i32),
+        IntKind::I64 => quote!(i64),
+    }
+}
+
+fn attr_ty(spec: &Spec, t: AttrType) -> TokenStream {
+    match t {
+        AttrType::Int(k) => int_ty(k),
+        AttrType::List(k) => {
+            let k = int_ty(k);
+            quote!(::std::vec::Vec<#k>)
+        }
+        AttrType::Bool => quote!(bool),
+        AttrType::Enum(e) => {
+            let n = ident(&spec.enums[e].name);
+            quote!(#n)
+        }
+    }
+}
+
+fn const_value(spec: &Spec, t: AttrType, c: &Const) -> TokenStream {
+    match (t, c) {
+        (AttrType::Int(k), Const::Int(v)) => {
+            let v = proc_macro2::Literal::i128_unsuffixed(*v);
+            let k = int_ty(k);
+            quote!((#v as #k))
+        }
+        (AttrType::List(k), Const::List(l)) => {
+            let k = int_ty(k);
+            let l = l.iter().map(|v| proc_macro2::Literal::i128_unsuffixed(*v));
+            quote!(::std::vec![#(#l as #k),*])
+        }
+        (AttrType::Bool, Const::Bool(b)) => quote!(#b),
+        (AttrType::Enum(e), Const::Enum(i)) => {
+            let en = &spec.enums[e];
+            let n = ident(&en.name);
+            let m = ident(&camel(&en.members[*i as usize]));
+            quote!(#n::#m)
+        }
+        _ => quote!(::core::default::Default::default()),
+    }
+}
+
+/// The rustdoc of the descriptor: the spec's prose, its tensors and
+/// attributes, and the support table.
+fn gen_docs(spec: &Spec, origin: &str, compute_docs: &[String]) -> String {
+    let mut d = String::new();
+    for l in &spec.docs {
+        d.push_str(l);
+        d.push('\n');
+    }
+    d.push('\n');
+    if let Some(s) = &spec.source {
+        d.push_str(&format!("Seed: {s}. "));
+    }
+    d.push_str(&format!("Generated from `{origin}`.\n\n"));
+    if !spec.aliases.is_empty() {
+        d.push_str(&format!("Also known as: {}.\n\n", spec.aliases.join(", ")));
+    }
+    d.push_str("# Tensor support\n\n");
+    if let Some((l, _)) = spec.introduced {
+        d.push_str(&format!("Introduced in feature level {l}.\n\n"));
+    }
+    let names: Vec<String> = spec.tensors.iter().map(|t| t.seed.clone()).collect();
+    d.push_str(&format!("| level | dimensions | {} |\n", names.join(" | ")));
+    d.push_str(&format!("|---|---|{}\n", "---|".repeat(names.len())));
+    for e in &spec.support {
+        let level = e
+            .level
+            .map(|(l, _)| format!("{l}+"))
+            .unwrap_or_else(|| "any".into());
+        let dims = format!("{}-{}", e.ranks.0, e.ranks.1);
+        let cols: Vec<String> = spec
+            .tensors
+            .iter()
+            .enumerate()
+            .map(|(i, _)| {
+                e.rows
+                    .iter()
+                    .find(|r| r.tensor == i)
+                    .map(|r| {
+                        let mut s = r
+                            .dtypes
+                            .iter()
+                            .map(|t| t.spec_name())
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        if let Some(rr) = r.ranks {
+                            s.push_str(&format!(" (dimensions {}-{})", rr.0, rr.1));
+                        }
+                        s
+                    })
+                    .unwrap_or_default()
+            })
+            .collect();
+        d.push_str(&format!("| {level} | {dims} | {} |\n", cols.join(" | ")));
+    }
+    if !compute_docs.is_empty() {
+        d.push_str("\n# Semantics\n\n");
+        for l in compute_docs {
+            d.push_str(l);
+            d.push('\n');
+        }
+    }
+    d
+}
+
+/// The whole module generated for one spec.
+pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> TokenStream {
+    let spec = checked.spec();
+    let op_name = &spec.name;
+    let module = ident(&spec.name.to_ascii_lowercase());
+    let desc = format_ident!("{}Desc", spec.name);
+    let builder = format_ident!("{}Builder", spec.name);
+    let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
+    let docs = gen_docs(spec, origin, &compute.docs);
+
+    // Enums.
+    let enums = spec.enums.iter().enumerate().map(|(ei, en)| {
+        let name = ident(&en.name);
+        let variants: Vec<Ident> = en.members.iter().map(|m| ident(&camel(m))).collect();
+        let members = &en.members;
+        let idx = 0..en.members.len() as u32;
+        let idx2 = idx.clone();
+        let default = spec
+            .attrs
+            .iter()
+            .find_map(|a| match (a.ty, &a.default) {
+                (AttrType::Enum(e), Some(Const::Enum(i))) if e == ei => Some(*i as usize),
+                _ => None,
+            })
+            .unwrap_or(0);
+        let default_v = &variants[default];
+        let edoc = if en.docs.is_empty() {
+            format!("`{}` of {}.", en.name, spec.name)
+        } else {
+            en.docs.join("\n")
+        };
+        let vdocs = members.iter().map(|m| format!("`{m}`"));
+        quote! {
+            #[doc = #edoc]
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+            pub enum #name {
+                #( #[doc = #vdocs] #variants, )*
+            }
+            impl ::core::default::Default for #name {
+                fn default() -> Self { #name::#default_v }
+            }
+            impl #name {
+                /// Every member, in spec order.
+                pub const ALL: &'static [#name] = &[#(#name::#variants),*];
+                /// The member's name as the seed writes it.
+                pub const fn name(self) -> &'static str {
+                    match self { #(#name::#variants => #members,)* }
+                }
+                /// The member's position in the spec.
+                pub const fn index(self) -> u32 {
+                    match self { #(#name::#variants => #idx,)* }
+                }
+                /// A member by its name, ignoring case.
+                pub fn from_name(s: &str) -> ::core::option::Option<#name> {
+                    #name::ALL.iter().copied().find(|m| m.name().eq_ignore_ascii_case(s))
+                }
+                #[doc(hidden)]
+                pub fn __from_index(i: u32) -> #name {
+                    match i { #(#idx2 => #name::#variants,)* _ => #name::#default_v }
+                }
+            }
+        }
+    });
+
+    // Fields.
+    let tensor_fields: Vec<Ident> = spec.tensors.iter().map(|t| ident(&t.name)).collect();
+    let tensor_tys: Vec<TokenStream> = spec
+        .tensors
+        .iter()
+        .map(|t| {
+            if t.host {
+                quote!(::ops_core::HostTensor)
+            } else {
+                quote!(::ops_core::TensorDesc)
+            }
+        })
+        .collect();
+    let tensor_docs: Vec<String> = spec
+        .tensors
+        .iter()
+        .map(|t| {
+            let mut s = format!(
+                "{} (`{}`){}.",
+                if t.output { "Output" } else { "Input" },
+                t.seed,
+                if t.host { ", read on the host" } else { "" }
+            );
+            for l in &t.docs {
+                s.push('\n');
+                s.push_str(l);
+            }
+            s
+        })
+        .collect();
+    let attr_fields: Vec<Ident> = spec.attrs.iter().map(|a| ident(&a.name)).collect();
+    let attr_tys: Vec<TokenStream> = spec.attrs.iter().map(|a| attr_ty(spec, a.ty)).collect();
+    let attr_docs: Vec<String> = spec
+        .attrs
+        .iter()
+        .map(|a| {
+            let mut s = format!("`{}`.", a.seed);
+            for l in &a.docs {
+                s.push('\n');
+                s.push_str(l);
+            }
+            s
+        })
+        .collect();
+    let tensor_names: Vec<&str> = spec.tensors.iter().map(|t| t.name.as_str()).collect();
+    let seed_names: Vec<&str> = spec.tensors.iter().map(|t| t.seed.as_str()).collect();
+    let input_names = &tensor_names[..n_inputs];
+    let output_names = &tensor_names[n_inputs..];
+    let n_tensors = spec.tensors.len();
+
+    let desc_refs: Vec<TokenStream> = spec
+        .tensors
+        .iter()
+        .map(|t| {
+            let f = ident(&t.name);
+            if t.host {
+                quote!(self.#f.desc())
+            } else {
+                quote!(&self.#f)
+            }
+        })
+        .collect();
+    let host_values: Vec<TokenStream> = spec
+        .tensors
+        .iter()
+        .map(|t| {
+            let f = ident(&t.name);
+            if t.host {
+                quote!(::ops_core::__private::args::host_values(&self.#f))
+            } else {
+                quote!(::core::option::Option::None)
+            }
+        })
+        .collect();
+    let attr_values: Vec<TokenStream> = spec
+        .attrs
+        .iter()
+        .map(|a| {
+            let f = ident(&a.name);
+            match a.ty {
+                AttrType::Int(_) => quote!(::ops_core::__private::expr::Value::Int(self.#f as i128)),
+                AttrType::List(_) => quote!(::ops_core::__private::expr::Value::List(self.#f.iter().map(|&v| v as i128).collect())),
+                AttrType::Bool => quote!(::ops_core::__private::expr::Value::Bool(self.#f)),
+                AttrType::Enum(_) => quote!(::ops_core::__private::expr::Value::Enum(self.#f.index())),
+            }
+        })
+        .collect();
+
+    let steps = spec.steps.iter().map(gen_step);
+    let slots = spec.slots;
+
+    // Support table.
+    let entries = spec.support.iter().map(|e| {
+        let level = match e.level {
+            Some((l, _)) => {
+                let (a, b) = (l.major, l.minor);
+                quote!(::core::option::Option::Some(::ops_core::FeatureLevel::new(#a, #b)))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let (lo, hi) = (e.ranks.0 as u8, e.ranks.1 as u8);
+        let rows = e.rows.iter().map(|r| {
+            let t = r.tensor;
+            let dts = r.dtypes.iter().map(|d| gen_dtype(*d));
+            let ranks = match r.ranks {
+                Some((a, b, _)) => {
+                    let (a, b) = (a as u8, b as u8);
+                    quote!(::core::option::Option::Some((#a, #b)))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(::ops_core::__private::support::TensorSupport { tensor: #t, dtypes: &[#(#dts),*], ranks: #ranks })
+        });
+        quote!(::ops_core::__private::support::SupportEntry { level: #level, ranks: (#lo, #hi), tensors: &[#(#rows),*] })
+    });
+    let introduced = match spec.introduced {
+        Some((l, _)) => {
+            let (a, b) = (l.major, l.minor);
+            quote!(::core::option::Option::Some(::ops_core::FeatureLevel::new(#a, #b)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let leveled = spec.introduced.is_some();
+    let aliases = &spec.aliases;
+
+    // Builder.
+    let builder_tensor_setters = spec.tensors.iter().map(|t| {
+        let f = ident(&t.name);
+        let doc = format!("Sets `{}` ({}).", t.name, t.seed);
+        if t.host {
+            quote! { #[doc = #doc] pub fn #f(mut self, t: ::ops_core::HostTensor) -> Self { self.#f = ::core::option::Option::Some(t); self } }
+        } else {
+            quote! { #[doc = #doc] pub fn #f(mut self, d: ::ops_core::TensorDesc) -> Self { self.#f = ::core::option::Option::Some(d); self } }
+        }
+    });
+    let output_dtype_setters = spec.tensors.iter().filter(|t| t.output).map(|t| {
+        let f = format_ident!("{}_dtype", t.name);
+        let doc = format!("Sets the data type of `{}` and lets `build` infer its sizes.", t.name);
+        quote! { #[doc = #doc] pub fn #f(mut self, d: ::ops_core::DataType) -> Self { self.#f = ::core::option::Option::Some(d); self } }
+    });
+    let output_dtype_fields: Vec<Ident> = spec
+        .tensors
+        .iter()
+        .filter(|t| t.output)
+        .map(|t| format_ident!("{}_dtype", t.name))
+        .collect();
+    let attr_setters = spec.attrs.iter().map(|a| {
+        let f = ident(&a.name);
+        let doc = format!("Sets `{}` ({}).", a.name, a.seed);
+        match a.ty {
+            AttrType::List(k) => {
+                let k = int_ty(k);
+                quote! { #[doc = #doc] pub fn #f(mut self, v: impl ::core::convert::Into<::std::vec::Vec<#k>>) -> Self { self.#f = ::core::option::Option::Some(v.into()); self } }
+            }
+            _ => {
+                let t = attr_ty(spec, a.ty);
+                quote! { #[doc = #doc] pub fn #f(mut self, v: #t) -> Self { self.#f = ::core::option::Option::Some(v); self } }
+            }
+        }
+    });
+    let input_takes = spec.tensors.iter().filter(|t| !t.output).map(|t| {
+        let f = ident(&t.name);
+        let n = &t.name;
+        quote!(let #f = self.#f.ok_or_else(|| ::ops_core::__private::args::missing(#op_name, #n))?;)
+    });
+    let output_takes = spec.tensors.iter().enumerate().filter(|(_, t)| t.output).map(|(i, t)| {
+        let f = ident(&t.name);
+        let fd = format_ident!("{}_dtype", t.name);
+        quote! {
+            if self.#f.is_none() { __missing.push(#i); }
+            let #f = self.#f.unwrap_or_else(|| ::ops_core::TensorDesc::new(self.#fd.unwrap_or(::ops_core::DataType::Float32), ::std::vec::Vec::new()));
+        }
+    });
+    let output_fix = spec.tensors.iter().enumerate().filter(|(_, t)| t.output).map(|(i, t)| {
+        let f = ident(&t.name);
+        let fd = format_ident!("{}_dtype", t.name);
+        let n = &t.name;
+        quote! {
+            if __i == #i {
+                __d.#f.sizes = __sizes.clone();
+                match (__dt, self_dtypes.#fd) {
+                    (_, ::core::option::Option::Some(d)) => __d.#f.dtype = d,
+                    (::core::option::Option::Some(d), ::core::option::Option::None) => __d.#f.dtype = d,
+                    (::core::option::Option::None, ::core::option::Option::None) => {
+                        return ::core::result::Result::Err(::ops_core::OpError::InvalidArgument(::std::format!(
+                            "{}: `{}` needs a data type: give `{}` or `{}_dtype`", #op_name, #n, #n, #n)));
+                    }
+                }
+            }
+        }
+    });
+    let attr_takes = spec.attrs.iter().map(|a| {
+        let f = ident(&a.name);
+        let n = &a.name;
+        match &a.default {
+            Some(c) => {
+                let v = const_value(spec, a.ty, c);
+                quote!(let #f = self.#f.unwrap_or_else(|| #v);)
+            }
+            None => quote!(let #f = self.#f.ok_or_else(|| ::ops_core::__private::args::missing(#op_name, #n))?;),
+        }
+    });
+
+    // from_args.
+    let args_tensors = spec.tensors.iter().map(|t| {
+        let f = ident(&t.name);
+        let n = &t.name;
+        if t.host {
+            quote! { if let ::core::option::Option::Some(t) = args.host_data.get(#n) { b = b.#f(t.clone()); } }
+        } else {
+            quote! { if let ::core::option::Option::Some(d) = args.tensors.get(#n) { b = b.#f(d.clone()); } }
+        }
+    });
+    let args_attrs = spec.attrs.iter().map(|a| {
+        let f = ident(&a.name);
+        let n = &a.name;
+        let conv = match a.ty {
+            AttrType::Int(_) => quote!(::ops_core::__private::args::attr_int(#op_name, #n, v)?),
+            AttrType::List(_) => quote!(::ops_core::__private::args::attr_list(#op_name, #n, v)?),
+            AttrType::Bool => quote!(::ops_core::__private::args::attr_bool(#op_name, #n, v)?),
+            AttrType::Enum(e) => {
+                let en = &spec.enums[e];
+                let ename = ident(&en.name);
+                let members = &en.members;
+                quote!({
+                    let s = ::ops_core::__private::args::attr_enum(#op_name, #n, v, &[#(#members),*])?;
+                    #ename::from_name(s).unwrap_or_default()
+                })
+            }
+        };
+        quote! { if let ::core::option::Option::Some(v) = args.attributes.get(#n) { b = b.#f(#conv); } }
+    });
+
+    let min_level = if leveled {
+        quote! {
+            let tensors = self.__tensors();
+            let host: [::core::option::Option<::std::vec::Vec<i128>>; #n_tensors] = self.__host_values();
+            let attrs = self.__attrs();
+            let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
+            env.run_steps(#op_name, STEPS).ok()?;
+            TABLE.min_level(&tensors)
+        }
+    } else {
+        quote!(::core::option::Option::None)
+    };
+
+    let ComputeCode {
+        items: compute_items,
+        run_cpu,
+        gpu_plan,
+        index_error,
+        ..
+    } = compute;
+    let output_descs = spec.tensors.iter().filter(|t| t.output).map(|t| {
+        let f = ident(&t.name);
+        quote!(self.#f.clone())
+    });
+    let input_descs = spec.tensors.iter().filter(|t| !t.output).map(|t| {
+        let f = ident(&t.name);
+        if t.host {
+            quote!(self.#f.desc().clone())
+        } else {
+            quote!(self.#f.clone())
+        }
+    });
+    let mod_doc = format!("The `{op_name}` operator, generated from `{origin}`.");
+    let builder_doc =
+        format!("Builds a [`{desc}`]; outputs not given are inferred from the spec's shape rules.");
+
+    quote! {
+        #[doc = #mod_doc]
+        pub mod #module {
+            #![allow(clippy::all, unused_imports, unused_variables, unused_mut, non_camel_case_types)]
+            #(#enums)*
+
+            #[doc = #docs]
+            #[derive(Clone, Debug, PartialEq)]
+            pub struct #desc {
+                #( #[doc = #tensor_docs] pub #tensor_fields: #tensor_tys, )*
+                #( #[doc = #attr_docs] pub #attr_fields: #attr_tys, )*
+            }
+
+            #[doc = #builder_doc]
+            #[derive(Clone, Debug, Default)]
+            pub struct #builder {
+                #( #tensor_fields: ::core::option::Option<#tensor_tys>, )*
+                #( #output_dtype_fields: ::core::option::Option<::ops_core::DataType>, )*
+                #( #attr_fields: ::core::option::Option<#attr_tys>, )*
+            }
+
+            static STEPS: &[::ops_core::__private::expr::Step] = &[#(#steps),*];
+            const SLOTS: usize = #slots;
+            static TENSOR_NAMES: &[&str] = &[#(#tensor_names),*];
+            static TABLE: ::ops_core::__private::support::SupportTable = ::ops_core::__private::support::SupportTable {
+                operator: #op_name,
+                introduced: #introduced,
+                entries: &[#(#entries),*],
+                tensor_names: &[#(#tensor_names),*],
+                seed_names: &[#(#seed_names),*],
+            };
+            const N_INPUTS: usize = #n_inputs;
+
+            #compute_items
+
+            impl #builder {
+                #(#builder_tensor_setters)*
+                #(#output_dtype_setters)*
+                #(#attr_setters)*
+
+                /// Builds the descriptor, inferring outputs that were not given.
+                /// It is not validated: call `validate(level)`.
+                pub fn build(self) -> ::core::result::Result<#desc, ::ops_core::OpError> {
+                    #[derive(Clone, Copy)]
+                    struct Dtypes { #( #output_dtype_fields: ::core::option::Option<::ops_core::DataType>, )* }
+                    let self_dtypes = Dtypes { #( #output_dtype_fields: self.#output_dtype_fields, )* };
+                    let mut __missing: ::std::vec::Vec<usize> = ::std::vec::Vec::new();
+                    #(#input_takes)*
+                    #(#output_takes)*
+                    #(#attr_takes)*
+                    let mut __d = #desc { #(#tensor_fields,)* #(#attr_fields,)* };
+                    if !__missing.is_empty() {
+                        let tensors = __d.__tensors();
+                        let host = __d.__host_values();
+                        let attrs = __d.__attrs();
+                        let inferred = ::ops_core::__private::args::infer_outputs(#op_name, STEPS, SLOTS, &tensors, TENSOR_NAMES, &host, &attrs, &__missing)?;
+                        for (__i, __sizes, __dt) in inferred {
+                            #(#output_fix)*
+                        }
+                    }
+                    ::core::result::Result::Ok(__d)
+                }
+            }
+
+            impl #desc {
+                /// A builder.
+                pub fn builder() -> #builder {
+                    #builder::default()
+                }
+
+                fn __tensors(&self) -> [&::ops_core::TensorDesc; #n_tensors] {
+                    [#(#desc_refs),*]
+                }
+
+                fn __host_values(&self) -> [::core::option::Option<::std::vec::Vec<i128>>; #n_tensors] {
+                    [#(#host_values),*]
+                }
+
+                fn __attrs(&self) -> ::std::vec::Vec<::ops_core::__private::expr::Value> {
+                    ::std::vec![#(#attr_values),*]
+                }
+
+                fn __env_list(&self, e: &::ops_core::__private::expr::Expr) -> ::core::result::Result<::std::vec::Vec<i128>, ::ops_core::OpError> {
+                    let tensors = self.__tensors();
+                    let host = self.__host_values();
+                    let attrs = self.__attrs();
+                    let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
+                    env.run_steps(#op_name, STEPS)?;
+                    env.list(e).map_err(|e| ::ops_core::OpError::InvalidArgument(::std::format!("{}: {}", #op_name, e.0)))
+                }
+
+                fn __check_inputs(&self, inputs: &[&::ops_core::HostTensor]) -> ::core::result::Result<(), ::ops_core::OpError> {
+                    if inputs.len() != N_INPUTS {
+                        return ::core::result::Result::Err(::ops_core::OpError::InvalidArgument(::std::format!(
+                            "{} takes {} inputs ({}), got {}", #op_name, N_INPUTS, [#(#input_names),*].join(", "), inputs.len())));
+                    }
+                    let tensors = self.__tensors();
+                    for (i, t) in inputs.iter().enumerate() {
+                        if t.desc() != tensors[i] {
+                            return ::core::result::Result::Err(::ops_core::OpError::InvalidArgument(::std::format!(
+                                "{}: input `{}` is {} {:?}, the descriptor says {} {:?}", #op_name, TENSOR_NAMES[i],
+                                t.dtype(), t.sizes(), tensors[i].dtype, tensors[i].sizes)));
+                        }
+                    }
+                    ::core::result::Result::Ok(())
+                }
+            }
+
+            static INFO: ::ops_core::OperatorInfo = ::ops_core::OperatorInfo {
+                name: #op_name,
+                aliases: &[#(#aliases),*],
+                inputs: &[#(#input_names),*],
+                outputs: &[#(#output_names),*],
+                introduced: #introduced,
+                kernels: KERNELS,
+                build: |args| {
+                    let d = <#desc as ::ops_core::Operator>::from_args(args)?;
+                    ::core::result::Result::Ok(::std::boxed::Box::new(d))
+                },
+            };
+
+            impl ::ops_core::Operator for #desc {
+                const INFO: &'static ::ops_core::OperatorInfo = &INFO;
+
+                fn validate(&self, level: ::ops_core::FeatureLevel) -> ::core::result::Result<(), ::ops_core::ValidationError> {
+                    let tensors = self.__tensors();
+                    TABLE.check(level, &tensors)?;
+                    let host = self.__host_values();
+                    let attrs = self.__attrs();
+                    let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
+                    env.run_steps(#op_name, STEPS)
+                }
+
+                fn min_feature_level(&self) -> ::core::option::Option<::ops_core::FeatureLevel> {
+                    #min_level
+                }
+
+                fn input_descs(&self) -> ::std::vec::Vec<::ops_core::TensorDesc> {
+                    ::std::vec![#(#input_descs),*]
+                }
+
+                fn output_descs(&self) -> ::std::vec::Vec<::ops_core::TensorDesc> {
+                    ::std::vec![#(#output_descs),*]
+                }
+
+                fn run_cpu(&self, inputs: &[&::ops_core::HostTensor]) -> ::core::result::Result<::std::vec::Vec<::ops_core::HostTensor>, ::ops_core::OpError> {
+                    self.__check_inputs(inputs)?;
+                    #run_cpu
+                }
+
+                fn gpu_plan(&self) -> ::core::result::Result<::ops_core::GpuPlan, ::ops_core::OpError> {
+                    #gpu_plan
+                }
+
+                fn index_error(&self, inputs: &[&::ops_core::HostTensor], check: usize, position: u64) -> ::ops_core::OpError {
+                    #index_error
+                }
+
+                fn from_args(args: &::ops_core::OpArgs) -> ::core::result::Result<Self, ::ops_core::OpError> {
+                    let mut b = #desc::builder();
+                    #(#args_tensors)*
+                    #(#args_attrs)*
+                    b.build()
+                }
+            }
+        }
+        pub use #module::#desc;
+    }
+}

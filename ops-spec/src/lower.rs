@@ -1,0 +1,1031 @@
+//! Stage 2: syntax tree to model. Resolves every name, types every
+//! expression, rejects unknown keys; all errors of a file are collected.
+
+use std::collections::HashMap;
+
+use ops_core::patterns::reduce::{Keep, ReduceConfig, Select, Ties, Zeros};
+use ops_core::{DataType, FeatureLevel};
+
+use crate::diag::{near_miss, Diagnostic, Errors, Span};
+use crate::model::*;
+use crate::syntax::ast::{self, ExprKind, Item, ParamValue, RuleDecl};
+
+/// Lowers a parsed spec. Returns `None` only when nothing useful survives.
+pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Option<Spec> {
+    let name = file.name.clone()?;
+    let mut spec = Spec {
+        name: name.text.clone(),
+        docs: file.docs.clone(),
+        source: None,
+        aliases: Vec::new(),
+        introduced: None,
+        tensors: Vec::new(),
+        attrs: Vec::new(),
+        enums: Vec::new(),
+        steps: Vec::new(),
+        slots: 0,
+        support: Vec::new(),
+        compute: None,
+        support_span: file.span,
+        span: file.span,
+    };
+    let mut seen: HashMap<String, Span> = HashMap::new();
+    let mut declare = |n: &ast::Name, errors: &mut Errors| {
+        if let Some(prev) = seen.get(&n.text) {
+            let (line, _) = crate::diag::line_col(src, prev.start);
+            errors.push(
+                Diagnostic::new(n.span, format!("duplicate name `{}`", n.text))
+                    .help(format!("`{}` is already declared on line {line}", n.text)),
+            );
+        } else {
+            seen.insert(n.text.clone(), n.span);
+        }
+    };
+
+    // Declarations first (any order in the file), so rules can refer to all of them.
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    for item in &file.items {
+        match item {
+            Item::Source(s, _) => spec.source = Some(s.clone()),
+            Item::Aliases(names) => spec.aliases.extend(names.iter().map(|n| n.text.clone())),
+            Item::Introduced(l, span) => match FeatureLevel::parse(l) {
+                Some(level) => spec.introduced = Some((level, *span)),
+                None => errors.push(unknown_level(l, *span)),
+            },
+            Item::Tensor(t) => {
+                declare(&t.name, errors);
+                let tensor = Tensor {
+                    name: t.name.text.clone(),
+                    seed: t.seed.clone().unwrap_or_else(|| t.name.text.clone()),
+                    output: t.output,
+                    host: t.host,
+                    docs: t.docs.clone(),
+                    span: t.name.span,
+                };
+                if t.output {
+                    if t.host {
+                        errors.error(
+                            t.name.span,
+                            format!("output `{}` cannot be a host tensor", t.name.text),
+                        );
+                    }
+                    outputs.push(tensor);
+                } else {
+                    inputs.push(tensor);
+                }
+            }
+            Item::Enum(e) => {
+                declare(&e.name, errors);
+                let mut members: Vec<String> = Vec::new();
+                for m in &e.members {
+                    if members.contains(&m.text) {
+                        errors.error(
+                            m.span,
+                            format!("duplicate member `{}` in enum `{}`", m.text, e.name.text),
+                        );
+                    } else {
+                        members.push(m.text.clone());
+                    }
+                }
+                if members.is_empty() {
+                    errors.error(
+                        e.name.span,
+                        format!("enum `{}` has no members", e.name.text),
+                    );
+                }
+                spec.enums.push(Enum {
+                    name: e.name.text.clone(),
+                    members,
+                    docs: e.docs.clone(),
+                });
+            }
+            _ => {}
+        }
+    }
+    spec.tensors = inputs.into_iter().chain(outputs).collect();
+    for item in &file.items {
+        if let Item::Attr(a) = item {
+            declare(&a.name, errors);
+            let ty = lower_type(&a.ty, &spec.enums, errors);
+            let default = match (&a.default, ty) {
+                (Some(d), Some(ty)) => lower_const(d, ty, &spec.enums, errors),
+                _ => None,
+            };
+            if let Some(ty) = ty {
+                spec.attrs.push(Attr {
+                    name: a.name.text.clone(),
+                    ty,
+                    default,
+                    seed: a.seed.clone().unwrap_or_else(|| a.name.text.clone()),
+                    docs: a.docs.clone(),
+                    span: a.name.span,
+                });
+            }
+        }
+    }
+
+    let mut lx = ExprLower {
+        spec: &spec,
+        src,
+        scopes: Vec::new(),
+        slots: 0,
+    };
+    let mut steps = Vec::new();
+    let mut support = Vec::new();
+    let mut compute = None;
+    let mut support_span = None;
+    let mut compute_seen = false;
+    for item in &file.items {
+        match item {
+            Item::Rules(rules, _) => {
+                for rule in rules {
+                    if let Some(step) = lx.lower_rule(rule, errors) {
+                        steps.push(step);
+                    }
+                }
+            }
+            Item::Support(entries, span) => {
+                if support_span.is_some() {
+                    errors.error(*span, "duplicate `support` block");
+                }
+                support_span = Some(*span);
+                for e in entries {
+                    if let Some(e) = lower_entry(e, &lx.spec.tensors, errors) {
+                        support.push(e);
+                    }
+                }
+            }
+            Item::Compute(c) => {
+                if compute_seen {
+                    errors.error(c.pattern.span, "duplicate `compute` block");
+                }
+                compute_seen = true;
+                compute = lx.lower_compute(c, errors);
+            }
+            _ => {}
+        }
+    }
+    let slots = lx.slots;
+    spec.steps = steps;
+    spec.slots = slots;
+    spec.support = support;
+    spec.compute = compute;
+    if let Some(s) = support_span {
+        spec.support_span = s;
+    } else {
+        errors.push(
+            Diagnostic::new(
+                name.span,
+                format!("operator `{}` has no `support` block", name.text),
+            )
+            .help("add `support { level 3.0 ranks 1..=8 { tensor: TYPES; } }`"),
+        );
+    }
+    if !compute_seen {
+        errors.push(
+            Diagnostic::new(
+                name.span,
+                format!("operator `{}` has no `compute` block", name.text),
+            )
+            .help("add `compute reduce { ... }` (or another pattern)"),
+        );
+    }
+    Some(spec)
+}
+
+fn unknown_level(l: &str, span: Span) -> Diagnostic {
+    let known: Vec<String> = FeatureLevel::ALL.iter().map(|l| l.to_string()).collect();
+    let d = Diagnostic::new(span, format!("unknown feature level `{l}`"));
+    match near_miss(l, known.iter().map(|s| s.as_str())) {
+        Some(m) => d.help(format!("did you mean `{m}`?")),
+        None => d.help(format!("known levels: {}", known.join(", "))),
+    }
+}
+
+fn lower_type(t: &ast::TypeRef, enums: &[Enum], errors: &mut Errors) -> Option<AttrType> {
+    let int = match t.base.text.as_str() {
+        "u32" => Some(IntKind::U32),
+        "i32" => Some(IntKind::I32),
+        "i64" => Some(IntKind::I64),
+        _ => None,
+    };
+    if let Some(k) = int {
+        return Some(if t.list {
+            AttrType::List(k)
+        } else {
+            AttrType::Int(k)
+        });
+    }
+    if t.list {
+        errors.error(
+            t.base.span,
+            format!(
+                "lists of `{}` are not supported; lists hold integers",
+                t.base.text
+            ),
+        );
+        return None;
+    }
+    if t.base.text == "bool" {
+        return Some(AttrType::Bool);
+    }
+    if let Some(i) = enums.iter().position(|e| e.name == t.base.text) {
+        return Some(AttrType::Enum(i));
+    }
+    let mut candidates = vec!["u32", "i32", "i64", "bool"];
+    candidates.extend(enums.iter().map(|e| e.name.as_str()));
+    let d = Diagnostic::new(
+        t.base.span,
+        format!("unknown attribute type `{}`", t.base.text),
+    );
+    errors.push(match near_miss(&t.base.text, candidates.iter().copied()) {
+        Some(m) => d.help(format!("did you mean `{m}`?")),
+        None => d.help("attribute types are `u32`, `i32`, `i64`, `bool`, an `enum` of this spec, or a list `u32[]`"),
+    });
+    None
+}
+
+fn lower_const(e: &ast::Expr, ty: AttrType, enums: &[Enum], errors: &mut Errors) -> Option<Const> {
+    let mismatch = |errors: &mut Errors| {
+        errors.error(e.span, "default value does not match the attribute's type");
+        None
+    };
+    match (&e.kind, ty) {
+        (ExprKind::Int(v), AttrType::Int(_)) => Some(Const::Int(*v)),
+        (ExprKind::Unary("-", inner), AttrType::Int(_)) => match inner.kind {
+            ExprKind::Int(v) => Some(Const::Int(-v)),
+            _ => mismatch(errors),
+        },
+        (ExprKind::Bool(b), AttrType::Bool) => Some(Const::Bool(*b)),
+        (ExprKind::List(items), AttrType::List(_)) => {
+            let mut out = Vec::new();
+            for i in items {
+                match i.kind {
+                    ExprKind::Int(v) => out.push(v),
+                    _ => return mismatch(errors),
+                }
+            }
+            Some(Const::List(out))
+        }
+        (ExprKind::Name(n), AttrType::Enum(ei)) => {
+            let en = &enums[ei];
+            match en.members.iter().position(|m| m == n) {
+                Some(i) => Some(Const::Enum(i as u32)),
+                None => {
+                    let d = Diagnostic::new(
+                        e.span,
+                        format!("`{n}` is not a member of enum `{}`", en.name),
+                    );
+                    errors.push(match near_miss(n, en.members.iter().map(|s| s.as_str())) {
+                        Some(m) => d.help(format!("did you mean `{m}`?")),
+                        None => d.help(format!("members: {}", en.members.join(", "))),
+                    });
+                    None
+                }
+            }
+        }
+        _ => mismatch(errors),
+    }
+}
+
+fn lower_entry(e: &ast::EntryDecl, tensors: &[Tensor], errors: &mut Errors) -> Option<Entry> {
+    let level = match &e.level {
+        Some((l, span)) => match FeatureLevel::parse(l) {
+            Some(level) => Some((level, *span)),
+            None => {
+                errors.push(unknown_level(l, *span));
+                return None;
+            }
+        },
+        None => None,
+    };
+    let ranks = match e.ranks {
+        Some(r) => (r.lo, r.hi, r.span),
+        None => {
+            errors.error(e.span, "support entry has no `ranks`");
+            (1, 8, e.span)
+        }
+    };
+    let mut rows = Vec::new();
+    for r in &e.rows {
+        let Some(tensor) = tensors.iter().position(|t| t.name == r.tensor.text) else {
+            let d = Diagnostic::new(
+                r.tensor.span,
+                format!("unknown tensor `{}` in support table", r.tensor.text),
+            );
+            errors.push(
+                match near_miss(&r.tensor.text, tensors.iter().map(|t| t.name.as_str())) {
+                    Some(m) => d.help(format!("did you mean `{m}`?")),
+                    None => d,
+                },
+            );
+            continue;
+        };
+        let mut dtypes = Vec::new();
+        for d in &r.dtypes {
+            match DataType::ALL.iter().find(|t| t.spec_name() == d.text) {
+                Some(t) => {
+                    if dtypes.contains(t) {
+                        errors.error(d.span, format!("data type `{}` is listed twice", d.text));
+                    }
+                    dtypes.push(*t);
+                }
+                None => {
+                    let diag = Diagnostic::new(d.span, format!("unknown data type `{}`", d.text));
+                    errors.push(match near_miss(&d.text, DataType::ALL.iter().map(|t| t.spec_name())) {
+                        Some(m) => diag.help(format!("did you mean `{m}`?")),
+                        None => diag.help("data types are FLOAT64, FLOAT32, FLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8"),
+                    });
+                }
+            }
+        }
+        rows.push(Row {
+            tensor,
+            dtypes,
+            ranks: r.ranks.map(|r| (r.lo, r.hi, r.span)),
+            span: r.span,
+        });
+    }
+    Some(Entry {
+        level,
+        ranks,
+        rows,
+        span: e.span,
+    })
+}
+
+struct ExprLower<'a> {
+    spec: &'a Spec,
+    src: &'a str,
+    scopes: Vec<(String, usize, Ty)>,
+    slots: usize,
+}
+
+const FUNCS: &[&str] = &[
+    "len",
+    "contains",
+    "unique",
+    "product",
+    "min",
+    "max",
+    "is_signed",
+    "is_float",
+    "normalize",
+    "range",
+    "rank",
+    "dtype",
+    "values",
+];
+
+impl ExprLower<'_> {
+    fn text(&self, span: Span) -> String {
+        self.src
+            .get(span.start..span.end)
+            .unwrap_or("?")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn new_slot(&mut self) -> usize {
+        self.slots += 1;
+        self.slots - 1
+    }
+
+    fn output_tensor(&self, n: &ast::Name, errors: &mut Errors) -> Option<usize> {
+        match self.spec.tensors.iter().position(|t| t.name == n.text) {
+            Some(i) if self.spec.tensors[i].output => Some(i),
+            Some(_) => {
+                errors.error(
+                    n.span,
+                    format!(
+                        "`{}` is an input; `shape` and `dtype` rules name an output",
+                        n.text
+                    ),
+                );
+                None
+            }
+            None => {
+                self.unknown_name(n.span, &n.text, errors);
+                None
+            }
+        }
+    }
+
+    fn lower_rule(&mut self, rule: &RuleDecl, errors: &mut Errors) -> Option<Step> {
+        match rule {
+            RuleDecl::Let(name, e) => {
+                let (value, ty) = self.lower_expr(e, errors)?;
+                if self.scopes.iter().any(|(n, _, _)| n == &name.text)
+                    || self.lookup_global(&name.text)
+                {
+                    errors.error(name.span, format!("duplicate name `{}`", name.text));
+                }
+                let var = self.new_slot();
+                self.scopes.push((name.text.clone(), var, ty));
+                Some(Step::Let { var, value })
+            }
+            RuleDecl::Require(e, msg, _) => {
+                let cond = self.expect(e, Ty::Bool, errors)?;
+                Some(Step::Require {
+                    cond,
+                    message: msg.clone(),
+                })
+            }
+            RuleDecl::Shape(n, e, msg, _) => {
+                let tensor = self.output_tensor(n, errors);
+                let sizes = self.expect(e, Ty::List, errors)?;
+                Some(Step::Shape {
+                    tensor: tensor?,
+                    sizes,
+                    message: msg.clone(),
+                })
+            }
+            RuleDecl::DType(n, e, msg, _) => {
+                let tensor = self.output_tensor(n, errors);
+                let dtype = self.expect(e, Ty::DType, errors)?;
+                Some(Step::DType {
+                    tensor: tensor?,
+                    dtype,
+                    message: msg.clone(),
+                })
+            }
+        }
+    }
+
+    fn lookup_global(&self, n: &str) -> bool {
+        self.spec.tensors.iter().any(|t| t.name == n) || self.spec.attrs.iter().any(|a| a.name == n)
+    }
+
+    fn expect(&mut self, e: &ast::Expr, want: Ty, errors: &mut Errors) -> Option<MExpr> {
+        let (m, ty) = self.lower_expr(e, errors)?;
+        if ty != want {
+            errors.error(
+                e.span,
+                format!(
+                    "type mismatch: expected {}, found {}",
+                    want.describe(&self.spec.enums),
+                    ty.describe(&self.spec.enums)
+                ),
+            );
+            return None;
+        }
+        Some(m)
+    }
+
+    fn unknown_name(&self, span: Span, name: &str, errors: &mut Errors) {
+        let mut cands: Vec<&str> = self.spec.tensors.iter().map(|t| t.name.as_str()).collect();
+        cands.extend(self.spec.attrs.iter().map(|a| a.name.as_str()));
+        cands.extend(self.scopes.iter().map(|s| s.0.as_str()));
+        let d = Diagnostic::new(span, format!("unknown name `{name}`"));
+        errors.push(match near_miss(name, cands.iter().copied()) {
+            Some(m) => d.help(format!("did you mean `{m}`?")),
+            None => d,
+        });
+    }
+
+    fn tensor_arg(&self, e: &ast::Expr, errors: &mut Errors) -> Option<usize> {
+        if let ExprKind::Name(n) = &e.kind {
+            if let Some(i) = self.spec.tensors.iter().position(|t| &t.name == n) {
+                return Some(i);
+            }
+            self.unknown_name(e.span, n, errors);
+            return None;
+        }
+        errors.error(e.span, "expected a tensor name");
+        None
+    }
+
+    fn lower_expr(&mut self, e: &ast::Expr, errors: &mut Errors) -> Option<(MExpr, Ty)> {
+        Some(match &e.kind {
+            ExprKind::Int(v) => (MExpr::Int(*v), Ty::Int),
+            ExprKind::Bool(b) => (MExpr::Bool(*b), Ty::Bool),
+            ExprKind::Name(n) => {
+                if let Some((_, slot, ty)) = self.scopes.iter().rev().find(|s| &s.0 == n) {
+                    return Some((MExpr::Var(*slot), *ty));
+                }
+                if let Some(i) = self.spec.attrs.iter().position(|a| &a.name == n) {
+                    let ty = match self.spec.attrs[i].ty {
+                        AttrType::Int(_) => Ty::Int,
+                        AttrType::List(_) => Ty::List,
+                        AttrType::Bool => Ty::Bool,
+                        AttrType::Enum(ei) => Ty::Enum(ei),
+                    };
+                    return Some((MExpr::Attr(i), ty));
+                }
+                if self.spec.tensors.iter().any(|t| &t.name == n) {
+                    errors.push(
+                        Diagnostic::new(e.span, format!("tensor `{n}` used as a value"))
+                            .help(format!("use `rank({n})`, `{n}.sizes` or `dtype({n})`")),
+                    );
+                    return None;
+                }
+                if let Some(t) = DataType::ALL.iter().find(|t| t.spec_name() == n) {
+                    return Some((MExpr::DType(*t), Ty::DType));
+                }
+                for (ei, en) in self.spec.enums.iter().enumerate() {
+                    if let Some(m) = en.members.iter().position(|m| m == n) {
+                        return Some((MExpr::Enum(m as u32), Ty::Enum(ei)));
+                    }
+                }
+                self.unknown_name(e.span, n, errors);
+                return None;
+            }
+            ExprKind::Call(f, args) => return self.lower_call(f, args, e.span, errors),
+            ExprKind::Field(base, field) => {
+                let t = self.tensor_arg(base, errors)?;
+                if field.text != "sizes" {
+                    let d = Diagnostic::new(field.span, format!("unknown field `{}`", field.text));
+                    errors.push(d.help(
+                        "tensors have `.sizes`; use `rank(t)` and `dtype(t)` for the others",
+                    ));
+                    return None;
+                }
+                (MExpr::Sizes(t), Ty::List)
+            }
+            ExprKind::Index(l, i) => {
+                let l = self.expect(l, Ty::List, errors);
+                let i = self.expect(i, Ty::Int, errors);
+                (MExpr::Index(Box::new(l?), Box::new(i?)), Ty::Int)
+            }
+            ExprKind::Slice(l, a, b) => {
+                let l = self.expect(l, Ty::List, errors);
+                let a = self.expect(a, Ty::Int, errors);
+                let b = self.expect(b, Ty::Int, errors);
+                (
+                    MExpr::Slice(Box::new(l?), Box::new(a?), Box::new(b?)),
+                    Ty::List,
+                )
+            }
+            ExprKind::Unary(op, a) => {
+                if *op == "-" {
+                    (
+                        MExpr::Neg(Box::new(self.expect(a, Ty::Int, errors)?)),
+                        Ty::Int,
+                    )
+                } else {
+                    (
+                        MExpr::Not(Box::new(self.expect(a, Ty::Bool, errors)?)),
+                        Ty::Bool,
+                    )
+                }
+            }
+            ExprKind::Binary(op, a, b) => {
+                let arith = match *op {
+                    "+" => Some(ArithOp::Add),
+                    "-" => Some(ArithOp::Sub),
+                    "*" => Some(ArithOp::Mul),
+                    "/" => Some(ArithOp::Div),
+                    "%" => Some(ArithOp::Rem),
+                    _ => None,
+                };
+                if let Some(aop) = arith {
+                    let a = self.expect(a, Ty::Int, errors);
+                    let b = self.expect(b, Ty::Int, errors);
+                    return Some((MExpr::Arith(aop, Box::new(a?), Box::new(b?)), Ty::Int));
+                }
+                match *op {
+                    "++" => {
+                        let a = self.expect(a, Ty::List, errors);
+                        let b = self.expect(b, Ty::List, errors);
+                        (MExpr::Concat(Box::new(a?), Box::new(b?)), Ty::List)
+                    }
+                    "&&" | "||" => {
+                        let a = self.expect(a, Ty::Bool, errors);
+                        let b = self.expect(b, Ty::Bool, errors);
+                        let (a, b) = (Box::new(a?), Box::new(b?));
+                        (
+                            if *op == "&&" {
+                                MExpr::And(a, b)
+                            } else {
+                                MExpr::Or(a, b)
+                            },
+                            Ty::Bool,
+                        )
+                    }
+                    _ => {
+                        let cmp = match *op {
+                            "==" => CmpOp::Eq,
+                            "!=" => CmpOp::Ne,
+                            "<" => CmpOp::Lt,
+                            "<=" => CmpOp::Le,
+                            ">" => CmpOp::Gt,
+                            _ => CmpOp::Ge,
+                        };
+                        let la = self.lower_expr(a, errors);
+                        let lb = self.lower_expr(b, errors);
+                        let ((ma, ta), (mb, tb)) = (la?, lb?);
+                        if ta != tb {
+                            errors.error(
+                                e.span,
+                                format!(
+                                    "type mismatch: `{op}` compares {} with {}",
+                                    ta.describe(&self.spec.enums),
+                                    tb.describe(&self.spec.enums)
+                                ),
+                            );
+                            return None;
+                        }
+                        if !matches!(cmp, CmpOp::Eq | CmpOp::Ne) && !matches!(ta, Ty::Int) {
+                            errors.error(
+                                e.span,
+                                format!(
+                                    "`{op}` orders integers only, found {}",
+                                    ta.describe(&self.spec.enums)
+                                ),
+                            );
+                            return None;
+                        }
+                        (
+                            MExpr::Cmp(
+                                cmp,
+                                Box::new(ma),
+                                Box::new(mb),
+                                self.text(a.span),
+                                self.text(b.span),
+                            ),
+                            Ty::Bool,
+                        )
+                    }
+                }
+            }
+            ExprKind::If(c, a, b) => {
+                let c = self.expect(c, Ty::Bool, errors);
+                let la = self.lower_expr(a, errors);
+                let lb = self.lower_expr(b, errors);
+                let ((ma, ta), (mb, tb)) = (la?, lb?);
+                if ta != tb {
+                    errors.error(
+                        e.span,
+                        format!(
+                            "type mismatch: `if` branches are {} and {}",
+                            ta.describe(&self.spec.enums),
+                            tb.describe(&self.spec.enums)
+                        ),
+                    );
+                    return None;
+                }
+                (MExpr::If(Box::new(c?), Box::new(ma), Box::new(mb)), ta)
+            }
+            ExprKind::All(v, lo, hi, body) => {
+                let lo = self.expect(lo, Ty::Int, errors);
+                let hi = self.expect(hi, Ty::Int, errors);
+                let var = self.new_slot();
+                self.scopes.push((v.text.clone(), var, Ty::Int));
+                let body = self.expect(body, Ty::Bool, errors);
+                self.scopes.pop();
+                (
+                    MExpr::All {
+                        var,
+                        name: v.text.clone(),
+                        lo: Box::new(lo?),
+                        hi: Box::new(hi?),
+                        body: Box::new(body?),
+                    },
+                    Ty::Bool,
+                )
+            }
+            ExprKind::ListFor(v, lo, hi, filter, body) => {
+                let lo = self.expect(lo, Ty::Int, errors);
+                let hi = self.expect(hi, Ty::Int, errors);
+                let var = self.new_slot();
+                self.scopes.push((v.text.clone(), var, Ty::Int));
+                let filter = filter.as_ref().map(|f| self.expect(f, Ty::Bool, errors));
+                let body = self.expect(body, Ty::Int, errors);
+                self.scopes.pop();
+                let filter = match filter {
+                    Some(f) => Some(Box::new(f?)),
+                    None => None,
+                };
+                (
+                    MExpr::ListFor {
+                        var,
+                        lo: Box::new(lo?),
+                        hi: Box::new(hi?),
+                        filter,
+                        body: Box::new(body?),
+                    },
+                    Ty::List,
+                )
+            }
+            ExprKind::List(items) => {
+                let mut out = Vec::new();
+                let mut ok = true;
+                for i in items {
+                    match self.expect(i, Ty::Int, errors) {
+                        Some(m) => out.push(m),
+                        None => ok = false,
+                    }
+                }
+                if !ok {
+                    return None;
+                }
+                (MExpr::List(out), Ty::List)
+            }
+        })
+    }
+
+    fn lower_call(
+        &mut self,
+        f: &ast::Name,
+        args: &[ast::Expr],
+        span: Span,
+        errors: &mut Errors,
+    ) -> Option<(MExpr, Ty)> {
+        let sig: (&[Ty], Ty, Option<Func>) = match f.text.as_str() {
+            "len" => (&[Ty::List], Ty::Int, Some(Func::Len)),
+            "contains" => (&[Ty::List, Ty::Int], Ty::Bool, Some(Func::Contains)),
+            "unique" => (&[Ty::List], Ty::Bool, Some(Func::Unique)),
+            "product" => (&[Ty::List], Ty::Int, Some(Func::Product)),
+            "min" => (&[Ty::Int, Ty::Int], Ty::Int, Some(Func::Min)),
+            "max" => (&[Ty::Int, Ty::Int], Ty::Int, Some(Func::Max)),
+            "is_signed" => (&[Ty::DType], Ty::Bool, Some(Func::IsSigned)),
+            "is_float" => (&[Ty::DType], Ty::Bool, Some(Func::IsFloat)),
+            "normalize" => (&[Ty::List, Ty::Int], Ty::List, Some(Func::Normalize)),
+            "range" => (&[Ty::Int, Ty::Int], Ty::List, Some(Func::Range)),
+            "rank" | "dtype" | "values" => (&[Ty::Int], Ty::Int, None),
+            other => {
+                let d = Diagnostic::new(f.span, format!("unknown function `{other}`"));
+                errors.push(match near_miss(other, FUNCS.iter().copied()) {
+                    Some(m) => d.help(format!("did you mean `{m}`?")),
+                    None => d.help(format!("functions: {}", FUNCS.join(", "))),
+                });
+                return None;
+            }
+        };
+        if args.len() != sig.0.len() {
+            errors.error(
+                span,
+                format!(
+                    "`{}` takes {} argument{}, found {}",
+                    f.text,
+                    sig.0.len(),
+                    if sig.0.len() == 1 { "" } else { "s" },
+                    args.len()
+                ),
+            );
+            return None;
+        }
+        let Some(func) = sig.2 else {
+            let t = self.tensor_arg(&args[0], errors)?;
+            return Some(match f.text.as_str() {
+                "rank" => (MExpr::Rank(t), Ty::Int),
+                "dtype" => (MExpr::TensorDType(t), Ty::DType),
+                _ => {
+                    if !self.spec.tensors[t].host {
+                        errors.push(
+                            Diagnostic::new(
+                                args[0].span,
+                                format!(
+                                    "`values` needs a host tensor; `{}` lives on the device",
+                                    self.spec.tensors[t].name
+                                ),
+                            )
+                            .help("declare it as `input NAME: host tensor`"),
+                        );
+                        return None;
+                    }
+                    (MExpr::Values(t), Ty::List)
+                }
+            });
+        };
+        let mut margs = Vec::new();
+        let mut ok = true;
+        for (a, want) in args.iter().zip(sig.0) {
+            match self.expect(a, *want, errors) {
+                Some(m) => margs.push(m),
+                None => ok = false,
+            }
+        }
+        if !ok {
+            return None;
+        }
+        let texts = args.iter().map(|a| self.text(a.span)).collect();
+        Some((MExpr::Call(func, margs, texts), sig.1))
+    }
+
+    fn lower_compute(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
+        match c.pattern.text.as_str() {
+            "reduce" => self.lower_reduce(c, errors),
+            other => {
+                let d =
+                    Diagnostic::new(c.pattern.span, format!("unknown compute pattern `{other}`"));
+                errors.push(match near_miss(other, PATTERNS.iter().copied()) {
+                    Some(m) => d.help(format!("did you mean `{m}`?")),
+                    None => d.help(format!("patterns: {}", PATTERNS.join(", "))),
+                });
+                None
+            }
+        }
+    }
+
+    fn lower_reduce(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
+        const KEYS: &[&str] = &[
+            "input", "output", "axes", "keep", "select", "ties", "zeros", "nan",
+        ];
+        let params = self.params(c, KEYS, errors)?;
+        let input = self.param_tensor(&params, "input", false, c, errors);
+        let output = self.param_tensor(&params, "output", true, c, errors);
+        let axes = match params.get("axes") {
+            Some(ParamValue::Expr(e)) => self.expect(e, Ty::List, errors),
+            _ => None,
+        };
+        let keep = self.param_word(
+            &params,
+            "keep",
+            &[("index", Keep::Index), ("value", Keep::Value)],
+            c,
+            errors,
+        );
+        let select = self.param_word(
+            &params,
+            "select",
+            &[("min", Select::Min), ("max", Select::Max)],
+            c,
+            errors,
+        );
+        let zeros = self.param_word(
+            &params,
+            "zeros",
+            &[
+                ("equal", Zeros::Equal),
+                ("negative_first", Zeros::NegativeFirst),
+            ],
+            c,
+            errors,
+        );
+        let _nan = self.param_word(&params, "nan", &[("wins", ())], c, errors);
+        let ties = self.param_ties(&params, c, errors);
+        Some(Compute::Reduce {
+            input: input?,
+            output: output?,
+            axes: axes?,
+            cfg: ReduceConfig {
+                keep: keep?,
+                select: select?,
+                zeros: zeros?,
+            },
+            ties: ties?,
+            docs: c.docs.clone(),
+        })
+    }
+
+    fn params<'p>(
+        &self,
+        c: &'p ast::ComputeDecl,
+        keys: &[&str],
+        errors: &mut Errors,
+    ) -> Option<HashMap<String, &'p ParamValue>> {
+        let mut map = HashMap::new();
+        let mut ok = true;
+        for p in &c.params {
+            if !keys.contains(&p.key.text.as_str()) {
+                let d = Diagnostic::new(
+                    p.key.span,
+                    format!(
+                        "unknown parameter `{}` of pattern `{}`",
+                        p.key.text, c.pattern.text
+                    ),
+                );
+                errors.push(match near_miss(&p.key.text, keys.iter().copied()) {
+                    Some(m) => d.help(format!("did you mean `{m}`?")),
+                    None => d.help(format!("parameters: {}", keys.join(", "))),
+                });
+                ok = false;
+            } else if map.insert(p.key.text.clone(), &p.value).is_some() {
+                errors.error(
+                    p.key.span,
+                    format!("parameter `{}` given twice", p.key.text),
+                );
+            }
+        }
+        for k in keys {
+            if !map.contains_key(*k) {
+                errors.error(
+                    c.pattern.span,
+                    format!("pattern `{}` needs parameter `{k}`", c.pattern.text),
+                );
+                ok = false;
+            }
+        }
+        ok.then_some(map)
+    }
+
+    fn param_tensor(
+        &self,
+        params: &HashMap<String, &ParamValue>,
+        key: &str,
+        output: bool,
+        c: &ast::ComputeDecl,
+        errors: &mut Errors,
+    ) -> Option<usize> {
+        let Some(ParamValue::Expr(e)) = params.get(key) else {
+            errors.error(c.pattern.span, format!("parameter `{key}` names a tensor"));
+            return None;
+        };
+        let t = self.tensor_arg(e, errors)?;
+        if self.spec.tensors[t].output != output {
+            errors.error(
+                e.span,
+                format!(
+                    "parameter `{key}` needs an {} tensor",
+                    if output { "output" } else { "input" }
+                ),
+            );
+            return None;
+        }
+        Some(t)
+    }
+
+    fn param_word<T: Copy>(
+        &self,
+        params: &HashMap<String, &ParamValue>,
+        key: &str,
+        words: &[(&str, T)],
+        c: &ast::ComputeDecl,
+        errors: &mut Errors,
+    ) -> Option<T> {
+        let names: Vec<&str> = words.iter().map(|w| w.0).collect();
+        let (text, span) = match params.get(key) {
+            Some(ParamValue::Expr(ast::Expr {
+                kind: ExprKind::Name(n),
+                span,
+            })) => (n.as_str(), *span),
+            Some(ParamValue::Expr(e)) => ("", e.span),
+            _ => ("", c.pattern.span),
+        };
+        if let Some((_, v)) = words.iter().find(|w| w.0 == text) {
+            return Some(*v);
+        }
+        let d = Diagnostic::new(
+            span,
+            format!("parameter `{key}` must be one of {}", names.join(", ")),
+        );
+        errors.push(match near_miss(text, names.iter().copied()) {
+            Some(m) if !text.is_empty() => d.help(format!("did you mean `{m}`?")),
+            _ => d,
+        });
+        None
+    }
+
+    fn param_ties(
+        &self,
+        params: &HashMap<String, &ParamValue>,
+        c: &ast::ComputeDecl,
+        errors: &mut Errors,
+    ) -> Option<TiesParam> {
+        let words = [("first", Ties::First), ("last", Ties::Last)];
+        match params.get("ties") {
+            Some(ParamValue::Map(attr, pairs)) => {
+                let Some(ai) = self.spec.attrs.iter().position(|a| a.name == attr.text) else {
+                    self.unknown_name(attr.span, &attr.text, errors);
+                    return None;
+                };
+                let AttrType::Enum(ei) = self.spec.attrs[ai].ty else {
+                    errors.error(
+                        attr.span,
+                        format!("`{}` is not an enum attribute", attr.text),
+                    );
+                    return None;
+                };
+                let en = &self.spec.enums[ei];
+                let mut out: Vec<Option<Ties>> = vec![None; en.members.len()];
+                let mut ok = true;
+                for (m, v) in pairs {
+                    let Some(mi) = en.members.iter().position(|x| x == &m.text) else {
+                        errors.error(
+                            m.span,
+                            format!("`{}` is not a member of enum `{}`", m.text, en.name),
+                        );
+                        ok = false;
+                        continue;
+                    };
+                    match words.iter().find(|w| w.0 == v.text) {
+                        Some((_, t)) => out[mi] = Some(*t),
+                        None => {
+                            errors.error(v.span, "ties must be `first` or `last`");
+                            ok = false;
+                        }
+                    }
+                }
+                if let Some(missing) = out.iter().position(|o| o.is_none()) {
+                    if ok {
+                        errors.error(
+                            attr.span,
+                            format!("`ties` does not say what `{}` means", en.members[missing]),
+                        );
+                    }
+                    return None;
+                }
+                ok.then(|| TiesParam::ByAttr(ai, out.into_iter().flatten().collect()))
+            }
+            _ => self
+                .param_word(params, "ties", &words, c, errors)
+                .map(TiesParam::Fixed),
+        }
+    }
+}
+
+/// Known compute patterns.
+pub const PATTERNS: &[&str] = &["reduce"];

@@ -1,0 +1,318 @@
+//! The lowered model of a spec: names resolved, expressions typed.
+
+use ops_core::patterns::reduce::{ReduceConfig, Ties};
+use ops_core::{DataType, FeatureLevel};
+
+use crate::diag::Span;
+
+/// A lowered spec.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    /// Operator name (`ArgMin`).
+    pub name: String,
+    /// Doc lines.
+    pub docs: Vec<String>,
+    /// The seed document.
+    pub source: Option<String>,
+    /// Other names.
+    pub aliases: Vec<String>,
+    /// Introduction level.
+    pub introduced: Option<(FeatureLevel, Span)>,
+    /// Tensors: inputs first, then outputs, each in declaration order.
+    pub tensors: Vec<Tensor>,
+    /// Attributes.
+    pub attrs: Vec<Attr>,
+    /// Enums.
+    pub enums: Vec<Enum>,
+    /// Validation steps.
+    pub steps: Vec<Step>,
+    /// Variable slots used by the steps.
+    pub slots: usize,
+    /// Support table entries as written.
+    pub support: Vec<Entry>,
+    /// The computation.
+    pub compute: Option<Compute>,
+    /// Span of the `support` block (or the operator).
+    pub support_span: Span,
+    /// Span of the operator.
+    pub span: Span,
+}
+
+/// A tensor.
+#[derive(Clone, Debug)]
+pub struct Tensor {
+    /// Snake-case name.
+    pub name: String,
+    /// The seed's name.
+    pub seed: String,
+    /// Output or input.
+    pub output: bool,
+    /// Values read on the host.
+    pub host: bool,
+    /// Doc lines.
+    pub docs: Vec<String>,
+    /// Where declared.
+    pub span: Span,
+}
+
+/// An integer attribute's Rust type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntKind {
+    /// `u32`
+    U32,
+    /// `i32`
+    I32,
+    /// `i64`
+    I64,
+}
+
+/// An attribute type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttrType {
+    /// One integer.
+    Int(IntKind),
+    /// A list of integers.
+    List(IntKind),
+    /// A boolean.
+    Bool,
+    /// An enum, by index.
+    Enum(usize),
+}
+
+/// A constant (attribute default).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Const {
+    /// Integer.
+    Int(i128),
+    /// List.
+    List(Vec<i128>),
+    /// Boolean.
+    Bool(bool),
+    /// Enum member.
+    Enum(u32),
+}
+
+/// An attribute.
+#[derive(Clone, Debug)]
+pub struct Attr {
+    /// Snake-case name.
+    pub name: String,
+    /// Type.
+    pub ty: AttrType,
+    /// Default.
+    pub default: Option<Const>,
+    /// The seed's name.
+    pub seed: String,
+    /// Doc lines.
+    pub docs: Vec<String>,
+    /// Where declared.
+    pub span: Span,
+}
+
+/// An enum.
+#[derive(Clone, Debug)]
+pub struct Enum {
+    /// Name.
+    pub name: String,
+    /// Members (SCREAMING_CASE as the seed writes them).
+    pub members: Vec<String>,
+    /// Doc lines.
+    pub docs: Vec<String>,
+}
+
+/// The type of an expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// Integer.
+    Int,
+    /// Boolean.
+    Bool,
+    /// List of integers.
+    List,
+    /// Data type.
+    DType,
+    /// Enum member.
+    Enum(usize),
+}
+
+impl Ty {
+    /// Name for messages.
+    pub fn describe(self, spec_enums: &[Enum]) -> String {
+        match self {
+            Ty::Int => "an integer".into(),
+            Ty::Bool => "a boolean".into(),
+            Ty::List => "a list".into(),
+            Ty::DType => "a data type".into(),
+            Ty::Enum(e) => format!("`{}`", spec_enums.get(e).map_or("?", |e| e.name.as_str())),
+        }
+    }
+}
+
+pub use ops_core::expr::{ArithOp, CmpOp, Func};
+
+/// A typed expression (owned mirror of `ops_core::expr::Expr`).
+#[derive(Clone, Debug)]
+pub enum MExpr {
+    /// Integer.
+    Int(i128),
+    /// Boolean.
+    Bool(bool),
+    /// Data type.
+    DType(DataType),
+    /// Enum member.
+    Enum(u32),
+    /// Attribute.
+    Attr(usize),
+    /// Variable slot.
+    Var(usize),
+    /// `rank(t)`
+    Rank(usize),
+    /// `t.sizes`
+    Sizes(usize),
+    /// `dtype(t)`
+    TensorDType(usize),
+    /// `values(t)`
+    Values(usize),
+    /// `l[i]`
+    Index(Box<MExpr>, Box<MExpr>),
+    /// `l[a..b]`
+    Slice(Box<MExpr>, Box<MExpr>, Box<MExpr>),
+    /// `a ++ b`
+    Concat(Box<MExpr>, Box<MExpr>),
+    /// `-a`
+    Neg(Box<MExpr>),
+    /// `!a`
+    Not(Box<MExpr>),
+    /// `a && b`
+    And(Box<MExpr>, Box<MExpr>),
+    /// `a || b`
+    Or(Box<MExpr>, Box<MExpr>),
+    /// Arithmetic.
+    Arith(ArithOp, Box<MExpr>, Box<MExpr>),
+    /// Comparison with operand texts.
+    Cmp(CmpOp, Box<MExpr>, Box<MExpr>, String, String),
+    /// Conditional.
+    If(Box<MExpr>, Box<MExpr>, Box<MExpr>),
+    /// Call with argument texts.
+    Call(Func, Vec<MExpr>, Vec<String>),
+    /// Universal quantifier.
+    All {
+        /// Slot.
+        var: usize,
+        /// Name.
+        name: String,
+        /// Low bound.
+        lo: Box<MExpr>,
+        /// High bound (exclusive).
+        hi: Box<MExpr>,
+        /// Body.
+        body: Box<MExpr>,
+    },
+    /// List comprehension.
+    ListFor {
+        /// Slot.
+        var: usize,
+        /// Low bound.
+        lo: Box<MExpr>,
+        /// High bound (exclusive).
+        hi: Box<MExpr>,
+        /// Filter.
+        filter: Option<Box<MExpr>>,
+        /// Element.
+        body: Box<MExpr>,
+    },
+    /// List literal.
+    List(Vec<MExpr>),
+}
+
+/// A validation step.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// `require`
+    Require {
+        /// Condition.
+        cond: MExpr,
+        /// Message.
+        message: String,
+    },
+    /// `let`
+    Let {
+        /// Slot.
+        var: usize,
+        /// Value.
+        value: MExpr,
+    },
+    /// `shape`
+    Shape {
+        /// Output tensor.
+        tensor: usize,
+        /// Sizes.
+        sizes: MExpr,
+        /// Message.
+        message: String,
+    },
+    /// `dtype`
+    DType {
+        /// Output tensor.
+        tensor: usize,
+        /// Data type.
+        dtype: MExpr,
+        /// Message.
+        message: String,
+    },
+}
+
+/// A support table entry.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// Level, if any.
+    pub level: Option<(FeatureLevel, Span)>,
+    /// Ranks.
+    pub ranks: (i128, i128, Span),
+    /// Rows.
+    pub rows: Vec<Row>,
+    /// Span.
+    pub span: Span,
+}
+
+/// A support row.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Tensor index.
+    pub tensor: usize,
+    /// Data types.
+    pub dtypes: Vec<DataType>,
+    /// Per-tensor ranks.
+    pub ranks: Option<(i128, i128, Span)>,
+    /// Span.
+    pub span: Span,
+}
+
+/// How a run-time tie rule is chosen.
+#[derive(Clone, Debug)]
+pub enum TiesParam {
+    /// Always the same.
+    Fixed(Ties),
+    /// By an enum attribute: `ties[member]`.
+    ByAttr(usize, Vec<Ties>),
+}
+
+/// The computation.
+#[derive(Clone, Debug)]
+pub enum Compute {
+    /// `compute reduce { .. }`
+    Reduce {
+        /// Reduced tensor.
+        input: usize,
+        /// Output tensor.
+        output: usize,
+        /// The axes, a list expression.
+        axes: MExpr,
+        /// Compile-time configuration.
+        cfg: ReduceConfig,
+        /// Tie rule.
+        ties: TiesParam,
+        /// Doc lines (documented decisions).
+        docs: Vec<String>,
+    },
+}

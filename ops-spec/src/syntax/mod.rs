@@ -1,0 +1,7 @@
+//! Stage 1: spec text to a syntax tree with spans.
+
+pub mod ast;
+pub mod lexer;
+pub mod parser;
+
+pub use parser::parse_spec;
