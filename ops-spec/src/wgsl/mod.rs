@@ -2,7 +2,9 @@
 //! ([`dtype`]) shared by every pattern, and one kernel generator per pattern.
 
 pub mod dtype;
+pub mod gather_nd;
 pub mod reduce;
+pub mod scatter_elements;
 pub mod writer;
 
 pub use reduce::{

@@ -1,0 +1,1 @@
+//! The `gather_nd` pattern (being written).

@@ -1,0 +1,1 @@
+//! The `scatter_elements` pattern (being written).

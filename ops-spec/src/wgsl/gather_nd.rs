@@ -1,0 +1,1 @@
+//! WGSL kernels of the `gather_nd` pattern (being written).

@@ -1,0 +1,1 @@
+//! WGSL kernels of the `scatter_elements` pattern (being written).
