@@ -1,1 +1,156 @@
+//! The wgpu runtime of the `ops` framework.
+//!
+//! Generated operators describe their GPU work as a [`GpuPlan`]: static WGSL
+//! kernels, the passes that dispatch them, how the output buffers start and
+//! the index checks the kernels report through the status buffer. This crate
+//! executes any such plan on a wgpu device:
+//!
+//! * [`Context::new`] picks an adapter (a hardware one when present, else a
+//!   software one such as Mesa's lavapipe; `OPS_ADAPTER=software|hardware`
+//!   forces one) and opens a device with the adapter's own limits.
+//! * [`Context::execute`] uploads the inputs, runs the passes and reads the
+//!   outputs back; [`Context::run`] does the same for a [`DynOperator`],
+//!   checking its inputs and phrasing index errors through the operator.
+//! * Compute pipelines are compiled once per [`Kernel::key`](ops_core::Kernel)
+//!   and cached for the life of the context ([`Context::cache_stats`]).
+//! * [`shared`] is a process-wide context for tests and the CLI.
+//!
+//! Every tensor lives on the GPU as an array of `u32` words: 8- and 16-bit
+//! elements packed little-endian into words, 64-bit values as two words.
+//! Every buffer's byte size is padded up to a multiple of 4 (and at least 4).
+//!
+//! Nothing a caller can pass in makes the runtime panic: malformed plans,
+//! mismatched tensors, invalid WGSL, oversized buffers and wgpu validation or
+//! out-of-memory errors all come back as [`OpError`]s.
 
+#![warn(missing_docs)]
+
+mod cache;
+mod context;
+mod exec;
+
+use std::sync::OnceLock;
+
+use ops_core::{DynOperator, GpuPlan, HostTensor, OpError, TensorDesc};
+
+pub use context::Context;
+
+/// What [`Context::new`] says when no usable GPU adapter was found.
+pub const NO_ADAPTER_HELP: &str = "no GPU adapter was found: wgpu could not find a hardware \
+GPU nor a software (CPU) adapter to run compute shaders on. To run without a GPU, install \
+Mesa's software Vulkan driver lavapipe (`apt-get install mesa-vulkan-drivers` on \
+Debian/Ubuntu, `dnf install mesa-vulkan-drivers` on Fedora) so that \
+/usr/share/vulkan/icd.d/lvp_icd.*.json exists; set OPS_ADAPTER=software to force it, and \
+WGPU_BACKEND=vulkan to limit wgpu to Vulkan.";
+
+/// Facts about the adapter a [`Context`] runs on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdapterSummary {
+    /// The adapter's name (`llvmpipe (LLVM 15.0.7, 256 bits)`).
+    pub name: String,
+    /// The wgpu backend (`vulkan`, `metal`, `dx12`, `gl`).
+    pub backend: String,
+    /// The device type, as wgpu names it (`DiscreteGpu`, `IntegratedGpu`, `Cpu`, ...).
+    pub device_type: String,
+    /// True for a software adapter (wgpu's `DeviceType::Cpu`), such as lavapipe.
+    pub software: bool,
+}
+
+/// Why [`Context::execute`] failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExecError {
+    /// Index check `check` of the plan found an out-of-range index; `position`
+    /// is the lowest offending element position of the checked tensor. The
+    /// outputs were computed but are not returned.
+    #[error("index check {check} failed at element {position}")]
+    Index {
+        /// The index check (an index into [`GpuPlan::index_checks`]).
+        check: usize,
+        /// The lowest offending element position (row-major, in elements).
+        position: u64,
+    },
+    /// Any other failure.
+    #[error(transparent)]
+    Op(#[from] OpError),
+}
+
+/// Pipeline cache counters of a [`Context`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CacheStats {
+    /// Pipelines compiled successfully: one per kernel key. A failed
+    /// compilation is not counted nor cached; the next use retries it.
+    pub compiled: u64,
+    /// Pipeline look-ups served from the cache.
+    pub hits: u64,
+}
+
+impl Context {
+    /// Runs `op` on the GPU.
+    ///
+    /// Checks that `inputs` match [`DynOperator::input_descs`] (count, data
+    /// types and sizes; [`OpError::InvalidArgument`] otherwise), executes the
+    /// operator's [`GpuPlan`] with [`DynOperator::output_descs`], and phrases
+    /// a failed index check through [`DynOperator::index_error`].
+    pub fn run(
+        &self,
+        op: &dyn DynOperator,
+        inputs: &[&HostTensor],
+    ) -> Result<Vec<HostTensor>, OpError> {
+        let want = op.input_descs();
+        let name = op.info().name;
+        if want.len() != inputs.len() {
+            return Err(OpError::InvalidArgument(format!(
+                "{name} takes {} input tensors, got {}",
+                want.len(),
+                inputs.len()
+            )));
+        }
+        for (i, (w, got)) in want.iter().zip(inputs).enumerate() {
+            if w != got.desc() {
+                let tensor = op.info().inputs.get(i).copied().unwrap_or("?");
+                return Err(OpError::InvalidArgument(format!(
+                    "{name}: input {i} (`{tensor}`) should be a {} tensor of sizes {:?}, got a {} tensor of sizes {:?}",
+                    w.dtype,
+                    w.sizes,
+                    got.dtype(),
+                    got.sizes()
+                )));
+            }
+        }
+        let plan = op.gpu_plan()?;
+        let outputs = op.output_descs();
+        match self.execute(&plan, inputs, &outputs) {
+            Ok(out) => Ok(out),
+            Err(ExecError::Index { check, position }) => {
+                Err(op.index_error(inputs, check, position))
+            }
+            Err(ExecError::Op(e)) => Err(e),
+        }
+    }
+
+    /// Executes `plan` with `inputs`, returning one tensor per entry of
+    /// `outputs` (which must match `plan.outputs` in count).
+    ///
+    /// See the crate documentation for the buffer layout. A failed index
+    /// check gives [`ExecError::Index`] for the lowest failing check.
+    pub fn execute(
+        &self,
+        plan: &GpuPlan,
+        inputs: &[&HostTensor],
+        outputs: &[TensorDesc],
+    ) -> Result<Vec<HostTensor>, ExecError> {
+        exec::execute(self, plan, inputs, outputs)
+    }
+}
+
+/// The process-wide context, created on first use (for tests and the CLI).
+///
+/// Creation is attempted once; a failure (no adapter) is returned to every
+/// caller.
+pub fn shared() -> Result<&'static Context, OpError> {
+    static SHARED: OnceLock<Result<Context, OpError>> = OnceLock::new();
+    SHARED
+        .get_or_init(Context::new)
+        .as_ref()
+        .map_err(Clone::clone)
+}

@@ -1,0 +1,325 @@
+//! Adapter selection and device creation.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use ops_core::OpError;
+
+use crate::cache::PipelineCache;
+use crate::{AdapterSummary, CacheStats, NO_ADAPTER_HELP};
+
+/// A wgpu device and queue with a pipeline cache; executes GPU plans.
+///
+/// A context is `Send + Sync`: one context may run plans from many threads
+/// at once.
+pub struct Context {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) limits: wgpu::Limits,
+    pub(crate) cache: PipelineCache,
+    /// Set by the device-lost callback.
+    pub(crate) lost: Arc<Mutex<Option<String>>>,
+    summary: AdapterSummary,
+    // Kept alive for the life of the device.
+    _adapter: wgpu::Adapter,
+    _instance: wgpu::Instance,
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Context")
+            .field("adapter", &self.summary)
+            .field("cache", &self.cache_stats())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Which adapters `OPS_ADAPTER` admits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Preference {
+    /// Hardware first, then software.
+    Auto,
+    /// Software (`DeviceType::Cpu`) only.
+    Software,
+    /// Hardware only.
+    Hardware,
+}
+
+impl Preference {
+    fn from_env() -> Result<Preference, OpError> {
+        match std::env::var("OPS_ADAPTER") {
+            Err(std::env::VarError::NotPresent) => Ok(Preference::Auto),
+            Err(std::env::VarError::NotUnicode(v)) => Err(OpError::InvalidArgument(format!(
+                "OPS_ADAPTER must be `software` or `hardware`, got {v:?}"
+            ))),
+            Ok(v) => Preference::parse(&v),
+        }
+    }
+
+    fn parse(v: &str) -> Result<Preference, OpError> {
+        match v.trim().to_ascii_lowercase().as_str() {
+            "" | "auto" => Ok(Preference::Auto),
+            "software" | "sw" | "cpu" => Ok(Preference::Software),
+            "hardware" | "hw" | "gpu" => Ok(Preference::Hardware),
+            _ => Err(OpError::InvalidArgument(format!(
+                "OPS_ADAPTER must be `software` or `hardware`, got `{v}`"
+            ))),
+        }
+    }
+}
+
+/// Lower is better: the rank of a hardware device type.
+fn hardware_rank(t: wgpu::DeviceType) -> Option<u8> {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => Some(0),
+        wgpu::DeviceType::IntegratedGpu => Some(1),
+        wgpu::DeviceType::VirtualGpu => Some(2),
+        wgpu::DeviceType::Other => Some(3),
+        wgpu::DeviceType::Cpu => None,
+    }
+}
+
+/// Lower is better: native compute APIs before OpenGL.
+fn backend_rank(b: wgpu::Backend) -> u8 {
+    match b {
+        wgpu::Backend::Vulkan | wgpu::Backend::Metal | wgpu::Backend::Dx12 => 0,
+        wgpu::Backend::Gl => 1,
+        _ => 2,
+    }
+}
+
+fn summarize(info: &wgpu::AdapterInfo) -> AdapterSummary {
+    AdapterSummary {
+        name: info.name.clone(),
+        backend: info.backend.to_string(),
+        device_type: format!("{:?}", info.device_type),
+        software: info.device_type == wgpu::DeviceType::Cpu,
+    }
+}
+
+fn describe(info: &wgpu::AdapterInfo) -> String {
+    format!("{} ({}, {:?})", info.name, info.backend, info.device_type)
+}
+
+impl Context {
+    /// Opens a device on the best adapter.
+    ///
+    /// Prefers a hardware adapter and falls back to a software one
+    /// (`DeviceType::Cpu`, e.g. lavapipe). The environment variable
+    /// `OPS_ADAPTER=software|hardware` forces one kind; `WGPU_BACKEND`
+    /// limits the backends wgpu searches. The device gets the adapter's own
+    /// limits and no optional features.
+    ///
+    /// Fails with [`OpError::NoAdapter`] (its message includes
+    /// [`NO_ADAPTER_HELP`]) when no adapter of the wanted kind can open a device.
+    pub fn new() -> Result<Context, OpError> {
+        let pref = Preference::from_env()?;
+        // Native compute APIs first; OpenGL (which also probes display
+        // servers) only when they offer no adapter of the wanted kind.
+        let env = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        let backends = env.backends;
+        let mut instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends: backends & !wgpu::Backends::GL,
+            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+        });
+        let mut adapters =
+            pollster::block_on(instance.enumerate_adapters(backends & !wgpu::Backends::GL));
+        let wanted = |a: &wgpu::Adapter| match pref {
+            Preference::Auto => true,
+            Preference::Software => a.get_info().device_type == wgpu::DeviceType::Cpu,
+            Preference::Hardware => a.get_info().device_type != wgpu::DeviceType::Cpu,
+        };
+        if !adapters.iter().any(wanted) && backends.contains(wgpu::Backends::GL) {
+            instance = wgpu::Instance::new(wgpu::InstanceDescriptor { backends, ..env });
+            adapters = pollster::block_on(instance.enumerate_adapters(backends));
+        }
+
+        let mut hardware: Vec<(u8, u8, wgpu::Adapter)> = Vec::new();
+        let mut software: Vec<(u8, wgpu::Adapter)> = Vec::new();
+        let mut seen = Vec::new();
+        for a in adapters {
+            let info = a.get_info();
+            seen.push(describe(&info));
+            match hardware_rank(info.device_type) {
+                Some(r) => hardware.push((r, backend_rank(info.backend), a)),
+                None => software.push((backend_rank(info.backend), a)),
+            }
+        }
+        hardware.sort_by_key(|(r, b, _)| (*r, *b));
+        software.sort_by_key(|(b, _)| *b);
+        let hardware = hardware.into_iter().map(|(_, _, a)| a);
+        let software = software.into_iter().map(|(_, a)| a);
+        let mut candidates: Vec<wgpu::Adapter> = match pref {
+            Preference::Auto => hardware.chain(software).collect(),
+            Preference::Software => software.collect(),
+            Preference::Hardware => hardware.collect(),
+        };
+        if candidates.is_empty() && pref != Preference::Hardware {
+            // Some platforms only hand out their fallback adapter on request.
+            let opts = wgpu::RequestAdapterOptions {
+                force_fallback_adapter: true,
+                ..Default::default()
+            };
+            if let Ok(a) = pollster::block_on(instance.request_adapter(&opts)) {
+                candidates.push(a);
+            }
+        }
+
+        let mut failures = Vec::new();
+        for adapter in candidates {
+            let info = adapter.get_info();
+            let limits = adapter.limits();
+            let desc = wgpu::DeviceDescriptor {
+                label: Some("ops-gpu"),
+                required_features: wgpu::Features::empty(),
+                required_limits: limits.clone(),
+                ..Default::default()
+            };
+            match pollster::block_on(adapter.request_device(&desc)) {
+                Ok((device, queue)) => {
+                    return Ok(Context::from_parts(instance, adapter, device, queue, &info));
+                }
+                Err(e) => failures.push(format!("{}: {e}", describe(&info))),
+            }
+        }
+
+        let wanted = match pref {
+            Preference::Auto => "",
+            Preference::Software => " (OPS_ADAPTER=software admits only software adapters)",
+            Preference::Hardware => " (OPS_ADAPTER=hardware admits only hardware adapters)",
+        };
+        let mut msg = format!("{NO_ADAPTER_HELP}{wanted}");
+        if !seen.is_empty() {
+            msg.push_str(&format!(" Adapters seen: {}.", seen.join("; ")));
+        }
+        if !failures.is_empty() {
+            msg.push_str(&format!(
+                " Device requests failed: {}.",
+                failures.join("; ")
+            ));
+        }
+        Err(OpError::NoAdapter(msg))
+    }
+
+    fn from_parts(
+        instance: wgpu::Instance,
+        adapter: wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: &wgpu::AdapterInfo,
+    ) -> Context {
+        // Every operation runs inside error scopes; anything that still
+        // escapes must not take the process down.
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
+            eprintln!("ops-gpu: uncaptured wgpu error: {e}");
+        }));
+        let lost = Arc::new(Mutex::new(None));
+        let lost_cb = Arc::clone(&lost);
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut l) = lost_cb.lock() {
+                *l = Some(format!("device lost ({reason:?}): {message}"));
+            }
+        });
+        let limits = device.limits();
+        Context {
+            device,
+            queue,
+            limits,
+            cache: PipelineCache::default(),
+            lost,
+            summary: summarize(info),
+            _adapter: adapter,
+            _instance: instance,
+        }
+    }
+
+    /// The adapter this context runs on.
+    pub fn adapter(&self) -> &AdapterSummary {
+        &self.summary
+    }
+
+    /// The pipeline cache counters.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+
+    /// `Err(Device)` once the device is lost.
+    pub(crate) fn check_lost(&self) -> Result<(), OpError> {
+        let lost = match self.lost.lock() {
+            Ok(l) => l.clone(),
+            Err(p) => p.into_inner().clone(),
+        };
+        match lost {
+            Some(msg) => Err(OpError::Device(msg)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The three error scopes every device operation runs in.
+pub(crate) struct Scopes {
+    // Innermost last.
+    guards: Vec<wgpu::ErrorScopeGuard>,
+}
+
+impl Scopes {
+    /// Pushes internal, out-of-memory and validation scopes on this thread.
+    pub(crate) fn push(device: &wgpu::Device) -> Scopes {
+        Scopes {
+            guards: vec![
+                device.push_error_scope(wgpu::ErrorFilter::Internal),
+                device.push_error_scope(wgpu::ErrorFilter::OutOfMemory),
+                device.push_error_scope(wgpu::ErrorFilter::Validation),
+            ],
+        }
+    }
+
+    /// Pops the scopes (innermost first) and returns the first error caught.
+    pub(crate) fn pop(mut self) -> Option<wgpu::Error> {
+        let mut first = None;
+        while let Some(g) = self.guards.pop() {
+            if let Some(e) = pollster::block_on(g.pop()) {
+                first.get_or_insert(e);
+            }
+        }
+        first
+    }
+}
+
+/// A wgpu error as text: the description and its chain of sources.
+pub(crate) fn error_text(e: &wgpu::Error) -> String {
+    match e {
+        wgpu::Error::OutOfMemory { source } => format!("out of memory: {source}"),
+        wgpu::Error::Validation { description, .. } | wgpu::Error::Internal { description, .. } => {
+            description.trim().to_string()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_ops_adapter() {
+        assert_eq!(Preference::parse("").unwrap(), Preference::Auto);
+        assert_eq!(Preference::parse("Software").unwrap(), Preference::Software);
+        assert_eq!(
+            Preference::parse(" hardware ").unwrap(),
+            Preference::Hardware
+        );
+        assert!(
+            matches!(Preference::parse("quantum"), Err(OpError::InvalidArgument(m)) if m.contains("OPS_ADAPTER"))
+        );
+    }
+
+    #[test]
+    fn ranks_adapters() {
+        assert!(
+            hardware_rank(wgpu::DeviceType::DiscreteGpu)
+                < hardware_rank(wgpu::DeviceType::IntegratedGpu)
+        );
+        assert_eq!(hardware_rank(wgpu::DeviceType::Cpu), None);
+        assert!(backend_rank(wgpu::Backend::Vulkan) < backend_rank(wgpu::Backend::Gl));
+    }
+}
