@@ -90,6 +90,9 @@ pub fn host_values(t: &crate::HostTensor) -> Option<Vec<i128>> {
     (0..t.len()).map(|i| t.get_int(i)).collect()
 }
 
+/// An inferred output: its tensor index, sizes and (if a `dtype` step gives it) data type.
+pub type InferredOutput = (usize, Vec<u32>, Option<DataType>);
+
 /// Infers the outputs listed in `missing` from the spec's `let`, `shape`
 /// and `dtype` steps (`require` steps are left to `validate`).
 ///
@@ -105,9 +108,9 @@ pub fn infer_outputs(
     host: &[Option<Vec<i128>>],
     attrs: &[crate::expr::Value],
     missing: &[usize],
-) -> Result<Vec<(usize, Vec<u32>, Option<DataType>)>, OpError> {
+) -> Result<Vec<InferredOutput>, OpError> {
     let mut env = Env::new(tensors, names, host, attrs, slots);
-    let mut out: Vec<(usize, Vec<u32>, Option<DataType>)> =
+    let mut out: Vec<InferredOutput> =
         missing.iter().map(|&m| (m, Vec::new(), None)).collect();
     let fail = |rule: &str, detail: String| {
         OpError::Validation(ValidationError {

@@ -135,7 +135,13 @@ pub enum Expr {
     /// Arithmetic on integers.
     Arith(ArithOp, &'static Expr, &'static Expr),
     /// A comparison, with the source text of both sides for messages.
-    Cmp(CmpOp, &'static Expr, &'static Expr, &'static str, &'static str),
+    Cmp(
+        CmpOp,
+        &'static Expr,
+        &'static Expr,
+        &'static str,
+        &'static str,
+    ),
     /// `if c { a } else { b }`
     If(&'static Expr, &'static Expr, &'static Expr),
     /// A built-in function call, with the source text of the arguments.
@@ -259,25 +265,41 @@ impl<'a> Env<'a> {
             Expr::Attr(i) => self.attrs[*i].clone(),
             Expr::Var(i) => self.vars[*i].clone(),
             Expr::Rank(t) => Value::Int(self.tensors[*t].rank() as i128),
-            Expr::Sizes(t) => Value::List(self.tensors[*t].sizes.iter().map(|&s| i128::from(s)).collect()),
+            Expr::Sizes(t) => Value::List(
+                self.tensors[*t]
+                    .sizes
+                    .iter()
+                    .map(|&s| i128::from(s))
+                    .collect(),
+            ),
             Expr::TensorDType(t) => Value::DType(self.tensors[*t].dtype),
             Expr::Values(t) => match &self.host_values[*t] {
                 Some(v) => Value::List(v.clone()),
-                None => return err(format!("the values of `{}` are not known", self.tensor_names[*t])),
+                None => {
+                    return err(format!(
+                        "the values of `{}` are not known",
+                        self.tensor_names[*t]
+                    ))
+                }
             },
             Expr::Index(l, i) => {
                 let l = self.list(l)?;
                 let i = self.int(i)?;
                 match usize::try_from(i).ok().and_then(|i| l.get(i)) {
                     Some(v) => Value::Int(*v),
-                    None => return err(format!("index {i} is outside a list of length {}", l.len())),
+                    None => {
+                        return err(format!("index {i} is outside a list of length {}", l.len()))
+                    }
                 }
             }
             Expr::Slice(l, a, b) => {
                 let l = self.list(l)?;
                 let (a, b) = (self.int(a)?, self.int(b)?);
                 if a < 0 || b < a || b as usize > l.len() {
-                    return err(format!("slice {a}..{b} is outside a list of length {}", l.len()));
+                    return err(format!(
+                        "slice {a}..{b} is outside a list of length {}",
+                        l.len()
+                    ));
                 }
                 Value::List(l[a as usize..b as usize].to_vec())
             }
@@ -313,7 +335,9 @@ impl<'a> Env<'a> {
                 }
             }
             Expr::Call(f, args, _) => self.call(*f, args)?,
-            Expr::All { var, lo, hi, body, .. } => {
+            Expr::All {
+                var, lo, hi, body, ..
+            } => {
                 let (lo, hi) = (self.int(lo)?, self.int(hi)?);
                 let mut ok = true;
                 for v in lo..hi {
@@ -325,7 +349,13 @@ impl<'a> Env<'a> {
                 }
                 Value::Bool(ok)
             }
-            Expr::ListFor { var, lo, hi, filter, body } => {
+            Expr::ListFor {
+                var,
+                lo,
+                hi,
+                filter,
+                body,
+            } => {
                 let (lo, hi) = (self.int(lo)?, self.int(hi)?);
                 let mut out = Vec::new();
                 for v in lo..hi {
@@ -360,7 +390,11 @@ impl<'a> Env<'a> {
             }
             Func::Product => {
                 let l = self.list(&args[0])?;
-                Value::Int(l.iter().try_fold(1i128, |a, &b| a.checked_mul(b)).ok_or_else(overflow)?)
+                Value::Int(
+                    l.iter()
+                        .try_fold(1i128, |a, &b| a.checked_mul(b))
+                        .ok_or_else(overflow)?,
+                )
             }
             Func::Min => Value::Int(self.int(&args[0])?.min(self.int(&args[1])?)),
             Func::Max => Value::Int(self.int(&args[0])?.max(self.int(&args[1])?)),
@@ -369,7 +403,11 @@ impl<'a> Env<'a> {
             Func::Normalize => {
                 let l = self.list(&args[0])?;
                 let r = self.int(&args[1])?;
-                Value::List(l.into_iter().map(|v| if v < 0 { v + r } else { v }).collect())
+                Value::List(
+                    l.into_iter()
+                        .map(|v| if v < 0 { v + r } else { v })
+                        .collect(),
+                )
             }
             Func::Range => {
                 let (a, b) = (self.int(&args[0])?, self.int(&args[1])?);
@@ -445,7 +483,13 @@ impl<'a> Env<'a> {
                 }
             }
             Expr::Not(a) => format!("not {}", self.explain(a)),
-            Expr::All { var, name, lo, hi, body } => {
+            Expr::All {
+                var,
+                name,
+                lo,
+                hi,
+                body,
+            } => {
                 let (Ok(lo), Ok(hi)) = (self.int(lo), self.int(hi)) else {
                     return "its bounds could not be evaluated".into();
                 };
@@ -465,7 +509,11 @@ impl<'a> Env<'a> {
     }
 
     /// Runs validation steps in order; the first failure is returned.
-    pub fn run_steps(&mut self, operator: &'static str, steps: &[Step]) -> Result<(), ValidationError> {
+    pub fn run_steps(
+        &mut self,
+        operator: &'static str,
+        steps: &[Step],
+    ) -> Result<(), ValidationError> {
         for step in steps {
             match step {
                 Step::Require { cond, message } => match self.bool(cond) {
@@ -478,22 +526,46 @@ impl<'a> Env<'a> {
                 },
                 Step::Let { var, value } => match self.eval(value) {
                     Ok(v) => self.vars[*var] = v,
-                    Err(e) => return Err(fail(operator, "a shape rule could not be evaluated", e.0)),
+                    Err(e) => {
+                        return Err(fail(operator, "a shape rule could not be evaluated", e.0))
+                    }
                 },
-                Step::Shape { tensor, sizes, message } => {
+                Step::Shape {
+                    tensor,
+                    sizes,
+                    message,
+                } => {
                     let want = self.list(sizes).map_err(|e| fail(operator, message, e.0))?;
-                    let got: Vec<i128> = self.tensors[*tensor].sizes.iter().map(|&s| i128::from(s)).collect();
+                    let got: Vec<i128> = self.tensors[*tensor]
+                        .sizes
+                        .iter()
+                        .map(|&s| i128::from(s))
+                        .collect();
                     if want != got {
                         let name = self.tensor_names[*tensor];
-                        return Err(fail(operator, message, format!("`{name}.sizes` is {got:?}, expected {want:?}")));
+                        return Err(fail(
+                            operator,
+                            message,
+                            format!("`{name}.sizes` is {got:?}, expected {want:?}"),
+                        ));
                     }
                 }
-                Step::DType { tensor, dtype, message } => {
-                    let want = self.dtype(dtype).map_err(|e| fail(operator, message, e.0))?;
+                Step::DType {
+                    tensor,
+                    dtype,
+                    message,
+                } => {
+                    let want = self
+                        .dtype(dtype)
+                        .map_err(|e| fail(operator, message, e.0))?;
                     let got = self.tensors[*tensor].dtype;
                     if want != got {
                         let name = self.tensor_names[*tensor];
-                        return Err(fail(operator, message, format!("`dtype({name})` is {got}, expected {want}")));
+                        return Err(fail(
+                            operator,
+                            message,
+                            format!("`dtype({name})` is {got}, expected {want}"),
+                        ));
                     }
                 }
             }
@@ -503,7 +575,10 @@ impl<'a> Env<'a> {
 }
 
 fn literal(e: &Expr) -> bool {
-    matches!(e, Expr::Int(_) | Expr::Bool(_) | Expr::DType(_) | Expr::Enum(_))
+    matches!(
+        e,
+        Expr::Int(_) | Expr::Bool(_) | Expr::DType(_) | Expr::Enum(_)
+    )
 }
 
 fn overflow() -> EvalError {
@@ -566,7 +641,10 @@ mod tests {
         let attrs = [Value::List(vec![0, 5])];
         let mut env = Env::new(&tensors, &["input"], &[None], &attrs, 1);
         assert_eq!(env.bool(&AXES_LT_RANK), Ok(false));
-        assert_eq!(env.explain(&AXES_LT_RANK), "`axes[i]` is 5, `rank(input)` is 2 (for i = 1)");
+        assert_eq!(
+            env.explain(&AXES_LT_RANK),
+            "`axes[i]` is 5, `rank(input)` is 2 (for i = 1)"
+        );
     }
 
     #[test]

@@ -95,7 +95,7 @@ pub fn split_workgroups(workgroups: u64, max_per_dim: u32) -> Option<(u32, u32)>
         return Some((workgroups as u32, 1));
     }
     let y = workgroups.div_ceil(max);
-    (y <= max).then(|| (max_per_dim, y as u32))
+    (y <= max).then_some((max_per_dim, y as u32))
 }
 
 #[cfg(test)]

@@ -44,11 +44,17 @@ pub struct SupportTable {
 impl SupportTable {
     /// The entry that applies at `level`.
     pub fn entry(&self, level: FeatureLevel) -> Option<&'static SupportEntry> {
-        self.entries.iter().find(|e| e.level.is_none_or(|l| l <= level))
+        self.entries
+            .iter()
+            .find(|e| e.level.is_none_or(|l| l <= level))
     }
 
     /// Checks every tensor against the entry for `level`.
-    pub fn check(&self, level: FeatureLevel, tensors: &[&TensorDesc]) -> Result<(), ValidationError> {
+    pub fn check(
+        &self,
+        level: FeatureLevel,
+        tensors: &[&TensorDesc],
+    ) -> Result<(), ValidationError> {
         let fail = |rule: String, detail: String| ValidationError {
             operator: self.operator,
             rule,
@@ -64,11 +70,17 @@ impl SupportTable {
         }
         let Some(entry) = self.entry(level) else {
             return Err(fail(
-                format!("{} has no tensor support table at feature level {level}", self.operator),
+                format!(
+                    "{} has no tensor support table at feature level {level}",
+                    self.operator
+                ),
                 format!("the requested feature level is {level}"),
             ));
         };
-        let at = entry.level.map(|l| format!(" at feature level {l}")).unwrap_or_default();
+        let at = entry
+            .level
+            .map(|l| format!(" at feature level {l}"))
+            .unwrap_or_default();
         for row in entry.tensors {
             let t = tensors[row.tensor];
             let seed = self.seed_names[row.tensor];
@@ -76,7 +88,11 @@ impl SupportTable {
             let (lo, hi) = row.ranks.unwrap_or(entry.ranks);
             let rank = t.rank();
             if rank < lo as usize || rank > hi as usize {
-                let allowed = if lo == hi { format!("{lo}") } else { format!("{lo} to {hi}") };
+                let allowed = if lo == hi {
+                    format!("{lo}")
+                } else {
+                    format!("{lo} to {hi}")
+                };
                 return Err(fail(
                     format!("{seed}.DimensionCount must be {allowed}{at}"),
                     format!("`rank({name})` is {rank}"),
@@ -95,6 +111,8 @@ impl SupportTable {
 
     /// The lowest known level at which [`SupportTable::check`] passes.
     pub fn min_level(&self, tensors: &[&TensorDesc]) -> Option<FeatureLevel> {
-        FeatureLevel::ALL.into_iter().find(|&l| self.check(l, tensors).is_ok())
+        FeatureLevel::ALL
+            .into_iter()
+            .find(|&l| self.check(l, tensors).is_ok())
     }
 }

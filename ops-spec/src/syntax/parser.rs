@@ -209,16 +209,7 @@ impl Parser {
                         continue;
                     }
                 }
-                Tok::Ident(i) if depth == 0 && ITEM_KEYWORDS.contains(&i.as_str()) => {
-                    if self.pos > 0
-                        && matches!(
-                            self.tokens[self.pos - 1].tok,
-                            Tok::Punct(";") | Tok::Str(_) | Tok::Punct("}")
-                        )
-                    {
-                        return;
-                    }
-                }
+                Tok::Ident(i) if depth == 0 && ITEM_KEYWORDS.contains(&i.as_str()) => return,
                 _ => {}
             }
             self.bump();
