@@ -1,0 +1,599 @@
+//! The `reduce` pattern's WGSL kernels against its CPU reference.
+//!
+//! For the four operators' configurations (ArgMin, ArgMax, ReduceMin,
+//! ReduceMax), every input data type, every output data type and both kernel
+//! variants, the kernels are generated here with `ops_spec::wgsl::reduce`,
+//! run through `ops_gpu` on random and edge-value inputs (NaN payloads,
+//! infinities, signed zeros, subnormals, integer extremes, 64-bit values past
+//! 2^32 and 2^53, many ties) of ranks 1 to 4 over several axis sets, and
+//! compared bit for bit with `reduce_cpu`. The shapes force the variant:
+//! each case asserts the one `reduce_plan` picked.
+//!
+//! Runs on whatever adapter `ops_gpu` finds (Mesa's lavapipe on machines
+//! without a GPU); finding none is a failure, not a skip.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use ops_core::patterns::reduce::{
+    reduce_cpu, reduce_plan, Keep, ReduceConfig, ReduceGeometry, ReduceVariant, Select, Ties,
+    Zeros, WORKGROUP_SIZE,
+};
+use ops_core::{DataType, HostTensor, Kernel, OpError, TensorDesc};
+use ops_gpu::Context;
+use ops_spec::wgsl::{reduce_kernel, reduce_kernel_key, REDUCE_BINDINGS, REDUCE_ENTRY};
+
+const ORIGIN: &str = "tests/tests/reduce_pattern_gpu.rs";
+
+/// Serialises this file's tests on the shared context: `ops_gpu`'s read-back
+/// wait can give up while another thread's poll is still delivering its
+/// mapping callback ("the read-back buffers were never mapped").
+static GPU: Mutex<()> = Mutex::new(());
+
+fn lock() -> MutexGuard<'static, ()> {
+    GPU.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn ctx() -> &'static Context {
+    ops_gpu::shared().unwrap_or_else(|e| {
+        panic!("the reduce kernels need a GPU adapter: {e} (install Mesa's lavapipe, `mesa-vulkan-drivers`)")
+    })
+}
+
+/// An operator under test: its name, configuration and output types.
+struct Op {
+    name: &'static str,
+    cfg: ReduceConfig,
+    keep_index: bool,
+}
+
+const OPS: [Op; 4] = [
+    Op {
+        name: "ArgMin",
+        cfg: ReduceConfig {
+            keep: Keep::Index,
+            select: Select::Min,
+            zeros: Zeros::Equal,
+        },
+        keep_index: true,
+    },
+    Op {
+        name: "ArgMax",
+        cfg: ReduceConfig {
+            keep: Keep::Index,
+            select: Select::Max,
+            zeros: Zeros::Equal,
+        },
+        keep_index: true,
+    },
+    Op {
+        name: "ReduceMin",
+        cfg: ReduceConfig {
+            keep: Keep::Value,
+            select: Select::Min,
+            zeros: Zeros::NegativeFirst,
+        },
+        keep_index: false,
+    },
+    Op {
+        name: "ReduceMax",
+        cfg: ReduceConfig {
+            keep: Keep::Value,
+            select: Select::Max,
+            zeros: Zeros::NegativeFirst,
+        },
+        keep_index: false,
+    },
+];
+
+impl Op {
+    fn outputs(&self, input: DataType) -> Vec<DataType> {
+        if self.keep_index {
+            vec![
+                DataType::Int64,
+                DataType::Int32,
+                DataType::Uint64,
+                DataType::Uint32,
+            ]
+        } else {
+            vec![input]
+        }
+    }
+}
+
+/// Generates and leaks one kernel, as generated code holds them in statics.
+fn kernel(op: &Op, variant: ReduceVariant, input: DataType, output: DataType) -> &'static Kernel {
+    let key = reduce_kernel_key(op.name, variant, input, output);
+    let wgsl = reduce_kernel(&op.cfg, variant, input, output, &key, ORIGIN);
+    Box::leak(Box::new(Kernel {
+        key: Box::leak(key.into_boxed_str()),
+        wgsl: Box::leak(wgsl.into_boxed_str()),
+        entry: REDUCE_ENTRY,
+        bindings: REDUCE_BINDINGS,
+        workgroup_size: WORKGROUP_SIZE,
+    }))
+}
+
+/// A small seeded generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The random seed: `OPS_REDUCE_SEED` (decimal or `0x` hex) or a fixed default.
+fn seed() -> u64 {
+    let parsed = std::env::var("OPS_REDUCE_SEED")
+        .ok()
+        .and_then(|s| match s.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => s.parse().ok(),
+        });
+    parsed.filter(|&s| s != 0).unwrap_or(0x5eed_2024_0bad_cafe)
+}
+
+/// Edge values of a data type, as raw bits.
+fn edges(dt: DataType) -> Vec<u64> {
+    match dt {
+        DataType::Float64 => vec![
+            0x7ff8_0000_0000_0000, // quiet NaN
+            0xfff0_0000_0000_0001, // negative signalling NaN, payload 1
+            0x7ff0_0000_0001_0000, // NaN whose payload lies in the low word only
+            0x7ff0_0000_0000_0000, // +inf
+            0xfff0_0000_0000_0000, // -inf
+            0,
+            0x8000_0000_0000_0000, // -0.0
+            1,                     // smallest subnormal
+            0x8000_0000_0000_0001,
+            0x000f_ffff_ffff_ffff, // largest subnormal
+            0x7fef_ffff_ffff_ffff, // MAX
+            0xffef_ffff_ffff_ffff, // -MAX
+            0x3ff0_0000_0000_0000, // 1.0
+            0x3ff0_0000_0000_0001, // 1.0 + ulp: differs in the low word only
+            0xbff0_0000_0000_0001,
+            (2f64.powi(53) + 2.0).to_bits(),
+        ],
+        DataType::Float32 => vec![
+            0x7fc0_0000,
+            0xff80_0001,
+            0x7f80_0000,
+            0xff80_0000,
+            0,
+            0x8000_0000,
+            1,
+            0x8000_0001,
+            0x007f_ffff,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0x3f80_0000,
+            0xbf80_0000,
+        ],
+        DataType::Float16 => vec![
+            0x7e00, 0xfc01, 0x7c00, 0xfc00, 0, 0x8000, 1, 0x8001, 0x03ff, 0x7bff, 0xfbff, 0x3c00,
+            0xbc00,
+        ],
+        DataType::Int64 => vec![
+            i64::MIN as u64,
+            i64::MAX as u64,
+            0,
+            u64::MAX, // -1
+            1,
+            1 << 32,
+            (1 << 32) + 1,
+            (1 << 53) + 1,
+            (1 << 53) + 2,
+            (-(1i64 << 53) - 1) as u64,
+            (-(1i64 << 32)) as u64,
+            0xffff_ffff,
+        ],
+        DataType::Uint64 => vec![
+            0,
+            u64::MAX,
+            1,
+            0xffff_ffff,
+            1 << 32,
+            (1 << 32) + 1,
+            (1 << 53) + 1,
+            (1 << 53) + 2,
+            1 << 63,
+            (1 << 63) - 1,
+        ],
+        DataType::Int32 => vec![0x8000_0000, 0x7fff_ffff, 0, 0xffff_ffff, 1, 0x8000_0001],
+        DataType::Uint32 => vec![0, 0xffff_ffff, 1, 0x8000_0000, 0x7fff_ffff],
+        DataType::Int16 => vec![0x8000, 0x7fff, 0, 0xffff, 1],
+        DataType::Uint16 => vec![0, 0xffff, 1, 0x8000, 0x7fff],
+        DataType::Int8 => vec![0x80, 0x7f, 0, 0xff, 1],
+        DataType::Uint8 => vec![0, 0xff, 1, 0x80, 0x7f],
+    }
+}
+
+/// How a case's input is filled.
+#[derive(Clone, Copy, Debug)]
+enum Fill {
+    /// Uniformly random bits (floats get NaNs, subnormals and zeros by chance).
+    Random,
+    /// Drawn from the edge values and a few random ones: many ties.
+    Pool,
+    /// All one value: everything ties.
+    Constant,
+}
+
+fn input_tensor(dt: DataType, sizes: &[u32], fill: Fill, rng: &mut Rng) -> HostTensor {
+    let n: usize = sizes.iter().map(|&s| s as usize).product();
+    let width = dt.size_bytes();
+    let mut pool = edges(dt);
+    pool.extend((0..4).map(|_| rng.next()));
+    let constant = pool[rng.below(pool.len())];
+    let mut bytes = Vec::with_capacity(n * width);
+    for _ in 0..n {
+        let v = match fill {
+            Fill::Random => rng.next(),
+            Fill::Pool => pool[rng.below(pool.len())],
+            Fill::Constant => constant,
+        };
+        bytes.extend_from_slice(&v.to_le_bytes()[..width]);
+    }
+    HostTensor::from_bytes(TensorDesc::new(dt, sizes.to_vec()), bytes).unwrap()
+}
+
+/// A shape, its reduced axes (in the order given) and the variant it forces.
+struct Case {
+    sizes: &'static [u32],
+    axes: &'static [u32],
+    variant: ReduceVariant,
+}
+
+const CASES: &[Case] = &[
+    // Rows: short reductions with many outputs.
+    Case {
+        sizes: &[5, 7],
+        axes: &[1],
+        variant: ReduceVariant::Rows,
+    },
+    Case {
+        sizes: &[2, 300],
+        axes: &[0],
+        variant: ReduceVariant::Rows,
+    },
+    Case {
+        sizes: &[20, 3, 5, 2],
+        axes: &[3, 1],
+        variant: ReduceVariant::Rows,
+    },
+    Case {
+        sizes: &[4, 1, 3],
+        axes: &[1],
+        variant: ReduceVariant::Rows,
+    },
+    Case {
+        sizes: &[3],
+        axes: &[0],
+        variant: ReduceVariant::Rows,
+    },
+    // Tree: long reductions or few outputs.
+    Case {
+        sizes: &[37],
+        axes: &[0],
+        variant: ReduceVariant::Tree,
+    },
+    Case {
+        sizes: &[600],
+        axes: &[0],
+        variant: ReduceVariant::Tree,
+    },
+    Case {
+        sizes: &[3, 4, 5],
+        axes: &[2, 0],
+        variant: ReduceVariant::Tree,
+    },
+    Case {
+        sizes: &[2, 3, 4, 5],
+        axes: &[3, 1],
+        variant: ReduceVariant::Tree,
+    },
+    Case {
+        sizes: &[70, 2, 3],
+        axes: &[0],
+        variant: ReduceVariant::Tree,
+    },
+    Case {
+        sizes: &[3, 3, 3, 3],
+        axes: &[0, 1, 2, 3],
+        variant: ReduceVariant::Tree,
+    },
+];
+
+/// The output sizes: reduced axes kept as 1s or dropped, alternately.
+fn output_sizes(case: &Case, drop: bool) -> Vec<u32> {
+    case.sizes
+        .iter()
+        .enumerate()
+        .filter_map(|(d, &s)| match (case.axes.contains(&(d as u32)), drop) {
+            (false, _) => Some(s),
+            (true, false) => Some(1),
+            (true, true) => None,
+        })
+        .collect()
+}
+
+fn first_difference(dt: DataType, got: &[u8], want: &[u8]) -> String {
+    let w = dt.size_bytes();
+    for (i, (g, e)) in got.chunks(w).zip(want.chunks(w)).enumerate() {
+        if g != e {
+            return format!("element {i}: gpu {g:02x?}, cpu {e:02x?}");
+        }
+    }
+    format!("lengths {} and {}", got.len(), want.len())
+}
+
+#[test]
+fn gpu_matches_cpu_reference_bitwise() {
+    let _gpu = lock();
+    let ctx = ctx();
+    let seed = seed();
+    let mut rng = Rng(seed);
+    let mut runs = 0usize;
+    let mut variants_seen: HashMap<ReduceVariant, usize> = HashMap::new();
+    for op in &OPS {
+        for input_dt in DataType::ALL {
+            for output_dt in op.outputs(input_dt) {
+                let kernels: HashMap<ReduceVariant, &'static Kernel> = ReduceVariant::ALL
+                    .into_iter()
+                    .map(|v| (v, kernel(op, v, input_dt, output_dt)))
+                    .collect();
+                for (c, case) in CASES.iter().enumerate() {
+                    let geometry = ReduceGeometry::new(case.sizes, case.axes).unwrap();
+                    assert_eq!(
+                        geometry.variant(),
+                        case.variant,
+                        "case {c} {:?}",
+                        case.sizes
+                    );
+                    // Each combination sees every fill and both tie rules over the cases.
+                    let fill =
+                        [Fill::Pool, Fill::Random, Fill::Pool, Fill::Constant][(c + runs) % 4];
+                    let ties = if (c + runs / 7) % 2 == 0 {
+                        Ties::First
+                    } else {
+                        Ties::Last
+                    };
+                    let input = input_tensor(input_dt, case.sizes, fill, &mut rng);
+                    let out_desc = TensorDesc::new(output_dt, output_sizes(case, c % 2 == 1));
+                    let what = format!(
+                        "seed {seed:#x}: {} {input_dt}->{output_dt} sizes {:?} axes {:?} {fill:?} {ties:?}",
+                        op.name, case.sizes, case.axes
+                    );
+                    let want = reduce_cpu(&op.cfg, ties, &input, case.axes, &out_desc)
+                        .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
+                    let plan = reduce_plan(
+                        &op.cfg,
+                        ties,
+                        input.desc(),
+                        0,
+                        case.axes,
+                        &out_desc,
+                        0,
+                        &|v| kernels.get(&v).copied(),
+                    )
+                    .unwrap_or_else(|e| panic!("{what}: plan: {e}"));
+                    assert_eq!(plan.passes.len(), 1, "{what}");
+                    assert_eq!(
+                        plan.passes[0].kernel.key, kernels[&case.variant].key,
+                        "{what}"
+                    );
+                    let got = ctx
+                        .execute(&plan, &[&input], std::slice::from_ref(&out_desc))
+                        .unwrap_or_else(|e| panic!("{what}: gpu: {e}"));
+                    assert_eq!(got.len(), 1, "{what}");
+                    assert_eq!(got[0].desc(), &out_desc, "{what}");
+                    assert!(
+                        got[0].bytes() == want.bytes(),
+                        "{what}: {}",
+                        first_difference(output_dt, got[0].bytes(), want.bytes())
+                    );
+                    *variants_seen.entry(case.variant).or_default() += 1;
+                    runs += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(runs, (11 * 4 * 2 + 11 * 2) * CASES.len());
+    assert!(
+        variants_seen.values().all(|&n| n > 100),
+        "{variants_seen:?}"
+    );
+}
+
+/// Hand-checked values through the GPU: the ArgMin seed examples, ties,
+/// NaN and signed zeros, 64-bit values that differ only past 2^53.
+#[test]
+fn gpu_seed_examples() {
+    let _gpu = lock();
+    let ctx = ctx();
+    let run = |op: &Op, ties: Ties, input: &HostTensor, axes: &[u32], out: TensorDesc| {
+        let g = ReduceGeometry::new(input.sizes(), axes).unwrap();
+        let k = kernel(op, g.variant(), input.dtype(), out.dtype);
+        let plan =
+            reduce_plan(&op.cfg, ties, input.desc(), 0, axes, &out, 0, &|_| Some(k)).unwrap();
+        let got = ctx
+            .execute(&plan, &[input], std::slice::from_ref(&out))
+            .unwrap();
+        let want = reduce_cpu(&op.cfg, ties, input, axes, &out).unwrap();
+        assert_eq!(got[0], want);
+        got.into_iter().next().unwrap()
+    };
+    let x = HostTensor::from_slice([3, 3], &[1i32, 2, 3, 3, 0, 4, 2, 5, 2]).unwrap();
+    let arg_min = &OPS[0];
+    let all = run(
+        arg_min,
+        Ties::First,
+        &x,
+        &[0, 1],
+        TensorDesc::new(DataType::Int64, [1, 1]),
+    );
+    assert_eq!(all.to_vec::<i64>().unwrap(), [4]);
+    let rows = run(
+        arg_min,
+        Ties::First,
+        &x,
+        &[0],
+        TensorDesc::new(DataType::Uint32, [1, 3]),
+    );
+    assert_eq!(rows.to_vec::<u32>().unwrap(), [0, 1, 2]);
+    let cols = run(
+        arg_min,
+        Ties::First,
+        &x,
+        &[1],
+        TensorDesc::new(DataType::Int32, [3, 1]),
+    );
+    assert_eq!(cols.to_vec::<i32>().unwrap(), [0, 1, 0]);
+
+    let y = HostTensor::from_slice([5], &[1u8, 2, 3, 2, 1]).unwrap();
+    let first = run(
+        arg_min,
+        Ties::First,
+        &y,
+        &[0],
+        TensorDesc::new(DataType::Uint64, [1]),
+    );
+    assert_eq!(first.to_vec::<u64>().unwrap(), [0]);
+    let last = run(
+        arg_min,
+        Ties::Last,
+        &y,
+        &[0],
+        TensorDesc::new(DataType::Uint64, [1]),
+    );
+    assert_eq!(last.to_vec::<u64>().unwrap(), [4]);
+
+    let z = HostTensor::from_slice([4], &[0.0f32, -0.0, f32::NAN, 1.0]).unwrap();
+    let arg_max = &OPS[1];
+    let nan = run(
+        arg_max,
+        Ties::First,
+        &z,
+        &[0],
+        TensorDesc::new(DataType::Int32, [1]),
+    );
+    assert_eq!(nan.to_vec::<i32>().unwrap(), [2]);
+    let zeros = HostTensor::from_slice([2], &[0.0f32, -0.0]).unwrap();
+    let reduce_min = &OPS[2];
+    let neg = run(
+        reduce_min,
+        Ties::First,
+        &zeros,
+        &[0],
+        TensorDesc::new(DataType::Float32, [1]),
+    );
+    assert_eq!(
+        neg.to_vec::<f32>().unwrap()[0].to_bits(),
+        (-0.0f32).to_bits()
+    );
+
+    let big = (1u64 << 53) + 1;
+    let w = HostTensor::from_slice([3], &[big + 1, big, big + 2]).unwrap();
+    let min = run(
+        reduce_min,
+        Ties::First,
+        &w,
+        &[0],
+        TensorDesc::new(DataType::Uint64, [1]),
+    );
+    assert_eq!(min.to_vec::<u64>().unwrap(), [big]);
+}
+
+/// Zero outputs need no pass; an empty reduced dimension is an error.
+#[test]
+fn empty_tensors() {
+    let _gpu = lock();
+    let ctx = ctx();
+    let op = &OPS[0];
+    let k = kernel(op, ReduceVariant::Rows, DataType::Float32, DataType::Int64);
+    let input = HostTensor::zeros(TensorDesc::new(DataType::Float32, [0, 4])).unwrap();
+    let out = TensorDesc::new(DataType::Int64, [0]);
+    let plan = reduce_plan(
+        &op.cfg,
+        Ties::First,
+        input.desc(),
+        0,
+        &[1],
+        &out,
+        0,
+        &|_| Some(k),
+    )
+    .unwrap();
+    assert!(plan.passes.is_empty());
+    let got = ctx
+        .execute(&plan, &[&input], std::slice::from_ref(&out))
+        .unwrap();
+    assert!(got[0].is_empty());
+
+    let input = HostTensor::zeros(TensorDesc::new(DataType::Float32, [3, 0])).unwrap();
+    let out = TensorDesc::new(DataType::Int64, [3]);
+    for result in [
+        reduce_plan(
+            &op.cfg,
+            Ties::First,
+            input.desc(),
+            0,
+            &[1],
+            &out,
+            0,
+            &|_| Some(k),
+        )
+        .err(),
+        reduce_cpu(&op.cfg, Ties::First, &input, &[1], &out).err(),
+    ] {
+        match result {
+            Some(OpError::InvalidArgument(m)) => {
+                assert!(
+                    m.starts_with("cannot reduce over an empty dimension"),
+                    "{m}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// More than 65,535 workgroups: the runtime spreads them over x and y and
+/// the kernels linearise `x + y * num_workgroups.x`, guarding the tail.
+#[test]
+fn two_dimensional_grid() {
+    let _gpu = lock();
+    let ctx = ctx();
+    let mut rng = Rng(7);
+    let op = &OPS[1];
+    let sizes = [65_537u32, 64];
+    let input = input_tensor(DataType::Uint8, &sizes, Fill::Pool, &mut rng);
+    let out = TensorDesc::new(DataType::Uint32, [65_537]);
+    let g = ReduceGeometry::new(&sizes, &[1]).unwrap();
+    assert_eq!(g.variant(), ReduceVariant::Tree);
+    let k = kernel(op, ReduceVariant::Tree, DataType::Uint8, DataType::Uint32);
+    let plan = reduce_plan(&op.cfg, Ties::Last, input.desc(), 0, &[1], &out, 0, &|_| {
+        Some(k)
+    })
+    .unwrap();
+    assert_eq!(plan.passes[0].workgroups, 65_537);
+    let t = std::time::Instant::now();
+    let got = ctx
+        .execute(&plan, &[&input], std::slice::from_ref(&out))
+        .unwrap();
+    eprintln!("gpu {:?}", t.elapsed());
+    let want = reduce_cpu(&op.cfg, Ties::Last, &input, &[1], &out).unwrap();
+    assert!(
+        got[0] == want,
+        "{}",
+        first_difference(DataType::Uint32, got[0].bytes(), want.bytes())
+    );
+}
