@@ -410,18 +410,26 @@ fn submit(
 }
 
 /// Waits for the submission and its mappings.
+///
+/// Another thread polling the same device may be the one that runs our
+/// mapping callbacks, so after our submission is done we keep waiting on the
+/// channel (re-polling now and then) instead of giving up when a poll returns
+/// before the callbacks were delivered.
 fn wait(ctx: &Context, pending: &Pending) -> Result<(), OpError> {
     let mut done = vec![false; pending.staging.len()];
     let mut remaining = pending.staging.len();
-    for attempt in 0..3 {
-        let poll_type = if attempt == 0 {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    let mut first = true;
+    while remaining > 0 {
+        let poll_type = if first {
             wgpu::PollType::Wait {
                 submission_index: Some(pending.index.clone()),
                 timeout: None,
             }
         } else {
-            wgpu::PollType::wait_indefinitely()
+            wgpu::PollType::Poll
         };
+        first = false;
         let polled = catch_unwind(AssertUnwindSafe(|| ctx.device.poll(poll_type)));
         ctx.check_lost()?;
         match polled {
@@ -433,19 +441,21 @@ fn wait(ctx: &Context, pending: &Pending) -> Result<(), OpError> {
                 ))
             }
         }
-        while let Ok((i, r)) = pending.mapped.try_recv() {
+        let mut next = pending.mapped.recv_timeout(std::time::Duration::from_millis(5));
+        while let Ok((i, r)) = next {
             r.map_err(|e| OpError::Device(format!("mapping a read-back buffer failed: {e}")))?;
             if !std::mem::replace(&mut done[i], true) {
                 remaining -= 1;
             }
+            next = pending.mapped.try_recv().map_err(|_| mpsc::RecvTimeoutError::Timeout);
         }
-        if remaining == 0 {
-            return Ok(());
+        if std::time::Instant::now() > deadline {
+            return Err(OpError::Device(
+                "the GPU finished but the read-back buffers were never mapped".into(),
+            ));
         }
     }
-    Err(OpError::Device(
-        "the GPU finished but the read-back buffers were never mapped".into(),
-    ))
+    Ok(())
 }
 
 /// The mapped bytes of `buffer`, truncated to `len`.
