@@ -361,7 +361,7 @@ fn gpu_matches_cpu_reference_bitwise() {
                     // Each combination sees every fill and both tie rules over the cases.
                     let fill =
                         [Fill::Pool, Fill::Random, Fill::Pool, Fill::Constant][(c + runs) % 4];
-                    let ties = if (c + runs / 7) % 2 == 0 {
+                    let ties = if (c + runs / 7).is_multiple_of(2) {
                         Ties::First
                     } else {
                         Ties::Last
