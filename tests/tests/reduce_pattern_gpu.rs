@@ -13,7 +13,6 @@
 //! without a GPU); finding none is a failure, not a skip.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
 
 use ops_core::patterns::reduce::{
     reduce_cpu, reduce_plan, Keep, ReduceConfig, ReduceGeometry, ReduceVariant, Select, Ties,
@@ -24,15 +23,6 @@ use ops_gpu::Context;
 use ops_spec::wgsl::{reduce_kernel, reduce_kernel_key, REDUCE_BINDINGS, REDUCE_ENTRY};
 
 const ORIGIN: &str = "tests/tests/reduce_pattern_gpu.rs";
-
-/// Serialises this file's tests on the shared context: `ops_gpu`'s read-back
-/// wait can give up while another thread's poll is still delivering its
-/// mapping callback ("the read-back buffers were never mapped").
-static GPU: Mutex<()> = Mutex::new(());
-
-fn lock() -> MutexGuard<'static, ()> {
-    GPU.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn ctx() -> &'static Context {
     ops_gpu::shared().unwrap_or_else(|e| {
@@ -337,7 +327,6 @@ fn first_difference(dt: DataType, got: &[u8], want: &[u8]) -> String {
 
 #[test]
 fn gpu_matches_cpu_reference_bitwise() {
-    let _gpu = lock();
     let ctx = ctx();
     let seed = seed();
     let mut rng = Rng(seed);
@@ -417,7 +406,6 @@ fn gpu_matches_cpu_reference_bitwise() {
 /// NaN and signed zeros, 64-bit values that differ only past 2^53.
 #[test]
 fn gpu_seed_examples() {
-    let _gpu = lock();
     let ctx = ctx();
     let run = |op: &Op, ties: Ties, input: &HostTensor, axes: &[u32], out: TensorDesc| {
         let g = ReduceGeometry::new(input.sizes(), axes).unwrap();
@@ -515,7 +503,6 @@ fn gpu_seed_examples() {
 /// Zero outputs need no pass; an empty reduced dimension is an error.
 #[test]
 fn empty_tensors() {
-    let _gpu = lock();
     let ctx = ctx();
     let op = &OPS[0];
     let k = kernel(op, ReduceVariant::Rows, DataType::Float32, DataType::Int64);
@@ -570,7 +557,6 @@ fn empty_tensors() {
 /// the kernels linearise `x + y * num_workgroups.x`, guarding the tail.
 #[test]
 fn two_dimensional_grid() {
-    let _gpu = lock();
     let ctx = ctx();
     let mut rng = Rng(7);
     let op = &OPS[1];
