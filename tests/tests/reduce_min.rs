@@ -1,0 +1,130 @@
+//! ReduceMin-1 end to end: the seed's four shape examples, the decisions
+//! its spec documents (NaN, signed zeros, empty dimensions), validation of
+//! `axes`, and GPU == CPU bitwise over every data type.
+
+use ops::ReduceMinDesc;
+use ops_core::{DataType, FeatureLevel, HostTensor, OpError, Operator, TensorDesc};
+use ops_tests::{assert_bitwise_eq, gpu, tensor_with_edges, Rng};
+use proptest::prelude::*;
+
+fn desc(data: TensorDesc, axes: &[i64], keep_dims: bool) -> (ReduceMinDesc, HostTensor) {
+    let axes = HostTensor::from_slice([axes.len() as u32], axes).unwrap();
+    let d = ReduceMinDesc::builder().data(data).axes(axes.clone()).keep_dims(keep_dims).build().unwrap();
+    (d, axes)
+}
+
+fn run_both(d: &ReduceMinDesc, data: &HostTensor, axes: &HostTensor) -> HostTensor {
+    let cpu = d.run_cpu(&[data, axes]).unwrap().remove(0);
+    let g = gpu().run(d, &[data, axes]).unwrap().remove(0);
+    assert_bitwise_eq(&g, &cpu, &format!("{d:?}"));
+    cpu
+}
+
+#[test]
+fn seed_shape_examples() {
+    let data = TensorDesc::new(DataType::Float32, [6, 12, 10, 24]);
+    let cases: [(&[i64], bool, &[u32]); 4] = [
+        (&[2, 3], true, &[6, 12, 1, 1]),
+        (&[2, 3], false, &[6, 12]),
+        (&[1], false, &[6, 10, 24]),
+        (&[-2], false, &[6, 12, 24]),
+    ];
+    for (axes, keep, want) in cases {
+        let (d, a) = desc(data.clone(), axes, keep);
+        d.validate(FeatureLevel::HIGHEST).unwrap();
+        assert_eq!(d.output.sizes, want, "axes {axes:?} keep_dims {keep}");
+        assert_eq!(d.output.dtype, DataType::Float32);
+        let x = tensor_with_edges(DataType::Float32, &data.sizes, &mut Rng::new(7));
+        let out = run_both(&d, &x, &a);
+        assert_eq!(out.sizes(), want);
+    }
+}
+
+#[test]
+fn values_empty_axes_and_all_axes() {
+    let x = HostTensor::from_slice([2, 3], &[5i16, -2, 7, 3, 9, -8]).unwrap();
+    let (d, a) = desc(x.desc().clone(), &[1], false);
+    assert_eq!(run_both(&d, &x, &a).to_vec::<i16>().unwrap(), [-2, -8]);
+    let (d, a) = desc(x.desc().clone(), &[], false);
+    assert_eq!(run_both(&d, &x, &a), x, "empty axes is the identity");
+    let (d, a) = desc(x.desc().clone(), &[-1, 0], true);
+    let out = run_both(&d, &x, &a);
+    assert_eq!((out.sizes(), out.to_vec::<i16>().unwrap()), (&[1u32, 1][..], vec![-8]));
+    // A scalar axes tensor.
+    let axes = HostTensor::from_slice(Vec::<u32>::new(), &[0u8]).unwrap();
+    let d = ReduceMinDesc::builder().data(x.desc().clone()).axes(axes.clone()).build().unwrap();
+    d.validate(FeatureLevel::HIGHEST).unwrap();
+    assert_eq!(run_both(&d, &x, &axes).to_vec::<i16>().unwrap(), [3, -2, -8]);
+}
+
+#[test]
+fn nan_propagates_and_negative_zero_is_the_minimum() {
+    let nan = f32::from_bits(0x7FC0_1234);
+    let x = HostTensor::from_slice([2, 3], &[1f32, nan, -5.0, 0.0, -0.0, 0.0]).unwrap();
+    let (d, a) = desc(x.desc().clone(), &[1], false);
+    let out = run_both(&d, &x, &a).to_vec::<f32>().unwrap();
+    assert_eq!(out[0].to_bits(), 0x7FC0_1234, "the NaN's own bits");
+    assert_eq!(out[1].to_bits(), 0x8000_0000, "min(+0, -0, +0) is -0");
+    let x = HostTensor::from_slice([2], &[0f64, -0.0]).unwrap();
+    let (d, a) = desc(x.desc().clone(), &[0], false);
+    assert_eq!(run_both(&d, &x, &a).to_vec::<f64>().unwrap()[0].to_bits(), (-0f64).to_bits());
+}
+
+#[test]
+fn reducing_an_empty_dimension_is_an_error() {
+    let x = HostTensor::from_slice([2, 0], &[] as &[f32]).unwrap();
+    let (d, a) = desc(x.desc().clone(), &[1], false);
+    assert!(matches!(d.run_cpu(&[&x, &a]), Err(OpError::InvalidArgument(m)) if m.contains("empty dimension")));
+    assert!(matches!(gpu().run(&d, &[&x, &a]), Err(OpError::InvalidArgument(m)) if m.contains("empty dimension")));
+    // Keeping the empty dimension gives an empty output.
+    let (d, a) = desc(x.desc().clone(), &[0], true);
+    let out = run_both(&d, &x, &a);
+    assert_eq!((out.sizes(), out.len()), (&[1u32, 0][..], 0));
+}
+
+#[test]
+fn axes_rules() {
+    let data = TensorDesc::new(DataType::Int8, [2, 3, 4]);
+    let (d, _) = desc(data.clone(), &[3], false);
+    let e = d.validate(FeatureLevel::HIGHEST).unwrap_err().to_string();
+    assert!(e.contains("axes values must be in the range [-r, r-1]") && e.contains("3") && e.contains("(for i = 0)"), "{e}");
+    let (d, _) = desc(data.clone(), &[-4], false);
+    assert!(d.validate(FeatureLevel::HIGHEST).is_err());
+    let (d, _) = desc(data.clone(), &[1, -2], false);
+    let e = d.validate(FeatureLevel::HIGHEST).unwrap_err().to_string();
+    assert!(e.contains("axes values must be unique") && e.contains("[1, 1]"), "{e}");
+    let axes = HostTensor::from_slice([1, 1], &[0i32]).unwrap();
+    let d = ReduceMinDesc::builder().data(data.clone()).axes(axes).build().unwrap();
+    let e = d.validate(FeatureLevel::HIGHEST).unwrap_err().to_string();
+    assert!(e.contains("DimensionCount must be 0 to 1"), "{e}");
+    assert_eq!(d.min_feature_level(), None, "ReduceMin has no feature levels");
+    // Floating-point axes have no integer values: the output cannot be inferred.
+    let axes = HostTensor::from_slice([1], &[0f32]).unwrap();
+    let e = ReduceMinDesc::builder().data(data.clone()).axes(axes.clone()).build().unwrap_err();
+    assert!(matches!(&e, OpError::Validation(v) if v.detail.contains("values of `axes` are not known")), "{e}");
+    let d = ReduceMinDesc::builder().data(data.clone()).axes(axes).output(data).build().unwrap();
+    assert!(d.validate(FeatureLevel::HIGHEST).unwrap_err().to_string().contains("axes.DataType must be one of"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn gpu_equals_cpu_for_every_data_type(
+        t in 0usize..11,
+        mut sizes in prop::collection::vec(1u32..=6, 0..=6),
+        mask in any::<u8>(),
+        negative in any::<bool>(),
+        keep in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        while sizes.iter().product::<u32>() > 3000 { sizes.pop(); }
+        let dtype = DataType::ALL[t];
+        let r = sizes.len() as i64;
+        let axes: Vec<i64> = (0..r).filter(|d| mask & (1 << d) != 0).map(|d| if negative { d - r } else { d }).collect();
+        let data = tensor_with_edges(dtype, &sizes, &mut Rng::new(seed));
+        let (d, a) = desc(data.desc().clone(), &axes, keep);
+        prop_assert!(d.validate(FeatureLevel::HIGHEST).is_ok());
+        run_both(&d, &data, &a);
+    }
+}
