@@ -1,7 +1,7 @@
 //! Helpers generated builders use: attribute conversion and output inference.
 
 use crate::expr::{Env, Step};
-use crate::{AttrValue, DataType, OpError, TensorDesc, ValidationError};
+use crate::{AttrValue, DataType, OpError, TensorDesc};
 
 /// `attr` as an integer of type `T`.
 pub fn attr_int<T: TryFrom<i128>>(op: &str, name: &str, v: &AttrValue) -> Result<T, OpError> {
@@ -97,7 +97,8 @@ pub type InferredOutput = (usize, Vec<u32>, Option<DataType>);
 /// and `dtype` steps (`require` steps are left to `validate`).
 ///
 /// `tensors[i]` of a missing output is a placeholder. Returns, per missing
-/// output, its sizes and (when a `dtype` step gives it) its data type.
+/// output, its sizes and (when a `dtype` step gives it) its data type, and
+/// whether every step could be evaluated.
 #[allow(clippy::too_many_arguments)]
 pub fn infer_outputs(
     operator: &'static str,
@@ -108,59 +109,46 @@ pub fn infer_outputs(
     host: &[Option<Vec<i128>>],
     attrs: &[crate::expr::Value],
     missing: &[usize],
-) -> Result<Vec<InferredOutput>, OpError> {
+) -> (Vec<InferredOutput>, bool) {
     let mut env = Env::new(tensors, names, host, attrs, slots);
-    let mut out: Vec<InferredOutput> =
-        missing.iter().map(|&m| (m, Vec::new(), None)).collect();
-    let fail = |rule: &str, detail: String| {
-        OpError::Validation(ValidationError {
-            operator,
-            rule: rule.to_string(),
-            detail,
-        })
-    };
-    for step in steps {
-        match step {
-            Step::Require { .. } => {}
-            Step::Let { var, value } => {
-                let v = env
-                    .eval(value)
-                    .map_err(|e| fail("a shape rule could not be evaluated", e.0))?;
-                env.vars[*var] = v;
-            }
-            Step::Shape {
-                tensor,
-                sizes,
-                message,
-            } => {
-                if let Some(slot) = out.iter_mut().find(|o| o.0 == *tensor) {
-                    let l = env.list(sizes).map_err(|e| fail(message, e.0))?;
-                    slot.1 = l
-                        .iter()
-                        .map(|&s| {
-                            u32::try_from(s).map_err(|_| {
-                                fail(
-                                    message,
-                                    format!(
-                                        "inferred size {s} of `{}` is not a valid size",
-                                        names[*tensor]
-                                    ),
-                                )
-                            })
-                        })
-                        .collect::<Result<_, _>>()?;
+    let mut out: Vec<InferredOutput> = missing.iter().map(|&m| (m, Vec::new(), None)).collect();
+    // A step that cannot be evaluated ends inference quietly: the descriptor
+    // breaks a rule, and `validate` names it (the rules run in spec order,
+    // so the broken guard is reported rather than this consequence).
+    let mut complete = false;
+    'steps: {
+        for step in steps {
+            match step {
+                Step::Require { .. } => {}
+                Step::Let { var, value } => match env.eval(value) {
+                    Ok(v) => env.vars[*var] = v,
+                    Err(_) => break 'steps,
+                },
+                Step::Shape { tensor, sizes, .. } => {
+                    if let Some(slot) = out.iter_mut().find(|o| o.0 == *tensor) {
+                        let Ok(l) = env.list(sizes) else { break 'steps };
+                        match l
+                            .iter()
+                            .map(|&s| u32::try_from(s))
+                            .collect::<Result<Vec<u32>, _>>()
+                        {
+                            Ok(sizes) => slot.1 = sizes,
+                            Err(_) => break 'steps,
+                        }
+                    }
                 }
-            }
-            Step::DType {
-                tensor,
-                dtype,
-                message,
-            } => {
-                if let Some(slot) = out.iter_mut().find(|o| o.0 == *tensor) {
-                    slot.2 = Some(env.dtype(dtype).map_err(|e| fail(message, e.0))?);
+                Step::DType { tensor, dtype, .. } => {
+                    if let Some(slot) = out.iter_mut().find(|o| o.0 == *tensor) {
+                        let Ok(t) = env.dtype(dtype) else {
+                            break 'steps;
+                        };
+                        slot.2 = Some(t);
+                    }
                 }
             }
         }
+        complete = true;
     }
-    Ok(out)
+    let _ = operator;
+    (out, complete)
 }

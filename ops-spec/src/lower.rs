@@ -808,6 +808,8 @@ impl ExprLower<'_> {
     fn lower_compute(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
         match c.pattern.text.as_str() {
             "reduce" => self.lower_reduce(c, errors),
+            "gather_nd" => self.lower_gather_nd(c, errors),
+            "scatter_elements" => self.lower_scatter_elements(c, errors),
             other => {
                 let d =
                     Diagnostic::new(c.pattern.span, format!("unknown compute pattern `{other}`"));
@@ -867,6 +869,55 @@ impl ExprLower<'_> {
                 zeros: zeros?,
             },
             ties: ties?,
+            docs: c.docs.clone(),
+        })
+    }
+
+    fn param_int(&mut self, params: &HashMap<String, &ParamValue>, key: &str, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<MExpr> {
+        match params.get(key) {
+            Some(ParamValue::Expr(e)) => self.expect(e, Ty::Int, errors),
+            _ => {
+                errors.error(c.pattern.span, format!("parameter `{key}` is an integer expression"));
+                None
+            }
+        }
+    }
+
+    fn lower_gather_nd(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
+        const KEYS: &[&str] = &["input", "indices", "output", "input_rank", "indices_rank", "batch_dims"];
+        let params = self.params(c, KEYS, errors)?;
+        let input = self.param_tensor(&params, "input", false, c, errors);
+        let indices = self.param_tensor(&params, "indices", false, c, errors);
+        let output = self.param_tensor(&params, "output", true, c, errors);
+        let input_rank = self.param_int(&params, "input_rank", c, errors);
+        let indices_rank = self.param_int(&params, "indices_rank", c, errors);
+        let batch_dims = self.param_int(&params, "batch_dims", c, errors);
+        Some(Compute::GatherNd {
+            input: input?,
+            indices: indices?,
+            output: output?,
+            input_rank: input_rank?,
+            indices_rank: indices_rank?,
+            batch_dims: batch_dims?,
+            docs: c.docs.clone(),
+        })
+    }
+
+    fn lower_scatter_elements(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
+        const KEYS: &[&str] = &["input", "indices", "updates", "output", "axis", "collisions"];
+        let params = self.params(c, KEYS, errors)?;
+        let input = self.param_tensor(&params, "input", false, c, errors);
+        let indices = self.param_tensor(&params, "indices", false, c, errors);
+        let updates = self.param_tensor(&params, "updates", false, c, errors);
+        let output = self.param_tensor(&params, "output", true, c, errors);
+        let axis = self.param_int(&params, "axis", c, errors);
+        let _collisions = self.param_word(&params, "collisions", &[("last_write_wins", ())], c, errors);
+        Some(Compute::ScatterElements {
+            input: input?,
+            indices: indices?,
+            updates: updates?,
+            output: output?,
+            axis: axis?,
             docs: c.docs.clone(),
         })
     }
@@ -1028,4 +1079,4 @@ impl ExprLower<'_> {
 }
 
 /// Known compute patterns.
-pub const PATTERNS: &[&str] = &["reduce"];
+pub const PATTERNS: &[&str] = &["reduce", "gather_nd", "scatter_elements"];

@@ -315,4 +315,36 @@ pub enum Compute {
         /// Doc lines (documented decisions).
         docs: Vec<String>,
     },
+    /// `compute gather_nd { .. }`
+    GatherNd {
+        /// Data tensor.
+        input: usize,
+        /// Index tensor.
+        indices: usize,
+        /// Output tensor.
+        output: usize,
+        /// Meaningful trailing dimensions of `input` (an integer expression).
+        input_rank: MExpr,
+        /// Meaningful trailing dimensions of `indices`.
+        indices_rank: MExpr,
+        /// Leading meaningful dimensions that are batches.
+        batch_dims: MExpr,
+        /// Doc lines.
+        docs: Vec<String>,
+    },
+    /// `compute scatter_elements { .. }`
+    ScatterElements {
+        /// Data tensor.
+        input: usize,
+        /// Index tensor.
+        indices: usize,
+        /// Update tensor.
+        updates: usize,
+        /// Output tensor.
+        output: usize,
+        /// The axis the indices replace (an integer expression).
+        axis: MExpr,
+        /// Doc lines.
+        docs: Vec<String>,
+    },
 }

@@ -177,6 +177,157 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 docs: docs.clone(),
             }
         }
+        Some(Compute::GatherNd {
+            input,
+            indices,
+            output,
+            input_rank,
+            indices_rank,
+            batch_dims,
+            docs,
+        }) => {
+            use crate::wgsl::gather_nd::{gather_nd_kernel, gather_nd_kernel_key, gather_nd_supported, GATHER_ND_BINDINGS};
+            let mut kernels = Vec::new();
+            let mut arms = Vec::new();
+            for (a, b) in dtype_pairs(spec, *input, *indices) {
+                if !gather_nd_supported(a, b) {
+                    continue;
+                }
+                let key = gather_nd_kernel_key(&spec.name, a, b);
+                let wgsl = gather_nd_kernel(a, b, &key, origin);
+                let id = format_ident!("K_GATHER_ND_{}_{}", a.spec_name(), b.spec_name());
+                kernels.push(gen_kernel(&id, &key, &wgsl, GATHER_ND_BINDINGS, quote!(::ops_core::__private::patterns::gather_nd::WORKGROUP_SIZE)));
+                let (da, db) = (gen_dtype(a), gen_dtype(b));
+                arms.push(quote!((#da, #db) => ::core::option::Option::Some(&#id),));
+            }
+            let ids = kernels.iter().map(|k| k.0.clone()).collect::<Vec<_>>();
+            let statics = kernels.iter().map(|k| &k.1);
+            let (ir, xr, bd) = (gen_expr(input_rank), gen_expr(indices_rank), gen_expr(batch_dims));
+            let in_f = format_ident!("{}", spec.tensors[*input].name);
+            let ix_f = format_ident!("{}", spec.tensors[*indices].name);
+            let out_f = format_ident!("{}", spec.tensors[*output].name);
+            let ix_name = &spec.tensors[*indices].name;
+            let (in_slot, ix_slot, out_slot) = (*input, *indices, *output - n_inputs);
+            let items = quote! {
+                #(#statics)*
+                static KERNELS: &[&::ops_core::Kernel] = &[#(&#ids),*];
+                static INPUT_RANK: ::ops_core::__private::expr::Expr = #ir;
+                static INDICES_RANK: ::ops_core::__private::expr::Expr = #xr;
+                static BATCH_DIMS: ::ops_core::__private::expr::Expr = #bd;
+                fn kernel_for(a: ::ops_core::DataType, b: ::ops_core::DataType) -> ::core::option::Option<&'static ::ops_core::Kernel> {
+                    match (a, b) {
+                        #(#arms)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            };
+            let counts = quote! {
+                let __ir = self.__env_count(&INPUT_RANK)?;
+                let __xr = self.__env_count(&INDICES_RANK)?;
+                let __bd = self.__env_count(&BATCH_DIMS)?;
+            };
+            let name = &spec.name;
+            ComputeCode {
+                items,
+                run_cpu: quote! {
+                    #counts
+                    let out = ::ops_core::__private::patterns::gather_nd::gather_nd_cpu(inputs[#in_slot], inputs[#ix_slot], &self.#out_f, __ir, __xr, __bd, #ix_name)?;
+                    ::core::result::Result::Ok(::std::vec![out])
+                },
+                gpu_plan: quote! {
+                    #counts
+                    let k = kernel_for(self.#in_f.dtype, self.#ix_f.dtype).ok_or_else(|| ::ops_core::OpError::Unsupported(::std::format!(
+                        "{}: no kernel for {} data with {} indices", #name, self.#in_f.dtype, self.#ix_f.dtype)))?;
+                    ::ops_core::__private::patterns::gather_nd::gather_nd_plan(
+                        &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#out_f, #out_slot, __ir, __xr, __bd, k)
+                },
+                index_error: quote! {
+                    let counts = (|| -> ::core::result::Result<_, ::ops_core::OpError> { #counts Ok((__ir, __xr, __bd)) })();
+                    match counts {
+                        ::core::result::Result::Ok((__ir, __xr, __bd)) if inputs.len() > #ix_slot => ::ops_core::__private::patterns::gather_nd::gather_nd_index_error(
+                            &self.#in_f, inputs[#ix_slot], __ir, __xr, __bd, #ix_name, position),
+                        ::core::result::Result::Ok(_) => ::ops_core::OpError::InvalidArgument(::std::format!("{}: missing inputs", #name)),
+                        ::core::result::Result::Err(e) => e,
+                    }
+                },
+                docs: docs.clone(),
+            }
+        }
+        Some(Compute::ScatterElements {
+            input,
+            indices,
+            updates,
+            output,
+            axis,
+            docs,
+        }) => {
+            use crate::wgsl::scatter_elements::{scatter_bindings, scatter_kernel, scatter_kernel_key, scatter_supported};
+            use ops_core::patterns::scatter_elements::ScatterStage;
+            let mut kernels = Vec::new();
+            let mut arms = Vec::new();
+            for (a, b) in dtype_pairs(spec, *input, *indices) {
+                if !scatter_supported(a, b) {
+                    continue;
+                }
+                let mut ids = Vec::new();
+                for stage in ScatterStage::ALL {
+                    let key = scatter_kernel_key(&spec.name, stage, a, b);
+                    let wgsl = scatter_kernel(stage, a, b, &key, origin);
+                    let id = format_ident!("K_SCATTER_{}_{}_{}", stage.name().to_ascii_uppercase(), a.spec_name(), b.spec_name());
+                    kernels.push(gen_kernel(&id, &key, &wgsl, scatter_bindings(stage), quote!(::ops_core::__private::patterns::scatter_elements::WORKGROUP_SIZE)));
+                    ids.push(id);
+                }
+                let (da, db) = (gen_dtype(a), gen_dtype(b));
+                let (w, x) = (&ids[0], &ids[1]);
+                arms.push(quote!((#da, #db) => ::core::option::Option::Some(::ops_core::__private::patterns::scatter_elements::ScatterKernels { winner: &#w, write: &#x }),));
+            }
+            let ids = kernels.iter().map(|k| k.0.clone()).collect::<Vec<_>>();
+            let statics = kernels.iter().map(|k| &k.1);
+            let ax = gen_expr(axis);
+            let in_f = format_ident!("{}", spec.tensors[*input].name);
+            let ix_f = format_ident!("{}", spec.tensors[*indices].name);
+            let up_f = format_ident!("{}", spec.tensors[*updates].name);
+            let out_f = format_ident!("{}", spec.tensors[*output].name);
+            let ix_name = &spec.tensors[*indices].name;
+            let (in_slot, ix_slot, up_slot, out_slot) = (*input, *indices, *updates, *output - n_inputs);
+            let name = &spec.name;
+            let items = quote! {
+                #(#statics)*
+                static KERNELS: &[&::ops_core::Kernel] = &[#(&#ids),*];
+                static AXIS: ::ops_core::__private::expr::Expr = #ax;
+                fn kernels_for(a: ::ops_core::DataType, b: ::ops_core::DataType) -> ::core::option::Option<::ops_core::__private::patterns::scatter_elements::ScatterKernels> {
+                    match (a, b) {
+                        #(#arms)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            };
+            ComputeCode {
+                items,
+                run_cpu: quote! {
+                    let __axis = self.__env_count(&AXIS)?;
+                    let out = ::ops_core::__private::patterns::scatter_elements::scatter_elements_cpu(
+                        inputs[#in_slot], inputs[#ix_slot], inputs[#up_slot], &self.#out_f, __axis, #ix_name)?;
+                    ::core::result::Result::Ok(::std::vec![out])
+                },
+                gpu_plan: quote! {
+                    let __axis = self.__env_count(&AXIS)?;
+                    let k = kernels_for(self.#in_f.dtype, self.#ix_f.dtype).ok_or_else(|| ::ops_core::OpError::Unsupported(::std::format!(
+                        "{}: no kernel for {} data with {} indices", #name, self.#in_f.dtype, self.#ix_f.dtype)))?;
+                    ::ops_core::__private::patterns::scatter_elements::scatter_elements_plan(
+                        &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#up_f, #up_slot, &self.#out_f, #out_slot, __axis, &k)
+                },
+                index_error: quote! {
+                    match self.__env_count(&AXIS) {
+                        ::core::result::Result::Ok(__axis) if inputs.len() > #ix_slot => ::ops_core::__private::patterns::scatter_elements::scatter_elements_index_error(
+                            &self.#in_f, inputs[#ix_slot], __axis, #ix_name, position),
+                        ::core::result::Result::Ok(_) => ::ops_core::OpError::InvalidArgument(::std::format!("{}: missing inputs", #name)),
+                        ::core::result::Result::Err(e) => e,
+                    }
+                },
+                docs: docs.clone(),
+            }
+        }
         None => ComputeCode {
             items: quote!(
                 static KERNELS: &[&::ops_core::Kernel] = &[];
@@ -187,4 +338,22 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             docs: Vec::new(),
         },
     }
+}
+
+/// A `static` kernel item named `id`.
+fn gen_kernel(id: &proc_macro2::Ident, key: &str, wgsl: &str, bindings: &[ops_core::Access], workgroup_size: TokenStream) -> (proc_macro2::Ident, TokenStream) {
+    let bindings = bindings.iter().map(|b| match b {
+        ops_core::Access::Read => quote!(::ops_core::Access::Read),
+        ops_core::Access::ReadWrite => quote!(::ops_core::Access::ReadWrite),
+    });
+    let item = quote! {
+        static #id: ::ops_core::Kernel = ::ops_core::Kernel {
+            key: #key,
+            wgsl: #wgsl,
+            entry: "main",
+            bindings: &[#(#bindings),*],
+            workgroup_size: #workgroup_size,
+        };
+    };
+    (id.clone(), item)
 }

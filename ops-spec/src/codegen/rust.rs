@@ -383,10 +383,11 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                 match (__dt, self_dtypes.#fd) {
                     (_, ::core::option::Option::Some(d)) => __d.#f.dtype = d,
                     (::core::option::Option::Some(d), ::core::option::Option::None) => __d.#f.dtype = d,
-                    (::core::option::Option::None, ::core::option::Option::None) => {
+                    (::core::option::Option::None, ::core::option::Option::None) if __complete => {
                         return ::core::result::Result::Err(::ops_core::OpError::InvalidArgument(::std::format!(
                             "{}: `{}` needs a data type: give `{}` or `{}_dtype`", #op_name, #n, #n, #n)));
                     }
+                    (::core::option::Option::None, ::core::option::Option::None) => {}
                 }
             }
         }
@@ -472,7 +473,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
     quote! {
         #[doc = #mod_doc]
         pub mod #module {
-            #![allow(clippy::all, unused_imports, unused_variables, unused_mut, non_camel_case_types)]
+            #![allow(clippy::all, dead_code, unused_imports, unused_variables, unused_mut, non_camel_case_types)]
             #(#enums)*
 
             #[doc = #docs]
@@ -524,7 +525,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                         let tensors = __d.__tensors();
                         let host = __d.__host_values();
                         let attrs = __d.__attrs();
-                        let inferred = ::ops_core::__private::args::infer_outputs(#op_name, STEPS, SLOTS, &tensors, TENSOR_NAMES, &host, &attrs, &__missing)?;
+                        let (inferred, __complete) = ::ops_core::__private::args::infer_outputs(#op_name, STEPS, SLOTS, &tensors, TENSOR_NAMES, &host, &attrs, &__missing);
                         for (__i, __sizes, __dt) in inferred {
                             #(#output_fix)*
                         }
@@ -558,6 +559,16 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                     let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
                     env.run_steps(#op_name, STEPS)?;
                     env.list(e).map_err(|e| ::ops_core::OpError::InvalidArgument(::std::format!("{}: {}", #op_name, e.0)))
+                }
+
+                fn __env_count(&self, e: &::ops_core::__private::expr::Expr) -> ::core::result::Result<usize, ::ops_core::OpError> {
+                    let tensors = self.__tensors();
+                    let host = self.__host_values();
+                    let attrs = self.__attrs();
+                    let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
+                    env.run_steps(#op_name, STEPS)?;
+                    let v = env.int(e).map_err(|e| ::ops_core::OpError::InvalidArgument(::std::format!("{}: {}", #op_name, e.0)))?;
+                    usize::try_from(v).map_err(|_| ::ops_core::OpError::InvalidArgument(::std::format!("{}: {} is not a valid count", #op_name, v)))
                 }
 
                 fn __check_inputs(&self, inputs: &[&::ops_core::HostTensor]) -> ::core::result::Result<(), ::ops_core::OpError> {
@@ -594,12 +605,14 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                 const INFO: &'static ::ops_core::OperatorInfo = &INFO;
 
                 fn validate(&self, level: ::ops_core::FeatureLevel) -> ::core::result::Result<(), ::ops_core::ValidationError> {
+                    // The spec's rules first (they explain a shape that could
+                    // not be inferred), then the level's table.
                     let tensors = self.__tensors();
-                    TABLE.check(level, &tensors)?;
                     let host = self.__host_values();
                     let attrs = self.__attrs();
                     let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
-                    env.run_steps(#op_name, STEPS)
+                    env.run_steps(#op_name, STEPS)?;
+                    TABLE.check(level, &tensors)
                 }
 
                 fn min_feature_level(&self) -> ::core::option::Option<::ops_core::FeatureLevel> {
