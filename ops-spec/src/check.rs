@@ -172,40 +172,43 @@ fn check_outputs(spec: &Spec, errors: &mut Errors) {
 }
 
 /// The pattern's tensors admit the table's data types: a reduce keeping
-/// values outputs the input's type; one keeping indices outputs integers.
+/// values outputs the input's type, one keeping indices outputs integers;
+/// gathers and scatters move one data type and read integer indices.
 fn check_compute(spec: &Spec, errors: &mut Errors) {
-    let Some(Compute::Reduce {
-        input, output, cfg, ..
-    }) = &spec.compute
-    else {
-        return;
-    };
-    for e in &spec.support {
-        for r in e.rows.iter().filter(|r| r.tensor == *output) {
-            if cfg.keep == Keep::Index && r.dtypes.iter().any(|d| d.is_float()) {
-                errors.error(
-                    r.span,
-                    format!(
-                        "`{}` receives indices: its data types must be integers",
-                        spec.tensors[*output].name
-                    ),
-                );
-            }
-        }
-        if cfg.keep == Keep::Value {
-            let ins = e.rows.iter().find(|r| r.tensor == *input);
-            let outs = e.rows.iter().find(|r| r.tensor == *output);
-            if let (Some(i), Some(o)) = (ins, outs) {
-                if i.dtypes != o.dtypes {
-                    errors.error(
-                        o.span,
-                        format!(
-                            "`{}` keeps values of `{}`: both must list the same data types",
-                            spec.tensors[*output].name, spec.tensors[*input].name
-                        ),
-                    );
+    let same_types = |a: usize, b: usize, what: &str, errors: &mut Errors| {
+        for e in &spec.support {
+            let ra = e.rows.iter().find(|r| r.tensor == a);
+            let rb = e.rows.iter().find(|r| r.tensor == b);
+            if let (Some(ra), Some(rb)) = (ra, rb) {
+                if ra.dtypes != rb.dtypes {
+                    errors.error(rb.span, format!("`{}` {what} `{}`: both must list the same data types", spec.tensors[b].name, spec.tensors[a].name));
                 }
             }
         }
+    };
+    let integer_types = |t: usize, errors: &mut Errors| {
+        for e in &spec.support {
+            for r in e.rows.iter().filter(|r| r.tensor == t) {
+                if r.dtypes.iter().any(|d| d.is_float()) {
+                    errors.error(r.span, format!("`{}` holds indices: its data types must be integers", spec.tensors[t].name));
+                }
+            }
+        }
+    };
+    match &spec.compute {
+        Some(Compute::Reduce { input, output, cfg, .. }) => match cfg.keep {
+            Keep::Index => integer_types(*output, errors),
+            Keep::Value => same_types(*input, *output, "keeps values of", errors),
+        },
+        Some(Compute::GatherNd { input, indices, output, .. }) => {
+            integer_types(*indices, errors);
+            same_types(*input, *output, "moves the elements of", errors);
+        }
+        Some(Compute::ScatterElements { input, indices, updates, output, .. }) => {
+            integer_types(*indices, errors);
+            same_types(*input, *updates, "is written into", errors);
+            same_types(*input, *output, "moves the elements of", errors);
+        }
+        None => {}
     }
 }
