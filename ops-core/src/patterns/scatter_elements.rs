@@ -1,1 +1,875 @@
-//! The `scatter_elements` pattern (being written).
+//! The `scatter_elements` pattern: DirectML Scatter (= ScatterElements).
+//!
+//! ```text
+//! output = input
+//! output[..., indices[i, j, k, ...] (on Axis), ...] = updates[i, j, k, ...]
+//! ```
+//!
+//! All four tensors have the same dimension count; the indices' sizes equal
+//! the input's except on the axis (where they are free), the updates' sizes
+//! equal the indices', and input, updates and output share a data type and
+//! sizes. Signed index values may be negative, counting from the end of the
+//! axis (`-1` is the last element): valid values lie in `[-dim, dim - 1]`
+//! for signed index types and `[0, dim - 1]` for unsigned ones; anything
+//! else is an [`OpError::IndexOutOfRange`] for the lowest offending element,
+//! on both backends, and nothing is written out of bounds.
+//!
+//! When several updates hit one output element, the **last one in row-major
+//! order of the updates wins**, deterministically, on the GPU exactly as in
+//! the CPU reference. Elements move as raw bits (NaN payloads, -0.0 and
+//! subnormals survive, FLOAT64 included).
+//!
+//! - [`scatter_elements_cpu`] is the CPU reference.
+//! - [`scatter_elements_plan`] builds the GPU plan from the two kernels of
+//!   `ops_spec::wgsl::scatter_elements` ([`ScatterKernels`]), with the
+//!   parameter words of [`scatter_params`] laid out as [`params`] documents.
+//! - [`scatter_elements_index_error`] phrases a failed GPU index check as the
+//!   CPU reference's error.
+//!
+//! # GPU algorithm
+//!
+//! The output starts as a copy of the input ([`OutputInit::CopyOfInput`]).
+//! Scratch buffer 0 holds one zero-filled `u32` *winner* word per output
+//! element. Both passes run one thread per update element `u` (row-major),
+//! which computes its target output element `t`:
+//!
+//! 1. `winner` pass: a bad index `atomicMin`s `u` into status word 0 and
+//!    writes nothing; otherwise `atomicMax(&winner[t], u + 1)`, so that
+//!    `winner[t]` ends as one more than the last update aimed at `t`.
+//! 2. `write` pass: does nothing at all when status word 0 shows an index
+//!    error; otherwise the update whose `u + 1 == winner[t]` copies its bits
+//!    to `output[t]`. Exactly one thread writes each hit element: 8- and
+//!    16-bit outputs clear and set their lane of a shared word with
+//!    `atomicAnd` / `atomicOr`, so neighbours never race; 64-bit elements are
+//!    two plain word stores.
+
+use crate::{
+    BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
+};
+
+/// Threads per workgroup of both kernels.
+pub const WORKGROUP_SIZE: u32 = 256;
+
+/// A kernel of the pattern: the plan runs [`ScatterStage::Winner`] then
+/// [`ScatterStage::Write`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScatterStage {
+    /// Pass 1: checks every index and elects, per output element, the last
+    /// update aimed at it.
+    Winner,
+    /// Pass 2: each elected update writes its bits.
+    Write,
+}
+
+impl ScatterStage {
+    /// Both stages, in plan order.
+    pub const ALL: [ScatterStage; 2] = [ScatterStage::Winner, ScatterStage::Write];
+
+    /// The stage's name in kernel keys (`scatter_winner`, `scatter_write`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ScatterStage::Winner => "scatter_winner",
+            ScatterStage::Write => "scatter_write",
+        }
+    }
+}
+
+/// The two generated kernels of one (data type, index type) pair.
+#[derive(Clone, Copy, Debug)]
+pub struct ScatterKernels {
+    /// The [`ScatterStage::Winner`] kernel.
+    pub winner: &'static Kernel,
+    /// The [`ScatterStage::Write`] kernel.
+    pub write: &'static Kernel,
+}
+
+/// The parameter words of both kernels, shared by [`scatter_params`] and the
+/// WGSL generator (`ops_spec::wgsl::scatter_elements`).
+///
+/// Every constant is a word index into the `params: array<u32>` binding:
+///
+/// | word | meaning |
+/// | --- | --- |
+/// | 0 | update count `N` (elements of the indices and of the updates) |
+/// | 1 | inner length: the product of the sizes after the axis |
+/// | 2 | the indices' (and updates') size on the axis |
+/// | 3 | the input's (and output's) size on the axis |
+/// | 4 | output element count |
+/// | 5..8 | reserved, zero |
+///
+/// Update `u` splits row-major as `(outer, k, i)` over
+/// `(N / (index axis size * inner), index axis size, inner)`; with the axis
+/// coordinate `c` its index value names, its target output element is
+/// `(outer * input axis size + c) * inner + i`.
+pub mod params {
+    /// Update count.
+    pub const UPDATE_COUNT: usize = 0;
+    /// Product of the sizes after the axis.
+    pub const INNER: usize = 1;
+    /// The indices' size on the axis.
+    pub const INDEX_AXIS_LEN: usize = 2;
+    /// The input's size on the axis.
+    pub const AXIS_LEN: usize = 3;
+    /// Output element count.
+    pub const OUTPUT_COUNT: usize = 4;
+    /// Total word count.
+    pub const LEN: usize = 8;
+}
+
+/// How the update elements map onto the output.
+///
+/// Every dimension before the axis merges into `outer`, every one after it
+/// into `inner`: `indices` and `updates` are `outer x index_axis_len x
+/// inner`, `input` and `output` are `outer x axis_len x inner`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScatterGeometry {
+    /// Product of the sizes before the axis.
+    pub outer: u64,
+    /// The indices' size on the axis.
+    pub index_axis_len: u64,
+    /// The input's size on the axis.
+    pub axis_len: u64,
+    /// Product of the sizes after the axis.
+    pub inner: u64,
+    /// Elements of the indices (and of the updates).
+    pub update_count: u64,
+    /// Elements of the input (and of the output).
+    pub output_count: u64,
+}
+
+impl ScatterGeometry {
+    /// The geometry of scattering along `axis` into a tensor of
+    /// `input_sizes` with indices of `indices_sizes`.
+    ///
+    /// Fails with [`OpError::InvalidArgument`] for an axis out of range, a
+    /// dimension count mismatch or an indices size differing from the
+    /// input's off the axis, and with [`OpError::TooLarge`] when an element
+    /// count overflows `u64`.
+    pub fn new(
+        input_sizes: &[u32],
+        indices_sizes: &[u32],
+        axis: usize,
+    ) -> Result<ScatterGeometry, OpError> {
+        let rank = input_sizes.len();
+        if axis >= rank {
+            return Err(OpError::InvalidArgument(format!(
+                "scatter axis {axis} is out of range for a tensor of {rank} dimensions"
+            )));
+        }
+        if indices_sizes.len() != rank {
+            return Err(OpError::InvalidArgument(format!(
+                "the indices have {} dimensions (sizes {indices_sizes:?}) but the input has {rank} (sizes {input_sizes:?})",
+                indices_sizes.len()
+            )));
+        }
+        for d in (0..rank).filter(|&d| d != axis) {
+            if indices_sizes[d] != input_sizes[d] {
+                return Err(OpError::InvalidArgument(format!(
+                    "the indices' size {} on dimension {d} differs from the input's {} (only axis {axis} may differ): indices {indices_sizes:?}, input {input_sizes:?}",
+                    indices_sizes[d], input_sizes[d]
+                )));
+            }
+        }
+        let product = |s: &[u32]| {
+            s.iter()
+                .try_fold(1u64, |acc, &x| acc.checked_mul(u64::from(x)))
+                .ok_or_else(|| OpError::TooLarge {
+                    what: "tensor".into(),
+                    limit: "element count overflows u64".into(),
+                })
+        };
+        let outer = product(&input_sizes[..axis])?;
+        let inner = product(&input_sizes[axis + 1..])?;
+        Ok(ScatterGeometry {
+            outer,
+            index_axis_len: u64::from(indices_sizes[axis]),
+            axis_len: u64::from(input_sizes[axis]),
+            inner,
+            update_count: product(indices_sizes)?,
+            output_count: product(input_sizes)?,
+        })
+    }
+
+    /// The target output element of update `u` whose axis coordinate is `c`
+    /// (`u < update_count`, `c < axis_len`).
+    pub fn target(&self, u: u64, c: u64) -> u64 {
+        let i = u % self.inner;
+        let outer = u / self.inner / self.index_axis_len;
+        (outer * self.axis_len + c) * self.inner + i
+    }
+}
+
+/// The allowed index values `[low, high]` along an axis of `axis_len`
+/// elements: `[-axis_len, axis_len - 1]` for signed index types,
+/// `[0, axis_len - 1]` for unsigned ones (empty when `axis_len` is 0).
+pub fn index_bounds(index: DataType, axis_len: u64) -> (i128, i128) {
+    let len = i128::from(axis_len);
+    let low = if index.is_signed_int() { -len } else { 0 };
+    (low, len - 1)
+}
+
+/// The axis coordinate an index value names, `None` when out of range.
+fn resolve(value: i128, low: i128, high: i128, axis_len: u64) -> Option<u64> {
+    if value < low || value > high {
+        return None;
+    }
+    let c = if value < 0 {
+        value + i128::from(axis_len)
+    } else {
+        value
+    };
+    u64::try_from(c).ok()
+}
+
+/// Row-major coordinates of element `position` of a tensor of `sizes`.
+fn coordinates(sizes: &[u32], mut position: u64) -> Vec<u32> {
+    let mut coords = vec![0u32; sizes.len()];
+    for d in (0..sizes.len()).rev() {
+        let s = u64::from(sizes[d]);
+        if s == 0 {
+            break;
+        }
+        coords[d] = (position % s) as u32;
+        position /= s;
+    }
+    coords
+}
+
+/// Checks the call's descriptions; shared by the CPU reference and the plan
+/// builder.
+fn check_call(
+    input: &TensorDesc,
+    indices: &TensorDesc,
+    updates: &TensorDesc,
+    output: &TensorDesc,
+    axis: usize,
+) -> Result<ScatterGeometry, OpError> {
+    let geometry = ScatterGeometry::new(&input.sizes, &indices.sizes, axis)?;
+    if !indices.dtype.is_int() {
+        return Err(OpError::InvalidArgument(format!(
+            "the indices' data type {} must be an integer type",
+            indices.dtype
+        )));
+    }
+    if updates.sizes != indices.sizes {
+        return Err(OpError::InvalidArgument(format!(
+            "the updates' sizes {:?} must equal the indices' sizes {:?}",
+            updates.sizes, indices.sizes
+        )));
+    }
+    if updates.dtype != input.dtype || output.dtype != input.dtype {
+        return Err(OpError::InvalidArgument(format!(
+            "input ({}), updates ({}) and output ({}) must share a data type",
+            input.dtype, updates.dtype, output.dtype
+        )));
+    }
+    if output.sizes != input.sizes {
+        return Err(OpError::InvalidArgument(format!(
+            "the output's sizes {:?} must equal the input's sizes {:?}",
+            output.sizes, input.sizes
+        )));
+    }
+    Ok(geometry)
+}
+
+/// The error for the bad index at `position` of `indices`.
+fn index_error(
+    indices: &HostTensor,
+    indices_name: &str,
+    position: u64,
+    value: i128,
+    (low, high): (i128, i128),
+) -> OpError {
+    OpError::IndexOutOfRange {
+        tensor: indices_name.to_string(),
+        position: coordinates(indices.sizes(), position),
+        value,
+        low,
+        high,
+    }
+}
+
+/// The CPU reference of the pattern.
+///
+/// Copies `input` into a tensor described by `output` (which must have the
+/// input's data type and sizes), then writes each element of `updates`, in
+/// row-major order, to the output element its index names along `axis`:
+/// later updates overwrite earlier ones. Bits are copied verbatim.
+///
+/// Fails with [`OpError::IndexOutOfRange`] for the lowest-positioned index
+/// outside [`index_bounds`] (`tensor` is `indices_name`, `position` the
+/// element's coordinates in the indices), and with
+/// [`OpError::InvalidArgument`] when the tensors break the shape and data
+/// type rules of the module documentation.
+pub fn scatter_elements_cpu(
+    input: &HostTensor,
+    indices: &HostTensor,
+    updates: &HostTensor,
+    output: &TensorDesc,
+    axis: usize,
+    indices_name: &str,
+) -> Result<HostTensor, OpError> {
+    let g = check_call(input.desc(), indices.desc(), updates.desc(), output, axis)?;
+    let bounds = index_bounds(indices.dtype(), g.axis_len);
+    let width = input.dtype().size_bytes();
+    let mut bytes = input.bytes().to_vec();
+    let src = updates.bytes();
+    for u in 0..g.update_count {
+        let at = u as usize;
+        let value = indices.get_int(at).ok_or_else(|| {
+            OpError::InvalidArgument(format!(
+                "element {u} of the indices cannot be read as an integer"
+            ))
+        })?;
+        let Some(c) = resolve(value, bounds.0, bounds.1, g.axis_len) else {
+            return Err(index_error(indices, indices_name, u, value, bounds));
+        };
+        let t = g.target(u, c) as usize;
+        bytes[t * width..(t + 1) * width].copy_from_slice(&src[at * width..(at + 1) * width]);
+    }
+    HostTensor::from_bytes(output.clone(), bytes)
+}
+
+/// The error [`scatter_elements_cpu`] gives for element `position` (linear,
+/// row-major) of `indices`, for phrasing a failed GPU index check
+/// (`ExecError::Index`).
+///
+/// The result is an [`OpError::IndexOutOfRange`] with the element's
+/// coordinates, its value and the bounds of [`index_bounds`] for the
+/// input's size on `axis`, whatever the value (this function does not
+/// re-check it). An `axis` or `position` out of range, or a float indices
+/// tensor, gives an [`OpError::InvalidArgument`] instead.
+pub fn scatter_elements_index_error(
+    input: &TensorDesc,
+    indices: &HostTensor,
+    axis: usize,
+    indices_name: &str,
+    position: u64,
+) -> OpError {
+    let Some(&axis_len) = input.sizes.get(axis) else {
+        return OpError::InvalidArgument(format!(
+            "scatter axis {axis} is out of range for a tensor of {} dimensions",
+            input.rank()
+        ));
+    };
+    let value = usize::try_from(position)
+        .ok()
+        .and_then(|p| indices.get_int(p));
+    match value {
+        Some(value) => index_error(
+            indices,
+            indices_name,
+            position,
+            value,
+            index_bounds(indices.dtype(), u64::from(axis_len)),
+        ),
+        None => OpError::InvalidArgument(format!(
+            "an index check reported element {position} of `{indices_name}`, a {} tensor of {} elements",
+            indices.dtype(),
+            indices.len()
+        )),
+    }
+}
+
+/// The parameter words of a scatter (layout in [`params`]).
+///
+/// Fails with [`OpError::TooLarge`] when a count or size exceeds `u32`.
+pub fn scatter_params(geometry: &ScatterGeometry) -> Result<Vec<u32>, OpError> {
+    let word = |v: u64, what: &str| {
+        u32::try_from(v).map_err(|_| OpError::TooLarge {
+            what: format!("{what} {v}"),
+            limit: "u32 addressing of the scatter kernels".into(),
+        })
+    };
+    let mut p = vec![0u32; params::LEN];
+    p[params::UPDATE_COUNT] = word(geometry.update_count, "update count")?;
+    p[params::INNER] = word(geometry.inner, "inner length")?;
+    p[params::INDEX_AXIS_LEN] = word(geometry.index_axis_len, "indices axis size")?;
+    p[params::AXIS_LEN] = word(geometry.axis_len, "input axis size")?;
+    p[params::OUTPUT_COUNT] = word(geometry.output_count, "output element count")?;
+    Ok(p)
+}
+
+/// The GPU plan of a scatter (see the module documentation for the
+/// algorithm).
+///
+/// - `outputs` has `output_slot + 1` entries: output `output_slot` starts as
+///   [`OutputInit::CopyOfInput`]`(input_slot)`, any others as
+///   [`OutputInit::Zero`].
+/// - Scratch buffer 0 holds one winner word per output element.
+/// - `index_checks` is `[indices_slot]`: status word 0 reports the lowest
+///   bad element position (linear, row-major) of the indices.
+/// - Pass 0 runs `kernels.winner` binding `[Params, Input(indices_slot),
+///   Scratch(0), Status]`; pass 1 runs `kernels.write` binding `[Params,
+///   Input(indices_slot), Input(updates_slot), Scratch(0), Status,
+///   Output(output_slot)]`; both with the same [`scatter_params`] words and
+///   one thread per update element. With no update elements there is no
+///   pass (the output is the input).
+///
+/// Fails like [`scatter_elements_cpu`] on the descriptions, and with
+/// [`OpError::TooLarge`] when the update count, an output offset or the
+/// `u32` word index of any element exceeds `u32`.
+#[allow(clippy::too_many_arguments)]
+pub fn scatter_elements_plan(
+    input: &TensorDesc,
+    input_slot: usize,
+    indices: &TensorDesc,
+    indices_slot: usize,
+    updates: &TensorDesc,
+    updates_slot: usize,
+    output: &TensorDesc,
+    output_slot: usize,
+    axis: usize,
+    kernels: &ScatterKernels,
+) -> Result<GpuPlan, OpError> {
+    let g = check_call(input, indices, updates, output, axis)?;
+    let mut outputs = vec![OutputInit::Zero; output_slot + 1];
+    outputs[output_slot] = OutputInit::CopyOfInput(input_slot);
+    let mut plan = GpuPlan {
+        outputs,
+        scratch_bytes: Vec::new(),
+        passes: Vec::new(),
+        index_checks: vec![indices_slot],
+    };
+    if g.update_count == 0 {
+        return Ok(plan);
+    }
+    // Every word index the kernels compute must fit u32, and no element
+    // position may reach u32::MAX (the kernels' "no element" marker and the
+    // status words' "no error").
+    let words = |desc: &TensorDesc, count: u64| {
+        count
+            .checked_mul(desc.dtype.size_bytes() as u64)
+            .map(|b| b.div_ceil(4))
+            .filter(|&w| w <= u64::from(u32::MAX) && count < u64::from(u32::MAX))
+            .ok_or_else(|| OpError::TooLarge {
+                what: format!("a {} tensor of {count} elements", desc.dtype),
+                limit: "u32 word addressing of the scatter kernels".into(),
+            })
+    };
+    words(indices, g.update_count)?;
+    words(updates, g.update_count)?;
+    words(output, g.output_count)?;
+    let params = scatter_params(&g)?;
+    plan.scratch_bytes.push(g.output_count * 4);
+    let workgroups = g.update_count.div_ceil(u64::from(WORKGROUP_SIZE));
+    plan.passes.push(Pass {
+        kernel: kernels.winner,
+        buffers: vec![
+            BufferRef::Params,
+            BufferRef::Input(indices_slot),
+            BufferRef::Scratch(0),
+            BufferRef::Status,
+        ],
+        params: params.clone(),
+        workgroups,
+    });
+    plan.passes.push(Pass {
+        kernel: kernels.write,
+        buffers: vec![
+            BufferRef::Params,
+            BufferRef::Input(indices_slot),
+            BufferRef::Input(updates_slot),
+            BufferRef::Scratch(0),
+            BufferRef::Status,
+            BufferRef::Output(output_slot),
+        ],
+        params,
+        workgroups,
+    });
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Element;
+
+    fn scatter<T: Element, I: Element>(
+        sizes: &[u32],
+        input: &[T],
+        index_sizes: &[u32],
+        indices: &[I],
+        updates: &[T],
+        axis: usize,
+    ) -> Result<Vec<T>, OpError> {
+        let input = HostTensor::from_slice(sizes.to_vec(), input).unwrap();
+        let indices = HostTensor::from_slice(index_sizes.to_vec(), indices).unwrap();
+        let updates = HostTensor::from_slice(index_sizes.to_vec(), updates).unwrap();
+        let out = scatter_elements_cpu(
+            &input,
+            &indices,
+            &updates,
+            &TensorDesc::new(T::DTYPE, sizes.to_vec()),
+            axis,
+            "IndicesTensor",
+        )?;
+        Ok(out.to_vec::<T>().unwrap())
+    }
+
+    #[test]
+    fn seed_examples() {
+        let out = scatter::<f32, u32>(
+            &[5],
+            &[0.0, 1.0, 2.0, 3.0, 4.0],
+            &[4],
+            &[3, 1, 3, 0],
+            &[5.0, 6.0, 7.0, 8.0],
+            0,
+        )
+        .unwrap();
+        assert_eq!(out, [8.0, 6.0, 2.0, 7.0, 4.0]);
+        let out = scatter::<f32, i64>(
+            &[3, 3],
+            &[0.0; 9],
+            &[2, 3],
+            &[1, 0, 2, 0, 2, 1],
+            &[10.0, 11.0, 12.0, 20.0, 21.0, 22.0],
+            0,
+        )
+        .unwrap();
+        assert_eq!(out, [20.0, 11.0, 0.0, 10.0, 0.0, 22.0, 0.0, 21.0, 12.0]);
+    }
+
+    #[test]
+    fn negative_indices_count_from_the_end() {
+        let out = scatter::<i32, i32>(&[4], &[0; 4], &[3], &[-1, -4, 1], &[7, 8, 9], 0).unwrap();
+        assert_eq!(out, [8, 9, 0, 7]);
+        let out = scatter::<u8, i64>(&[2, 3], &[0; 6], &[2, 1], &[-3, -1], &[1, 2], 1).unwrap();
+        assert_eq!(out, [1, 0, 0, 0, 0, 2]);
+        // -1 and 2 name the same element: the later update wins.
+        let out = scatter::<i16, i32>(&[3], &[5; 3], &[2], &[2, -1], &[1, 2], 0).unwrap();
+        assert_eq!(out, [5, 5, 2]);
+    }
+
+    #[test]
+    fn collisions_last_write_wins() {
+        let out = scatter::<u64, u32>(
+            &[3],
+            &[0; 3],
+            &[6],
+            &[1, 1, 0, 1, 0, 2],
+            &[10, 11, 12, 13, 14, 15],
+            0,
+        )
+        .unwrap();
+        assert_eq!(out, [14, 13, 15]);
+        // Along axis 1 of 2x2: row-major order of the updates decides.
+        let out = scatter::<i8, u64>(
+            &[2, 2],
+            &[0; 4],
+            &[2, 3],
+            &[0, 0, 1, 1, 1, 1],
+            &[1, 2, 3, 4, 5, 6],
+            1,
+        )
+        .unwrap();
+        assert_eq!(out, [2, 3, 0, 6]);
+    }
+
+    /// A naive reference over full coordinates, independent of the merged geometry.
+    fn naive(
+        sizes: &[u32],
+        input: &[u32],
+        index_sizes: &[u32],
+        indices: &[i64],
+        updates: &[u32],
+        axis: usize,
+    ) -> Vec<u32> {
+        let mut out = input.to_vec();
+        let strides = crate::row_major_strides(sizes);
+        for (u, (&v, &x)) in indices.iter().zip(updates).enumerate() {
+            let mut coords = coordinates(index_sizes, u as u64);
+            let len = i64::from(sizes[axis]);
+            coords[axis] = (if v < 0 { v + len } else { v }) as u32;
+            let t: u64 = coords
+                .iter()
+                .zip(&strides)
+                .map(|(&c, &s)| u64::from(c) * s)
+                .sum();
+            out[t as usize] = x;
+        }
+        out
+    }
+
+    #[test]
+    fn every_axis_of_a_3d_tensor() {
+        let sizes = [2u32, 3, 4];
+        let input: Vec<u32> = (0..24).collect();
+        for axis in 0..3 {
+            for k in [1u32, 2, 5] {
+                let mut index_sizes = sizes;
+                index_sizes[axis] = k;
+                let n: u32 = index_sizes.iter().product();
+                let len = i64::from(sizes[axis]);
+                let indices: Vec<i64> = (0..n)
+                    .map(|u| i64::from(u * 7 % 11) % (2 * len) - len)
+                    .collect();
+                let updates: Vec<u32> = (0..n).map(|u| 100 + u).collect();
+                let got =
+                    scatter::<u32, i64>(&sizes, &input, &index_sizes, &indices, &updates, axis)
+                        .unwrap();
+                let want = naive(&sizes, &input, &index_sizes, &indices, &updates, axis);
+                assert_eq!(got, want, "axis {axis} k {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn out_of_range_errors() {
+        let err = scatter::<f32, i32>(&[2, 3], &[0.0; 6], &[2, 2], &[0, 1, -4, 3], &[1.0; 4], 1)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            OpError::IndexOutOfRange {
+                tensor: "IndicesTensor".into(),
+                position: vec![1, 0],
+                value: -4,
+                low: -3,
+                high: 2,
+            }
+        );
+        let err = scatter::<f32, u32>(&[3], &[0.0; 3], &[2], &[0, 3], &[1.0; 2], 0).unwrap_err();
+        assert_eq!(
+            err,
+            OpError::IndexOutOfRange {
+                tensor: "IndicesTensor".into(),
+                position: vec![1],
+                value: 3,
+                low: 0,
+                high: 2,
+            }
+        );
+        // 64-bit values beyond 32 bits, and u64 values beyond i64.
+        let err = scatter::<u8, i64>(&[3], &[0; 3], &[2], &[1, 1 << 32], &[1; 2], 0).unwrap_err();
+        assert!(matches!(err, OpError::IndexOutOfRange { value, .. } if value == 1 << 32));
+        let err = scatter::<u8, u64>(&[3], &[0; 3], &[1], &[u64::MAX], &[1], 0).unwrap_err();
+        assert!(
+            matches!(err, OpError::IndexOutOfRange { value, low: 0, high: 2, .. } if value == i128::from(u64::MAX))
+        );
+        let err = scatter::<u8, i64>(&[3], &[0; 3], &[1], &[i64::MIN], &[1], 0).unwrap_err();
+        assert!(matches!(err, OpError::IndexOutOfRange { low: -3, .. }));
+        // The index error helper says the same as the CPU.
+        let input = TensorDesc::new(DataType::Float32, [2, 3]);
+        let indices = HostTensor::from_slice([2, 2], &[0i32, 1, -4, 3]).unwrap();
+        let e = scatter_elements_index_error(&input, &indices, 1, "IndicesTensor", 2);
+        assert!(
+            matches!(e, OpError::IndexOutOfRange { ref position, value: -4, .. } if *position == [1, 0])
+        );
+        let e = scatter_elements_index_error(&input, &indices, 1, "IndicesTensor", 3);
+        assert!(matches!(
+            e,
+            OpError::IndexOutOfRange {
+                value: 3,
+                low: -3,
+                high: 2,
+                ..
+            }
+        ));
+        assert!(matches!(
+            scatter_elements_index_error(&input, &indices, 1, "I", 4),
+            OpError::InvalidArgument(_)
+        ));
+        assert!(matches!(
+            scatter_elements_index_error(&input, &indices, 2, "I", 0),
+            OpError::InvalidArgument(_)
+        ));
+    }
+
+    #[test]
+    fn float64_bits_survive() {
+        let nan = f64::from_bits(0x7ff0_0000_0000_0001);
+        let neg_nan = f64::from_bits(0xfff8_dead_beef_0001);
+        let sub = f64::from_bits(1);
+        let out = scatter::<f64, i32>(
+            &[5],
+            &[1.0, 2.0, 3.0, 4.0, f64::from_bits(0x7ff8_0000_0000_0002)],
+            &[3],
+            &[0, -2, 2],
+            &[nan, -0.0, sub],
+            0,
+        )
+        .unwrap();
+        let bits: Vec<u64> = out.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(
+            bits,
+            [
+                nan.to_bits(),
+                2f64.to_bits(),
+                1,
+                0x8000_0000_0000_0000,
+                0x7ff8_0000_0000_0002
+            ]
+        );
+        let out = scatter::<f64, u64>(&[1], &[0.0], &[1], &[0], &[neg_nan], 0).unwrap();
+        assert_eq!(out[0].to_bits(), neg_nan.to_bits());
+        let h = [crate::f16::from_bits(0x7c01), crate::f16::from_bits(0x8000)];
+        let out =
+            scatter::<crate::f16, u32>(&[2], &[crate::f16::ZERO; 2], &[2], &[1, 0], &h, 0).unwrap();
+        assert_eq!([out[0].to_bits(), out[1].to_bits()], [0x8000, 0x7c01]);
+    }
+
+    #[test]
+    fn zero_size_tensors() {
+        // No updates: the output is the input.
+        let out = scatter::<f32, i32>(&[2, 3], &[1.0; 6], &[2, 0], &[], &[], 1).unwrap();
+        assert_eq!(out, [1.0; 6]);
+        let out = scatter::<f32, i32>(&[0, 3], &[], &[0, 3], &[], &[], 0).unwrap();
+        assert!(out.is_empty());
+        let out = scatter::<f32, i32>(&[0, 3], &[], &[0, 2], &[], &[], 1).unwrap();
+        assert!(out.is_empty());
+        // An empty axis with updates: every index is out of range.
+        let err = scatter::<f32, i32>(&[2, 0], &[], &[2, 1], &[0, 0], &[1.0; 2], 1).unwrap_err();
+        assert!(
+            matches!(err, OpError::IndexOutOfRange { ref position, low: 0, high: -1, .. } if *position == [0, 0])
+        );
+        static K: Kernel = Kernel {
+            key: "test/scatter",
+            wgsl: "",
+            entry: "main",
+            bindings: &[],
+            workgroup_size: WORKGROUP_SIZE,
+        };
+        let kernels = ScatterKernels {
+            winner: &K,
+            write: &K,
+        };
+        let input = TensorDesc::new(DataType::Float32, [2, 3]);
+        let indices = TensorDesc::new(DataType::Int64, [2, 0]);
+        let plan = scatter_elements_plan(
+            &input,
+            0,
+            &indices,
+            1,
+            &indices_like(&indices, DataType::Float32),
+            2,
+            &input,
+            0,
+            1,
+            &kernels,
+        )
+        .unwrap();
+        assert!(plan.passes.is_empty());
+        assert_eq!(plan.outputs, [OutputInit::CopyOfInput(0)]);
+    }
+
+    fn indices_like(indices: &TensorDesc, dtype: DataType) -> TensorDesc {
+        TensorDesc::new(dtype, indices.sizes.clone())
+    }
+
+    #[test]
+    fn argument_errors() {
+        let input = TensorDesc::new(DataType::Float32, [2, 3]);
+        let idx = TensorDesc::new(DataType::Int32, [2, 4]);
+        let upd = TensorDesc::new(DataType::Float32, [2, 4]);
+        let ok = |i: &TensorDesc, x: &TensorDesc, u: &TensorDesc, o: &TensorDesc, axis| {
+            check_call(i, x, u, o, axis).is_ok()
+        };
+        assert!(ok(&input, &idx, &upd, &input, 1));
+        assert!(!ok(&input, &idx, &upd, &input, 0));
+        assert!(!ok(&input, &idx, &upd, &input, 2));
+        let f = TensorDesc::new(DataType::Float32, [2, 4]);
+        assert!(!ok(&input, &f, &upd, &input, 1));
+        let u8s = TensorDesc::new(DataType::Uint8, [2, 4]);
+        assert!(!ok(&input, &idx, &u8s, &input, 1));
+        let short = TensorDesc::new(DataType::Float32, [2, 3]);
+        assert!(!ok(&input, &idx, &short, &input, 1));
+        let out = TensorDesc::new(DataType::Float32, [3, 2]);
+        assert!(!ok(&input, &idx, &upd, &out, 1));
+        let rank3 = TensorDesc::new(DataType::Int32, [2, 4, 1]);
+        assert!(!ok(&input, &rank3, &upd, &input, 1));
+    }
+
+    #[test]
+    fn plan_shape() {
+        static W: Kernel = Kernel {
+            key: "test/scatter_winner",
+            wgsl: "",
+            entry: "main",
+            bindings: &[],
+            workgroup_size: WORKGROUP_SIZE,
+        };
+        static X: Kernel = Kernel {
+            key: "test/scatter_write",
+            wgsl: "",
+            entry: "main",
+            bindings: &[],
+            workgroup_size: WORKGROUP_SIZE,
+        };
+        let kernels = ScatterKernels {
+            winner: &W,
+            write: &X,
+        };
+        let input = TensorDesc::new(DataType::Float16, [4, 5, 6]);
+        let idx = TensorDesc::new(DataType::Uint64, [4, 300, 6]);
+        let upd = TensorDesc::new(DataType::Float16, [4, 300, 6]);
+        let plan =
+            scatter_elements_plan(&input, 0, &idx, 1, &upd, 2, &input, 0, 1, &kernels).unwrap();
+        assert_eq!(plan.outputs, [OutputInit::CopyOfInput(0)]);
+        assert_eq!(plan.scratch_bytes, [120 * 4]);
+        assert_eq!(plan.index_checks, [1]);
+        assert_eq!(plan.passes.len(), 2);
+        let (p0, p1) = (&plan.passes[0], &plan.passes[1]);
+        assert_eq!(p0.kernel.key, "test/scatter_winner");
+        assert_eq!(p1.kernel.key, "test/scatter_write");
+        assert_eq!(
+            p0.buffers,
+            [
+                BufferRef::Params,
+                BufferRef::Input(1),
+                BufferRef::Scratch(0),
+                BufferRef::Status
+            ]
+        );
+        assert_eq!(
+            p1.buffers,
+            [
+                BufferRef::Params,
+                BufferRef::Input(1),
+                BufferRef::Input(2),
+                BufferRef::Scratch(0),
+                BufferRef::Status,
+                BufferRef::Output(0)
+            ]
+        );
+        assert_eq!(p0.workgroups, 7200u64.div_ceil(256));
+        assert_eq!(p0.params, p1.params);
+        assert_eq!(p0.params.len(), params::LEN);
+        assert_eq!(p0.params[params::UPDATE_COUNT], 7200);
+        assert_eq!(p0.params[params::INNER], 6);
+        assert_eq!(p0.params[params::INDEX_AXIS_LEN], 300);
+        assert_eq!(p0.params[params::AXIS_LEN], 5);
+        assert_eq!(p0.params[params::OUTPUT_COUNT], 120);
+        // Output slot 1 starts as a copy; slot 0 is zero.
+        let plan =
+            scatter_elements_plan(&input, 2, &idx, 0, &upd, 1, &input, 1, 1, &kernels).unwrap();
+        assert_eq!(plan.outputs, [OutputInit::Zero, OutputInit::CopyOfInput(2)]);
+        // 2^31 64-bit updates need 2^32 words.
+        let big_idx = TensorDesc::new(DataType::Int64, [1 << 16, 1 << 15]);
+        let big_upd = TensorDesc::new(DataType::Uint8, [1 << 16, 1 << 15]);
+        let small = TensorDesc::new(DataType::Uint8, [1, 1 << 15]);
+        let r = scatter_elements_plan(&small, 0, &big_idx, 1, &big_upd, 2, &small, 0, 0, &kernels);
+        assert!(matches!(r, Err(OpError::TooLarge { .. })), "{r:?}");
+        let ok_idx = TensorDesc::new(DataType::Int32, [1 << 16, 1 << 15]);
+        assert!(
+            scatter_elements_plan(&small, 0, &ok_idx, 1, &big_upd, 2, &small, 0, 0, &kernels)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn geometry() {
+        let g = ScatterGeometry::new(&[2, 3, 4, 5], &[2, 7, 4, 5], 1).unwrap();
+        assert_eq!(
+            (g.outer, g.index_axis_len, g.axis_len, g.inner),
+            (2, 7, 3, 20)
+        );
+        assert_eq!((g.update_count, g.output_count), (280, 120));
+        // Update (1, 6, 2, 3) with coordinate 2 -> output (1, 2, 2, 3).
+        let u = ((7 + 6) * 4 + 2) * 5 + 3;
+        assert_eq!(g.target(u, 2), ((3 + 2) * 4 + 2) * 5 + 3);
+        assert_eq!(coordinates(&[2, 7, 4, 5], u), [1, 6, 2, 3]);
+        assert_eq!(index_bounds(DataType::Int64, 3), (-3, 2));
+        assert_eq!(index_bounds(DataType::Uint32, 3), (0, 2));
+    }
+}

@@ -1,1 +1,413 @@
-//! WGSL kernels of the `scatter_elements` pattern (being written).
+//! WGSL kernels of the `scatter_elements` pattern (DirectML Scatter =
+//! ScatterElements).
+//!
+//! Two kernels per (data type, index type) pair, one per [`ScatterStage`],
+//! run in that order by the plan of
+//! `ops_core::patterns::scatter_elements::scatter_elements_plan`, which fills
+//! the parameter words ([`ops_core::patterns::scatter_elements::params`]).
+//! Both run one thread per update element `u` (row-major) and compute its
+//! target output element from its index value; see the pattern's module
+//! documentation for the algorithm (last write in row-major order wins).
+//!
+//! Bindings of group 0 ([`scatter_bindings`]):
+//!
+//! | stage | 0 | 1 | 2 | 3 | 4 | 5 |
+//! | --- | --- | --- | --- | --- | --- | --- |
+//! | `Winner` | params (r) | indices (r) | winner (rw, atomic) | status (rw, atomic) | | |
+//! | `Write` | params (r) | indices (r) | updates (r) | winner (r) | status (r) | output (rw) |
+//!
+//! The output binding is `array<atomic<u32>>` for 8- and 16-bit data types
+//! (lane stores through `atomicAnd`/`atomicOr`), `array<u32>` otherwise.
+//!
+//! The `Winner` kernel does not depend on the data type (only its header
+//! comment names it); it is still generated and keyed per (data, index)
+//! pair, like the `Write` kernel, so that every pair has its own two
+//! kernels and keys.
+//!
+//! Index values are checked with 32-bit integer arithmetic only (core
+//! WebGPU, no 64-bit integers): a 64-bit index `(lo, hi)` is in range when
+//! `hi == 0` and `lo < dim`, or (signed) when `hi == 0xffffffff`, `lo != 0`
+//! and `2^32 - lo <= dim` — exactly the CPU reference's `[-dim, dim - 1]`
+//! (`[0, dim - 1]` unsigned) for any axis size up to `u32::MAX`. 8- and
+//! 16-bit index types are also supported (sign-extended to 32 bits).
+
+use ops_core::patterns::scatter_elements::{params, WORKGROUP_SIZE};
+use ops_core::{Access, DataType};
+
+pub use ops_core::patterns::scatter_elements::ScatterStage;
+
+use super::dtype;
+use super::writer::Writer;
+
+/// The bindings of the [`ScatterStage::Winner`] kernel: params, indices,
+/// winner words, status words.
+pub const SCATTER_WINNER_BINDINGS: &[Access] = &[
+    Access::Read,
+    Access::Read,
+    Access::ReadWrite,
+    Access::ReadWrite,
+];
+
+/// The bindings of the [`ScatterStage::Write`] kernel: params, indices,
+/// updates, winner words, status words, output.
+pub const SCATTER_WRITE_BINDINGS: &[Access] = &[
+    Access::Read,
+    Access::Read,
+    Access::Read,
+    Access::Read,
+    Access::Read,
+    Access::ReadWrite,
+];
+
+/// The entry point's name in both kernels.
+pub const SCATTER_ENTRY: &str = "main";
+
+/// The bindings of a stage's kernel (see the module documentation).
+pub fn scatter_bindings(stage: ScatterStage) -> &'static [Access] {
+    match stage {
+        ScatterStage::Winner => SCATTER_WINNER_BINDINGS,
+        ScatterStage::Write => SCATTER_WRITE_BINDINGS,
+    }
+}
+
+/// The kernel key by the framework's convention,
+/// `{operator}/{stage name}/{DATA}/{INDEX}`
+/// (`Scatter/scatter_winner/FLOAT16/INT64`).
+pub fn scatter_kernel_key(
+    operator: &str,
+    stage: ScatterStage,
+    data: DataType,
+    index: DataType,
+) -> String {
+    format!(
+        "{operator}/{}/{}/{}",
+        stage.name(),
+        data.spec_name(),
+        index.spec_name()
+    )
+}
+
+/// True when kernels can be generated for this pair: any data type, any
+/// integer index type.
+pub fn scatter_supported(_data: DataType, index: DataType) -> bool {
+    index.is_int()
+}
+
+/// The complete WGSL module of one scatter kernel.
+///
+/// `key` is the kernel key (written into the header) and `origin` the spec
+/// path (`// @generated from {origin}`). `index` must be an integer type
+/// ([`scatter_supported`]; debug builds assert it, release builds read a
+/// float index's bits as an unsigned integer).
+pub fn scatter_kernel(
+    stage: ScatterStage,
+    data: DataType,
+    index: DataType,
+    key: &str,
+    origin: &str,
+) -> String {
+    debug_assert!(scatter_supported(data, index), "{key}");
+    let mut w = Writer::new();
+    w.comment(format!("@generated from {origin}"));
+    w.comment(format!("kernel: {key}"));
+    w.comment(format!(
+        "scatter_elements ({}): data {data}, index {index}",
+        stage.name()
+    ));
+    w.comment("The last update in row-major order wins each output element.");
+    w.blank();
+    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
+    for (name, word) in [
+        ("P_UPDATE_COUNT", params::UPDATE_COUNT),
+        ("P_INNER", params::INNER),
+        ("P_INDEX_AXIS_LEN", params::INDEX_AXIS_LEN),
+        ("P_AXIS_LEN", params::AXIS_LEN),
+    ] {
+        w.line(format!("const {name}: u32 = {word}u;"));
+    }
+    w.comment("No element: a bad index's target; status word 0 while no index is bad.");
+    w.line("const NONE: u32 = 0xffffffffu;");
+    w.blank();
+    w.line("@group(0) @binding(0) var<storage, read> params: array<u32>;");
+    w.line("@group(0) @binding(1) var<storage, read> indices: array<u32>;");
+    match stage {
+        ScatterStage::Winner => {
+            w.line("@group(0) @binding(2) var<storage, read_write> winner: array<atomic<u32>>;");
+            w.line("@group(0) @binding(3) var<storage, read_write> status: array<atomic<u32>>;");
+        }
+        ScatterStage::Write => {
+            w.line("@group(0) @binding(2) var<storage, read> updates: array<u32>;");
+            w.line("@group(0) @binding(3) var<storage, read> winner: array<u32>;");
+            w.line("@group(0) @binding(4) var<storage, read> status: array<u32>;");
+            w.line(format!(
+                "@group(0) @binding(5) var<storage, read_write> output: {};",
+                dtype::storage_type(data, true)
+            ));
+        }
+    }
+    w.blank();
+    dtype::gen_load(&mut w, "load_index", "indices", index, false);
+    w.blank();
+    gen_axis_coordinate(&mut w, index);
+    w.blank();
+    gen_target(&mut w);
+    if stage == ScatterStage::Write {
+        w.blank();
+        dtype::gen_load(&mut w, "load_update", "updates", data, false);
+        w.blank();
+        dtype::gen_store(&mut w, "store_output", "output", data);
+    }
+    w.blank();
+    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
+    w.open(format!(
+        "fn {SCATTER_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
+    ));
+    w.line("let group = wg.x + wg.y * num_workgroups.x;");
+    w.line("let count = params[P_UPDATE_COUNT];");
+    w.comment("Guard the grid's tail before group * WORKGROUP_SIZE could wrap around.");
+    w.block(
+        "if (group >= count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u))",
+        |w| {
+            w.line("return;");
+        },
+    );
+    w.line("let u = group * WORKGROUP_SIZE + lid;");
+    w.block("if (u >= count)", |w| {
+        w.line("return;");
+    });
+    match stage {
+        ScatterStage::Winner => {
+            w.line("let t = target_of(u);");
+            w.block("if (t == NONE)", |w| {
+                w.comment("Report the lowest bad position; write nothing.");
+                w.line("atomicMin(&status[0], u);");
+                w.line("return;");
+            });
+            w.comment("winner[t] ends as 1 + the last update aimed at t.");
+            w.line("atomicMax(&winner[t], u + 1u);");
+        }
+        ScatterStage::Write => {
+            w.comment("Some index was bad: write nothing at all.");
+            w.block("if (status[0] != NONE)", |w| {
+                w.line("return;");
+            });
+            w.line("let t = target_of(u);");
+            w.block("if (t == NONE || winner[t] != u + 1u)", |w| {
+                w.line("return;");
+            });
+            w.line("store_output(t, load_update(u));");
+        }
+    }
+    w.close();
+    w.finish()
+}
+
+/// `fn axis_coordinate(v: raw) -> u32`: the axis coordinate a raw index
+/// value names, `NONE` when it lies outside the axis.
+fn gen_axis_coordinate(w: &mut Writer, index: DataType) {
+    w.comment("The axis coordinate index value v names, or NONE when out of range.");
+    w.open(format!(
+        "fn axis_coordinate(v: {}) -> u32",
+        dtype::raw_type(index)
+    ));
+    w.line("let len = params[P_AXIS_LEN];");
+    let negative = |w: &mut Writer, bits: &str| {
+        w.comment("Negative: counts from the end; the magnitude is 2^32 - bits.");
+        w.line(format!("let magnitude = 0u - {bits};"));
+        w.block("if (magnitude <= len)", |w| {
+            w.line("return len - magnitude;");
+        });
+    };
+    match index {
+        DataType::Uint64 | DataType::Int64 => {
+            w.block("if (v.y == 0u)", |w| {
+                w.block("if (v.x < len)", |w| {
+                    w.line("return v.x;");
+                });
+                w.line("return NONE;");
+            });
+            if index == DataType::Int64 {
+                w.comment("Negative values within 32 bits: hi all ones, lo not zero.");
+                w.block("if (v.y == 0xffffffffu && v.x != 0u)", |w| {
+                    negative(w, "v.x");
+                });
+            }
+            w.line("return NONE;");
+        }
+        DataType::Int32 | DataType::Int16 | DataType::Int8 => {
+            match index {
+                DataType::Int8 => w.line("let b = (v ^ 0x80u) - 0x80u;"),
+                DataType::Int16 => w.line("let b = (v ^ 0x8000u) - 0x8000u;"),
+                _ => w.line("let b = v;"),
+            };
+            w.block("if (b < 0x80000000u)", |w| {
+                w.block("if (b < len)", |w| {
+                    w.line("return b;");
+                });
+                w.line("return NONE;");
+            });
+            negative(w, "b");
+            w.line("return NONE;");
+        }
+        _ => {
+            // Unsigned types (and, meaninglessly, floats as unsigned bits).
+            if dtype::is_wide(index) {
+                w.block("if (v.y == 0u && v.x < len)", |w| {
+                    w.line("return v.x;");
+                });
+            } else {
+                w.block("if (v < len)", |w| {
+                    w.line("return v;");
+                });
+            }
+            w.line("return NONE;");
+        }
+    }
+    w.close();
+}
+
+/// `fn target_of(u: u32) -> u32`: update `u`'s target output element, `NONE`
+/// for a bad index.
+fn gen_target(w: &mut Writer) {
+    w.comment("Update u's target output element, or NONE when its index is out of range.");
+    w.comment(
+        "u = (outer * index_axis_len + k) * inner + i -> (outer * axis_len + c) * inner + i.",
+    );
+    w.open("fn target_of(u: u32) -> u32");
+    w.line("let c = axis_coordinate(load_index(u));");
+    w.block("if (c == NONE)", |w| {
+        w.line("return NONE;");
+    });
+    w.line("let inner = params[P_INNER];");
+    w.line("let outer = u / inner / params[P_INDEX_AXIS_LEN];");
+    w.line("return (outer * params[P_AXIS_LEN] + c) * inner + u % inner;");
+    w.close();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index types of the Scatter tables.
+    const INDEX_TYPES: [DataType; 4] = [
+        DataType::Int64,
+        DataType::Int32,
+        DataType::Uint64,
+        DataType::Uint32,
+    ];
+
+    fn validate(key: &str, wgsl: &str, stage: ScatterStage) {
+        let module = naga::front::wgsl::parse_str(wgsl)
+            .unwrap_or_else(|e| panic!("{key}: {}\n{wgsl}", e.emit_to_string(wgsl)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{key}: {}\n{wgsl}", e.emit_to_string(wgsl)));
+        let entry = module
+            .entry_points
+            .iter()
+            .find(|e| e.name == SCATTER_ENTRY)
+            .unwrap_or_else(|| panic!("{key}: no entry point `{SCATTER_ENTRY}`"));
+        assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1], "{key}");
+        // One global per binding, numbered in order.
+        let mut bindings: Vec<u32> = module
+            .global_variables
+            .iter()
+            .filter_map(|(_, g)| g.binding.as_ref().map(|b| b.binding))
+            .collect();
+        bindings.sort_unstable();
+        let want: Vec<u32> = (0..scatter_bindings(stage).len() as u32).collect();
+        assert_eq!(bindings, want, "{key}");
+    }
+
+    #[test]
+    fn every_kernel_validates_on_core_webgpu() {
+        let mut count = 0;
+        for stage in ScatterStage::ALL {
+            for data in DataType::ALL {
+                for index in INDEX_TYPES {
+                    assert!(scatter_supported(data, index));
+                    let key = scatter_kernel_key("Scatter", stage, data, index);
+                    let wgsl = scatter_kernel(stage, data, index, &key, "specs/scatter.op");
+                    assert!(wgsl.starts_with("// @generated from specs/scatter.op\n"));
+                    assert!(wgsl.contains(&format!("// kernel: {key}\n")));
+                    assert!(wgsl.contains("const WORKGROUP_SIZE: u32 = 256u;"));
+                    validate(&key, &wgsl, stage);
+                    count += 1;
+                }
+            }
+        }
+        assert_eq!(count, 2 * 11 * 4);
+    }
+
+    #[test]
+    fn narrow_index_types_validate() {
+        for stage in ScatterStage::ALL {
+            for index in [
+                DataType::Int16,
+                DataType::Int8,
+                DataType::Uint16,
+                DataType::Uint8,
+            ] {
+                let key = scatter_kernel_key("Scatter", stage, DataType::Int8, index);
+                let wgsl = scatter_kernel(stage, DataType::Int8, index, &key, "x");
+                validate(&key, &wgsl, stage);
+            }
+        }
+        assert!(!scatter_supported(DataType::Int8, DataType::Float32));
+    }
+
+    #[test]
+    fn keys_bindings_and_packing() {
+        assert_eq!(
+            scatter_kernel_key(
+                "Scatter",
+                ScatterStage::Winner,
+                DataType::Float16,
+                DataType::Int64
+            ),
+            "Scatter/scatter_winner/FLOAT16/INT64"
+        );
+        assert_eq!(
+            scatter_kernel_key(
+                "Scatter",
+                ScatterStage::Write,
+                DataType::Uint8,
+                DataType::Uint32
+            ),
+            "Scatter/scatter_write/UINT8/UINT32"
+        );
+        assert_eq!(scatter_bindings(ScatterStage::Winner).len(), 4);
+        assert_eq!(scatter_bindings(ScatterStage::Write).len(), 6);
+        let packed = scatter_kernel(
+            ScatterStage::Write,
+            DataType::Float16,
+            DataType::Int32,
+            "k",
+            "o",
+        );
+        assert!(packed.contains("var<storage, read_write> output: array<atomic<u32>>;"));
+        assert!(packed.contains("atomicAnd(&output[word]"));
+        let wide = scatter_kernel(
+            ScatterStage::Write,
+            DataType::Float64,
+            DataType::Int64,
+            "k",
+            "o",
+        );
+        assert!(wide.contains("var<storage, read_write> output: array<u32>;"));
+        assert!(wide.contains("if (v.y == 0xffffffffu && v.x != 0u)"));
+        let winner = scatter_kernel(
+            ScatterStage::Winner,
+            DataType::Float64,
+            DataType::Uint32,
+            "k",
+            "o",
+        );
+        assert!(winner.contains("atomicMax(&winner[t], u + 1u);"));
+        assert!(winner.contains("atomicMin(&status[0], u);"));
+        assert!(!winner.contains("store_output"));
+    }
+}
