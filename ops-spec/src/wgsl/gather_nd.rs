@@ -1,1 +1,357 @@
-//! WGSL kernels of the `gather_nd` pattern (being written).
+//! WGSL kernels of the `gather_nd` pattern (GatherND1).
+//!
+//! One kernel per data type and index type; the plan builder
+//! `ops_core::patterns::gather_nd::gather_nd_plan` fills the parameter words
+//! ([`ops_core::patterns::gather_nd::params`]). Bindings of group 0, in order
+//! ([`GATHER_ND_BINDINGS`]):
+//!
+//! 0. `params: array<u32>` (read): the parameter words;
+//! 1. `input: array<u32>` (read): the input tensor's packed words;
+//! 2. `indices: array<u32>` (read): the index tensor's packed words;
+//! 3. `output: array<u32>` (read_write): the output tensor's packed words;
+//! 4. `status: array<atomic<u32>>` (read_write): word 0 receives, by
+//!    `atomicMin`, the position of the lowest out-of-range index element a
+//!    thread met (it stays `0xffffffff` when every index is in range).
+//!
+//! Each thread owns whole output words, so no output store needs atomics: a
+//! 32-bit or 64-bit element per thread, or for 8- and 16-bit data the 4 or 2
+//! elements of one `u32` word, assembled in a register and stored once.
+//! Neighbouring threads take neighbouring output elements, so a tuple whose
+//! slice holds many elements reads the input and writes the output
+//! contiguously across a workgroup; they all read the same tuple's index
+//! values, which the caches broadcast.
+//!
+//! A thread resolves each index value of its tuple against the size of its
+//! dimension with integer arithmetic only: signed values in `[-n, n)` count
+//! from the end when negative; 64-bit values are `(lo, hi)` word pairs
+//! compared exactly (no `i64` in core WGSL). A thread that meets an
+//! out-of-range value reports its position and stores nothing. When the
+//! slices are empty, each work item checks one tuple and stores nothing, so
+//! that every index value is checked as on the CPU.
+
+use ops_core::patterns::gather_nd::{params, WORKGROUP_SIZE};
+use ops_core::{Access, DataType};
+
+use super::dtype;
+use super::writer::Writer;
+
+/// The bindings of every gather_nd kernel: params, input, indices, output, status.
+pub const GATHER_ND_BINDINGS: &[Access] = &[
+    Access::Read,
+    Access::Read,
+    Access::Read,
+    Access::ReadWrite,
+    Access::ReadWrite,
+];
+
+/// The entry point's name.
+pub const GATHER_ND_ENTRY: &str = "main";
+
+/// The kernel key by the framework's convention,
+/// `{operator}/gather_nd/{DATA}/{INDEX}` (`GatherND1/gather_nd/FLOAT16/INT64`).
+pub fn gather_nd_kernel_key(operator: &str, data: DataType, index: DataType) -> String {
+    format!(
+        "{operator}/gather_nd/{}/{}",
+        data.spec_name(),
+        index.spec_name()
+    )
+}
+
+/// True when a kernel can be generated for this pair: any data type, and any
+/// integer index type (the tables list INT64, INT32, UINT64 and UINT32; the
+/// narrower ones work alike).
+pub fn gather_nd_supported(data: DataType, index: DataType) -> bool {
+    let _ = data;
+    index.is_int()
+}
+
+/// The complete WGSL module of one gather_nd kernel.
+///
+/// `key` is the kernel key (written into the header) and `origin` the spec
+/// path (`// @generated from {origin}`). The pair must be
+/// [`gather_nd_supported`]; a floating-point index type still generates a
+/// module, which reads the index bits as an unsigned integer.
+pub fn gather_nd_kernel(data: DataType, index: DataType, key: &str, origin: &str) -> String {
+    debug_assert!(gather_nd_supported(data, index), "{key}");
+    let mut w = Writer::new();
+    w.comment(format!("@generated from {origin}"));
+    w.comment(format!("kernel: {key}"));
+    w.comment(format!("gather_nd: data {data}, indices {index}"));
+    w.blank();
+    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
+    for (name, word) in [
+        ("P_OUTPUT_COUNT", params::OUTPUT_COUNT),
+        ("P_WORK_COUNT", params::WORK_COUNT),
+        ("P_SLICE_LEN", params::SLICE_LEN),
+        ("P_TUPLES_PER_BATCH", params::TUPLES_PER_BATCH),
+        ("P_BATCH_STRIDE", params::BATCH_STRIDE),
+        ("P_TUPLE_SIZE", params::TUPLE_SIZE),
+        ("P_DIM_SIZES", params::DIM_SIZES),
+        ("P_DIM_STRIDES", params::DIM_STRIDES),
+    ] {
+        w.line(format!("const {name}: u32 = {word}u;"));
+    }
+    w.comment("Not an index, not an offset: an out-of-range index value.");
+    w.line("const BAD: u32 = 0xffffffffu;");
+    w.blank();
+    w.line("@group(0) @binding(0) var<storage, read> params: array<u32>;");
+    w.line("@group(0) @binding(1) var<storage, read> input: array<u32>;");
+    w.line("@group(0) @binding(2) var<storage, read> indices: array<u32>;");
+    w.line("@group(0) @binding(3) var<storage, read_write> output: array<u32>;");
+    w.line("@group(0) @binding(4) var<storage, read_write> status: array<atomic<u32>>;");
+    w.blank();
+    dtype::gen_load(&mut w, "load_input", "input", data, false);
+    w.blank();
+    dtype::gen_load(&mut w, "load_index", "indices", index, false);
+    w.blank();
+    if !dtype::is_packed(data) {
+        dtype::gen_store(&mut w, "store_output", "output", data);
+        w.blank();
+    }
+    gen_resolve(&mut w, index);
+    w.blank();
+    gen_tuple_base(&mut w);
+    w.blank();
+    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
+    w.open(format!(
+        "fn {GATHER_ND_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
+    ));
+    w.line("let group = wg.x + wg.y * num_workgroups.x;");
+    w.line("let work = params[P_WORK_COUNT];");
+    w.block(
+        "if (group >= work / WORKGROUP_SIZE + select(0u, 1u, work % WORKGROUP_SIZE != 0u))",
+        |w| {
+            w.line("return;");
+        },
+    );
+    w.line("let item = group * WORKGROUP_SIZE + lid;");
+    w.block("if (item >= work)", |w| {
+        w.line("return;");
+    });
+    w.line("let slice = params[P_SLICE_LEN];");
+    w.block("if (slice == 0u)", |w| {
+        w.comment("Empty slices: item is a tuple whose indices are only checked.");
+        w.line("_ = tuple_base(item);");
+        w.line("return;");
+    });
+    if dtype::is_packed(data) {
+        gen_packed_body(&mut w, data);
+    } else {
+        gen_element_body(&mut w);
+    }
+    w.close();
+    w.finish()
+}
+
+/// `fn resolve(v: raw index, n: u32) -> u32`: the position in `[0, n)` index
+/// value `v` selects in a dimension of size `n`, or `BAD`.
+fn gen_resolve(w: &mut Writer, index: DataType) {
+    w.comment(format!(
+        "The position {index} index value v selects in a dimension of size n, or BAD."
+    ));
+    w.open(format!(
+        "fn resolve(v: {}, n: u32) -> u32",
+        dtype::raw_type(index)
+    ));
+    match (index.size_bits(), index.is_signed_int()) {
+        (64, true) => {
+            w.block("if (v.y == 0u)", |w| {
+                w.block("if (v.x < n)", |w| {
+                    w.line("return v.x;");
+                });
+                w.line("return BAD;");
+            });
+            w.comment("Negative: v = lo - 2^32, so -v = 2^32 - lo (lo = 0 is -2^32, too far).");
+            w.block("if (v.y == 0xffffffffu && v.x != 0u)", |w| {
+                w.line("let magnitude = 0u - v.x;");
+                w.block("if (magnitude <= n)", |w| {
+                    w.line("return n - magnitude;");
+                });
+            });
+            w.line("return BAD;");
+        }
+        (64, false) => {
+            w.block("if (v.y == 0u && v.x < n)", |w| {
+                w.line("return v.x;");
+            });
+            w.line("return BAD;");
+        }
+        (bits, true) => {
+            if bits == 32 {
+                w.line("let s = bitcast<i32>(v);");
+            } else {
+                let shift = 32 - bits;
+                w.comment("Sign-extend the lane.");
+                w.line(format!("let s = bitcast<i32>(v << {shift}u) >> {shift}u;"));
+            }
+            w.block("if (s >= 0)", |w| {
+                w.block("if (u32(s) < n)", |w| {
+                    w.line("return u32(s);");
+                });
+                w.line("return BAD;");
+            });
+            w.comment("-s as u32, exact even for the most negative value.");
+            w.line("let magnitude = 0u - bitcast<u32>(s);");
+            w.block("if (magnitude <= n)", |w| {
+                w.line("return n - magnitude;");
+            });
+            w.line("return BAD;");
+        }
+        (_, false) => {
+            w.block("if (v < n)", |w| {
+                w.line("return v;");
+            });
+            w.line("return BAD;");
+        }
+    }
+    w.close();
+}
+
+/// `fn tuple_base(t: u32) -> u32`: the input offset of tuple `t`'s slice, or
+/// `BAD` after reporting its first out-of-range index element.
+fn gen_tuple_base(w: &mut Writer) {
+    w.comment("The input offset of tuple t's slice; on an out-of-range index value,");
+    w.comment("reports the value's position in status[0] and returns BAD.");
+    w.open("fn tuple_base(t: u32) -> u32");
+    w.line("let q = params[P_TUPLE_SIZE];");
+    w.line("var offset = (t / params[P_TUPLES_PER_BATCH]) * params[P_BATCH_STRIDE];");
+    w.block("for (var j = 0u; j < q; j = j + 1u)", |w| {
+        w.line("let p = t * q + j;");
+        w.line("let i = resolve(load_index(p), params[P_DIM_SIZES + j]);");
+        w.block("if (i == BAD)", |w| {
+            w.line("atomicMin(&status[0], p);");
+            w.line("return BAD;");
+        });
+        w.line("offset = offset + i * params[P_DIM_STRIDES + j];");
+    });
+    w.line("return offset;");
+    w.close();
+}
+
+/// One 32- or 64-bit output element per thread.
+fn gen_element_body(w: &mut Writer) {
+    w.comment("One output element per thread.");
+    w.line("let base = tuple_base(item / slice);");
+    w.block("if (base == BAD)", |w| {
+        w.line("return;");
+    });
+    w.line("store_output(item, load_input(base + item % slice));");
+}
+
+/// One output word (4 or 2 elements) of 8- or 16-bit data per thread.
+fn gen_packed_body(w: &mut Writer, data: DataType) {
+    let (lanes, width) = match data.size_bits() {
+        8 => (4, 8),
+        _ => (2, 16),
+    };
+    w.comment(format!(
+        "One output word per thread: {lanes} elements of {width} bits, stored at once."
+    ));
+    w.line(format!("let first = item * {lanes}u;"));
+    w.line(format!(
+        "let lanes = min({lanes}u, params[P_OUTPUT_COUNT] - first);"
+    ));
+    w.line("var word = 0u;");
+    w.line("var tuple = BAD;");
+    w.line("var base = 0u;");
+    w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
+        w.line("let o = first + e;");
+        w.line("let t = o / slice;");
+        w.block("if (t != tuple)", |w| {
+            w.line("tuple = t;");
+            w.line("base = tuple_base(t);");
+            w.block("if (base == BAD)", |w| {
+                w.line("return;");
+            });
+        });
+        w.line(format!(
+            "word = word | (load_input(base + o % slice) << (e * {width}u));"
+        ));
+    });
+    w.line("output[item] = word;");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INDEX_TYPES: [DataType; 4] = [
+        DataType::Int64,
+        DataType::Int32,
+        DataType::Uint64,
+        DataType::Uint32,
+    ];
+
+    fn validate(key: &str, wgsl: &str) {
+        let module = naga::front::wgsl::parse_str(wgsl)
+            .unwrap_or_else(|e| panic!("{key}: {}\n{wgsl}", e.emit_to_string(wgsl)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{key}: {}\n{wgsl}", e.emit_to_string(wgsl)));
+        let entry = module
+            .entry_points
+            .iter()
+            .find(|e| e.name == GATHER_ND_ENTRY)
+            .unwrap_or_else(|| panic!("{key}: no entry point `{GATHER_ND_ENTRY}`"));
+        assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1], "{key}");
+        assert_eq!(
+            module.global_variables.len(),
+            GATHER_ND_BINDINGS.len(),
+            "{key}"
+        );
+    }
+
+    #[test]
+    fn every_kernel_validates_on_core_webgpu() {
+        let mut count = 0;
+        for data in DataType::ALL {
+            for index in INDEX_TYPES {
+                assert!(gather_nd_supported(data, index));
+                let key = gather_nd_kernel_key("GatherND1", data, index);
+                let wgsl = gather_nd_kernel(data, index, &key, "specs/gather_nd1.op");
+                assert!(wgsl.starts_with("// @generated from specs/gather_nd1.op\n"));
+                assert!(wgsl.contains(&key));
+                assert!(wgsl.contains("const WORKGROUP_SIZE: u32 = 256u;"));
+                validate(&key, &wgsl);
+                count += 1;
+            }
+        }
+        assert_eq!(count, 11 * 4);
+    }
+
+    #[test]
+    fn narrow_index_types_validate() {
+        for index in [
+            DataType::Int16,
+            DataType::Int8,
+            DataType::Uint16,
+            DataType::Uint8,
+        ] {
+            for data in [DataType::Float64, DataType::Int8, DataType::Uint16] {
+                let key = gather_nd_kernel_key("Gather", data, index);
+                validate(&key, &gather_nd_kernel(data, index, &key, "x"));
+            }
+        }
+        assert!(!gather_nd_supported(DataType::Int32, DataType::Float32));
+    }
+
+    #[test]
+    fn keys_bindings_and_packing() {
+        assert_eq!(
+            gather_nd_kernel_key("GatherND1", DataType::Float16, DataType::Int64),
+            "GatherND1/gather_nd/FLOAT16/INT64"
+        );
+        assert_eq!(GATHER_ND_BINDINGS.len(), 5);
+        let packed = gather_nd_kernel(DataType::Uint8, DataType::Int32, "k", "o");
+        assert!(packed.contains("let lanes = min(4u, params[P_OUTPUT_COUNT] - first);"));
+        assert_eq!(packed.matches("array<atomic<u32>>").count(), 1);
+        assert!(packed.contains("var<storage, read_write> output: array<u32>;"));
+        assert!(!packed.contains("atomicOr"));
+        let wide = gather_nd_kernel(DataType::Float64, DataType::Uint64, "k", "o");
+        assert!(wide.contains("output[2u * i + 1u] = v.y;"));
+        assert!(wide.contains("if (v.y == 0u && v.x < n)"));
+    }
+}

@@ -1,0 +1,544 @@
+//! The `gather_nd` pattern's WGSL kernels against its CPU reference.
+//!
+//! For all 44 (data type, index type) pairs of GatherND1's tables, the
+//! kernels are generated here with `ops_spec::wgsl::gather_nd`, run through
+//! `ops_gpu` on random shapes (1 to 5 dimensions, padding, batch dimensions,
+//! every tuple size, long rows) with edge-value data (NaN payloads, signed
+//! zeros, subnormals, 64-bit values past 2^32 and 2^53) and negative indices,
+//! and compared bit for bit with `gather_nd_cpu`. Out-of-range indices (too
+//! large, too negative, negative through unsigned types, 64-bit values whose
+//! high word is wrong) must fail the plan's index check at the lowest bad
+//! element, and `gather_nd_index_error` must phrase that position exactly as
+//! the CPU reference does.
+//!
+//! Runs on whatever adapter `ops_gpu` finds (Mesa's lavapipe on machines
+//! without a GPU); finding none is a failure, not a skip.
+
+use ops_core::patterns::gather_nd::{
+    gather_nd_cpu, gather_nd_index_error, gather_nd_plan, GatherNdGeometry, WORKGROUP_SIZE,
+};
+use ops_core::{DataType, HostTensor, Kernel, OpError, TensorDesc};
+use ops_gpu::{Context, ExecError};
+use ops_spec::wgsl::gather_nd::{
+    gather_nd_kernel, gather_nd_kernel_key, GATHER_ND_BINDINGS, GATHER_ND_ENTRY,
+};
+
+const ORIGIN: &str = "tests/tests/gather_nd_pattern_gpu.rs";
+const OPERATOR: &str = "GatherND1";
+const INDICES: &str = "indices";
+
+const INDEX_TYPES: [DataType; 4] = [
+    DataType::Int64,
+    DataType::Int32,
+    DataType::Uint64,
+    DataType::Uint32,
+];
+
+fn ctx() -> &'static Context {
+    ops_gpu::shared().unwrap_or_else(|e| {
+        panic!("the gather_nd kernels need a GPU adapter: {e} (install Mesa's lavapipe, `mesa-vulkan-drivers`)")
+    })
+}
+
+/// Generates and leaks one kernel, as generated code holds them in statics.
+fn kernel(data: DataType, index: DataType) -> &'static Kernel {
+    let key = gather_nd_kernel_key(OPERATOR, data, index);
+    let wgsl = gather_nd_kernel(data, index, &key, ORIGIN);
+    Box::leak(Box::new(Kernel {
+        key: Box::leak(key.into_boxed_str()),
+        wgsl: Box::leak(wgsl.into_boxed_str()),
+        entry: GATHER_ND_ENTRY,
+        bindings: GATHER_ND_BINDINGS,
+        workgroup_size: WORKGROUP_SIZE,
+    }))
+}
+
+/// A small seeded generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn chance(&mut self, one_in: usize) -> bool {
+        self.below(one_in) == 0
+    }
+}
+
+/// The random seed: `OPS_GATHER_ND_SEED` (decimal or `0x` hex) or a fixed default.
+fn seed() -> u64 {
+    let parsed =
+        std::env::var("OPS_GATHER_ND_SEED")
+            .ok()
+            .and_then(|s| match s.strip_prefix("0x") {
+                Some(hex) => u64::from_str_radix(hex, 16).ok(),
+                None => s.parse().ok(),
+            });
+    parsed.filter(|&s| s != 0).unwrap_or(0x9a7e_4e2d_0b5e_55ed)
+}
+
+/// Edge values of a data type, as raw bits.
+fn edges(dt: DataType) -> Vec<u64> {
+    match dt {
+        DataType::Float64 => vec![
+            0x7ff8_0000_0000_0000,
+            0xfff0_0000_0000_0001, // negative signalling NaN, payload 1
+            0x7ff0_0000_0001_0000, // NaN whose payload lies in the low word only
+            0x7ff0_0000_0000_0000,
+            0x8000_0000_0000_0000, // -0.0
+            1,                     // smallest subnormal
+            0x800f_ffff_ffff_ffff, // largest negative subnormal
+            0x3ff0_0000_0000_0001,
+        ],
+        DataType::Float32 => vec![
+            0x7fc0_0001,
+            0xff80_0001,
+            0x8000_0000,
+            1,
+            0x807f_ffff,
+            0x7f80_0000,
+        ],
+        DataType::Float16 => vec![0x7e01, 0xfc01, 0x8000, 1, 0x83ff, 0x7c00],
+        DataType::Int64 | DataType::Uint64 => vec![
+            1 << 63,
+            u64::MAX,
+            (1 << 53) + 1,
+            (1 << 32) + 1,
+            0xffff_ffff,
+            (-(1i64 << 53) - 1) as u64,
+        ],
+        DataType::Int32 | DataType::Uint32 => vec![0x8000_0000, 0xffff_ffff, 0x7fff_ffff],
+        DataType::Int16 | DataType::Uint16 => vec![0x8000, 0xffff, 0x7fff],
+        DataType::Int8 | DataType::Uint8 => vec![0x80, 0xff, 0x7f],
+    }
+}
+
+/// Random data of `sizes`: mostly random bits (distinct, so a wrong offset
+/// shows), with edge values mixed in.
+fn data_tensor(dt: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
+    let n: usize = sizes.iter().map(|&s| s as usize).product();
+    let pool = edges(dt);
+    let width = dt.size_bytes();
+    let mut bytes = Vec::with_capacity(n * width);
+    for _ in 0..n {
+        let v = if rng.chance(4) {
+            pool[rng.below(pool.len())]
+        } else {
+            rng.next()
+        };
+        bytes.extend_from_slice(&v.to_le_bytes()[..width]);
+    }
+    HostTensor::from_bytes(TensorDesc::new(dt, sizes.to_vec()), bytes).unwrap()
+}
+
+/// An index tensor from values (two's complement, truncated to the type).
+fn index_tensor(dt: DataType, sizes: &[u32], values: &[i128]) -> HostTensor {
+    let width = dt.size_bytes();
+    let mut bytes = Vec::with_capacity(values.len() * width);
+    for &v in values {
+        bytes.extend_from_slice(&(v as u128).to_le_bytes()[..width]);
+    }
+    HostTensor::from_bytes(TensorDesc::new(dt, sizes.to_vec()), bytes).unwrap()
+}
+
+/// One random gather: padded sizes and the three counts.
+#[derive(Debug)]
+struct Case {
+    input: Vec<u32>,
+    indices: Vec<u32>,
+    input_rank: usize,
+    indices_rank: usize,
+    batch_dims: usize,
+}
+
+fn pad(sizes: Vec<u32>, d: usize) -> Vec<u32> {
+    let mut padded = vec![1; d - sizes.len()];
+    padded.extend(sizes);
+    padded
+}
+
+fn random_case(rng: &mut Rng) -> Case {
+    loop {
+        let d = 1 + rng.below(5);
+        let input_rank = 1 + rng.below(d);
+        let indices_rank = 1 + rng.below(d);
+        let batch_dims = rng.below(input_rank.min(indices_rank));
+        let q = 1 + rng.below(input_rank - batch_dims);
+        let batch: Vec<u32> = (0..batch_dims).map(|_| 1 + rng.below(3) as u32).collect();
+        let mut input = batch.clone();
+        input.extend((0..q).map(|_| 1 + rng.below(5) as u32));
+        for _ in batch_dims + q..input_rank {
+            // Now and then a long row: slices of many contiguous elements.
+            input.push(if rng.chance(5) {
+                40 + rng.below(400) as u32
+            } else {
+                1 + rng.below(4) as u32
+            });
+        }
+        let mut indices = batch;
+        indices.extend((batch_dims..indices_rank - 1).map(|_| 1 + rng.below(4) as u32));
+        indices.push(q as u32);
+        let case = Case {
+            input: pad(input, d),
+            indices: pad(indices, d),
+            input_rank,
+            indices_rank,
+            batch_dims,
+        };
+        let g = geometry(&case);
+        if g.output_count <= 20_000 && g.input_count <= 20_000 {
+            return case;
+        }
+    }
+}
+
+fn geometry(case: &Case) -> GatherNdGeometry {
+    GatherNdGeometry::new(
+        &case.input,
+        &case.indices,
+        case.input_rank,
+        case.indices_rank,
+        case.batch_dims,
+    )
+    .unwrap_or_else(|e| panic!("{case:?}: {e}"))
+}
+
+/// In-range index values: negative half of the time for signed types.
+fn valid_indices(g: &GatherNdGeometry, index: DataType, rng: &mut Rng) -> Vec<i128> {
+    (0..g.index_count)
+        .map(|p| {
+            let n = g.dims[p as usize % g.tuple_size].0 as i128;
+            let v = rng.below(n as usize) as i128;
+            if index.is_signed_int() && rng.chance(2) {
+                v - n
+            } else {
+                v
+            }
+        })
+        .collect()
+}
+
+/// An out-of-range value of `index` for a dimension of size `n`.
+fn bad_index(index: DataType, n: i128, rng: &mut Rng) -> i128 {
+    let valid = rng.below(n as usize) as i128;
+    let choices: Vec<i128> = match index {
+        DataType::Int64 => vec![
+            n,
+            -n - 1,
+            (1 << 32) + valid,  // low word in range, high word 1
+            -(1 << 32) + valid, // high word all ones, but far below -n
+            -(1 << 32),         // low word 0, high word all ones
+            i128::from(i64::MIN),
+            i128::from(i64::MAX),
+        ],
+        DataType::Int32 => vec![n, n + 7, -n - 1, i128::from(i32::MIN), i128::from(i32::MAX)],
+        DataType::Uint64 => vec![
+            n,
+            (1 << 32) + valid,
+            i128::from(u64::MAX), // -1 through an unsigned type
+            1 << 63,
+        ],
+        DataType::Uint32 => vec![n, n + 3, i128::from(u32::MAX), 1 << 31],
+        other => panic!("not an index type: {other}"),
+    };
+    choices[rng.below(choices.len())]
+}
+
+fn output_desc(g: &GatherNdGeometry, data: DataType, d: usize) -> TensorDesc {
+    let sizes = g
+        .padded_output_sizes(d)
+        .unwrap_or_else(|| g.output_sizes.clone());
+    TensorDesc::new(data, sizes)
+}
+
+fn first_difference(dt: DataType, got: &[u8], want: &[u8]) -> String {
+    let w = dt.size_bytes();
+    for (i, (g, e)) in got.chunks(w).zip(want.chunks(w)).enumerate() {
+        if g != e {
+            return format!("element {i}: gpu {g:02x?}, cpu {e:02x?}");
+        }
+    }
+    format!("lengths {} and {}", got.len(), want.len())
+}
+
+fn plan_for(
+    input: &HostTensor,
+    indices: &HostTensor,
+    out: &TensorDesc,
+    case: &Case,
+    k: &'static Kernel,
+) -> ops_core::GpuPlan {
+    gather_nd_plan(
+        input.desc(),
+        0,
+        indices.desc(),
+        1,
+        out,
+        0,
+        case.input_rank,
+        case.indices_rank,
+        case.batch_dims,
+        k,
+    )
+    .unwrap_or_else(|e| panic!("{case:?}: plan: {e}"))
+}
+
+#[test]
+fn gpu_matches_cpu_reference_bitwise() {
+    let ctx = ctx();
+    let seed = seed();
+    let mut rng = Rng(seed);
+    let mut runs = 0;
+    let mut long_rows = 0;
+    let mut negatives = 0;
+    for data in DataType::ALL {
+        for index in INDEX_TYPES {
+            let k = kernel(data, index);
+            for _ in 0..10 {
+                let case = random_case(&mut rng);
+                let g = geometry(&case);
+                let input = data_tensor(data, &case.input, &mut rng);
+                let values = valid_indices(&g, index, &mut rng);
+                negatives += values.iter().filter(|&&v| v < 0).count();
+                let indices = index_tensor(index, &case.indices, &values);
+                let out = output_desc(&g, data, case.input.len());
+                let what = format!("seed {seed:#x}: {data}/{index} {case:?}");
+                let want = gather_nd_cpu(
+                    &input,
+                    &indices,
+                    &out,
+                    case.input_rank,
+                    case.indices_rank,
+                    case.batch_dims,
+                    INDICES,
+                )
+                .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
+                let plan = plan_for(&input, &indices, &out, &case, k);
+                let got = ctx
+                    .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
+                    .unwrap_or_else(|e| panic!("{what}: gpu: {e}"));
+                assert_eq!(got[0].desc(), &out, "{what}");
+                assert!(
+                    got[0].bytes() == want.bytes(),
+                    "{what}: {}",
+                    first_difference(data, got[0].bytes(), want.bytes())
+                );
+                runs += 1;
+                if g.slice_len >= 40 {
+                    long_rows += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 44 * 10);
+    assert!(long_rows > 20, "{long_rows} long-row cases");
+    assert!(negatives > 100, "{negatives} negative indices");
+}
+
+#[test]
+fn out_of_range_indices_fail_the_index_check() {
+    let ctx = ctx();
+    let seed = seed() ^ 0xbad;
+    let mut rng = Rng(seed);
+    for data in DataType::ALL {
+        for index in INDEX_TYPES {
+            let k = kernel(data, index);
+            for _ in 0..3 {
+                let case = random_case(&mut rng);
+                let g = geometry(&case);
+                let input = data_tensor(data, &case.input, &mut rng);
+                let mut values = valid_indices(&g, index, &mut rng);
+                let mut lowest = u64::MAX;
+                for _ in 0..1 + rng.below(3) {
+                    let p = rng.below(values.len());
+                    let n = g.dims[p % g.tuple_size].0 as i128;
+                    values[p] = bad_index(index, n, &mut rng);
+                    lowest = lowest.min(p as u64);
+                }
+                let indices = index_tensor(index, &case.indices, &values);
+                let out = output_desc(&g, data, case.input.len());
+                let what = format!("seed {seed:#x}: {data}/{index} {case:?} {values:?}");
+                let want = gather_nd_cpu(
+                    &input,
+                    &indices,
+                    &out,
+                    case.input_rank,
+                    case.indices_rank,
+                    case.batch_dims,
+                    INDICES,
+                )
+                .expect_err(&what);
+                assert!(
+                    matches!(want, OpError::IndexOutOfRange { .. }),
+                    "{what}: {want}"
+                );
+                let plan = plan_for(&input, &indices, &out, &case, k);
+                assert_eq!(plan.index_checks, [1], "{what}");
+                match ctx.execute(&plan, &[&input, &indices], std::slice::from_ref(&out)) {
+                    Err(ExecError::Index { check, position }) => {
+                        assert_eq!(check, 0, "{what}");
+                        assert_eq!(position, lowest, "{what}");
+                        let got = gather_nd_index_error(
+                            input.desc(),
+                            &indices,
+                            case.input_rank,
+                            case.indices_rank,
+                            case.batch_dims,
+                            INDICES,
+                            position,
+                        );
+                        assert_eq!(got, want, "{what}");
+                    }
+                    other => panic!("{what}: {other:?}"),
+                }
+            }
+        }
+    }
+}
+
+/// The seed examples and hand-checked negative indices through the GPU.
+#[test]
+fn gpu_seed_examples() {
+    let ctx = ctx();
+    let run = |input: &HostTensor, indices: &HostTensor, ranks: (usize, usize, usize)| {
+        let case = Case {
+            input: input.sizes().to_vec(),
+            indices: indices.sizes().to_vec(),
+            input_rank: ranks.0,
+            indices_rank: ranks.1,
+            batch_dims: ranks.2,
+        };
+        let g = geometry(&case);
+        let out = output_desc(&g, input.dtype(), case.input.len());
+        let k = kernel(input.dtype(), indices.dtype());
+        let plan = plan_for(input, indices, &out, &case, k);
+        let got = ctx
+            .execute(&plan, &[input, indices], std::slice::from_ref(&out))
+            .unwrap();
+        let want = gather_nd_cpu(input, indices, &out, ranks.0, ranks.1, ranks.2, INDICES).unwrap();
+        assert_eq!(got[0], want);
+        got.into_iter().next().unwrap()
+    };
+    let input = HostTensor::from_slice([2, 2], &[0.0f32, 1.0, 2.0, 3.0]).unwrap();
+    let indices = HostTensor::from_slice([2, 1], &[1u32, 0]).unwrap();
+    let out = run(&input, &indices, (2, 2, 0));
+    assert_eq!(out.sizes(), [2, 2]);
+    assert_eq!(out.to_vec::<f32>().unwrap(), [2.0, 3.0, 0.0, 1.0]);
+
+    let input =
+        HostTensor::from_slice([1, 3, 2, 2], &(0..12).map(|v| v as f32).collect::<Vec<_>>())
+            .unwrap();
+    let indices =
+        HostTensor::from_slice([1, 3, 2, 2], &[0u32, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0]).unwrap();
+    let out = run(&input, &indices, (3, 3, 1));
+    assert_eq!(out.sizes(), [1, 1, 3, 2]);
+    assert_eq!(
+        out.to_vec::<f32>().unwrap(),
+        [0.0, 3.0, 7.0, 4.0, 9.0, 10.0]
+    );
+
+    // Negative indices, 8-bit data packed four to a word, 64-bit indices.
+    let input = HostTensor::from_slice([2, 3], &[10i8, 11, 12, 13, 14, 15]).unwrap();
+    let indices = HostTensor::from_slice([5, 2], &[-1i64, -1, 0, -3, -2, 1, 1, 0, 0, 2]).unwrap();
+    let out = run(&input, &indices, (2, 2, 0));
+    assert_eq!(out.to_vec::<i8>().unwrap(), [15, 10, 11, 13, 12]);
+}
+
+/// Empty slices still check every index value; no work needs no pass.
+#[test]
+fn empty_tensors() {
+    let ctx = ctx();
+    let k = kernel(DataType::Uint8, DataType::Int32);
+    let input = HostTensor::zeros(TensorDesc::new(DataType::Uint8, [4, 0])).unwrap();
+    let case = Case {
+        input: vec![4, 0],
+        indices: vec![3, 1],
+        input_rank: 2,
+        indices_rank: 2,
+        batch_dims: 0,
+    };
+    let out = TensorDesc::new(DataType::Uint8, [3, 0]);
+    let ok = HostTensor::from_slice([3, 1], &[3i32, -4, 0]).unwrap();
+    let plan = plan_for(&input, &ok, &out, &case, k);
+    assert_eq!(plan.passes.len(), 1);
+    let got = ctx
+        .execute(&plan, &[&input, &ok], std::slice::from_ref(&out))
+        .unwrap();
+    assert!(got[0].is_empty());
+    let bad = HostTensor::from_slice([3, 1], &[3i32, -5, 4]).unwrap();
+    let want = gather_nd_cpu(&input, &bad, &out, 2, 2, 0, INDICES).unwrap_err();
+    match ctx.execute(&plan, &[&input, &bad], std::slice::from_ref(&out)) {
+        Err(ExecError::Index { check: 0, position }) => {
+            assert_eq!(position, 1);
+            assert_eq!(
+                gather_nd_index_error(input.desc(), &bad, 2, 2, 0, INDICES, position),
+                want
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let input = HostTensor::from_slice([2, 2], &[1u8, 2, 3, 4]).unwrap();
+    let none = HostTensor::zeros(TensorDesc::new(DataType::Int32, [0, 1])).unwrap();
+    let case = Case {
+        input: vec![2, 2],
+        indices: vec![0, 1],
+        ..case
+    };
+    let out = TensorDesc::new(DataType::Uint8, [0, 2]);
+    let plan = plan_for(&input, &none, &out, &case, k);
+    assert!(plan.passes.is_empty());
+    let got = ctx
+        .execute(&plan, &[&input, &none], std::slice::from_ref(&out))
+        .unwrap();
+    assert!(got[0].is_empty());
+}
+
+/// More than 65,535 workgroups: the runtime spreads them over x and y and
+/// the kernel linearises `x + y * num_workgroups.x`, guarding the tail.
+#[test]
+fn two_dimensional_grid() {
+    let ctx = ctx();
+    let row = 8_400_000u32;
+    let input = HostTensor::from_slice(
+        [2, row],
+        &(0..2 * row)
+            .map(|v| v.wrapping_mul(0x9e37_79b9))
+            .collect::<Vec<u32>>(),
+    )
+    .unwrap();
+    let indices = HostTensor::from_slice([2, 1], &[-1i32, 0]).unwrap();
+    let case = Case {
+        input: vec![2, row],
+        indices: vec![2, 1],
+        input_rank: 2,
+        indices_rank: 2,
+        batch_dims: 0,
+    };
+    let out = TensorDesc::new(DataType::Uint32, [2, row]);
+    let plan = plan_for(
+        &input,
+        &indices,
+        &out,
+        &case,
+        kernel(DataType::Uint32, DataType::Int32),
+    );
+    assert!(plan.passes[0].workgroups > 65_535);
+    let got = ctx
+        .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
+        .unwrap();
+    let want = gather_nd_cpu(&input, &indices, &out, 2, 2, 0, INDICES).unwrap();
+    assert!(
+        got[0] == want,
+        "{}",
+        first_difference(DataType::Uint32, got[0].bytes(), want.bytes())
+    );
+}
