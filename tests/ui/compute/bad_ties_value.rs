@@ -1,0 +1,3 @@
+ops_macros::operator!("bad_ties_value.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("index_output_not_integer.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("unknown_pattern.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("duplicate_name.op");
+
+fn main() {}

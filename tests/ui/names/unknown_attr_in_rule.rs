@@ -1,0 +1,3 @@
+ops_macros::operator!("unknown_attr_in_rule.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("unknown_attr_type.op");
+
+fn main() {}

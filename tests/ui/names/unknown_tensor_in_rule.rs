@@ -1,0 +1,3 @@
+ops_macros::operator!("unknown_tensor_in_rule.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("wrong_arity.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("missing_shape_rule.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("missing_tensor_in_shape.op");
+
+fn main() {}

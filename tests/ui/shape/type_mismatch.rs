@@ -1,0 +1,3 @@
+ops_macros::operator!("type_mismatch.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("bad_token.op");
+
+fn main() {}

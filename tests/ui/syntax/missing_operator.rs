@@ -1,0 +1,3 @@
+ops_macros::operator!("missing_operator.op");
+
+fn main() {}

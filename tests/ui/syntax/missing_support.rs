@@ -1,0 +1,3 @@
+ops_macros::operator!("missing_support.op");
+
+fn main() {}

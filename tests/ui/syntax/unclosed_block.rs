@@ -1,0 +1,3 @@
+ops_macros::operator!("unclosed_block.op");
+
+fn main() {}

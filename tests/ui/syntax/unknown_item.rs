@@ -1,0 +1,3 @@
+ops_macros::operator!("unknown_item.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("unterminated_string.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("empty_dtype_list.op");
+
+fn main() {}

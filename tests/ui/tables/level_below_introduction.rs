@@ -1,0 +1,3 @@
+ops_macros::operator!("level_below_introduction.op");
+
+fn main() {}

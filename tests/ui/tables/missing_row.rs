@@ -1,0 +1,3 @@
+ops_macros::operator!("missing_row.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("overlapping_levels.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("rank_out_of_range.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("unknown_level.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("unordered_levels.op");
+
+fn main() {}
