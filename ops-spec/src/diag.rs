@@ -97,13 +97,17 @@ pub fn near_miss<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) 
     candidates
         .into_iter()
         .map(|c| {
-            (
-                distance(&name.to_ascii_lowercase(), &c.to_ascii_lowercase()),
-                c,
-            )
+            let (a, b) = (name.to_ascii_lowercase(), c.to_ascii_lowercase());
+            // On equal distance, prefer a candidate with the same letters
+            // (a transposition: `FLOAT61` means `FLOAT16`, not `FLOAT64`).
+            let mut sa: Vec<char> = a.chars().collect();
+            let mut sb: Vec<char> = b.chars().collect();
+            sa.sort_unstable();
+            sb.sort_unstable();
+            ((distance(&a, &b), sa != sb), c)
         })
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
+        .filter(|((d, _), _)| *d <= limit)
+        .min_by_key(|(k, _)| *k)
         .map(|(_, c)| c)
 }
 
@@ -168,7 +172,7 @@ mod tests {
 
     #[test]
     fn near_miss_finds_transpositions() {
-        let types = ["FLOAT16", "FLOAT32", "INT8"];
+        let types = ["FLOAT64", "FLOAT16", "FLOAT32", "INT8"];
         assert_eq!(near_miss("FLOAT61", types), Some("FLOAT16"));
         assert_eq!(near_miss("BANANA", types), None);
     }
