@@ -441,13 +441,18 @@ fn wait(ctx: &Context, pending: &Pending) -> Result<(), OpError> {
                 ))
             }
         }
-        let mut next = pending.mapped.recv_timeout(std::time::Duration::from_millis(5));
+        let mut next = pending
+            .mapped
+            .recv_timeout(std::time::Duration::from_millis(5));
         while let Ok((i, r)) = next {
             r.map_err(|e| OpError::Device(format!("mapping a read-back buffer failed: {e}")))?;
             if !std::mem::replace(&mut done[i], true) {
                 remaining -= 1;
             }
-            next = pending.mapped.try_recv().map_err(|_| mpsc::RecvTimeoutError::Timeout);
+            next = pending
+                .mapped
+                .try_recv()
+                .map_err(|_| mpsc::RecvTimeoutError::Timeout);
         }
         if std::time::Instant::now() > deadline {
             return Err(OpError::Device(

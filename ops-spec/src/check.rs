@@ -181,7 +181,13 @@ fn check_compute(spec: &Spec, errors: &mut Errors) {
             let rb = e.rows.iter().find(|r| r.tensor == b);
             if let (Some(ra), Some(rb)) = (ra, rb) {
                 if ra.dtypes != rb.dtypes {
-                    errors.error(rb.span, format!("`{}` {what} `{}`: both must list the same data types", spec.tensors[b].name, spec.tensors[a].name));
+                    errors.error(
+                        rb.span,
+                        format!(
+                            "`{}` {what} `{}`: both must list the same data types",
+                            spec.tensors[b].name, spec.tensors[a].name
+                        ),
+                    );
                 }
             }
         }
@@ -190,21 +196,40 @@ fn check_compute(spec: &Spec, errors: &mut Errors) {
         for e in &spec.support {
             for r in e.rows.iter().filter(|r| r.tensor == t) {
                 if r.dtypes.iter().any(|d| d.is_float()) {
-                    errors.error(r.span, format!("`{}` holds indices: its data types must be integers", spec.tensors[t].name));
+                    errors.error(
+                        r.span,
+                        format!(
+                            "`{}` holds indices: its data types must be integers",
+                            spec.tensors[t].name
+                        ),
+                    );
                 }
             }
         }
     };
     match &spec.compute {
-        Some(Compute::Reduce { input, output, cfg, .. }) => match cfg.keep {
+        Some(Compute::Reduce {
+            input, output, cfg, ..
+        }) => match cfg.keep {
             Keep::Index => integer_types(*output, errors),
             Keep::Value => same_types(*input, *output, "keeps values of", errors),
         },
-        Some(Compute::GatherNd { input, indices, output, .. }) => {
+        Some(Compute::GatherNd {
+            input,
+            indices,
+            output,
+            ..
+        }) => {
             integer_types(*indices, errors);
             same_types(*input, *output, "moves the elements of", errors);
         }
-        Some(Compute::ScatterElements { input, indices, updates, output, .. }) => {
+        Some(Compute::ScatterElements {
+            input,
+            indices,
+            updates,
+            output,
+            ..
+        }) => {
             integer_types(*indices, errors);
             same_types(*input, *updates, "is written into", errors);
             same_types(*input, *output, "moves the elements of", errors);

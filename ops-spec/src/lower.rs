@@ -873,18 +873,34 @@ impl ExprLower<'_> {
         })
     }
 
-    fn param_int(&mut self, params: &HashMap<String, &ParamValue>, key: &str, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<MExpr> {
+    fn param_int(
+        &mut self,
+        params: &HashMap<String, &ParamValue>,
+        key: &str,
+        c: &ast::ComputeDecl,
+        errors: &mut Errors,
+    ) -> Option<MExpr> {
         match params.get(key) {
             Some(ParamValue::Expr(e)) => self.expect(e, Ty::Int, errors),
             _ => {
-                errors.error(c.pattern.span, format!("parameter `{key}` is an integer expression"));
+                errors.error(
+                    c.pattern.span,
+                    format!("parameter `{key}` is an integer expression"),
+                );
                 None
             }
         }
     }
 
     fn lower_gather_nd(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
-        const KEYS: &[&str] = &["input", "indices", "output", "input_rank", "indices_rank", "batch_dims"];
+        const KEYS: &[&str] = &[
+            "input",
+            "indices",
+            "output",
+            "input_rank",
+            "indices_rank",
+            "batch_dims",
+        ];
         let params = self.params(c, KEYS, errors)?;
         let input = self.param_tensor(&params, "input", false, c, errors);
         let indices = self.param_tensor(&params, "indices", false, c, errors);
@@ -903,15 +919,27 @@ impl ExprLower<'_> {
         })
     }
 
-    fn lower_scatter_elements(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
-        const KEYS: &[&str] = &["input", "indices", "updates", "output", "axis", "collisions"];
+    fn lower_scatter_elements(
+        &mut self,
+        c: &ast::ComputeDecl,
+        errors: &mut Errors,
+    ) -> Option<Compute> {
+        const KEYS: &[&str] = &[
+            "input",
+            "indices",
+            "updates",
+            "output",
+            "axis",
+            "collisions",
+        ];
         let params = self.params(c, KEYS, errors)?;
         let input = self.param_tensor(&params, "input", false, c, errors);
         let indices = self.param_tensor(&params, "indices", false, c, errors);
         let updates = self.param_tensor(&params, "updates", false, c, errors);
         let output = self.param_tensor(&params, "output", true, c, errors);
         let axis = self.param_int(&params, "axis", c, errors);
-        let _collisions = self.param_word(&params, "collisions", &[("last_write_wins", ())], c, errors);
+        let _collisions =
+            self.param_word(&params, "collisions", &[("last_write_wins", ())], c, errors);
         Some(Compute::ScatterElements {
             input: input?,
             indices: indices?,

@@ -75,19 +75,45 @@ pub fn edge_bits(dtype: DataType) -> Vec<u64> {
         .map(u64::from)
         .to_vec(),
         DataType::Float16 => [
-            0x7E00u16, 0xFE01, 0x7C01, 0x7C00, 0xFC00, 0, 0x8000, 1, 0x8001, 0x03FF, 0x7BFF, 0xFBFF, 0x3C00, 0xBC00,
+            0x7E00u16, 0xFE01, 0x7C01, 0x7C00, 0xFC00, 0, 0x8000, 1, 0x8001, 0x03FF, 0x7BFF,
+            0xFBFF, 0x3C00, 0xBC00,
         ]
         .map(u64::from)
         .to_vec(),
-        DataType::Int64 => [i64::MIN, i64::MAX, 0, -1, 1, 1 << 32, -(1 << 32) - 1, (1 << 53) + 1, -(1 << 53) - 1]
-            .map(|v| v as u64)
+        DataType::Int64 => [
+            i64::MIN,
+            i64::MAX,
+            0,
+            -1,
+            1,
+            1 << 32,
+            -(1 << 32) - 1,
+            (1 << 53) + 1,
+            -(1 << 53) - 1,
+        ]
+        .map(|v| v as u64)
+        .to_vec(),
+        DataType::Uint64 => vec![
+            u64::MAX,
+            0,
+            1,
+            1 << 32,
+            (1 << 32) - 1,
+            (1 << 53) + 1,
+            1 << 63,
+            (1 << 63) - 1,
+        ],
+        DataType::Int32 => [i32::MIN, i32::MAX, 0, -1, 1]
+            .map(|v| v as u32 as u64)
             .to_vec(),
-        DataType::Uint64 => vec![u64::MAX, 0, 1, 1 << 32, (1 << 32) - 1, (1 << 53) + 1, 1 << 63, (1 << 63) - 1],
-        DataType::Int32 => [i32::MIN, i32::MAX, 0, -1, 1].map(|v| v as u32 as u64).to_vec(),
         DataType::Uint32 => vec![u64::from(u32::MAX), 0, 1, 1 << 31],
-        DataType::Int16 => [i16::MIN, i16::MAX, 0, -1, 1].map(|v| v as u16 as u64).to_vec(),
+        DataType::Int16 => [i16::MIN, i16::MAX, 0, -1, 1]
+            .map(|v| v as u16 as u64)
+            .to_vec(),
         DataType::Uint16 => vec![0xFFFF, 0, 1, 0x8000],
-        DataType::Int8 => [i8::MIN, i8::MAX, 0, -1, 1].map(|v| v as u8 as u64).to_vec(),
+        DataType::Int8 => [i8::MIN, i8::MAX, 0, -1, 1]
+            .map(|v| v as u8 as u64)
+            .to_vec(),
         DataType::Uint8 => vec![0xFF, 0, 1, 0x80],
     }
 }

@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 
 use ops::{argmax, argmin, ArgMaxDesc, ArgMinDesc};
-use ops_core::{AttrValue, DataType, FeatureLevel, HostTensor, OpArgs, OpError, Operator, TensorDesc};
+use ops_core::{
+    AttrValue, DataType, FeatureLevel, HostTensor, OpArgs, OpError, Operator, TensorDesc,
+};
 use ops_tests::{assert_bitwise_eq, gpu, tensor_with_edges, Rng};
 use proptest::prelude::*;
 
@@ -26,7 +28,11 @@ fn run_both(op: &dyn ops_core::DynOperator, inputs: &[&HostTensor]) -> HostTenso
 #[test]
 fn argmin_seed_examples_on_both_backends() {
     let input = seed_input();
-    let cases: [(&[u32], [u32; 2], &[u32]); 3] = [(&[0], [1, 3], &[0, 1, 2]), (&[1], [3, 1], &[0, 1, 0]), (&[0, 1], [1, 1], &[4])];
+    let cases: [(&[u32], [u32; 2], &[u32]); 3] = [
+        (&[0], [1, 3], &[0, 1, 2]),
+        (&[1], [3, 1], &[0, 1, 0]),
+        (&[0, 1], [1, 1], &[4]),
+    ];
     for (axes, sizes, want) in cases {
         let d = ArgMinDesc::builder()
             .input(input.desc().clone())
@@ -45,22 +51,49 @@ fn argmin_seed_examples_on_both_backends() {
 fn axes_in_any_order_count_row_major_in_increasing_axis_order() {
     let input = seed_input();
     for axes in [[0u32, 1], [1, 0]] {
-        let d = ArgMaxDesc::builder().input(input.desc().clone()).output_dtype(DataType::Int64).axes(axes).build().unwrap();
+        let d = ArgMaxDesc::builder()
+            .input(input.desc().clone())
+            .output_dtype(DataType::Int64)
+            .axes(axes)
+            .build()
+            .unwrap();
         let out = run_both(&d, &[&input]);
-        assert_eq!(out.to_vec::<i64>().unwrap(), [7], "5 sits at row 2, column 1");
+        assert_eq!(
+            out.to_vec::<i64>().unwrap(),
+            [7],
+            "5 sits at row 2, column 1"
+        );
     }
 }
 
 #[test]
 fn tie_breaking_follows_axis_direction() {
     let input = HostTensor::from_slice([5], &[1f32, 2., 3., 2., 1.]).unwrap();
-    for (dir, want) in [(argmin::AxisDirection::Increasing, 0u64), (argmin::AxisDirection::Decreasing, 4)] {
-        let d = ArgMinDesc::builder().input(input.desc().clone()).output_dtype(DataType::Uint64).axes([0]).axis_direction(dir).build().unwrap();
+    for (dir, want) in [
+        (argmin::AxisDirection::Increasing, 0u64),
+        (argmin::AxisDirection::Decreasing, 4),
+    ] {
+        let d = ArgMinDesc::builder()
+            .input(input.desc().clone())
+            .output_dtype(DataType::Uint64)
+            .axes([0])
+            .axis_direction(dir)
+            .build()
+            .unwrap();
         assert_eq!(run_both(&d, &[&input]).to_vec::<u64>().unwrap(), [want]);
     }
     let input = HostTensor::from_slice([5], &[3i8, 2, 3, 2, 3]).unwrap();
-    for (dir, want) in [(argmax::AxisDirection::Increasing, 0i32), (argmax::AxisDirection::Decreasing, 4)] {
-        let d = ArgMaxDesc::builder().input(input.desc().clone()).output_dtype(DataType::Int32).axes([0]).axis_direction(dir).build().unwrap();
+    for (dir, want) in [
+        (argmax::AxisDirection::Increasing, 0i32),
+        (argmax::AxisDirection::Decreasing, 4),
+    ] {
+        let d = ArgMaxDesc::builder()
+            .input(input.desc().clone())
+            .output_dtype(DataType::Int32)
+            .axes([0])
+            .axis_direction(dir)
+            .build()
+            .unwrap();
         assert_eq!(run_both(&d, &[&input]).to_vec::<i32>().unwrap(), [want]);
     }
 }
@@ -68,16 +101,44 @@ fn tie_breaking_follows_axis_direction() {
 #[test]
 fn signed_zeros_tie_and_nan_is_selected() {
     let input = HostTensor::from_slice([4], &[0f32, -0.0, 0.0, -0.0]).unwrap();
-    for (dir, want) in [(argmin::AxisDirection::Increasing, 0u32), (argmin::AxisDirection::Decreasing, 3)] {
-        let d = ArgMinDesc::builder().input(input.desc().clone()).output_dtype(DataType::Uint32).axes([0]).axis_direction(dir).build().unwrap();
+    for (dir, want) in [
+        (argmin::AxisDirection::Increasing, 0u32),
+        (argmin::AxisDirection::Decreasing, 3),
+    ] {
+        let d = ArgMinDesc::builder()
+            .input(input.desc().clone())
+            .output_dtype(DataType::Uint32)
+            .axes([0])
+            .axis_direction(dir)
+            .build()
+            .unwrap();
         assert_eq!(run_both(&d, &[&input]).to_vec::<u32>().unwrap(), [want]);
     }
-    let input = HostTensor::from_slice([5], &[1f32, f32::NAN, f32::NEG_INFINITY, f32::NAN, 7.0]).unwrap();
-    for (dir, want) in [(argmin::AxisDirection::Increasing, 1u32), (argmin::AxisDirection::Decreasing, 3)] {
-        let d = ArgMinDesc::builder().input(input.desc().clone()).output_dtype(DataType::Uint32).axes([0]).axis_direction(dir).build().unwrap();
+    let input =
+        HostTensor::from_slice([5], &[1f32, f32::NAN, f32::NEG_INFINITY, f32::NAN, 7.0]).unwrap();
+    for (dir, want) in [
+        (argmin::AxisDirection::Increasing, 1u32),
+        (argmin::AxisDirection::Decreasing, 3),
+    ] {
+        let d = ArgMinDesc::builder()
+            .input(input.desc().clone())
+            .output_dtype(DataType::Uint32)
+            .axes([0])
+            .axis_direction(dir)
+            .build()
+            .unwrap();
         assert_eq!(run_both(&d, &[&input]).to_vec::<u32>().unwrap(), [want]);
-        let d = ArgMaxDesc::builder().input(input.desc().clone()).output_dtype(DataType::Uint32).axes([0]).build().unwrap();
-        assert_eq!(run_both(&d, &[&input]).to_vec::<u32>().unwrap(), [1], "NaN wins ArgMax too");
+        let d = ArgMaxDesc::builder()
+            .input(input.desc().clone())
+            .output_dtype(DataType::Uint32)
+            .axes([0])
+            .build()
+            .unwrap();
+        assert_eq!(
+            run_both(&d, &[&input]).to_vec::<u32>().unwrap(),
+            [1],
+            "NaN wins ArgMax too"
+        );
     }
 }
 
@@ -85,11 +146,21 @@ fn signed_zeros_tie_and_nan_is_selected() {
 fn sixty_four_bit_values_compare_exactly() {
     let a = (1i64 << 53) + 1;
     let input = HostTensor::from_slice([4], &[a, a - 1, i64::MAX, a - 1]).unwrap();
-    let d = ArgMinDesc::builder().input(input.desc().clone()).output_dtype(DataType::Uint32).axes([0]).build().unwrap();
+    let d = ArgMinDesc::builder()
+        .input(input.desc().clone())
+        .output_dtype(DataType::Uint32)
+        .axes([0])
+        .build()
+        .unwrap();
     d.validate(FeatureLevel::FL4_1).unwrap();
     assert_eq!(run_both(&d, &[&input]).to_vec::<u32>().unwrap(), [1]);
     let input = HostTensor::from_slice([3], &[u64::MAX, 1 << 63, (1 << 63) - 1]).unwrap();
-    let d = ArgMaxDesc::builder().input(input.desc().clone()).output_dtype(DataType::Uint32).axes([0]).build().unwrap();
+    let d = ArgMaxDesc::builder()
+        .input(input.desc().clone())
+        .output_dtype(DataType::Uint32)
+        .axes([0])
+        .build()
+        .unwrap();
     assert_eq!(run_both(&d, &[&input]).to_vec::<u32>().unwrap(), [0]);
 }
 
@@ -100,60 +171,159 @@ fn validation_error(d: &ArgMinDesc, level: FeatureLevel) -> String {
 #[test]
 fn validation_names_the_rule_with_the_numbers() {
     let f32_3x3 = TensorDesc::new(DataType::Float32, [3, 3]);
-    let base = || ArgMinDesc::builder().input(f32_3x3.clone()).output_dtype(DataType::Uint32);
+    let base = || {
+        ArgMinDesc::builder()
+            .input(f32_3x3.clone())
+            .output_dtype(DataType::Uint32)
+    };
     let e = validation_error(&base().axes([0, 0]).build().unwrap(), FeatureLevel::FL3_0);
-    assert!(e.contains("Axes must not contain duplicate values") && e.contains("[0, 0]"), "{e}");
+    assert!(
+        e.contains("Axes must not contain duplicate values") && e.contains("[0, 0]"),
+        "{e}"
+    );
     let e = validation_error(&base().axes([2]).build().unwrap(), FeatureLevel::FL3_0);
-    assert!(e.contains("Axes values must be in the range") && e.contains("`axes[i]` is 2, `rank(input)` is 2 (for i = 0)"), "{e}");
-    let e = validation_error(&base().axes(Vec::<u32>::new()).build().unwrap(), FeatureLevel::FL3_0);
+    assert!(
+        e.contains("Axes values must be in the range")
+            && e.contains("`axes[i]` is 2, `rank(input)` is 2 (for i = 0)"),
+        "{e}"
+    );
+    let e = validation_error(
+        &base().axes(Vec::<u32>::new()).build().unwrap(),
+        FeatureLevel::FL3_0,
+    );
     assert!(e.contains("AxisCount must be at least 1"), "{e}");
-    let d = ArgMinDesc::builder().input(f32_3x3.clone()).output(TensorDesc::new(DataType::Uint32, [3, 3])).axes([1]).build().unwrap();
+    let d = ArgMinDesc::builder()
+        .input(f32_3x3.clone())
+        .output(TensorDesc::new(DataType::Uint32, [3, 3]))
+        .axes([1])
+        .build()
+        .unwrap();
     let e = validation_error(&d, FeatureLevel::FL3_0);
     assert!(e.contains("OutputTensor.Sizes must match InputTensor.Sizes except for dimensions included in the reduced Axes") && e.contains("[3, 3], expected [3, 1]"), "{e}");
-    let d = ArgMinDesc::builder().input(f32_3x3.clone()).output(TensorDesc::new(DataType::Uint32, [9])).axes([1]).build().unwrap();
+    let d = ArgMinDesc::builder()
+        .input(f32_3x3.clone())
+        .output(TensorDesc::new(DataType::Uint32, [9]))
+        .axes([1])
+        .build()
+        .unwrap();
     let e = validation_error(&d, FeatureLevel::FL3_0);
-    assert!(e.contains("OutputTensor.DimensionCount must match InputTensor.DimensionCount") && e.contains("is 1") && e.contains("is 2"), "{e}");
-    let d = base().output_dtype(DataType::Float32).axes([0]).build().unwrap();
+    assert!(
+        e.contains("OutputTensor.DimensionCount must match InputTensor.DimensionCount")
+            && e.contains("is 1")
+            && e.contains("is 2"),
+        "{e}"
+    );
+    let d = base()
+        .output_dtype(DataType::Float32)
+        .axes([0])
+        .build()
+        .unwrap();
     let e = validation_error(&d, FeatureLevel::FL3_0);
-    assert!(e.contains("OutputTensor.DataType must be one of INT64, INT32, UINT64, UINT32") && e.contains("FLOAT32"), "{e}");
-    let d = ArgMinDesc::builder().input(TensorDesc::new(DataType::Float32, [1; 9])).output_dtype(DataType::Uint32).axes([0]).build().unwrap();
+    assert!(
+        e.contains("OutputTensor.DataType must be one of INT64, INT32, UINT64, UINT32")
+            && e.contains("FLOAT32"),
+        "{e}"
+    );
+    let d = ArgMinDesc::builder()
+        .input(TensorDesc::new(DataType::Float32, [1; 9]))
+        .output_dtype(DataType::Uint32)
+        .axes([0])
+        .build()
+        .unwrap();
     let e = validation_error(&d, FeatureLevel::FL4_1);
-    assert!(e.contains("InputTensor.DimensionCount must be 1 to 8") && e.contains("is 9"), "{e}");
+    assert!(
+        e.contains("InputTensor.DimensionCount must be 1 to 8") && e.contains("is 9"),
+        "{e}"
+    );
     let e = validation_error(&base().axes([0]).build().unwrap(), FeatureLevel::FL2_1);
-    assert!(e.contains("ArgMin was introduced in feature level 3.0") && e.contains("2.1"), "{e}");
+    assert!(
+        e.contains("ArgMin was introduced in feature level 3.0") && e.contains("2.1"),
+        "{e}"
+    );
 }
 
 #[test]
 fn int64_input_needs_feature_level_4_1() {
-    let d = ArgMinDesc::builder().input(TensorDesc::new(DataType::Int64, [4, 2])).output_dtype(DataType::Int64).axes([1]).build().unwrap();
+    let d = ArgMinDesc::builder()
+        .input(TensorDesc::new(DataType::Int64, [4, 2]))
+        .output_dtype(DataType::Int64)
+        .axes([1])
+        .build()
+        .unwrap();
     let e = validation_error(&d, FeatureLevel::FL3_0);
-    assert!(e.contains("InputTensor.DataType must be one of") && e.contains("at feature level 3.0") && e.contains("INT64"), "{e}");
+    assert!(
+        e.contains("InputTensor.DataType must be one of")
+            && e.contains("at feature level 3.0")
+            && e.contains("INT64"),
+        "{e}"
+    );
     d.validate(FeatureLevel::FL4_1).unwrap();
     d.validate(FeatureLevel::FL6_0).unwrap();
     assert_eq!(d.min_feature_level(), Some(FeatureLevel::FL4_1));
-    let d = ArgMinDesc::builder().input(TensorDesc::new(DataType::Uint8, [4, 2])).output_dtype(DataType::Int64).axes([1]).build().unwrap();
+    let d = ArgMinDesc::builder()
+        .input(TensorDesc::new(DataType::Uint8, [4, 2]))
+        .output_dtype(DataType::Int64)
+        .axes([1])
+        .build()
+        .unwrap();
     assert_eq!(d.min_feature_level(), Some(FeatureLevel::FL3_0));
-    let bad = ArgMinDesc::builder().input(TensorDesc::new(DataType::Uint8, [4, 2])).output_dtype(DataType::Int64).axes([1, 1]).build().unwrap();
+    let bad = ArgMinDesc::builder()
+        .input(TensorDesc::new(DataType::Uint8, [4, 2]))
+        .output_dtype(DataType::Int64)
+        .axes([1, 1])
+        .build()
+        .unwrap();
     assert_eq!(bad.min_feature_level(), None);
 }
 
 #[test]
 fn builder_infers_the_output_and_reports_missing_members() {
-    let d = ArgMinDesc::builder().input(TensorDesc::new(DataType::Float16, [2, 3, 4])).output_dtype(DataType::Int32).axes([2, 0]).build().unwrap();
+    let d = ArgMinDesc::builder()
+        .input(TensorDesc::new(DataType::Float16, [2, 3, 4]))
+        .output_dtype(DataType::Int32)
+        .axes([2, 0])
+        .build()
+        .unwrap();
     assert_eq!(d.output, TensorDesc::new(DataType::Int32, [1, 3, 1]));
-    assert_eq!(d.axis_direction, argmin::AxisDirection::Increasing, "the spec's default");
-    let e = ArgMinDesc::builder().output_dtype(DataType::Int32).axes([0]).build().unwrap_err();
-    assert!(matches!(e, OpError::InvalidArgument(ref m) if m.contains("`input` is required")), "{e}");
-    let e = ArgMinDesc::builder().input(TensorDesc::new(DataType::Float16, [2])).axes([0]).build().unwrap_err();
+    assert_eq!(
+        d.axis_direction,
+        argmin::AxisDirection::Increasing,
+        "the spec's default"
+    );
+    let e = ArgMinDesc::builder()
+        .output_dtype(DataType::Int32)
+        .axes([0])
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(e, OpError::InvalidArgument(ref m) if m.contains("`input` is required")),
+        "{e}"
+    );
+    let e = ArgMinDesc::builder()
+        .input(TensorDesc::new(DataType::Float16, [2]))
+        .axes([0])
+        .build()
+        .unwrap_err();
     assert!(e.to_string().contains("needs a data type"), "{e}");
 }
 
 #[test]
 fn wrong_inputs_are_errors_not_panics() {
-    let d = ArgMinDesc::builder().input(TensorDesc::new(DataType::Float32, [3, 3])).output_dtype(DataType::Uint32).axes([0]).build().unwrap();
+    let d = ArgMinDesc::builder()
+        .input(TensorDesc::new(DataType::Float32, [3, 3]))
+        .output_dtype(DataType::Uint32)
+        .axes([0])
+        .build()
+        .unwrap();
     let other = HostTensor::from_slice([9], &[0f32; 9]).unwrap();
-    assert!(matches!(d.run_cpu(&[&other]), Err(OpError::InvalidArgument(_))));
-    assert!(matches!(gpu().run(&d, &[&other]), Err(OpError::InvalidArgument(_))));
+    assert!(matches!(
+        d.run_cpu(&[&other]),
+        Err(OpError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        gpu().run(&d, &[&other]),
+        Err(OpError::InvalidArgument(_))
+    ));
     assert!(matches!(d.run_cpu(&[]), Err(OpError::InvalidArgument(_))));
 }
 
@@ -203,7 +373,12 @@ const IN_4_1: [DataType; 10] = [
     DataType::Uint16,
     DataType::Uint8,
 ];
-const OUT: [DataType; 4] = [DataType::Int64, DataType::Int32, DataType::Uint64, DataType::Uint32];
+const OUT: [DataType; 4] = [
+    DataType::Int64,
+    DataType::Int32,
+    DataType::Uint64,
+    DataType::Uint32,
+];
 
 fn case() -> impl Strategy<Value = Case> {
     (
@@ -221,7 +396,11 @@ fn case() -> impl Strategy<Value = Case> {
                 let m = sizes.iter().position(|&s| s > 1).unwrap();
                 sizes[m] -= 1;
             }
-            let input = if level == FeatureLevel::FL3_0 { IN_3_0[i % 8] } else { IN_4_1[i] };
+            let input = if level == FeatureLevel::FL3_0 {
+                IN_3_0[i % 8]
+            } else {
+                IN_4_1[i]
+            };
             let rank = sizes.len();
             let mut rng = Rng::new(pick);
             let mut axes: Vec<u32> = (0..rank as u32).filter(|_| rng.below(2) == 0).collect();
@@ -238,7 +417,11 @@ fn case() -> impl Strategy<Value = Case> {
                 output: OUT[o],
                 sizes,
                 axes,
-                direction: if decreasing { "decreasing" } else { "increasing" },
+                direction: if decreasing {
+                    "decreasing"
+                } else {
+                    "increasing"
+                },
                 seed,
             }
         })
@@ -246,12 +429,25 @@ fn case() -> impl Strategy<Value = Case> {
 
 fn build(c: &Case) -> Box<dyn ops_core::DynOperator> {
     let mut args = OpArgs::default();
-    args.tensors.insert("input".into(), TensorDesc::new(c.input, c.sizes.clone()));
-    let out_sizes: Vec<u32> = c.sizes.iter().enumerate().map(|(d, &s)| if c.axes.contains(&(d as u32)) { 1 } else { s }).collect();
-    args.tensors.insert("output".into(), TensorDesc::new(c.output, out_sizes));
+    args.tensors
+        .insert("input".into(), TensorDesc::new(c.input, c.sizes.clone()));
+    let out_sizes: Vec<u32> = c
+        .sizes
+        .iter()
+        .enumerate()
+        .map(|(d, &s)| if c.axes.contains(&(d as u32)) { 1 } else { s })
+        .collect();
+    args.tensors
+        .insert("output".into(), TensorDesc::new(c.output, out_sizes));
     args.attributes = BTreeMap::from([
-        ("axes".to_string(), AttrValue::Ints(c.axes.iter().map(|&a| i128::from(a)).collect())),
-        ("axis_direction".to_string(), AttrValue::Enum(c.direction.into())),
+        (
+            "axes".to_string(),
+            AttrValue::Ints(c.axes.iter().map(|&a| i128::from(a)).collect()),
+        ),
+        (
+            "axis_direction".to_string(),
+            AttrValue::Enum(c.direction.into()),
+        ),
     ]);
     let info = ops::catalog().iter().find(|i| i.name == c.op).unwrap();
     (info.build)(&args).unwrap()
@@ -276,15 +472,31 @@ fn every_table_combination_runs_on_the_gpu() {
     // Deterministic sweep: each (level, input, output) triple once, both ops.
     let mut n = 0;
     for op in ["ArgMin", "ArgMax"] {
-        for (level, inputs) in [(FeatureLevel::FL3_0, &IN_3_0[..]), (FeatureLevel::FL4_1, &IN_4_1[..])] {
+        for (level, inputs) in [
+            (FeatureLevel::FL3_0, &IN_3_0[..]),
+            (FeatureLevel::FL4_1, &IN_4_1[..]),
+        ] {
             for &input in inputs {
                 for output in OUT {
-                    let c = Case { op, level, input, output, sizes: vec![3, 70], axes: vec![1], direction: "decreasing", seed: n };
+                    let c = Case {
+                        op,
+                        level,
+                        input,
+                        output,
+                        sizes: vec![3, 70],
+                        axes: vec![1],
+                        direction: "decreasing",
+                        seed: n,
+                    };
                     let op = build(&c);
                     op.validate(level).unwrap();
                     let x = tensor_with_edges(input, &c.sizes, &mut Rng::new(n));
                     let cpu = op.run_cpu(&[&x]).unwrap().remove(0);
-                    assert_bitwise_eq(&gpu().run(op.as_ref(), &[&x]).unwrap().remove(0), &cpu, &format!("{c:?}"));
+                    assert_bitwise_eq(
+                        &gpu().run(op.as_ref(), &[&x]).unwrap().remove(0),
+                        &cpu,
+                        &format!("{c:?}"),
+                    );
                     n += 1;
                 }
             }

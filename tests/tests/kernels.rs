@@ -16,14 +16,32 @@ fn every_generated_kernel_validates_with_core_capabilities() {
         assert!(!info.kernels.is_empty(), "{} has no kernels", info.name);
         for k in info.kernels {
             assert!(keys.insert(k.key), "kernel key {} is not unique", k.key);
-            assert!(k.key.starts_with(info.name), "{} is not keyed by its operator", k.key);
-            let module = naga::front::wgsl::parse_str(k.wgsl).unwrap_or_else(|e| panic!("{}: {}", k.key, e.emit_to_string(k.wgsl)));
+            assert!(
+                k.key.starts_with(info.name),
+                "{} is not keyed by its operator",
+                k.key
+            );
+            let module = naga::front::wgsl::parse_str(k.wgsl)
+                .unwrap_or_else(|e| panic!("{}: {}", k.key, e.emit_to_string(k.wgsl)));
             Validator::new(ValidationFlags::all(), Capabilities::empty())
                 .validate(&module)
                 .unwrap_or_else(|e| panic!("{}: {}", k.key, e.emit_to_string(k.wgsl)));
-            assert!(module.entry_points.iter().any(|e| e.name == k.entry), "{}: no entry point {}", k.key, k.entry);
-            assert!(k.wgsl.starts_with("// @generated from "), "{}: missing the generated header", k.key);
-            assert!(k.wgsl.contains("const WORKGROUP_SIZE"), "{}: no WORKGROUP_SIZE", k.key);
+            assert!(
+                module.entry_points.iter().any(|e| e.name == k.entry),
+                "{}: no entry point {}",
+                k.key,
+                k.entry
+            );
+            assert!(
+                k.wgsl.starts_with("// @generated from "),
+                "{}: missing the generated header",
+                k.key
+            );
+            assert!(
+                k.wgsl.contains("const WORKGROUP_SIZE"),
+                "{}: no WORKGROUP_SIZE",
+                k.key
+            );
             count += 1;
         }
     }
@@ -34,7 +52,11 @@ fn every_generated_kernel_validates_with_core_capabilities() {
 fn snapshots_of_selected_kernels_match() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("snapshots");
     let update = std::env::var_os("OPS_UPDATE_SNAPSHOTS").is_some();
-    let wanted = ["ArgMin/reduce_rows/FLOAT16/UINT64", "ArgMin/reduce_tree/INT64/UINT32", "ArgMax/reduce_rows/UINT8/INT32"];
+    let wanted = [
+        "ArgMin/reduce_rows/FLOAT16/UINT64",
+        "ArgMin/reduce_tree/INT64/UINT32",
+        "ArgMax/reduce_rows/UINT8/INT32",
+    ];
     for key in wanted {
         let k = ops::catalog()
             .iter()
@@ -47,7 +69,13 @@ fn snapshots_of_selected_kernels_match() {
             std::fs::write(&path, k.wgsl).unwrap();
             continue;
         }
-        let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e} (run with OPS_UPDATE_SNAPSHOTS=1)", path.display()));
-        assert!(want == k.wgsl, "{key} differs from {} (run with OPS_UPDATE_SNAPSHOTS=1 and review the diff)", path.display());
+        let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!("{}: {e} (run with OPS_UPDATE_SNAPSHOTS=1)", path.display())
+        });
+        assert!(
+            want == k.wgsl,
+            "{key} differs from {} (run with OPS_UPDATE_SNAPSHOTS=1 and review the diff)",
+            path.display()
+        );
     }
 }

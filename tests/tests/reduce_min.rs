@@ -130,7 +130,10 @@ fn axes_rules() {
         .build()
         .unwrap();
     let e = d.validate(FeatureLevel::HIGHEST).unwrap_err().to_string();
-    assert!(e.contains("axes must be a scalar or a 1-D tensor") && e.contains("is 2"), "{e}");
+    assert!(
+        e.contains("axes must be a scalar or a 1-D tensor") && e.contains("is 2"),
+        "{e}"
+    );
     assert_eq!(
         d.min_feature_level(),
         None,

@@ -186,7 +186,9 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             batch_dims,
             docs,
         }) => {
-            use crate::wgsl::gather_nd::{gather_nd_kernel, gather_nd_kernel_key, gather_nd_supported, GATHER_ND_BINDINGS};
+            use crate::wgsl::gather_nd::{
+                gather_nd_kernel, gather_nd_kernel_key, gather_nd_supported, GATHER_ND_BINDINGS,
+            };
             let mut kernels = Vec::new();
             let mut arms = Vec::new();
             for (a, b) in dtype_pairs(spec, *input, *indices) {
@@ -196,13 +198,23 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 let key = gather_nd_kernel_key(&spec.name, a, b);
                 let wgsl = gather_nd_kernel(a, b, &key, origin);
                 let id = format_ident!("K_GATHER_ND_{}_{}", a.spec_name(), b.spec_name());
-                kernels.push(gen_kernel(&id, &key, &wgsl, GATHER_ND_BINDINGS, quote!(::ops_core::__private::patterns::gather_nd::WORKGROUP_SIZE)));
+                kernels.push(gen_kernel(
+                    &id,
+                    &key,
+                    &wgsl,
+                    GATHER_ND_BINDINGS,
+                    quote!(::ops_core::__private::patterns::gather_nd::WORKGROUP_SIZE),
+                ));
                 let (da, db) = (gen_dtype(a), gen_dtype(b));
                 arms.push(quote!((#da, #db) => ::core::option::Option::Some(&#id),));
             }
             let ids = kernels.iter().map(|k| k.0.clone()).collect::<Vec<_>>();
             let statics = kernels.iter().map(|k| &k.1);
-            let (ir, xr, bd) = (gen_expr(input_rank), gen_expr(indices_rank), gen_expr(batch_dims));
+            let (ir, xr, bd) = (
+                gen_expr(input_rank),
+                gen_expr(indices_rank),
+                gen_expr(batch_dims),
+            );
             let in_f = format_ident!("{}", spec.tensors[*input].name);
             let ix_f = format_ident!("{}", spec.tensors[*indices].name);
             let out_f = format_ident!("{}", spec.tensors[*output].name);
@@ -261,7 +273,9 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             axis,
             docs,
         }) => {
-            use crate::wgsl::scatter_elements::{scatter_bindings, scatter_kernel, scatter_kernel_key, scatter_supported};
+            use crate::wgsl::scatter_elements::{
+                scatter_bindings, scatter_kernel, scatter_kernel_key, scatter_supported,
+            };
             use ops_core::patterns::scatter_elements::ScatterStage;
             let mut kernels = Vec::new();
             let mut arms = Vec::new();
@@ -273,8 +287,19 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 for stage in ScatterStage::ALL {
                     let key = scatter_kernel_key(&spec.name, stage, a, b);
                     let wgsl = scatter_kernel(stage, a, b, &key, origin);
-                    let id = format_ident!("K_SCATTER_{}_{}_{}", stage.name().to_ascii_uppercase(), a.spec_name(), b.spec_name());
-                    kernels.push(gen_kernel(&id, &key, &wgsl, scatter_bindings(stage), quote!(::ops_core::__private::patterns::scatter_elements::WORKGROUP_SIZE)));
+                    let id = format_ident!(
+                        "K_SCATTER_{}_{}_{}",
+                        stage.name().to_ascii_uppercase(),
+                        a.spec_name(),
+                        b.spec_name()
+                    );
+                    kernels.push(gen_kernel(
+                        &id,
+                        &key,
+                        &wgsl,
+                        scatter_bindings(stage),
+                        quote!(::ops_core::__private::patterns::scatter_elements::WORKGROUP_SIZE),
+                    ));
                     ids.push(id);
                 }
                 let (da, db) = (gen_dtype(a), gen_dtype(b));
@@ -289,7 +314,8 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             let up_f = format_ident!("{}", spec.tensors[*updates].name);
             let out_f = format_ident!("{}", spec.tensors[*output].name);
             let ix_name = &spec.tensors[*indices].name;
-            let (in_slot, ix_slot, up_slot, out_slot) = (*input, *indices, *updates, *output - n_inputs);
+            let (in_slot, ix_slot, up_slot, out_slot) =
+                (*input, *indices, *updates, *output - n_inputs);
             let name = &spec.name;
             let items = quote! {
                 #(#statics)*
@@ -341,7 +367,13 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
 }
 
 /// A `static` kernel item named `id`.
-fn gen_kernel(id: &proc_macro2::Ident, key: &str, wgsl: &str, bindings: &[ops_core::Access], workgroup_size: TokenStream) -> (proc_macro2::Ident, TokenStream) {
+fn gen_kernel(
+    id: &proc_macro2::Ident,
+    key: &str,
+    wgsl: &str,
+    bindings: &[ops_core::Access],
+    workgroup_size: TokenStream,
+) -> (proc_macro2::Ident, TokenStream) {
     let bindings = bindings.iter().map(|b| match b {
         ops_core::Access::Read => quote!(::ops_core::Access::Read),
         ops_core::Access::ReadWrite => quote!(::ops_core::Access::ReadWrite),
