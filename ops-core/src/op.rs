@@ -5,15 +5,17 @@ use std::fmt;
 
 use crate::{FeatureLevel, GpuPlan, HostTensor, Kernel, OpError, TensorDesc, ValidationError};
 
-/// A descriptor generated from a spec file.
-pub trait Operator: Clone + fmt::Debug + Send + Sync + 'static {
+/// A descriptor generated from a spec file, usable as a trait object
+/// (`&dyn Operator`, `Box<dyn Operator>`).
+pub trait Operator: fmt::Debug + Send + Sync {
     /// Static facts about the operator.
-    const INFO: &'static OperatorInfo;
+    fn info(&self) -> &'static OperatorInfo;
 
     /// Checks the descriptor against the rules and the tensor support table of `level`.
     fn validate(&self, level: FeatureLevel) -> Result<(), ValidationError>;
 
-    /// The lowest feature level whose table admits this descriptor, if any does.
+    /// The lowest feature level whose table admits this descriptor, if any
+    /// does (`None` also for operators without feature levels).
     fn min_feature_level(&self) -> Option<FeatureLevel>;
 
     /// The input tensor descriptions, in spec order.
@@ -25,13 +27,18 @@ pub trait Operator: Clone + fmt::Debug + Send + Sync + 'static {
     /// Runs the CPU reference.
     fn run_cpu(&self, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError>;
 
-    /// The GPU plan for this descriptor. The inputs are given for operators
-    /// with host-read tensors; a plan never depends on device data.
+    /// The GPU plan for this descriptor (it never depends on device data).
     fn gpu_plan(&self) -> Result<GpuPlan, OpError>;
 
     /// Phrases the error for index check `check` failing at element `position`
     /// of its tensor (the GPU reports only the position).
     fn index_error(&self, inputs: &[&HostTensor], check: usize, position: u64) -> OpError;
+}
+
+/// The static side of a generated descriptor.
+pub trait OperatorType: Operator + Clone + Sized + 'static {
+    /// Static facts about the operator.
+    const INFO: &'static OperatorInfo;
 
     /// Builds a descriptor from dynamic arguments (case files, fuzzers).
     fn from_args(args: &OpArgs) -> Result<Self, OpError>;
@@ -52,7 +59,7 @@ pub struct OperatorInfo {
     /// Every generated kernel.
     pub kernels: &'static [&'static Kernel],
     /// Builds a boxed descriptor from dynamic arguments.
-    pub build: fn(&OpArgs) -> Result<Box<dyn DynOperator>, OpError>,
+    pub build: fn(&OpArgs) -> Result<Box<dyn Operator>, OpError>,
 }
 
 impl fmt::Debug for OperatorInfo {
@@ -68,53 +75,6 @@ impl OperatorInfo {
     pub fn answers_to(&self, name: &str) -> bool {
         self.name.eq_ignore_ascii_case(name)
             || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
-    }
-}
-
-/// An object-safe view of an [`Operator`].
-pub trait DynOperator: fmt::Debug + Send + Sync {
-    /// Static facts.
-    fn info(&self) -> &'static OperatorInfo;
-    /// See [`Operator::validate`].
-    fn validate(&self, level: FeatureLevel) -> Result<(), ValidationError>;
-    /// See [`Operator::min_feature_level`].
-    fn min_feature_level(&self) -> Option<FeatureLevel>;
-    /// See [`Operator::input_descs`].
-    fn input_descs(&self) -> Vec<TensorDesc>;
-    /// See [`Operator::output_descs`].
-    fn output_descs(&self) -> Vec<TensorDesc>;
-    /// See [`Operator::run_cpu`].
-    fn run_cpu(&self, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError>;
-    /// See [`Operator::gpu_plan`].
-    fn gpu_plan(&self) -> Result<GpuPlan, OpError>;
-    /// See [`Operator::index_error`].
-    fn index_error(&self, inputs: &[&HostTensor], check: usize, position: u64) -> OpError;
-}
-
-impl<O: Operator> DynOperator for O {
-    fn info(&self) -> &'static OperatorInfo {
-        O::INFO
-    }
-    fn validate(&self, level: FeatureLevel) -> Result<(), ValidationError> {
-        Operator::validate(self, level)
-    }
-    fn min_feature_level(&self) -> Option<FeatureLevel> {
-        Operator::min_feature_level(self)
-    }
-    fn input_descs(&self) -> Vec<TensorDesc> {
-        Operator::input_descs(self)
-    }
-    fn output_descs(&self) -> Vec<TensorDesc> {
-        Operator::output_descs(self)
-    }
-    fn run_cpu(&self, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError> {
-        Operator::run_cpu(self, inputs)
-    }
-    fn gpu_plan(&self) -> Result<GpuPlan, OpError> {
-        Operator::gpu_plan(self)
-    }
-    fn index_error(&self, inputs: &[&HostTensor], check: usize, position: u64) -> OpError {
-        Operator::index_error(self, inputs, check, position)
     }
 }
 

@@ -9,7 +9,7 @@
 //!   software one such as Mesa's lavapipe; `OPS_ADAPTER=software|hardware`
 //!   forces one) and opens a device with the adapter's own limits.
 //! * [`Context::execute`] uploads the inputs, runs the passes and reads the
-//!   outputs back; [`Context::run`] does the same for a [`DynOperator`],
+//!   outputs back; [`Context::run`] does the same for a [`Operator`],
 //!   checking its inputs and phrasing index errors through the operator.
 //! * Compute pipelines are compiled once per [`Kernel::key`](ops_core::Kernel)
 //!   and cached for the life of the context ([`Context::cache_stats`]).
@@ -31,7 +31,7 @@ mod exec;
 
 use std::sync::OnceLock;
 
-use ops_core::{DynOperator, GpuPlan, HostTensor, OpError, TensorDesc};
+use ops_core::{GpuPlan, HostTensor, OpError, Operator, TensorDesc};
 
 pub use context::Context;
 
@@ -87,13 +87,13 @@ pub struct CacheStats {
 impl Context {
     /// Runs `op` on the GPU.
     ///
-    /// Checks that `inputs` match [`DynOperator::input_descs`] (count, data
+    /// Checks that `inputs` match [`Operator::input_descs`] (count, data
     /// types and sizes; [`OpError::InvalidArgument`] otherwise), executes the
-    /// operator's [`GpuPlan`] with [`DynOperator::output_descs`], and phrases
-    /// a failed index check through [`DynOperator::index_error`].
+    /// operator's [`GpuPlan`] with [`Operator::output_descs`], and phrases
+    /// a failed index check through [`Operator::index_error`].
     pub fn run(
         &self,
-        op: &dyn DynOperator,
+        op: &dyn Operator,
         inputs: &[&HostTensor],
     ) -> Result<Vec<HostTensor>, OpError> {
         let want = op.input_descs();

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use ops_core::{
-    Access, BufferRef, DataType, DynOperator, FeatureLevel, GpuPlan, HostTensor, Kernel, OpArgs,
-    OpError, Operator, OperatorInfo, OutputInit, Pass, TensorDesc, ValidationError,
+    Access, BufferRef, DataType, FeatureLevel, GpuPlan, HostTensor, Kernel, OpArgs, OpError,
+    Operator, OperatorInfo, OperatorType, OutputInit, Pass, TensorDesc, ValidationError,
 };
 use ops_gpu::{shared, CacheStats, Context, ExecError, NO_ADAPTER_HELP};
 
@@ -753,7 +753,7 @@ struct BoundedAddOne {
     bound: u32,
 }
 
-fn build(args: &OpArgs) -> Result<Box<dyn DynOperator>, OpError> {
+fn build(args: &OpArgs) -> Result<Box<dyn Operator>, OpError> {
     Ok(Box::new(BoundedAddOne::from_args(args)?))
 }
 
@@ -768,7 +768,9 @@ static INFO: OperatorInfo = OperatorInfo {
 };
 
 impl Operator for BoundedAddOne {
-    const INFO: &'static OperatorInfo = &INFO;
+    fn info(&self) -> &'static OperatorInfo {
+        &INFO
+    }
 
     fn validate(&self, _level: FeatureLevel) -> Result<(), ValidationError> {
         Ok(())
@@ -806,6 +808,11 @@ impl Operator for BoundedAddOne {
             high: i128::from(self.bound) - 1,
         }
     }
+}
+
+impl OperatorType for BoundedAddOne {
+    const INFO: &'static OperatorInfo = &INFO;
+
     fn from_args(_args: &OpArgs) -> Result<Self, OpError> {
         Ok(BoundedAddOne { n: 4, bound: 10 })
     }

@@ -49,7 +49,7 @@ pub fn catalog(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
         out.extend(items);
         if let Some(name) = name {
             let desc = format_ident!("{}Desc", name);
-            infos.push(quote!(<#desc as ::ops_core::Operator>::INFO));
+            infos.push(quote!(<#desc as ::ops_core::OperatorType>::INFO));
         }
     }
     out.extend(quote! {

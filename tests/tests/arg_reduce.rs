@@ -18,7 +18,7 @@ fn seed_input() -> HostTensor {
 }
 
 /// Runs on both backends and checks they agree; returns the output.
-fn run_both(op: &dyn ops_core::DynOperator, inputs: &[&HostTensor]) -> HostTensor {
+fn run_both(op: &dyn ops_core::Operator, inputs: &[&HostTensor]) -> HostTensor {
     let cpu = op.run_cpu(inputs).unwrap().remove(0);
     let gpu_out = gpu().run(op, inputs).unwrap().remove(0);
     assert_bitwise_eq(&gpu_out, &cpu, &format!("{op:?}"));
@@ -330,7 +330,7 @@ fn wrong_inputs_are_errors_not_panics() {
 #[test]
 fn descriptor_docs_carry_the_support_table() {
     // The rustdoc text is generated from the spec; the catalog exposes its facts.
-    let info = <ArgMinDesc as Operator>::INFO;
+    let info = <ArgMinDesc as ops_core::OperatorType>::INFO;
     assert_eq!(info.name, "ArgMin");
     assert_eq!(info.introduced, Some(FeatureLevel::FL3_0));
     assert_eq!(info.inputs, ["input"]);
@@ -427,7 +427,7 @@ fn case() -> impl Strategy<Value = Case> {
         })
 }
 
-fn build(c: &Case) -> Box<dyn ops_core::DynOperator> {
+fn build(c: &Case) -> Box<dyn ops_core::Operator> {
     let mut args = OpArgs::default();
     args.tensors
         .insert("input".into(), TensorDesc::new(c.input, c.sizes.clone()));

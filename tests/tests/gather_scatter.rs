@@ -6,7 +6,7 @@ use ops::{GatherND1Desc, ScatterDesc};
 use ops_core::{DataType, FeatureLevel, HostTensor, OpError, Operator, TensorDesc};
 use ops_tests::{assert_bitwise_eq, gpu};
 
-fn run_both(op: &dyn ops_core::DynOperator, inputs: &[&HostTensor]) -> HostTensor {
+fn run_both(op: &dyn ops_core::Operator, inputs: &[&HostTensor]) -> HostTensor {
     let cpu = op.run_cpu(inputs).unwrap().remove(0);
     let g = gpu().run(op, inputs).unwrap().remove(0);
     assert_bitwise_eq(&g, &cpu, &format!("{op:?}"));

@@ -596,13 +596,26 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                 introduced: #introduced,
                 kernels: KERNELS,
                 build: |args| {
-                    let d = <#desc as ::ops_core::Operator>::from_args(args)?;
+                    let d = <#desc as ::ops_core::OperatorType>::from_args(args)?;
                     ::core::result::Result::Ok(::std::boxed::Box::new(d))
                 },
             };
 
-            impl ::ops_core::Operator for #desc {
+            impl ::ops_core::OperatorType for #desc {
                 const INFO: &'static ::ops_core::OperatorInfo = &INFO;
+
+                fn from_args(args: &::ops_core::OpArgs) -> ::core::result::Result<Self, ::ops_core::OpError> {
+                    let mut b = #desc::builder();
+                    #(#args_tensors)*
+                    #(#args_attrs)*
+                    b.build()
+                }
+            }
+
+            impl ::ops_core::Operator for #desc {
+                fn info(&self) -> &'static ::ops_core::OperatorInfo {
+                    &INFO
+                }
 
                 fn validate(&self, level: ::ops_core::FeatureLevel) -> ::core::result::Result<(), ::ops_core::ValidationError> {
                     // The spec's rules first (they explain a shape that could
@@ -640,12 +653,6 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                     #index_error
                 }
 
-                fn from_args(args: &::ops_core::OpArgs) -> ::core::result::Result<Self, ::ops_core::OpError> {
-                    let mut b = #desc::builder();
-                    #(#args_tensors)*
-                    #(#args_attrs)*
-                    b.build()
-                }
             }
         }
         pub use #module::#desc;
