@@ -27,7 +27,9 @@ pub use dtype::{DataType, Element};
 pub use error::{OpError, ValidationError};
 pub use half::f16;
 pub use level::FeatureLevel;
-pub use op::{AttrValue, OpArgs, Operator, OperatorInfo, OperatorType};
+pub use op::{
+    AttrInfo, AttrKind, AttrValue, OpArgs, Operator, OperatorInfo, OperatorType, TensorInfo,
+};
 pub use plan::{split_workgroups, Access, BufferRef, GpuPlan, Kernel, OutputInit, Pass};
 pub use tensor::{row_major_strides, HostTensor, TensorDesc};
 

@@ -60,6 +60,57 @@ pub struct OperatorInfo {
     pub kernels: &'static [&'static Kernel],
     /// Builds a boxed descriptor from dynamic arguments.
     pub build: fn(&OpArgs) -> Result<Box<dyn Operator>, OpError>,
+    /// Every tensor, inputs then outputs, in spec order.
+    pub tensors: &'static [TensorInfo],
+    /// Every attribute, in spec order.
+    pub attrs: &'static [AttrInfo],
+    /// The tensor support table.
+    pub table: &'static crate::support::SupportTable,
+}
+
+/// A tensor of an operator, as its spec declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorInfo {
+    /// Snake-case name (`input`).
+    pub name: &'static str,
+    /// The seed's name (`InputTensor`).
+    pub seed: &'static str,
+    /// An output (else an input).
+    pub output: bool,
+    /// Values read on the host (the descriptor holds its data).
+    pub host: bool,
+}
+
+/// The kind of an attribute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttrKind {
+    /// One integer; `signed` for `i32`/`i64`.
+    Int {
+        /// Negative values are representable.
+        signed: bool,
+    },
+    /// A list of integers.
+    List {
+        /// Negative values are representable.
+        signed: bool,
+    },
+    /// A boolean.
+    Bool,
+    /// An enum, by member names.
+    Enum(&'static [&'static str]),
+}
+
+/// An attribute of an operator, as its spec declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttrInfo {
+    /// Snake-case name (`axes`).
+    pub name: &'static str,
+    /// The seed's name (`Axes`).
+    pub seed: &'static str,
+    /// Its kind.
+    pub kind: AttrKind,
+    /// It has a default (may be left out).
+    pub has_default: bool,
 }
 
 impl fmt::Debug for OperatorInfo {

@@ -765,6 +765,30 @@ static INFO: OperatorInfo = OperatorInfo {
     introduced: None,
     kernels: &[&ADD, &CHECK],
     build,
+    tensors: &[
+        TensorInfo {
+            name: "input",
+            seed: "input",
+            output: false,
+            host: false,
+        },
+        TensorInfo {
+            name: "output",
+            seed: "output",
+            output: true,
+            host: false,
+        },
+    ],
+    attrs: &[],
+    table: &TABLE,
+};
+
+static TABLE: ops_core::support::SupportTable = ops_core::support::SupportTable {
+    operator: "BoundedAddOne",
+    introduced: None,
+    entries: &[],
+    tensor_names: &["input", "output"],
+    seed_names: &["input", "output"],
 };
 
 impl Operator for BoundedAddOne {

@@ -466,6 +466,29 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
             quote!(self.#f.clone())
         }
     });
+    let tensor_infos = spec.tensors.iter().map(|t| {
+        let (name, seed, output, host) = (&t.name, &t.seed, t.output, t.host);
+        quote!(::ops_core::TensorInfo { name: #name, seed: #seed, output: #output, host: #host })
+    });
+    let attr_infos = spec.attrs.iter().map(|a| {
+        let (name, seed, has_default) = (&a.name, &a.seed, a.default.is_some());
+        let kind = match a.ty {
+            AttrType::Int(k) => {
+                let signed = k != IntKind::U32;
+                quote!(::ops_core::AttrKind::Int { signed: #signed })
+            }
+            AttrType::List(k) => {
+                let signed = k != IntKind::U32;
+                quote!(::ops_core::AttrKind::List { signed: #signed })
+            }
+            AttrType::Bool => quote!(::ops_core::AttrKind::Bool),
+            AttrType::Enum(e) => {
+                let members = &spec.enums[e].members;
+                quote!(::ops_core::AttrKind::Enum(&[#(#members),*]))
+            }
+        };
+        quote!(::ops_core::AttrInfo { name: #name, seed: #seed, kind: #kind, has_default: #has_default })
+    });
     let mod_doc = format!("The `{op_name}` operator, generated from `{origin}`.");
     let builder_doc =
         format!("Builds a [`{desc}`]; outputs not given are inferred from the spec's shape rules.");
@@ -595,6 +618,9 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                 outputs: &[#(#output_names),*],
                 introduced: #introduced,
                 kernels: KERNELS,
+                tensors: &[#(#tensor_infos),*],
+                attrs: &[#(#attr_infos),*],
+                table: &TABLE,
                 build: |args| {
                     let d = <#desc as ::ops_core::OperatorType>::from_args(args)?;
                     ::core::result::Result::Ok(::std::boxed::Box::new(d))
