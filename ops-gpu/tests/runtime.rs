@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use ops_core::{
     Access, BufferRef, DataType, FeatureLevel, GpuPlan, HostTensor, Kernel, OpArgs, OpError,
-    Operator, OperatorInfo, OperatorType, OutputInit, Pass, TensorDesc, ValidationError,
+    Operator, OperatorInfo, OperatorType, OutputInit, Pass, TensorDesc, TensorInfo,
+    ValidationError,
 };
 use ops_gpu::{shared, CacheStats, Context, ExecError, NO_ADAPTER_HELP};
 
