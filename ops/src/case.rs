@@ -1,1 +1,1437 @@
-//! Case files.
+//! Case files: one operator call each, and optionally what it must produce.
+//!
+//! A case file is JSON holding one case object or an array of them (the
+//! format is specified in `CASE_FORMAT.md`):
+//!
+//! ```json
+//! {
+//!   "name": "argmin-columns",
+//!   "op": "ArgMin",
+//!   "feature_level": "3.0",
+//!   "attributes": { "axes": [0], "axis_direction": "increasing" },
+//!   "inputs":  { "input":  { "dtype": "float32", "shape": [3, 3], "data": [1, 2, 3, 3, 0, 4, 2, 5, 2] } },
+//!   "outputs": { "output": { "dtype": "uint32",  "shape": [1, 3], "data": [0, 1, 2] } }
+//! }
+//! ```
+//!
+//! [`parse_cases`] reads such a text into [`Case`]s whose operator is resolved
+//! against a catalog and whose tensors are [`HostTensor`]s. Nothing in a file
+//! makes it panic: every mistake comes back as a [`CaseError`] naming the file
+//! and the JSON path of the offending value
+//! (`cases/a.json: $[2].inputs.input.data[5]: value 300 is outside UINT8's range [0, 255]`),
+//! and all the mistakes of a file are reported together ([`CaseErrors`]).
+//!
+//! Reading rules beyond the format document:
+//!
+//! * Integers are read from the JSON number's text, so the full 64-bit ranges
+//!   are exact; a number with a fraction or an exponent is not an integer.
+//! * `float32` and `float64` values are parsed from the number's text by
+//!   Rust's correctly rounding parser. Rust has no stable `f16` parser, so
+//!   `float16` values are parsed as `f64` and then rounded to `f16`; that
+//!   double rounding is corrected where it can go wrong (when the `f64` lands
+//!   exactly halfway between two `f16` values, the decimal text decides), so
+//!   every value is the correctly rounded one. A finite number that rounds to
+//!   an infinity is outside the type's range; infinities are written
+//!   `"Infinity"` and `"-Infinity"`, NaN `"NaN"`.
+//! * Input tensors need `data`; an output's `data` is optional (the expected
+//!   result) and not allowed in a case that expects an error.
+//! * Unknown top-level keys are ignored (`note`, `backend` ...); unknown keys
+//!   inside a tensor are rejected, since a misspelt `data` would silently drop
+//!   the expected result. `null` stands for an absent optional key.
+//! * Attributes are checked against the operator's declaration
+//!   ([`OperatorInfo::attrs`]): unknown names, the wrong kind of value, a
+//!   negative value for an unsigned attribute, an enum value that is no
+//!   member (members match without regard to case) and a missing attribute
+//!   without a default are mistakes. Values are passed on as written; the
+//!   rules about their values (an axis in range) are validation's.
+//! * JSON objects with duplicate keys keep the last value (serde_json's rule).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use ops_core::{
+    f16, AttrKind, AttrValue, DataType, Element, FeatureLevel, HostTensor, OpArgs, OperatorInfo,
+    TensorDesc,
+};
+use serde_json::{Map, Value};
+
+/// At most this many bad values are reported per tensor.
+const MAX_VALUE_ERRORS: usize = 8;
+
+/// The error a case expects its operator call to raise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExpectedError {
+    /// `"validation"`: the descriptor must be rejected by validation.
+    Validation,
+    /// `"index"`: a run-time index is out of range and must be reported.
+    Index,
+}
+
+impl ExpectedError {
+    /// The spelling in case files.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ExpectedError::Validation => "validation",
+            ExpectedError::Index => "index",
+        }
+    }
+}
+
+impl fmt::Display for ExpectedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An input tensor of a case, with its data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseInput {
+    /// The tensor's snake-case name (`input`, `indices`).
+    pub name: String,
+    /// The tensor.
+    pub tensor: HostTensor,
+}
+
+/// An output tensor of a case: its description and, when given, the expected data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseOutput {
+    /// The tensor's snake-case name (`output`).
+    pub name: String,
+    /// The output's description, as the caller gives it to the descriptor.
+    pub desc: TensorDesc,
+    /// The expected result, when the case gives one.
+    pub expected: Option<HostTensor>,
+}
+
+/// One case: an operator call and what it must produce.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// The file, as it is named in messages.
+    pub file: String,
+    /// The case's JSON path in its file: `$` for a file holding one case
+    /// object, `$[2]` for the third case of an array.
+    pub path: String,
+    /// The case's name.
+    pub name: String,
+    /// The operator, resolved in the catalog.
+    pub info: &'static OperatorInfo,
+    /// The operator's name as the file spells it (`ScatterElements`).
+    pub op: String,
+    /// The feature level to validate at; `None` means [`FeatureLevel::HIGHEST`].
+    pub feature_level: Option<FeatureLevel>,
+    /// The attributes, by name.
+    pub attributes: BTreeMap<String, AttrValue>,
+    /// The inputs, in the operator's input order ([`OperatorInfo::inputs`]).
+    pub inputs: Vec<CaseInput>,
+    /// The outputs, in the operator's output order ([`OperatorInfo::outputs`]).
+    pub outputs: Vec<CaseOutput>,
+    /// The error the call must raise, if any.
+    pub expect_error: Option<ExpectedError>,
+}
+
+impl Case {
+    /// The feature level to validate at: the case's, or [`FeatureLevel::HIGHEST`].
+    pub fn level(&self) -> FeatureLevel {
+        self.feature_level.unwrap_or(FeatureLevel::HIGHEST)
+    }
+
+    /// The builder's arguments: every input and output description, every
+    /// input's data, and the attributes.
+    pub fn op_args(&self) -> OpArgs {
+        let mut args = OpArgs::default();
+        for input in &self.inputs {
+            args.tensors
+                .insert(input.name.clone(), input.tensor.desc().clone());
+            args.host_data
+                .insert(input.name.clone(), input.tensor.clone());
+        }
+        for output in &self.outputs {
+            args.tensors
+                .insert(output.name.clone(), output.desc.clone());
+        }
+        args.attributes = self.attributes.clone();
+        args
+    }
+
+    /// The input tensors in the operator's order, as a run takes them.
+    pub fn input_tensors(&self) -> Vec<&HostTensor> {
+        self.inputs.iter().map(|i| &i.tensor).collect()
+    }
+
+    /// Where the case is, for messages: `cases/a.json: $[2]`.
+    pub fn location(&self) -> String {
+        format!("{}: {}", self.file, self.path)
+    }
+
+    /// The case as a pretty-printed JSON case object.
+    ///
+    /// `produced` replaces the outputs' data (`None` writes the outputs'
+    /// descriptions without data); `extra` adds string-valued top-level keys
+    /// after the standard ones (`backend`, `error`), which readers ignore. The
+    /// text reads back as the same case: floats are written with the
+    /// shortest digits that round-trip, NaN and the infinities as strings.
+    pub fn to_json(&self, produced: Option<&[HostTensor]>, extra: &[(&str, &str)]) -> String {
+        let mut s = String::from("{\n");
+        let _ = writeln!(s, "  \"name\": {},", json_string(&self.name));
+        let _ = writeln!(s, "  \"op\": {},", json_string(&self.op));
+        if let Some(level) = self.feature_level {
+            let _ = writeln!(s, "  \"feature_level\": \"{level}\",");
+        }
+        if let Some(e) = self.expect_error {
+            let _ = writeln!(s, "  \"expect_error\": \"{e}\",");
+        }
+        s.push_str("  \"attributes\": {");
+        for (i, (name, value)) in self.attributes.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            let _ = write!(s, "{sep}{}: {}", json_string(name), attr_to_json(value));
+        }
+        s.push_str("},\n  \"inputs\": {");
+        for (i, input) in self.inputs.iter().enumerate() {
+            let sep = if i == 0 { "\n" } else { ",\n" };
+            let _ = write!(
+                s,
+                "{sep}    {}: {}",
+                json_string(&input.name),
+                tensor_to_json(&input.tensor)
+            );
+        }
+        s.push_str("\n  },\n  \"outputs\": {");
+        for (i, output) in self.outputs.iter().enumerate() {
+            let sep = if i == 0 { "\n" } else { ",\n" };
+            let body = match produced.and_then(|p| p.get(i)) {
+                Some(t) => tensor_to_json(t),
+                None => desc_to_json(&output.desc),
+            };
+            let _ = write!(s, "{sep}    {}: {body}", json_string(&output.name));
+        }
+        s.push_str("\n  }");
+        for (key, value) in extra {
+            let _ = write!(s, ",\n  {}: {}", json_string(key), json_string(value));
+        }
+        s.push_str("\n}");
+        s
+    }
+}
+
+/// One mistake in a case file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseError {
+    /// The file, as it is named in messages.
+    pub file: String,
+    /// Where in the file: a JSON path (`$[2].inputs.input.data[5]`), a text
+    /// position for malformed JSON (`line 3, column 7`), or empty when the
+    /// whole file is concerned (it could not be read).
+    pub location: String,
+    /// What is wrong, lower case, with names in backticks.
+    pub message: String,
+}
+
+impl fmt::Display for CaseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.location.is_empty() {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.location, self.message)
+        }
+    }
+}
+
+impl std::error::Error for CaseError {}
+
+/// Every mistake found in one case file (never empty).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseErrors {
+    /// The mistakes, in file order.
+    pub errors: Vec<CaseError>,
+}
+
+impl CaseErrors {
+    fn one(file: &str, location: impl Into<String>, message: impl Into<String>) -> CaseErrors {
+        CaseErrors {
+            errors: vec![CaseError {
+                file: file.to_owned(),
+                location: location.into(),
+                message: message.into(),
+            }],
+        }
+    }
+}
+
+impl fmt::Display for CaseErrors {
+    /// One mistake per line.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CaseErrors {}
+
+/// Reads the case file at `path` (named in messages as `path.display()`).
+pub fn read_cases(path: &Path, catalog: &[&'static OperatorInfo]) -> Result<Vec<Case>, CaseErrors> {
+    let file = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => parse_cases(&file, &bytes, catalog),
+        Err(e) => Err(CaseErrors::one(
+            &file,
+            "",
+            format!("cannot read the file: {e}"),
+        )),
+    }
+}
+
+/// Parses the case file `text`, named `file` in messages, resolving each
+/// case's operator in `catalog`.
+///
+/// The text holds one case object or an array of case objects. Every
+/// mistake of the file is reported; a file with any mistake yields no cases.
+pub fn parse_cases(
+    file: &str,
+    text: &[u8],
+    catalog: &[&'static OperatorInfo],
+) -> Result<Vec<Case>, CaseErrors> {
+    let value: Value = match serde_json::from_slice(text) {
+        Ok(v) => v,
+        Err(e) => {
+            let location = if e.line() == 0 {
+                String::new()
+            } else {
+                format!("line {}, column {}", e.line(), e.column())
+            };
+            return Err(CaseErrors::one(
+                file,
+                location,
+                format!("malformed JSON: {}", strip_position(&e.to_string())),
+            ));
+        }
+    };
+    let mut cx = Ctxt {
+        file,
+        errors: Vec::new(),
+    };
+    let mut cases = Vec::new();
+    match &value {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                if let Some(case) = parse_case(&mut cx, format!("$[{i}]"), item, catalog) {
+                    cases.push(case);
+                }
+            }
+        }
+        Value::Object(_) => {
+            if let Some(case) = parse_case(&mut cx, "$".to_owned(), &value, catalog) {
+                cases.push(case);
+            }
+        }
+        other => cx.error(
+            "$",
+            format!(
+                "expected a case object or an array of case objects, got {}",
+                kind(other)
+            ),
+        ),
+    }
+    if cx.errors.is_empty() {
+        Ok(cases)
+    } else {
+        Err(CaseErrors { errors: cx.errors })
+    }
+}
+
+/// serde_json appends " at line L column C"; the location says that already.
+fn strip_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
+    }
+}
+
+/// The error accumulator of one file.
+struct Ctxt<'a> {
+    file: &'a str,
+    errors: Vec<CaseError>,
+}
+
+impl Ctxt<'_> {
+    fn error(&mut self, location: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(CaseError {
+            file: self.file.to_owned(),
+            location: location.into(),
+            message: message.into(),
+        });
+    }
+}
+
+/// The JSON path of member `key` of the object at `base`.
+fn member(base: &str, key: &str) -> String {
+    let plain = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if plain {
+        format!("{base}.{key}")
+    } else {
+        format!("{base}[{}]", json_string(key))
+    }
+}
+
+/// A JSON value's kind, with a short rendering, for messages.
+fn kind(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("boolean {b}"),
+        Value::Number(n) => format!("number {}", truncate(n.as_str(), 40)),
+        Value::String(s) => format!("string {}", truncate(&json_string(s), 40)),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        let head: String = s.chars().take(max).collect();
+        format!("{head}...")
+    }
+}
+
+/// A JSON string literal.
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| String::from("\"?\""))
+}
+
+/// An optional key: absent and `null` are both `None`.
+fn optional<'v>(obj: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
+    obj.get(key).filter(|v| !v.is_null())
+}
+
+fn parse_case(
+    cx: &mut Ctxt<'_>,
+    path: String,
+    value: &Value,
+    catalog: &[&'static OperatorInfo],
+) -> Option<Case> {
+    let Value::Object(obj) = value else {
+        cx.error(path, format!("expected a case object, got {}", kind(value)));
+        return None;
+    };
+    let before = cx.errors.len();
+
+    let name = required_string(cx, obj, &path, "name");
+    let op = required_string(cx, obj, &path, "op");
+    let info = op.as_deref().and_then(|op| {
+        let found = catalog.iter().copied().find(|i| i.answers_to(op));
+        if found.is_none() {
+            let mut known: Vec<&str> = Vec::new();
+            for i in catalog {
+                known.push(i.name);
+                known.extend(i.aliases.iter().copied());
+            }
+            let message = match suggest(op, &known) {
+                Some(s) => format!("unknown operator `{op}`; did you mean `{s}`?"),
+                None if known.is_empty() => {
+                    format!("unknown operator `{op}`: the operator catalog is empty")
+                }
+                None => format!("unknown operator `{op}`; known: {}", backticked(&known)),
+            };
+            cx.error(member(&path, "op"), message);
+        }
+        found
+    });
+
+    let feature_level = optional(obj, "feature_level").and_then(|v| {
+        let at = member(&path, "feature_level");
+        let text = match v {
+            Value::String(s) => s.as_str(),
+            Value::Number(n) => n.as_str(),
+            other => {
+                cx.error(
+                    at,
+                    format!(
+                        "expected a feature level such as \"3.0\", got {}",
+                        kind(other)
+                    ),
+                );
+                return None;
+            }
+        };
+        let level = FeatureLevel::parse(text);
+        if level.is_none() {
+            let known: Vec<String> = FeatureLevel::ALL.iter().map(|l| l.to_string()).collect();
+            cx.error(
+                at,
+                format!(
+                    "unknown feature level `{}`; known: {}",
+                    truncate(text, 40),
+                    known.join(", ")
+                ),
+            );
+        }
+        level
+    });
+
+    let expect_error = optional(obj, "expect_error").and_then(|v| {
+        let at = member(&path, "expect_error");
+        match v.as_str() {
+            Some("validation") => Some(ExpectedError::Validation),
+            Some("index") => Some(ExpectedError::Index),
+            _ => {
+                cx.error(
+                    at,
+                    format!("expected \"validation\" or \"index\", got {}", kind(v)),
+                );
+                None
+            }
+        }
+    });
+
+    let attributes = parse_attributes(cx, obj, &path);
+    if let Some(info) = info {
+        check_attributes(cx, obj, &path, info, &attributes);
+    }
+    let inputs = parse_tensor_group(cx, obj, &path, "inputs", info.map(|i| i.inputs), true);
+    let outputs = parse_tensor_group(cx, obj, &path, "outputs", info.map(|i| i.outputs), false);
+
+    if let (Some(expected), Some(outputs)) = (expect_error, &outputs) {
+        for (name, t) in outputs {
+            if t.data.is_some() {
+                cx.error(
+                    member(&member(&member(&path, "outputs"), name), "data"),
+                    format!("a case that expects a `{expected}` error cannot give expected data"),
+                );
+            }
+        }
+    }
+
+    if cx.errors.len() != before {
+        return None;
+    }
+    let (name, info, op, inputs, outputs) = (name?, info?, op?, inputs?, outputs?);
+    let inputs = order(info.inputs, inputs)
+        .into_iter()
+        .map(|(name, t)| CaseInput {
+            name,
+            tensor: t.data.expect("input data is required"),
+        })
+        .collect();
+    let outputs = order(info.outputs, outputs)
+        .into_iter()
+        .map(|(name, t)| CaseOutput {
+            name,
+            desc: t.desc,
+            expected: t.data,
+        })
+        .collect();
+    Some(Case {
+        file: cx.file.to_owned(),
+        path,
+        name,
+        info,
+        op,
+        feature_level,
+        attributes,
+        inputs,
+        outputs,
+        expect_error,
+    })
+}
+
+/// Puts the parsed tensors in the operator's order (all names are known to be present).
+fn order(names: &[&str], mut parsed: Vec<(String, ParsedTensor)>) -> Vec<(String, ParsedTensor)> {
+    let mut out = Vec::with_capacity(names.len());
+    for want in names {
+        if let Some(i) = parsed.iter().position(|(n, _)| n == want) {
+            out.push(parsed.swap_remove(i));
+        }
+    }
+    out
+}
+
+fn required_string(
+    cx: &mut Ctxt<'_>,
+    obj: &Map<String, Value>,
+    path: &str,
+    key: &str,
+) -> Option<String> {
+    match obj.get(key) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(Value::String(_)) => {
+            cx.error(member(path, key), format!("`{key}` is empty"));
+            None
+        }
+        Some(other) => {
+            cx.error(
+                member(path, key),
+                format!("expected a string, got {}", kind(other)),
+            );
+            None
+        }
+        None => {
+            cx.error(path, format!("missing `{key}`"));
+            None
+        }
+    }
+}
+
+fn parse_attributes(
+    cx: &mut Ctxt<'_>,
+    obj: &Map<String, Value>,
+    path: &str,
+) -> BTreeMap<String, AttrValue> {
+    let mut out = BTreeMap::new();
+    let Some(value) = optional(obj, "attributes") else {
+        return out;
+    };
+    let base = member(path, "attributes");
+    let Value::Object(attrs) = value else {
+        cx.error(
+            base,
+            format!("expected an object of attributes, got {}", kind(value)),
+        );
+        return out;
+    };
+    for (name, v) in attrs {
+        let at = member(&base, name);
+        let parsed = match v {
+            Value::Bool(b) => Some(AttrValue::Bool(*b)),
+            Value::String(s) => Some(AttrValue::Enum(s.clone())),
+            Value::Number(n) => match parse_int_text(n.as_str()) {
+                IntText::Int(i) => Some(AttrValue::Int(i)),
+                IntText::TooLarge => {
+                    cx.error(
+                        at,
+                        format!("integer {} is too large", truncate(n.as_str(), 40)),
+                    );
+                    None
+                }
+                IntText::NotInt => {
+                    cx.error(at, format!("expected an integer, got {}", kind(v)));
+                    None
+                }
+            },
+            Value::Array(items) => {
+                let mut ints = Vec::with_capacity(items.len());
+                let mut ok = true;
+                for (i, item) in items.iter().enumerate() {
+                    let at = format!("{at}[{i}]");
+                    match item {
+                        Value::Number(n) => match parse_int_text(n.as_str()) {
+                            IntText::Int(v) => ints.push(v),
+                            IntText::TooLarge => {
+                                ok = false;
+                                cx.error(
+                                    at,
+                                    format!("integer {} is too large", truncate(n.as_str(), 40)),
+                                );
+                            }
+                            IntText::NotInt => {
+                                ok = false;
+                                cx.error(at, format!("expected an integer, got {}", kind(item)));
+                            }
+                        },
+                        other => {
+                            ok = false;
+                            cx.error(at, format!("expected an integer, got {}", kind(other)));
+                        }
+                    }
+                }
+                ok.then_some(AttrValue::Ints(ints))
+            }
+            Value::Null | Value::Object(_) => {
+                cx.error(
+                    at,
+                    format!(
+                        "expected an integer, a list of integers, a boolean or a string, got {}",
+                        kind(v)
+                    ),
+                );
+                None
+            }
+        };
+        if let Some(p) = parsed {
+            out.insert(name.clone(), p);
+        }
+    }
+    out
+}
+
+/// Checks the attributes against the operator's declaration.
+fn check_attributes(
+    cx: &mut Ctxt<'_>,
+    obj: &Map<String, Value>,
+    path: &str,
+    info: &OperatorInfo,
+    attributes: &BTreeMap<String, AttrValue>,
+) {
+    let base = member(path, "attributes");
+    let declared: Vec<&str> = info.attrs.iter().map(|a| a.name).collect();
+    let written: Vec<&String> = match optional(obj, "attributes") {
+        Some(Value::Object(m)) => m.keys().collect(),
+        _ => Vec::new(),
+    };
+    for name in &written {
+        if !declared.contains(&name.as_str()) {
+            let op = info.name;
+            let message = match suggest(name, &declared) {
+                Some(s) => format!("{op} has no attribute `{name}`; did you mean `{s}`?"),
+                None if declared.is_empty() => {
+                    format!("{op} has no attribute `{name}`: it has none")
+                }
+                None => format!(
+                    "{op} has no attribute `{name}`; its attributes are {}",
+                    backticked(&declared)
+                ),
+            };
+            cx.error(member(&base, name), message);
+        }
+    }
+    for attr in info.attrs {
+        let at = member(&base, attr.name);
+        let Some(value) = attributes.get(attr.name) else {
+            if !attr.has_default && !written.iter().any(|w| *w == attr.name) {
+                let at = if written.is_empty() {
+                    path.to_owned()
+                } else {
+                    base.clone()
+                };
+                cx.error(
+                    at,
+                    format!("missing attribute `{}` ({})", attr.name, attr.seed),
+                );
+            }
+            continue;
+        };
+        let what = match attr.kind {
+            AttrKind::Int { .. } => "an integer",
+            AttrKind::List { .. } => "a list of integers",
+            AttrKind::Bool => "a boolean",
+            AttrKind::Enum(_) => "a string",
+        };
+        match (attr.kind, value) {
+            (AttrKind::Int { signed }, AttrValue::Int(v)) => {
+                if !signed && *v < 0 {
+                    cx.error(at, format!("`{}` is unsigned, got {v}", attr.name));
+                }
+            }
+            (AttrKind::List { signed }, AttrValue::Ints(vs)) => {
+                if !signed {
+                    for (i, v) in vs.iter().enumerate().filter(|(_, v)| **v < 0) {
+                        cx.error(
+                            format!("{at}[{i}]"),
+                            format!("`{}` is unsigned, got {v}", attr.name),
+                        );
+                    }
+                }
+            }
+            (AttrKind::Bool, AttrValue::Bool(_)) => {}
+            (AttrKind::Enum(members), AttrValue::Enum(s)) => {
+                if !members.iter().any(|m| m.eq_ignore_ascii_case(s)) {
+                    let hint = match suggest(s, members) {
+                        Some(m) => format!("; did you mean `{m}`?"),
+                        None => String::new(),
+                    };
+                    cx.error(
+                        at,
+                        format!(
+                            "`{}` is one of {}, got {}{hint}",
+                            attr.name,
+                            backticked(members),
+                            json_string(s)
+                        ),
+                    );
+                }
+            }
+            (_, other) => {
+                let got = match other {
+                    AttrValue::Int(v) => format!("integer {v}"),
+                    AttrValue::Ints(_) => "a list".to_owned(),
+                    AttrValue::Bool(b) => format!("boolean {b}"),
+                    AttrValue::Enum(s) => format!("string {}", json_string(s)),
+                };
+                cx.error(at, format!("`{}` is {what}, got {got}", attr.name));
+            }
+        }
+    }
+}
+
+/// A tensor as read, before it is put in the operator's order.
+struct ParsedTensor {
+    desc: TensorDesc,
+    data: Option<HostTensor>,
+}
+
+/// Parses `inputs` or `outputs`; checks the names against the operator's
+/// when it is known. `None` when anything was wrong.
+fn parse_tensor_group(
+    cx: &mut Ctxt<'_>,
+    obj: &Map<String, Value>,
+    path: &str,
+    key: &str,
+    expected_names: Option<&[&str]>,
+    data_required: bool,
+) -> Option<Vec<(String, ParsedTensor)>> {
+    let base = member(path, key);
+    let before = cx.errors.len();
+    let Some(value) = obj.get(key) else {
+        cx.error(path, format!("missing `{key}`"));
+        return None;
+    };
+    let Value::Object(tensors) = value else {
+        cx.error(
+            base,
+            format!("expected an object of tensors by name, got {}", kind(value)),
+        );
+        return None;
+    };
+    let what = if data_required { "input" } else { "output" };
+    let mut out = Vec::new();
+    for (name, v) in tensors {
+        let at = member(&base, name);
+        if let Some(names) = expected_names {
+            if !names.contains(&name.as_str()) {
+                let message = match suggest(name, names) {
+                    Some(s) => format!("no {what} tensor `{name}`; did you mean `{s}`?"),
+                    None if names.is_empty() => {
+                        format!("no {what} tensor `{name}`: the operator has none")
+                    }
+                    None => format!(
+                        "no {what} tensor `{name}`; the {what}s are {}",
+                        backticked(names)
+                    ),
+                };
+                cx.error(&at, message);
+                continue;
+            }
+        }
+        if let Some(t) = parse_tensor(cx, &at, v, data_required) {
+            out.push((name.clone(), t));
+        }
+    }
+    if let Some(names) = expected_names {
+        let missing: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| !tensors.contains_key(*n))
+            .collect();
+        if !missing.is_empty() {
+            let plural = if missing.len() == 1 { "" } else { "s" };
+            cx.error(
+                &base,
+                format!("missing {what} tensor{plural} {}", backticked(&missing)),
+            );
+        }
+    }
+    (cx.errors.len() == before).then_some(out)
+}
+
+fn parse_tensor(
+    cx: &mut Ctxt<'_>,
+    at: &str,
+    value: &Value,
+    data_required: bool,
+) -> Option<ParsedTensor> {
+    let Value::Object(obj) = value else {
+        cx.error(
+            at,
+            format!(
+                "expected a tensor object {{dtype, shape, data}}, got {}",
+                kind(value)
+            ),
+        );
+        return None;
+    };
+    let before = cx.errors.len();
+    for key in obj.keys() {
+        if !matches!(key.as_str(), "dtype" | "shape" | "data") {
+            let hint = match suggest(key, &["dtype", "shape", "data"]) {
+                Some(s) => format!("; did you mean `{s}`?"),
+                None => "; a tensor has `dtype`, `shape` and `data`".into(),
+            };
+            cx.error(member(at, key), format!("unknown tensor key `{key}`{hint}"));
+        }
+    }
+    let dtype = match obj.get("dtype") {
+        Some(Value::String(s)) => {
+            let t = DataType::parse(s);
+            if t.is_none() {
+                let names: Vec<&str> = DataType::ALL.iter().map(|t| t.case_name()).collect();
+                let lower = s.to_ascii_lowercase();
+                let message = match suggest(&lower, &names) {
+                    Some(n) => format!("unknown dtype `{}`; did you mean `{n}`?", truncate(s, 40)),
+                    None => format!(
+                        "unknown dtype `{}`; expected one of {}",
+                        truncate(s, 40),
+                        names.join(", ")
+                    ),
+                };
+                cx.error(member(at, "dtype"), message);
+            }
+            t
+        }
+        Some(other) => {
+            cx.error(
+                member(at, "dtype"),
+                format!(
+                    "expected a dtype string such as \"float32\", got {}",
+                    kind(other)
+                ),
+            );
+            None
+        }
+        None => {
+            cx.error(at, "missing `dtype`");
+            None
+        }
+    };
+    let shape = match obj.get("shape") {
+        Some(Value::Array(items)) => {
+            let mut sizes = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let n = match item {
+                    Value::Number(n) => match parse_int_text(n.as_str()) {
+                        IntText::Int(v) => u32::try_from(v).ok(),
+                        IntText::TooLarge => None,
+                        IntText::NotInt => {
+                            cx.error(
+                                format!("{at}.shape[{i}]"),
+                                format!("expected a size, got {}", kind(item)),
+                            );
+                            continue;
+                        }
+                    },
+                    other => {
+                        cx.error(
+                            format!("{at}.shape[{i}]"),
+                            format!("expected a size, got {}", kind(other)),
+                        );
+                        continue;
+                    }
+                };
+                match n {
+                    Some(n) => sizes.push(n),
+                    None => cx.error(
+                        format!("{at}.shape[{i}]"),
+                        format!(
+                            "size {} is outside [0, {}]",
+                            truncate(item.to_string().as_str(), 40),
+                            u32::MAX
+                        ),
+                    ),
+                }
+            }
+            Some(sizes)
+        }
+        Some(other) => {
+            cx.error(
+                member(at, "shape"),
+                format!("expected an array of sizes, got {}", kind(other)),
+            );
+            None
+        }
+        None => {
+            cx.error(at, "missing `shape`");
+            None
+        }
+    };
+    let data = optional(obj, "data");
+    if data.is_none() && data_required {
+        cx.error(at, "missing `data`");
+    }
+    if cx.errors.len() != before {
+        return None;
+    }
+    let desc = TensorDesc::new(dtype?, shape?);
+    let data = match data {
+        None => None,
+        Some(v) => Some(parse_data(cx, &member(at, "data"), &desc, v)?),
+    };
+    Some(ParsedTensor { desc, data })
+}
+
+/// Parses a tensor's `data` array for `desc`.
+fn parse_data(cx: &mut Ctxt<'_>, at: &str, desc: &TensorDesc, value: &Value) -> Option<HostTensor> {
+    let Value::Array(items) = value else {
+        cx.error(
+            at,
+            format!(
+                "expected an array of values in row-major order, got {}",
+                kind(value)
+            ),
+        );
+        return None;
+    };
+    let Some(count) = desc.element_count() else {
+        cx.error(at, format!("shape {:?} has too many elements", desc.sizes));
+        return None;
+    };
+    if count != items.len() as u64 {
+        cx.error(
+            at,
+            format!(
+                "data holds {} value{}, but shape {:?} has {count} element{}",
+                items.len(),
+                if items.len() == 1 { "" } else { "s" },
+                desc.sizes,
+                if count == 1 { "" } else { "s" },
+            ),
+        );
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(items.len() * desc.dtype.size_bytes());
+    let mut bad = 0usize;
+    for (i, item) in items.iter().enumerate() {
+        if let Err(message) = encode_value(desc.dtype, item, &mut bytes) {
+            bad += 1;
+            if bad <= MAX_VALUE_ERRORS {
+                cx.error(format!("{at}[{i}]"), message);
+            }
+        }
+    }
+    if bad > MAX_VALUE_ERRORS {
+        cx.error(
+            at,
+            format!("{} more bad values not shown", bad - MAX_VALUE_ERRORS),
+        );
+    }
+    if bad > 0 {
+        return None;
+    }
+    match HostTensor::from_bytes(desc.clone(), bytes) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            cx.error(at, e.to_string());
+            None
+        }
+    }
+}
+
+/// What an integer literal's text holds.
+enum IntText {
+    Int(i128),
+    /// An integer literal beyond `i128`.
+    TooLarge,
+    /// Not an integer literal (a fraction or exponent).
+    NotInt,
+}
+
+fn parse_int_text(text: &str) -> IntText {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return IntText::NotInt;
+    }
+    match text.parse::<i128>() {
+        Ok(v) => IntText::Int(v),
+        Err(_) => IntText::TooLarge,
+    }
+}
+
+/// Appends one element's little-endian bytes, or says why the value does not fit.
+fn encode_value(dtype: DataType, value: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    if dtype.is_int() {
+        let Value::Number(n) = value else {
+            return Err(format!("expected an integer, got {}", kind(value)));
+        };
+        let text = n.as_str();
+        let range = || int_range(dtype);
+        match parse_int_text(text) {
+            IntText::NotInt => Err(format!("expected an integer, got {}", kind(value))),
+            IntText::TooLarge => Err(format!(
+                "value {} is outside {dtype}'s range {}",
+                truncate(text, 40),
+                range()
+            )),
+            IntText::Int(v) => {
+                let ok = ops_core::with_element_type!(dtype, T => match T::from_i128(v) {
+                    Some(x) => {
+                        x.write_le(out);
+                        true
+                    }
+                    None => false,
+                });
+                if ok {
+                    Ok(())
+                } else {
+                    Err(format!("value {v} is outside {dtype}'s range {}", range()))
+                }
+            }
+        }
+    } else {
+        let special = match value {
+            Value::String(s) => match s.as_str() {
+                "NaN" => Some(f64::NAN),
+                "Infinity" => Some(f64::INFINITY),
+                "-Infinity" => Some(f64::NEG_INFINITY),
+                _ => {
+                    return Err(format!(
+                        "expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", got {}",
+                        kind(value)
+                    ))
+                }
+            },
+            Value::Number(_) => None,
+            other => {
+                return Err(format!(
+                    "expected a number, \"NaN\", \"Infinity\" or \"-Infinity\", got {}",
+                    kind(other)
+                ))
+            }
+        };
+        if let Some(v) = special {
+            match dtype {
+                DataType::Float64 => v.write_le(out),
+                DataType::Float32 => (v as f32).write_le(out),
+                _ => f64_to_f16(v).write_le(out),
+            }
+            return Ok(());
+        }
+        let text = value.as_number().map(|n| n.as_str()).unwrap_or("");
+        let finite = match dtype {
+            DataType::Float64 => text
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .map(|v| v.write_le(out)),
+            DataType::Float32 => text
+                .parse::<f32>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .map(|v| v.write_le(out)),
+            _ => parse_f16(text)
+                .filter(|v| v.is_finite())
+                .map(|v| v.write_le(out)),
+        };
+        finite.ok_or_else(|| {
+            format!(
+                "value {} is outside {dtype}'s range (write \"Infinity\" or \"-Infinity\" for an infinity)",
+                truncate(text, 40)
+            )
+        })
+    }
+}
+
+/// An integer type's range, `[low, high]`.
+fn int_range(dtype: DataType) -> String {
+    let bits = dtype.size_bits();
+    if dtype.is_signed_int() {
+        format!(
+            "[{}, {}]",
+            -(1i128 << (bits - 1)),
+            (1i128 << (bits - 1)) - 1
+        )
+    } else {
+        format!("[0, {}]", (1u128 << bits) - 1)
+    }
+}
+
+/// Parses a JSON number's text as `f16`, correctly rounded (ties to even).
+///
+/// The text is parsed as `f64` (correctly rounded) and then rounded to
+/// `f16` by [`f64_to_f16`]. The second rounding can only differ from
+/// rounding the decimal directly when the `f64` is exactly halfway between
+/// two `f16` values while the decimal is not; then the decimal's side of the
+/// midpoint decides.
+pub fn parse_f16(text: &str) -> Option<f16> {
+    let r: f64 = text.parse().ok()?;
+    if !is_f16_midpoint(r) {
+        return Some(f64_to_f16(r));
+    }
+    Some(match compare_decimal_magnitude(text, r) {
+        std::cmp::Ordering::Greater => {
+            f64_to_f16(if r > 0.0 { r.next_up() } else { r.next_down() })
+        }
+        std::cmp::Ordering::Less => f64_to_f16(if r > 0.0 { r.next_down() } else { r.next_up() }),
+        std::cmp::Ordering::Equal => f64_to_f16(r),
+    })
+}
+
+/// Rounds an `f64` to the nearest `f16`, ties to even, overflowing to infinity.
+///
+/// `half::f16::from_f64` is not used: on x86 with F16C it goes through `f32`
+/// (rounding twice), and its portable version ignores the low 32 mantissa
+/// bits when it looks for a tie.
+pub fn f64_to_f16(x: f64) -> f16 {
+    if x.is_nan() {
+        return if x.is_sign_negative() {
+            -f16::NAN
+        } else {
+            f16::NAN
+        };
+    }
+    let sign: u16 = if x.is_sign_negative() { 0x8000 } else { 0 };
+    let a = x.abs();
+    if a.is_infinite() || a >= 65536.0 {
+        return f16::from_bits(sign | 0x7C00);
+    }
+    // The f16 spacing at `a` is 2^(e - 10), e clamped to the subnormal exponent -14.
+    let e = (((a.to_bits() >> 52) & 0x7ff) as i32 - 1023).max(-14);
+    let steps = (a / 2f64.powi(e - 10)).round_ties_even(); // exact scaling; in [0, 2048]
+                                                           // The encoding is continuous across binades: steps == 2048 carries into the exponent.
+    let bits = ((e + 15) as u32) * 1024 + steps as u32 - 1024;
+    f16::from_bits(sign | bits.min(0x7C00) as u16)
+}
+
+/// True when `r` lies exactly halfway between two adjacent `f16` values
+/// (including 65520, halfway between `f16::MAX` and the first power of two
+/// beyond it, and 2^-25, halfway between 0 and the least subnormal).
+fn is_f16_midpoint(r: f64) -> bool {
+    let a = r.abs();
+    if !a.is_finite() || a == 0.0 || a >= 65536.0 {
+        return false;
+    }
+    let exponent = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    // f16 spacing at `a` is 2^(e - 10) with e clamped to the subnormal exponent -14.
+    let half_spacing = 2f64.powi(exponent.max(-14) - 11);
+    let q = a / half_spacing; // exact: a power-of-two division that cannot underflow
+    q.fract() == 0.0 && q % 2.0 == 1.0
+}
+
+/// Compares the magnitude of the decimal `text` (a JSON number) with `|r|`, exactly.
+fn compare_decimal_magnitude(text: &str, r: f64) -> std::cmp::Ordering {
+    // Every f16 midpoint is a multiple of 2^-25, so 30 fractional digits are exact.
+    let exact = format!("{:.30}", r.abs());
+    match (normalize_decimal(text), normalize_decimal(&exact)) {
+        (Some(a), Some(b)) => compare_normalized(&a, &b),
+        _ => std::cmp::Ordering::Equal,
+    }
+}
+
+/// A decimal `0.d1d2... x 10^point` with no leading or trailing zero digits
+/// (`digits` empty for zero).
+struct Decimal {
+    digits: Vec<u8>,
+    point: i64,
+}
+
+fn normalize_decimal(text: &str) -> Option<Decimal> {
+    let text = text.strip_prefix('-').unwrap_or(text);
+    let (mantissa, exp) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i64>().ok()?),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let all: Vec<u8> = int.bytes().chain(frac.bytes()).collect();
+    let lead = all.iter().take_while(|&&b| b == b'0').count();
+    let mut digits = all[lead..].to_vec();
+    while digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    if digits.is_empty() {
+        return Some(Decimal { digits, point: 0 });
+    }
+    let point = (int.len() as i64 - lead as i64).checked_add(exp)?;
+    Some(Decimal { digits, point })
+}
+
+fn compare_normalized(a: &Decimal, b: &Decimal) -> std::cmp::Ordering {
+    match (a.digits.is_empty(), b.digits.is_empty()) {
+        (true, true) => return std::cmp::Ordering::Equal,
+        (true, false) => return std::cmp::Ordering::Less,
+        (false, true) => return std::cmp::Ordering::Greater,
+        _ => {}
+    }
+    a.point.cmp(&b.point).then_with(|| a.digits.cmp(&b.digits))
+}
+
+/// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
+fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase();
+    candidates
+        .iter()
+        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase()), *c))
+        .filter(|&(d, c)| d > 0 && d <= c.len().div_ceil(3))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
+/// Edit distance with transpositions (optimal string alignment), on the first 64 characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().take(64).collect();
+    let b: Vec<char> = b.chars().take(64).collect();
+    // d[i][j]: distance between a[..i] and b[..j].
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+fn backticked(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn attr_to_json(value: &AttrValue) -> String {
+    match value {
+        AttrValue::Int(i) => i.to_string(),
+        AttrValue::Ints(v) => format!(
+            "[{}]",
+            v.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        AttrValue::Bool(b) => b.to_string(),
+        AttrValue::Enum(s) => json_string(s),
+    }
+}
+
+fn desc_to_json(desc: &TensorDesc) -> String {
+    format!(
+        "{{\"dtype\": \"{}\", \"shape\": {}}}",
+        desc.dtype.case_name(),
+        shape_to_json(&desc.sizes)
+    )
+}
+
+fn shape_to_json(sizes: &[u32]) -> String {
+    format!(
+        "[{}]",
+        sizes
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// A tensor as a case-file tensor object, `{"dtype": ..., "shape": ..., "data": [...]}`,
+/// on one line.
+pub fn tensor_to_json(t: &HostTensor) -> String {
+    let mut data = String::new();
+    for i in 0..t.len() {
+        if i > 0 {
+            data.push_str(", ");
+        }
+        data.push_str(&format_element_json(t, i));
+    }
+    format!(
+        "{{\"dtype\": \"{}\", \"shape\": {}, \"data\": [{data}]}}",
+        t.dtype().case_name(),
+        shape_to_json(t.sizes())
+    )
+}
+
+/// Element `i` of `t` as it reads in a message: integers exactly, floats with
+/// the shortest digits that round-trip, `NaN`, `Infinity`, `-Infinity`.
+pub fn format_element(t: &HostTensor, i: usize) -> String {
+    if let Some(v) = t.get_int(i) {
+        return v.to_string();
+    }
+    ops_core::with_element_type!(t.dtype(), T => format_float(t.get::<T>(i)))
+}
+
+/// Element `i` as JSON: like [`format_element`], with the non-finite values quoted.
+fn format_element_json(t: &HostTensor, i: usize) -> String {
+    let s = format_element(t, i);
+    if s.ends_with("Infinity") || s == "NaN" {
+        format!("\"{s}\"")
+    } else {
+        s
+    }
+}
+
+fn format_float<T: Element + fmt::Display + fmt::LowerExp>(v: T) -> String {
+    let x = v.to_f64();
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else if x == 0.0 || (1e-5..1e16).contains(&x.abs()) {
+        // Display prints the shortest digits that read back as the same value.
+        v.to_string()
+    } else {
+        format!("{v:e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f64_to_f16_rounds_every_value_and_midpoint() {
+        for bits in 0u16..0x7C00 {
+            let v = f16::from_bits(bits).to_f64();
+            assert_eq!(f64_to_f16(v).to_bits(), bits);
+            assert_eq!(f64_to_f16(-v).to_bits(), bits | 0x8000);
+            // The midpoint to the next value (for 0x7BFF: 65520, which overflows).
+            let next = if bits == 0x7BFF {
+                65536.0
+            } else {
+                f16::from_bits(bits + 1).to_f64()
+            };
+            let mid = (v + next) / 2.0;
+            let even = if bits % 2 == 0 { bits } else { bits + 1 };
+            assert_eq!(f64_to_f16(mid).to_bits(), even, "tie after {bits:#x}");
+            assert_eq!(f64_to_f16(mid.next_down()).to_bits(), bits);
+            assert_eq!(f64_to_f16(mid.next_up()).to_bits(), bits + 1);
+            assert!(is_f16_midpoint(mid));
+            assert!(!is_f16_midpoint(v) || bits == 0);
+        }
+        assert!(f64_to_f16(f64::NAN).is_nan());
+        assert_eq!(f64_to_f16(f64::NEG_INFINITY), f16::NEG_INFINITY);
+        assert_eq!(f64_to_f16(1e-300).to_bits(), 0);
+        assert_eq!(f64_to_f16(-1e-300).to_bits(), 0x8000);
+        assert_eq!(f64_to_f16(1e300), f16::INFINITY);
+    }
+
+    #[test]
+    fn decimal_comparison() {
+        let cmp = |a: &str, b: &str| {
+            compare_normalized(
+                &normalize_decimal(a).unwrap(),
+                &normalize_decimal(b).unwrap(),
+            )
+        };
+        use std::cmp::Ordering::*;
+        assert_eq!(cmp("1.5", "15e-1"), Equal);
+        assert_eq!(cmp("0.00100", "1e-3"), Equal);
+        assert_eq!(cmp("100", "99.999999999999999999"), Greater);
+        assert_eq!(cmp("0", "0.0"), Equal);
+        assert_eq!(cmp("0", "1e-300"), Less);
+        assert_eq!(cmp("-2", "1"), Greater, "magnitudes");
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(edit_distance("hihg", "high"), 1);
+        assert_eq!(edit_distance("argmin", "argmax"), 2);
+        assert_eq!(suggest("ArgMn", &["ArgMin", "Scatter"]), Some("ArgMin"));
+        assert_eq!(suggest("Conv", &["ArgMin", "Scatter"]), None);
+        assert_eq!(
+            suggest("ArgMin", &["ArgMin"]),
+            None,
+            "an exact match is no suggestion"
+        );
+    }
+}
