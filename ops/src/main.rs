@@ -1,1 +1,170 @@
-fn main() {}
+//! The `ops` command: runs case files against the operator catalog on the
+//! CPU reference and the GPU.
+//!
+//! ```text
+//! ops run [--backend cpu|gpu|all] [--json] CASE.json...
+//! ops list
+//! ```
+//!
+//! `ops run` exits 0 when every case passed, 1 when a case failed, and 2 for
+//! bad input (an unreadable or malformed case file, an unknown operator, a
+//! descriptor that cannot be built, or `--backend gpu` without a GPU).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use ops::runner::{self, CpuExecutor, Executor, Format, GpuExecutor};
+use ops_core::OpError;
+
+/// Declared GPU tensor operators: run case files on the CPU reference and the GPU.
+#[derive(Debug, Parser)]
+#[command(name = "ops", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run case files and compare the outputs with the expected data.
+    ///
+    /// Prints one line per case and backend (`PASS name [cpu]`, `FAIL name
+    /// [gpu]: output[1, 2]: got 3, expected 2`) and a summary line. Exits 0
+    /// when every case passed, 1 when one failed, 2 for bad input.
+    Run(RunArgs),
+    /// List the operators of the catalog with their tensors.
+    List,
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// Which backends to run on. With `all`, a missing GPU adapter is
+    /// reported and the CPU backend runs alone.
+    #[arg(long, value_enum, default_value_t = BackendChoice::All)]
+    backend: BackendChoice,
+    /// Print the produced outputs as case objects (a JSON array) instead of
+    /// result lines; failures and the summary go to stderr.
+    #[arg(long)]
+    json: bool,
+    /// Case files: a case object or an array of them each.
+    #[arg(required = true, value_name = "CASE.json")]
+    files: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum BackendChoice {
+    /// The CPU reference only.
+    Cpu,
+    /// The GPU only.
+    Gpu,
+    /// Both.
+    All,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run(&args),
+        Command::List => list(),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(2),
+        Err(e) => {
+            eprintln!("ops: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &RunArgs) -> io::Result<ExitCode> {
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    let mut out = stdout.lock();
+    let mut err = stderr.lock();
+
+    let cpu = CpuExecutor;
+    let mut gpu = None;
+    if args.backend != BackendChoice::Cpu {
+        match ops_gpu::shared() {
+            Ok(context) => {
+                let a = context.adapter();
+                let kind = if a.software {
+                    "software".to_owned()
+                } else {
+                    a.device_type.clone()
+                };
+                let line = format!("gpu: {} [{}, {kind}]", a.name, a.backend);
+                if args.json {
+                    writeln!(err, "{line}")?;
+                } else {
+                    writeln!(out, "{line}")?;
+                }
+                gpu = Some(GpuExecutor(context));
+            }
+            Err(e) => {
+                let text = match &e {
+                    OpError::NoAdapter(m) => m.clone(),
+                    other => format!("no usable GPU adapter: {other}"),
+                };
+                writeln!(err, "ops: {text}")?;
+                if !text.contains(ops_gpu::NO_ADAPTER_HELP) {
+                    writeln!(err, "ops: {}", ops_gpu::NO_ADAPTER_HELP)?;
+                }
+                if args.backend == BackendChoice::Gpu {
+                    writeln!(err, "ops: `--backend gpu` needs a GPU adapter")?;
+                    return Ok(ExitCode::from(2));
+                }
+                writeln!(err, "ops: running the CPU backend only")?;
+            }
+        }
+    }
+    let mut executors: Vec<&dyn Executor> = Vec::new();
+    if args.backend != BackendChoice::Gpu {
+        executors.push(&cpu);
+    }
+    if let Some(gpu) = &gpu {
+        executors.push(gpu);
+    }
+
+    let format = if args.json {
+        Format::Json
+    } else {
+        Format::Text
+    };
+    let summary = runner::run_files(
+        &args.files,
+        ops::catalog(),
+        &executors,
+        format,
+        &mut out,
+        &mut err,
+    )?;
+    Ok(ExitCode::from(summary.exit_code()))
+}
+
+fn list() -> io::Result<ExitCode> {
+    let mut out = io::stdout().lock();
+    let catalog = ops::catalog();
+    if catalog.is_empty() {
+        writeln!(out, "the operator catalog is empty")?;
+    }
+    for info in catalog {
+        write!(out, "{}", info.name)?;
+        if !info.aliases.is_empty() {
+            write!(out, " (also {})", info.aliases.join(", "))?;
+        }
+        if let Some(level) = info.introduced {
+            write!(out, ", feature level {level}+")?;
+        }
+        writeln!(
+            out,
+            ": inputs {}; outputs {}",
+            info.inputs.join(", "),
+            info.outputs.join(", ")
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

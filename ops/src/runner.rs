@@ -1,1 +1,573 @@
-//! Running case files.
+//! Running cases: build the descriptor, validate it, run it on each backend
+//! and compare the outputs with the expected data.
+//!
+//! One case gives one [`Report`] per step:
+//!
+//! * the descriptor is built with [`OperatorInfo::build`] from
+//!   [`Case::op_args`] and validated at [`Case::level`] once, whatever the
+//!   backends. When that fails, or the case expects a validation error, the
+//!   case ends there with a single report for the [`Step::Validate`] step;
+//! * otherwise the descriptor runs on each [`Executor`] ([`Step::Run`]), with
+//!   the inputs in the operator's order, and every output is checked against
+//!   the case's description and, when given, its expected data.
+//!
+//! Decisions:
+//!
+//! * `expect_error: "validation"` passes when building fails with
+//!   [`OpError::Validation`] or [`Operator::validate`] fails. Any other
+//!   build failure ([`OpError::InvalidArgument`]: an attribute missing or of
+//!   the wrong type, a tensor the builder cannot take) makes the case
+//!   malformed, an [`Outcome::Error`], whatever it expects: a validation case
+//!   must be rejected by the rule it is about, not by a misspelt attribute.
+//! * `expect_error: "index"` passes on a backend when its run fails with
+//!   [`OpError::IndexOutOfRange`].
+//! * [`OpError::Unsupported`] from the GPU backend (a data type the adapter
+//!   cannot run) skips that run ([`Outcome::Skip`]); from the CPU reference
+//!   it fails.
+//! * A panic in operator code is caught and fails the step, so one broken
+//!   operator does not hide the results of the others.
+//! * Comparison: integers must be equal; floats are equal when both are NaN
+//!   or when they are equal as numbers (so -0.0 matches 0.0).
+
+use std::fmt;
+use std::io::{self, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use ops_core::{Element, HostTensor, OpError, Operator, OperatorInfo};
+
+use crate::case::{format_element, read_cases, Case, ExpectedError};
+
+/// A backend that runs operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Backend {
+    /// The CPU reference ([`Operator::run_cpu`]).
+    Cpu,
+    /// The wgpu runtime ([`ops_gpu::Context::run`]).
+    Gpu,
+}
+
+impl Backend {
+    /// The backend's name in reports (`cpu`, `gpu`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Runs a built operator on one backend.
+pub trait Executor {
+    /// Which backend this is.
+    fn backend(&self) -> Backend;
+    /// Runs `op` on `inputs` (in the operator's input order).
+    fn run(&self, op: &dyn Operator, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError>;
+}
+
+/// The CPU reference backend.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuExecutor;
+
+impl Executor for CpuExecutor {
+    fn backend(&self) -> Backend {
+        Backend::Cpu
+    }
+    fn run(&self, op: &dyn Operator, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError> {
+        op.run_cpu(inputs)
+    }
+}
+
+/// The GPU backend: a wgpu context of `ops-gpu`.
+#[derive(Clone, Copy)]
+pub struct GpuExecutor(pub &'static ops_gpu::Context);
+
+impl fmt::Debug for GpuExecutor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("GpuExecutor").finish_non_exhaustive()
+    }
+}
+
+impl Executor for GpuExecutor {
+    fn backend(&self) -> Backend {
+        Backend::Gpu
+    }
+    fn run(&self, op: &dyn Operator, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError> {
+        self.0.run(op, inputs)
+    }
+}
+
+/// A step of a case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// Building and validating the descriptor (backend independent).
+    Validate,
+    /// Running on a backend.
+    Run(Backend),
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Step::Validate => f.write_str("validate"),
+            Step::Run(b) => f.write_str(b.name()),
+        }
+    }
+}
+
+/// How a step ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// As the case says.
+    Pass,
+    /// Not as the case says; the message says how.
+    Fail(String),
+    /// Not run: the backend cannot run this case (the message says why).
+    Skip(String),
+    /// The case is malformed (its descriptor cannot be built).
+    Error(String),
+}
+
+impl Outcome {
+    /// The outcome's word in reports: `PASS`, `FAIL`, `SKIP`, `ERROR`.
+    pub const fn word(&self) -> &'static str {
+        match self {
+            Outcome::Pass => "PASS",
+            Outcome::Fail(_) => "FAIL",
+            Outcome::Skip(_) => "SKIP",
+            Outcome::Error(_) => "ERROR",
+        }
+    }
+}
+
+/// The result of one step of one case.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The case's name.
+    pub case: String,
+    /// The step.
+    pub step: Step,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The outputs the step produced (runs that succeeded).
+    pub outputs: Option<Vec<HostTensor>>,
+    /// The error the operator raised, if it raised one.
+    pub error: Option<String>,
+}
+
+impl fmt::Display for Report {
+    /// `PASS argmin-columns [cpu]`, `FAIL argmin-columns [gpu]: output[1, 2]: got 3, expected 2`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} [{}]", self.outcome.word(), self.case, self.step)?;
+        match &self.outcome {
+            Outcome::Pass => Ok(()),
+            Outcome::Fail(m) | Outcome::Skip(m) | Outcome::Error(m) => write!(f, ": {m}"),
+        }
+    }
+}
+
+/// Runs one case: builds and validates its descriptor, then runs it on each
+/// of `executors` (see the module documentation).
+pub fn run_case(case: &Case, executors: &[&dyn Executor]) -> Vec<Report> {
+    let report = |step, outcome, error: Option<String>| Report {
+        case: case.name.clone(),
+        step,
+        outcome,
+        outputs: None,
+        error,
+    };
+    let args = case.op_args();
+    let op_name = case.info.name;
+    let expects_validation = case.expect_error == Some(ExpectedError::Validation);
+    let level = case.level();
+
+    let op = match catch(|| (case.info.build)(&args)) {
+        Err(panic) => {
+            let m = format!("building the {op_name} descriptor panicked: {panic}");
+            return vec![report(Step::Validate, Outcome::Fail(m), None)];
+        }
+        Ok(Ok(op)) => op,
+        Ok(Err(OpError::Validation(e))) => {
+            let outcome = if expects_validation {
+                Outcome::Pass
+            } else {
+                Outcome::Fail(format!("validation failed: {e}"))
+            };
+            return vec![report(Step::Validate, outcome, Some(e.to_string()))];
+        }
+        Ok(Err(e)) => {
+            let m = format!("cannot build the {op_name} descriptor: {e}");
+            return vec![report(
+                Step::Validate,
+                Outcome::Error(m),
+                Some(e.to_string()),
+            )];
+        }
+    };
+    let op: &dyn Operator = &*op;
+
+    match catch(|| op.validate(level)) {
+        Err(panic) => {
+            let m = format!("validation panicked: {panic}");
+            return vec![report(Step::Validate, Outcome::Fail(m), None)];
+        }
+        Ok(Err(e)) => {
+            let outcome = if expects_validation {
+                Outcome::Pass
+            } else {
+                Outcome::Fail(format!("validation failed at feature level {level}: {e}"))
+            };
+            return vec![report(Step::Validate, outcome, Some(e.to_string()))];
+        }
+        Ok(Ok(())) if expects_validation => {
+            let m = format!(
+                "expected a validation error, but the descriptor is valid at feature level {level}"
+            );
+            return vec![report(Step::Validate, Outcome::Fail(m), None)];
+        }
+        Ok(Ok(())) => {}
+    }
+
+    let inputs = case.input_tensors();
+    executors
+        .iter()
+        .map(|exec| run_on(case, op, &inputs, *exec))
+        .collect()
+}
+
+fn run_on(case: &Case, op: &dyn Operator, inputs: &[&HostTensor], exec: &dyn Executor) -> Report {
+    let backend = exec.backend();
+    let mut report = Report {
+        case: case.name.clone(),
+        step: Step::Run(backend),
+        outcome: Outcome::Pass,
+        outputs: None,
+        error: None,
+    };
+    let expects_index = case.expect_error == Some(ExpectedError::Index);
+    match catch(|| exec.run(op, inputs)) {
+        Err(panic) => report.outcome = Outcome::Fail(format!("panicked: {panic}")),
+        Ok(Err(e)) => {
+            report.outcome = match &e {
+                OpError::IndexOutOfRange { .. } if expects_index => Outcome::Pass,
+                OpError::Unsupported(m) if backend == Backend::Gpu => Outcome::Skip(m.clone()),
+                _ if expects_index => {
+                    Outcome::Fail(format!("expected an index-out-of-range error, got: {e}"))
+                }
+                _ => Outcome::Fail(e.to_string()),
+            };
+            report.error = Some(e.to_string());
+        }
+        Ok(Ok(outputs)) => {
+            report.outcome = if expects_index {
+                Outcome::Fail("expected an index-out-of-range error, but the run succeeded".into())
+            } else {
+                match check_outputs(case, &outputs) {
+                    Ok(()) => Outcome::Pass,
+                    Err(m) => Outcome::Fail(m),
+                }
+            };
+            report.outputs = Some(outputs);
+        }
+    }
+    report
+}
+
+/// Checks produced outputs against the case's descriptions and expected data.
+fn check_outputs(case: &Case, outputs: &[HostTensor]) -> Result<(), String> {
+    if outputs.len() != case.outputs.len() {
+        return Err(format!(
+            "the run produced {} output tensors, the case describes {}",
+            outputs.len(),
+            case.outputs.len()
+        ));
+    }
+    for (want, got) in case.outputs.iter().zip(outputs) {
+        if got.desc() != &want.desc {
+            return Err(format!(
+                "{}: got a {} tensor of shape {:?}, expected {} of shape {:?}",
+                want.name,
+                got.dtype(),
+                got.sizes(),
+                want.desc.dtype,
+                want.desc.sizes
+            ));
+        }
+        if let Some(expected) = &want.expected {
+            compare(&want.name, expected, got).map_err(|m| m.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// Where two tensors first differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The tensor's name.
+    pub tensor: String,
+    /// What differs.
+    pub kind: MismatchKind,
+}
+
+/// What differs between two tensors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MismatchKind {
+    /// The data types or shapes differ.
+    Desc {
+        /// The produced tensor's data type and shape, as text.
+        got: String,
+        /// The expected one.
+        expected: String,
+    },
+    /// An element differs.
+    Element {
+        /// The first differing element's coordinates, outermost first.
+        coords: Vec<u32>,
+        /// The produced value, as text.
+        got: String,
+        /// The expected value, as text.
+        expected: String,
+        /// How many elements differ in all.
+        count: usize,
+        /// The element count of the tensor.
+        total: usize,
+    },
+}
+
+impl fmt::Display for Mismatch {
+    /// `output[1, 2]: got 3, expected 2 (2 of 9 elements differ)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            MismatchKind::Desc { got, expected } => {
+                write!(f, "{}: got {got}, expected {expected}", self.tensor)
+            }
+            MismatchKind::Element {
+                coords,
+                got,
+                expected,
+                count,
+                total,
+            } => {
+                let coords: Vec<String> = coords.iter().map(|c| c.to_string()).collect();
+                write!(
+                    f,
+                    "{}[{}]: got {got}, expected {expected}",
+                    self.tensor,
+                    coords.join(", ")
+                )?;
+                if *count > 1 {
+                    write!(f, " ({count} of {total} elements differ)")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Compares `actual` with `expected`, naming the tensor `name` in the
+/// mismatch. Integers must be equal; floats are equal when both are NaN or
+/// when they are equal as numbers (-0.0 matches 0.0).
+pub fn compare(name: &str, expected: &HostTensor, actual: &HostTensor) -> Result<(), Mismatch> {
+    if expected.desc() != actual.desc() {
+        let show = |t: &HostTensor| format!("{} {:?}", t.dtype(), t.sizes());
+        return Err(Mismatch {
+            tensor: name.to_owned(),
+            kind: MismatchKind::Desc {
+                got: show(actual),
+                expected: show(expected),
+            },
+        });
+    }
+    let differing: Vec<usize> = ops_core::with_element_type!(expected.dtype(), T => {
+        let (e, a) = (expected.to_vec::<T>(), actual.to_vec::<T>());
+        let (e, a) = (e.unwrap_or_default(), a.unwrap_or_default());
+        e.iter()
+            .zip(&a)
+            .enumerate()
+            .filter(|(_, (x, y))| !elements_equal(**x, **y))
+            .map(|(i, _)| i)
+            .collect()
+    });
+    let Some(&first) = differing.first() else {
+        return Ok(());
+    };
+    Err(Mismatch {
+        tensor: name.to_owned(),
+        kind: MismatchKind::Element {
+            coords: coordinates(actual.sizes(), first),
+            got: format_element(actual, first),
+            expected: format_element(expected, first),
+            count: differing.len(),
+            total: expected.len(),
+        },
+    })
+}
+
+/// Element equality of case comparison.
+fn elements_equal<T: Element>(a: T, b: T) -> bool {
+    (a.is_nan() && b.is_nan()) || a.partial_cmp_value(b) == Some(std::cmp::Ordering::Equal)
+}
+
+/// The row-major coordinates of flat element `index` in a tensor of `sizes`.
+pub fn coordinates(sizes: &[u32], index: usize) -> Vec<u32> {
+    let mut rest = index as u64;
+    let mut coords = vec![0u32; sizes.len()];
+    for (d, &size) in sizes.iter().enumerate().rev() {
+        if size == 0 {
+            continue;
+        }
+        coords[d] = (rest % u64::from(size)) as u32;
+        rest /= u64::from(size);
+    }
+    coords
+}
+
+/// A panic's message.
+fn catch<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+        if let Some(s) = payload.downcast_ref::<&str>() {
+            (*s).to_owned()
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            s.clone()
+        } else {
+            "a non-string panic payload".to_owned()
+        }
+    })
+}
+
+/// Counts of step outcomes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Steps that passed.
+    pub passed: usize,
+    /// Steps that failed.
+    pub failed: usize,
+    /// Runs skipped.
+    pub skipped: usize,
+    /// Malformed cases and unreadable or malformed case files.
+    pub errors: usize,
+}
+
+impl Summary {
+    /// Counts one outcome.
+    pub fn add(&mut self, outcome: &Outcome) {
+        match outcome {
+            Outcome::Pass => self.passed += 1,
+            Outcome::Fail(_) => self.failed += 1,
+            Outcome::Skip(_) => self.skipped += 1,
+            Outcome::Error(_) => self.errors += 1,
+        }
+    }
+
+    /// The command's exit status: 2 when any input was bad, else 1 when any
+    /// step failed, else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.errors > 0 {
+            2
+        } else if self.failed > 0 {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+impl fmt::Display for Summary {
+    /// `12 passed, 1 failed`, with `, 2 skipped` and `, 1 error` when there are any.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} passed, {} failed", self.passed, self.failed)?;
+        if self.skipped > 0 {
+            write!(f, ", {} skipped", self.skipped)?;
+        }
+        if self.errors > 0 {
+            let s = if self.errors == 1 { "" } else { "s" };
+            write!(f, ", {} error{s}", self.errors)?;
+        }
+        Ok(())
+    }
+}
+
+/// How [`run_files`] reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// One line per case and step on `out`, then the summary line.
+    #[default]
+    Text,
+    /// A JSON array on `out` of the cases with their produced outputs (one
+    /// object per case and backend, with `backend` and, when the operator
+    /// raised one, `error` keys), which reads back as a case file; failure
+    /// lines and the summary go to `err`.
+    Json,
+}
+
+/// Reads and runs every case of `files` on `executors`, reporting on `out`
+/// and `err`, and returns the counts ([`Summary::exit_code`] is the command's
+/// status). A file that cannot be read or holds mistakes is reported on
+/// `err` and counted as one error; the other files still run.
+pub fn run_files(
+    files: &[impl AsRef<Path>],
+    catalog: &[&'static OperatorInfo],
+    executors: &[&dyn Executor],
+    format: Format,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<Summary> {
+    let mut summary = Summary::default();
+    let mut first_json = true;
+    if format == Format::Json {
+        out.write_all(b"[")?;
+    }
+    for file in files {
+        let cases = match read_cases(file.as_ref(), catalog) {
+            Ok(cases) => cases,
+            Err(errors) => {
+                writeln!(err, "{errors}")?;
+                summary.errors += 1;
+                continue;
+            }
+        };
+        for case in &cases {
+            for report in run_case(case, executors) {
+                summary.add(&report.outcome);
+                match format {
+                    Format::Text => writeln!(out, "{report}")?,
+                    Format::Json => {
+                        if !matches!(report.outcome, Outcome::Pass) {
+                            writeln!(err, "{report}")?;
+                        }
+                        let mut extra = vec![("backend", report.step.to_string())];
+                        if let Some(e) = &report.error {
+                            extra.push(("error", e.clone()));
+                        }
+                        let extra: Vec<(&str, &str)> =
+                            extra.iter().map(|(k, v)| (*k, v.as_str())).collect();
+                        // Expected data and an expected error do not mix in a case file.
+                        let produced = report
+                            .outputs
+                            .as_deref()
+                            .filter(|_| case.expect_error.is_none());
+                        let text = case.to_json(produced, &extra);
+                        let sep = if first_json { "\n" } else { ",\n" };
+                        first_json = false;
+                        write!(out, "{sep}{text}")?;
+                    }
+                }
+            }
+        }
+    }
+    match format {
+        Format::Text => writeln!(out, "{summary}")?,
+        Format::Json => {
+            writeln!(out, "{}]", if first_json { "" } else { "\n" })?;
+            writeln!(err, "{summary}")?;
+        }
+    }
+    out.flush()?;
+    Ok(summary)
+}

@@ -1,0 +1,179 @@
+//! The `ops` command, end to end.
+//!
+//! The repository's case files (`tests/cases/*.json`) must pass on the CPU
+//! reference and, where there is an adapter, on the GPU.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ops(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ops"))
+        .args(args)
+        .output()
+        .expect("the ops binary runs")
+}
+
+fn show(out: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn repository_case_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace root")
+        .join("tests/cases");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/cases exists")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ops-cli-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn repository_cases_pass_on_the_cpu() {
+    let files = repository_case_files();
+    assert!(!files.is_empty());
+    let mut args = vec!["run".to_owned(), "--backend".into(), "cpu".into()];
+    args.extend(files.iter().map(|p| p.display().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = ops(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l == "PASS argmin-seed-columns [cpu]"),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .is_some_and(|l| l.ends_with(" passed, 0 failed")),
+        "{}",
+        show(&out)
+    );
+}
+
+/// With the default `--backend all`, the GPU runs too when there is an
+/// adapter; without one the command says so and runs the CPU alone.
+#[test]
+fn repository_cases_pass_on_all_backends() {
+    let mut args = vec!["run".to_owned()];
+    args.extend(
+        repository_case_files()
+            .iter()
+            .map(|p| p.display().to_string()),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = ops(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if stdout.starts_with("gpu: ") {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l == "PASS argmin-seed-columns [gpu]"),
+            "{}",
+            show(&out)
+        );
+    } else {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("running the CPU backend only"),
+            "{}",
+            show(&out)
+        );
+    }
+}
+
+#[test]
+fn malformed_case_file_exits_2_naming_the_file() {
+    let path = temp_file("malformed.json", "[{\"name\": \"x\", }]");
+    let out = ops(&["run", "--backend", "cpu", &path.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{}: line 1, column 16: malformed JSON",
+            path.display()
+        )),
+        "{}",
+        show(&out)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("0 passed, 0 failed, 1 error\n"));
+}
+
+#[test]
+fn unknown_operator_exits_2() {
+    let path = temp_file(
+        "unknown-op.json",
+        r#"{"name": "x", "op": "NoSuchOperator", "inputs": {}, "outputs": {}}"#,
+    );
+    let out = ops(&["run", "--backend", "cpu", &path.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{}: $.op: unknown operator `NoSuchOperator`",
+            path.display()
+        )),
+        "{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn missing_file_exits_2() {
+    let out = ops(&["run", "--backend", "cpu", "/nonexistent/case.json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("/nonexistent/case.json: cannot read the file"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(ops(&["run"]).status.code(), Some(2));
+    assert_eq!(
+        ops(&["run", "--backend", "tpu", "x.json"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(ops(&[]).status.code(), Some(2));
+}
+
+#[test]
+fn json_output_is_an_array() {
+    let path = temp_file("empty.json", "[]");
+    let out = ops(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--json",
+        &path.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "[]\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "0 passed, 0 failed\n");
+}
+
+#[test]
+fn list_exits_0() {
+    let out = ops(&["list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+}
