@@ -64,6 +64,7 @@ enum BackendChoice {
 }
 
 fn main() -> ExitCode {
+    quiet_vulkan_loader();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(&args),
@@ -167,4 +168,14 @@ fn list() -> io::Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid or not set" when
+/// probing window-system support on a machine without a session (servers,
+/// CI). Compute needs no window system: point the variable at the temporary
+/// directory before any thread starts, when it is unset.
+fn quiet_vulkan_loader() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
 }
