@@ -28,7 +28,8 @@ pub use error::{OpError, ValidationError};
 pub use half::f16;
 pub use level::FeatureLevel;
 pub use op::{
-    AttrInfo, AttrKind, AttrValue, OpArgs, Operator, OperatorInfo, OperatorType, TensorInfo,
+    AttrInfo, AttrKind, AttrValue, IndexBounds, OpArgs, Operator, OperatorInfo, OperatorType,
+    TensorInfo,
 };
 pub use plan::{split_workgroups, Access, BufferRef, GpuPlan, Kernel, OutputInit, Pass};
 pub use tensor::{row_major_strides, HostTensor, TensorDesc};

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::{FeatureLevel, GpuPlan, HostTensor, Kernel, OpError, TensorDesc, ValidationError};
+use crate::{
+    DataType, FeatureLevel, GpuPlan, HostTensor, Kernel, OpError, TensorDesc, ValidationError,
+};
 
 /// A descriptor generated from a spec file, usable as a trait object
 /// (`&dyn Operator`, `Box<dyn Operator>`).
@@ -33,6 +35,33 @@ pub trait Operator: fmt::Debug + Send + Sync {
     /// Phrases the error for index check `check` failing at element `position`
     /// of its tensor (the GPU reports only the position).
     fn index_error(&self, inputs: &[&HostTensor], check: usize, position: u64) -> OpError;
+
+    /// The index tensors among the inputs and the dimension sizes their
+    /// values address, as the computation pattern defines them (empty for
+    /// operators without index tensors, and when the descriptor breaks a
+    /// rule). Fuzzers use it to draw index data that is mostly in range.
+    fn index_bounds(&self) -> Vec<IndexBounds> {
+        Vec::new()
+    }
+}
+
+/// An index tensor of an operator and the sizes its values address
+/// ([`Operator::index_bounds`]).
+///
+/// Value `k` of the tensor, in row-major order, addresses a dimension of
+/// size `n = sizes[k % sizes.len()]`: it must lie in `[-n, n - 1]` for a
+/// signed index type (negative values count from the end) and in
+/// `[0, n - 1]` for an unsigned one; anything else is
+/// [`OpError::IndexOutOfRange`] at run time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexBounds {
+    /// The index tensor, by input position.
+    pub tensor: usize,
+    /// The input whose dimensions the values address.
+    pub addresses: usize,
+    /// The addressed sizes, cycling over the tensor's elements (one per
+    /// tuple coordinate for GatherND, a single one for Scatter).
+    pub sizes: Vec<u32>,
 }
 
 /// The static side of a generated descriptor.
@@ -66,6 +95,9 @@ pub struct OperatorInfo {
     pub attrs: &'static [AttrInfo],
     /// The tensor support table.
     pub table: &'static crate::support::SupportTable,
+    /// The spec's rules, as `validate` runs them (the fuzzers read which
+    /// tensors and attributes each rule depends on).
+    pub rules: &'static [crate::expr::Step],
 }
 
 /// A tensor of an operator, as its spec declares it.
@@ -145,10 +177,17 @@ pub enum AttrValue {
 /// Dynamic arguments for building a descriptor: tensor descriptions by
 /// snake-case name, host data for tensors the operator reads on the host,
 /// and attributes by snake-case name.
+///
+/// An output left out of `tensors` is inferred from the spec's rules; when
+/// the rules do not give its data type (ArgMin's output), name it in
+/// `output_dtypes` and only its sizes are inferred.
 #[derive(Clone, Debug, Default)]
 pub struct OpArgs {
     /// Tensor descriptions, inputs and outputs.
     pub tensors: BTreeMap<String, TensorDesc>,
+    /// Data types of outputs whose sizes are to be inferred (the builder's
+    /// `<output>_dtype` setters); ignored for outputs given in `tensors`.
+    pub output_dtypes: BTreeMap<String, DataType>,
     /// Host data, for tensors whose values the descriptor needs.
     pub host_data: BTreeMap<String, HostTensor>,
     /// Attributes.

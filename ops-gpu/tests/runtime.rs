@@ -782,6 +782,7 @@ static INFO: OperatorInfo = OperatorInfo {
     ],
     attrs: &[],
     table: &TABLE,
+    rules: &[],
 };
 
 static TABLE: ops_core::support::SupportTable = ops_core::support::SupportTable {

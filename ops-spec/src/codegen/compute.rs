@@ -24,6 +24,8 @@ pub struct ComputeCode {
     pub gpu_plan: TokenStream,
     /// Body of `index_error`.
     pub index_error: TokenStream,
+    /// Body of `index_bounds`.
+    pub index_bounds: TokenStream,
     /// Documented decisions, for rustdoc.
     pub docs: Vec<String>,
 }
@@ -174,6 +176,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 run_cpu,
                 gpu_plan,
                 index_error,
+                index_bounds: quote!(::std::vec::Vec::new()),
                 docs: docs.clone(),
             }
         }
@@ -260,6 +263,18 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                             &self.#in_f, inputs[#ix_slot], __ir, __xr, __bd, #ix_name, position),
                         ::core::result::Result::Ok(_) => ::ops_core::OpError::InvalidArgument(::std::format!("{}: missing inputs", #name)),
                         ::core::result::Result::Err(e) => e,
+                    }
+                },
+                index_bounds: quote! {
+                    let counts = (|| -> ::core::result::Result<_, ::ops_core::OpError> { #counts Ok((__ir, __xr, __bd)) })();
+                    let ::core::result::Result::Ok((__ir, __xr, __bd)) = counts else { return ::std::vec::Vec::new() };
+                    match ::ops_core::__private::patterns::gather_nd::GatherNdGeometry::new(&self.#in_f.sizes, &self.#ix_f.sizes, __ir, __xr, __bd) {
+                        ::core::result::Result::Ok(g) => ::std::vec![::ops_core::IndexBounds {
+                            tensor: #ix_slot,
+                            addresses: #in_slot,
+                            sizes: g.dims.iter().map(|d| d.0 as u32).collect(),
+                        }],
+                        ::core::result::Result::Err(_) => ::std::vec::Vec::new(),
                     }
                 },
                 docs: docs.clone(),
@@ -351,6 +366,16 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                         ::core::result::Result::Err(e) => e,
                     }
                 },
+                index_bounds: quote! {
+                    match self.__env_count(&AXIS) {
+                        ::core::result::Result::Ok(__axis) if __axis < self.#in_f.sizes.len() => ::std::vec![::ops_core::IndexBounds {
+                            tensor: #ix_slot,
+                            addresses: #in_slot,
+                            sizes: ::std::vec![self.#in_f.sizes[__axis]],
+                        }],
+                        _ => ::std::vec::Vec::new(),
+                    }
+                },
                 docs: docs.clone(),
             }
         }
@@ -361,6 +386,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             run_cpu: quote!(::core::unreachable!()),
             gpu_plan: quote!(::core::unreachable!()),
             index_error: quote!(::core::unreachable!()),
+            index_bounds: quote!(::std::vec::Vec::new()),
             docs: Vec::new(),
         },
     }

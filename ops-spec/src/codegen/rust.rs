@@ -414,6 +414,11 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
             quote! { if let ::core::option::Option::Some(d) = args.tensors.get(#n) { b = b.#f(d.clone()); } }
         }
     });
+    let args_output_dtypes = spec.tensors.iter().filter(|t| t.output).map(|t| {
+        let f = format_ident!("{}_dtype", t.name);
+        let n = &t.name;
+        quote! { if let ::core::option::Option::Some(d) = args.output_dtypes.get(#n) { b = b.#f(*d); } }
+    });
     let args_attrs = spec.attrs.iter().map(|a| {
         let f = ident(&a.name);
         let n = &a.name;
@@ -452,6 +457,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
         run_cpu,
         gpu_plan,
         index_error,
+        index_bounds,
         ..
     } = compute;
     let output_descs = spec.tensors.iter().filter(|t| t.output).map(|t| {
@@ -621,6 +627,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                 tensors: &[#(#tensor_infos),*],
                 attrs: &[#(#attr_infos),*],
                 table: &TABLE,
+                rules: STEPS,
                 build: |args| {
                     let d = <#desc as ::ops_core::OperatorType>::from_args(args)?;
                     ::core::result::Result::Ok(::std::boxed::Box::new(d))
@@ -633,6 +640,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                 fn from_args(args: &::ops_core::OpArgs) -> ::core::result::Result<Self, ::ops_core::OpError> {
                     let mut b = #desc::builder();
                     #(#args_tensors)*
+                    #(#args_output_dtypes)*
                     #(#args_attrs)*
                     b.build()
                 }
@@ -677,6 +685,10 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
 
                 fn index_error(&self, inputs: &[&::ops_core::HostTensor], check: usize, position: u64) -> ::ops_core::OpError {
                     #index_error
+                }
+
+                fn index_bounds(&self) -> ::std::vec::Vec<::ops_core::IndexBounds> {
+                    #index_bounds
                 }
 
             }

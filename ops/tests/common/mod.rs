@@ -93,6 +93,7 @@ pub static FAKE: OperatorInfo = OperatorInfo {
         },
     ],
     table: &FAKE_TABLE,
+    rules: &[],
 };
 
 static FAKE_TABLE: SupportTable = SupportTable {
@@ -114,6 +115,7 @@ pub static PAIR: OperatorInfo = OperatorInfo {
     tensors: &[],
     attrs: &[],
     table: &PAIR_TABLE,
+    rules: &[],
 };
 
 static PAIR_TABLE: SupportTable = SupportTable {
