@@ -276,10 +276,16 @@ impl<'a> Env<'a> {
             Expr::Values(t) => match &self.host_values[*t] {
                 Some(v) => Value::List(v.clone()),
                 None => {
+                    let dtype = self.tensors[*t].dtype;
+                    let why = if dtype.is_float() {
+                        format!(": its data type {dtype} is not an integer type")
+                    } else {
+                        String::new()
+                    };
                     return err(format!(
-                        "the values of `{}` are not known",
+                        "the values of `{}` are not known{why}",
                         self.tensor_names[*t]
-                    ))
+                    ));
                 }
             },
             Expr::Index(l, i) => {

@@ -15,6 +15,7 @@ pub mod args;
 mod dtype;
 mod error;
 pub mod expr;
+pub mod fuzz;
 mod level;
 mod op;
 mod plan;

@@ -1,0 +1,399 @@
+//! Input data for fuzzing: edge values of every data type, ties, and index
+//! data that is mostly in range, collides often and sometimes is not.
+
+use crate::{DataType, HostTensor, IndexBounds, TensorDesc};
+
+/// SplitMix64: a tiny deterministic generator for tensor data.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A value below `n` (`0` when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next_u64() % n
+        }
+    }
+
+    /// True with probability `num / den`.
+    pub fn chance(&mut self, num: u64, den: u64) -> bool {
+        self.below(den) < num
+    }
+
+    /// Shuffles `v` in place (Fisher–Yates).
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, self.below(i as u64 + 1) as usize);
+        }
+    }
+}
+
+/// Raw little-endian bit patterns at the edges of a data type: NaNs with
+/// payloads, both infinities, both zeros, subnormals, extremes, values above
+/// 2^32 and 2^53.
+pub fn edge_bits(dtype: DataType) -> Vec<u64> {
+    match dtype {
+        DataType::Float64 => vec![
+            0x7FF8_0000_0000_0000,
+            0xFFF8_0000_0000_0001,
+            0x7FF0_0000_0000_0001,
+            0x7FF0_0000_0000_0000,
+            0xFFF0_0000_0000_0000,
+            0,
+            0x8000_0000_0000_0000,
+            1,
+            0x8000_0000_0000_0001,
+            0x000F_FFFF_FFFF_FFFF,
+            0x7FEF_FFFF_FFFF_FFFF,
+            0xFFEF_FFFF_FFFF_FFFF,
+            1f64.to_bits(),
+            (-1f64).to_bits(),
+            9_007_199_254_740_993f64.to_bits(),
+        ],
+        DataType::Float32 => [
+            0x7FC0_0000u32,
+            0xFFC0_0001,
+            0x7F80_0001,
+            0x7F80_0000,
+            0xFF80_0000,
+            0,
+            0x8000_0000,
+            1,
+            0x8000_0001,
+            0x007F_FFFF,
+            0x7F7F_FFFF,
+            0xFF7F_FFFF,
+            1f32.to_bits(),
+            (-1f32).to_bits(),
+        ]
+        .map(u64::from)
+        .to_vec(),
+        DataType::Float16 => [
+            0x7E00u16, 0xFE01, 0x7C01, 0x7C00, 0xFC00, 0, 0x8000, 1, 0x8001, 0x03FF, 0x7BFF,
+            0xFBFF, 0x3C00, 0xBC00,
+        ]
+        .map(u64::from)
+        .to_vec(),
+        DataType::Int64 => [
+            i64::MIN,
+            i64::MAX,
+            0,
+            -1,
+            1,
+            1 << 32,
+            -(1 << 32) - 1,
+            (1 << 53) + 1,
+            -(1 << 53) - 1,
+        ]
+        .map(|v| v as u64)
+        .to_vec(),
+        DataType::Uint64 => vec![
+            u64::MAX,
+            0,
+            1,
+            1 << 32,
+            (1 << 32) - 1,
+            (1 << 53) + 1,
+            1 << 63,
+            (1 << 63) - 1,
+        ],
+        DataType::Int32 => [i32::MIN, i32::MAX, 0, -1, 1]
+            .map(|v| v as u32 as u64)
+            .to_vec(),
+        DataType::Uint32 => vec![u64::from(u32::MAX), 0, 1, 1 << 31],
+        DataType::Int16 => [i16::MIN, i16::MAX, 0, -1, 1]
+            .map(|v| v as u16 as u64)
+            .to_vec(),
+        DataType::Uint16 => vec![0xFFFF, 0, 1, 0x8000],
+        DataType::Int8 => [i8::MIN, i8::MAX, 0, -1, 1]
+            .map(|v| v as u8 as u64)
+            .to_vec(),
+        DataType::Uint8 => vec![0xFF, 0, 1, 0x80],
+    }
+}
+
+fn from_words(dtype: DataType, sizes: &[u32], words: impl Iterator<Item = u64>) -> HostTensor {
+    let desc = TensorDesc::new(dtype, sizes.to_vec());
+    let width = dtype.size_bytes();
+    let mut bytes = Vec::new();
+    for v in words {
+        bytes.extend_from_slice(&v.to_le_bytes()[..width]);
+    }
+    HostTensor::from_bytes(desc, bytes).expect("one word per element")
+}
+
+fn element_count(sizes: &[u32]) -> usize {
+    sizes.iter().map(|&s| s as usize).product()
+}
+
+/// A tensor of `dtype` and `sizes` whose elements mix edge values, a small
+/// pool of repeated values (ties) and random bits.
+pub fn tensor_with_edges(dtype: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
+    let n = element_count(sizes);
+    let edges = edge_bits(dtype);
+    let pool: Vec<u64> = (0..3).map(|_| rng.next_u64()).collect();
+    let words: Vec<u64> = (0..n)
+        .map(|_| match rng.below(4) {
+            0 => edges[rng.below(edges.len() as u64) as usize],
+            1 => pool[rng.below(pool.len() as u64) as usize],
+            2 => rng.below(4),
+            _ => rng.next_u64(),
+        })
+        .collect();
+    from_words(dtype, sizes, words.into_iter())
+}
+
+/// Fuzzing data for a data tensor: usually [`tensor_with_edges`], sometimes
+/// only two distinct values (many ties: arg-reductions must break them by
+/// their rule), sometimes one value everywhere, sometimes only edge values.
+pub fn data_tensor(dtype: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
+    let n = element_count(sizes);
+    let edges = edge_bits(dtype);
+    match rng.below(8) {
+        0 | 1 => {
+            // Two values drawn from the edges and small numbers: ties everywhere.
+            let mut pick = || {
+                if rng.chance(1, 2) {
+                    edges[rng.below(edges.len() as u64) as usize]
+                } else {
+                    rng.below(3)
+                }
+            };
+            let pool = [pick(), pick()];
+            let words: Vec<u64> = (0..n).map(|_| pool[rng.below(2) as usize]).collect();
+            from_words(dtype, sizes, words.into_iter())
+        }
+        2 => {
+            let v = edges[rng.below(edges.len() as u64) as usize];
+            from_words(dtype, sizes, std::iter::repeat_n(v, n))
+        }
+        3 => {
+            let words: Vec<u64> = (0..n)
+                .map(|_| edges[rng.below(edges.len() as u64) as usize])
+                .collect();
+            from_words(dtype, sizes, words.into_iter())
+        }
+        _ => tensor_with_edges(dtype, sizes, rng),
+    }
+}
+
+/// How [`index_tensor`] fills an index tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexMode {
+    /// Every value in range, uniformly (negative ones too for signed types).
+    InRange,
+    /// Every value in range, from a pool of one or two values per
+    /// addressed dimension: Scatter's updates collide.
+    Colliding,
+    /// In range except one or two values outside it (`n`, `-n - 1`, the
+    /// type's extremes, values above 2^32 and 2^53 that alias an in-range
+    /// value when truncated to 32 bits): both backends must report the same
+    /// [`crate::OpError::IndexOutOfRange`].
+    OutOfRange,
+}
+
+/// Index data of `dtype` and `sizes` for [`IndexBounds`] `bounds`: value `k`
+/// addresses a dimension of size `bounds.sizes[k % len]`.
+///
+/// Returns the tensor and whether some value is out of range (always for
+/// [`IndexMode::OutOfRange`] when the tensor has elements; also when an
+/// addressed dimension is empty).
+pub fn index_tensor(
+    dtype: DataType,
+    sizes: &[u32],
+    bounds: &IndexBounds,
+    mode: IndexMode,
+    rng: &mut Rng,
+) -> (HostTensor, bool) {
+    let n = element_count(sizes);
+    let signed = dtype.is_signed_int();
+    let dims: Vec<i128> = if bounds.sizes.is_empty() {
+        vec![0]
+    } else {
+        bounds.sizes.iter().map(|&s| i128::from(s)).collect()
+    };
+    let in_range = |rng: &mut Rng, len: i128| -> Option<i128> {
+        if len == 0 {
+            return None;
+        }
+        let v = rng.below(len as u64) as i128;
+        // Negative values count from the end, for signed types only.
+        Some(if signed && rng.chance(1, 3) {
+            v - len
+        } else {
+            v
+        })
+    };
+    let pools: Vec<Vec<i128>> = dims
+        .iter()
+        .map(|&len| {
+            let k = 1 + rng.below(2);
+            (0..k).filter_map(|_| in_range(rng, len)).collect()
+        })
+        .collect();
+    let mut bad = false;
+    let mut values: Vec<i128> = (0..n)
+        .map(|k| {
+            let j = k % dims.len();
+            let v = match mode {
+                IndexMode::Colliding if !pools[j].is_empty() => {
+                    Some(pools[j][rng.below(pools[j].len() as u64) as usize])
+                }
+                _ => in_range(rng, dims[j]),
+            };
+            v.unwrap_or_else(|| {
+                bad = true;
+                0
+            })
+        })
+        .collect();
+    if mode == IndexMode::OutOfRange && n > 0 {
+        for _ in 0..1 + rng.below(2) {
+            let k = rng.below(n as u64) as usize;
+            let len = dims[k % dims.len()];
+            values[k] = out_of_range(dtype, len, rng);
+        }
+        bad = true;
+    }
+    let width = dtype.size_bytes();
+    let mut bytes = Vec::with_capacity(n * width);
+    for v in values {
+        bytes.extend_from_slice(&(v as u128).to_le_bytes()[..width]);
+    }
+    let t = HostTensor::from_bytes(TensorDesc::new(dtype, sizes.to_vec()), bytes)
+        .expect("one value per element");
+    (t, bad)
+}
+
+/// A value of `dtype` outside `[-len, len - 1]` (signed) or `[0, len - 1]`.
+fn out_of_range(dtype: DataType, len: i128, rng: &mut Rng) -> i128 {
+    let (min, max): (i128, i128) = match dtype {
+        DataType::Int64 => (i64::MIN.into(), i64::MAX.into()),
+        DataType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+        DataType::Int16 => (i16::MIN.into(), i16::MAX.into()),
+        DataType::Int8 => (i8::MIN.into(), i8::MAX.into()),
+        DataType::Uint64 => (0, u64::MAX.into()),
+        DataType::Uint32 => (0, u32::MAX.into()),
+        DataType::Uint16 => (0, u16::MAX.into()),
+        DataType::Uint8 => (0, u8::MAX.into()),
+        // Float index tensors are not in any table; any value will do.
+        _ => (0, 0),
+    };
+    let low = if dtype.is_signed_int() { -len } else { 0 };
+    let candidates = [
+        len,
+        low - 1,
+        max,
+        min,
+        // Above 2^32 and 2^53: alias an in-range value if only the low word is read.
+        (1i128 << 32) + rng.below(len.max(1) as u64) as i128,
+        (1i128 << 53) + 1,
+        -(1i128 << 32),
+    ];
+    let fits: Vec<i128> = candidates
+        .into_iter()
+        .filter(|&v| v >= min && v <= max && (v < low || v >= len))
+        .collect();
+    if fits.is_empty() {
+        max
+    } else {
+        fits[rng.below(fits.len() as u64) as usize]
+    }
+}
+
+/// Values written into a host tensor of `dtype` (small integers; for a
+/// floating-point type, the integers as floats).
+pub fn host_tensor(dtype: DataType, sizes: &[u32], values: &[i128]) -> HostTensor {
+    let desc = TensorDesc::new(dtype, sizes.to_vec());
+    let mut bytes = Vec::with_capacity(values.len() * dtype.size_bytes());
+    for &v in values {
+        match dtype {
+            DataType::Float64 => bytes.extend_from_slice(&(v as f64).to_le_bytes()),
+            DataType::Float32 => bytes.extend_from_slice(&(v as f32).to_le_bytes()),
+            DataType::Float16 => {
+                bytes.extend_from_slice(&crate::f16::from_f64(v as f64).to_le_bytes())
+            }
+            _ => bytes.extend_from_slice(&(v as u128).to_le_bytes()[..dtype.size_bytes()]),
+        }
+    }
+    HostTensor::from_bytes(desc, bytes).expect("one value per element")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_data_respects_bounds_and_modes() {
+        let bounds = IndexBounds {
+            tensor: 1,
+            addresses: 0,
+            sizes: vec![3, 5],
+        };
+        for seed in 0..50 {
+            let mut rng = Rng::new(seed);
+            let (t, bad) = index_tensor(
+                DataType::Int32,
+                &[4, 2],
+                &bounds,
+                IndexMode::InRange,
+                &mut rng,
+            );
+            assert!(!bad);
+            let v = t.to_vec::<i32>().unwrap();
+            for (k, &x) in v.iter().enumerate() {
+                let n = [3, 5][k % 2];
+                assert!((-n..n).contains(&x), "{x} for {n}");
+            }
+            let (t, bad) = index_tensor(
+                DataType::Uint64,
+                &[4, 2],
+                &bounds,
+                IndexMode::OutOfRange,
+                &mut rng,
+            );
+            assert!(bad);
+            let v = t.to_vec::<u64>().unwrap();
+            assert!(v
+                .iter()
+                .enumerate()
+                .any(|(k, &x)| x >= [3, 5][k % 2] as u64));
+        }
+    }
+
+    #[test]
+    fn colliding_indices_repeat() {
+        let bounds = IndexBounds {
+            tensor: 1,
+            addresses: 0,
+            sizes: vec![100],
+        };
+        let (t, _) = index_tensor(
+            DataType::Uint32,
+            &[50],
+            &bounds,
+            IndexMode::Colliding,
+            &mut Rng::new(3),
+        );
+        let mut v = t.to_vec::<u32>().unwrap();
+        v.sort_unstable();
+        v.dedup();
+        assert!(v.len() <= 2);
+    }
+}
