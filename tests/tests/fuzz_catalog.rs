@@ -1,0 +1,197 @@
+//! Generated fuzzing of every operator of the catalog: nothing here names an
+//! operator, so a new spec file is fuzzed with no code.
+//!
+//! For each operator, with the strategies `ops_core::fuzz` derives from its
+//! `OperatorInfo`:
+//!
+//! 1. valid descriptors: the GPU result equals the CPU reference bit for bit
+//!    (or both fail with the same error, as for an index out of range), and
+//!    nothing panics;
+//! 2. invalid descriptors (one thing broken): validation rejects them and
+//!    the error blames a rule involving what was broken; running them anyway
+//!    does not panic;
+//! 3. `min_feature_level()` is the lowest level whose table admits the
+//!    descriptor (checked on both kinds of cases).
+//!
+//! The CI case counts keep this file to a few seconds of test time;
+//! `PROPTEST_CASES=N` runs N cases per operator and property instead.
+//! Failures are persisted in `proptest-regressions/fuzz_catalog.txt` and
+//! replayed first on every run.
+
+use ops_core::fuzz;
+use ops_core::{HostTensor, OpError, Operator, OperatorInfo};
+use ops_tests::gpu;
+use proptest::test_runner::{TestCaseError, TestRunner};
+
+/// Where proptest records failing seeds (replayed first on later runs).
+const REGRESSIONS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/proptest-regressions/fuzz_catalog.txt"
+);
+
+/// Valid cases per operator in CI (GPU and CPU each run every one).
+const VALID_CASES: u32 = 64;
+/// Invalid cases per operator in CI (no GPU work: cheap).
+const INVALID_CASES: u32 = 256;
+
+fn gpu_run(op: &dyn Operator, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError> {
+    gpu().run(op, inputs)
+}
+
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(fuzz::config(cases, Some(REGRESSIONS)))
+}
+
+#[test]
+fn acceptance_of_valid_descriptors_is_above_five_percent() {
+    for info in ops::catalog() {
+        let a = fuzz::acceptance(info, 2000);
+        println!(
+            "{:<10} {:>5.1}% of drawn descriptors are valid ({} of {})",
+            info.name,
+            100.0 * a.rate(),
+            a.valid,
+            a.attempts
+        );
+        assert!(
+            a.rate() > 0.05,
+            "{}: only {:.1}% of drawn descriptors are valid",
+            info.name,
+            100.0 * a.rate()
+        );
+    }
+}
+
+fn fuzz_valid(info: &'static OperatorInfo, cases: u32) {
+    let backend: fuzz::Backend<'_> = &gpu_run;
+    let result = runner(cases).run(&fuzz::valid_cases(info), |case| {
+        fuzz::check_valid(&case, Some(backend))
+            .map(|_| ())
+            .map_err(TestCaseError::fail)
+    });
+    if let Err(e) = result {
+        panic!("{}: {e}", info.name);
+    }
+}
+
+#[test]
+fn valid_descriptors_gpu_equals_cpu_bitwise() {
+    // Start the adapter outside the timed cases (and fail with the lavapipe
+    // hint when there is none).
+    gpu();
+    for info in ops::catalog() {
+        let t = std::time::Instant::now();
+        fuzz_valid(info, VALID_CASES);
+        println!(
+            "{:<10} {} valid cases in {:.2?}",
+            info.name,
+            fuzz::cases(VALID_CASES),
+            t.elapsed()
+        );
+    }
+}
+
+#[test]
+fn invalid_descriptors_are_rejected_naming_the_broken_rule() {
+    for info in ops::catalog() {
+        let seen = std::cell::RefCell::new(std::collections::BTreeMap::<&str, u32>::new());
+        let result = runner(INVALID_CASES).run(&fuzz::invalid_cases(info), |case| {
+            *seen.borrow_mut().entry(case.broken.category()).or_default() += 1;
+            fuzz::check_invalid(&case).map_err(TestCaseError::fail)
+        });
+        if let Err(e) = result {
+            panic!("{}: {e}", info.name);
+        }
+        println!("{:<10} broken: {:?}", info.name, seen.borrow());
+    }
+}
+
+#[test]
+fn every_break_category_occurs_where_the_spec_allows_it() {
+    // Over many invalid cases, each operator sees its data types, ranks,
+    // sizes and attributes broken, and its level where it has levels.
+    for info in ops::catalog() {
+        let mut runner = TestRunner::deterministic();
+        let strategy = fuzz::invalid_cases(info);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..400 {
+            use proptest::strategy::{Strategy, ValueTree};
+            let case = strategy.new_tree(&mut runner).unwrap().current();
+            seen.insert(case.broken.category());
+        }
+        let mut want = vec!["data type", "rank", "sizes"];
+        // A boolean attribute has no invalid value; every other kind has.
+        if info
+            .attrs
+            .iter()
+            .any(|a| a.kind != ops_core::AttrKind::Bool)
+        {
+            want.push("attribute");
+        }
+        if info.introduced.is_some() && info.table.entries.len() > 1 {
+            want.push("level table");
+        }
+        if info
+            .introduced
+            .is_some_and(|l| l > ops::FeatureLevel::FL1_0)
+        {
+            want.push("level");
+        }
+        for w in want {
+            assert!(
+                seen.contains(w),
+                "{}: no `{w}` break in 400 cases ({seen:?})",
+                info.name
+            );
+        }
+    }
+}
+
+#[test]
+fn broken_rules_are_matched_precisely() {
+    // `Broken::explains` accepts a rule only if it reads what was broken.
+    use ops::{ArgMinDesc, DataType, FeatureLevel, TensorDesc};
+    use ops_core::fuzz::Broken;
+    use ops_core::OperatorType;
+    let info = <ArgMinDesc as OperatorType>::INFO;
+    let d = ArgMinDesc::builder()
+        .input(TensorDesc::new(DataType::Float32, [3, 3]))
+        .output_dtype(DataType::Uint32)
+        .axes([0, 0])
+        .build()
+        .unwrap();
+    let e = d.validate(FeatureLevel::FL3_0).unwrap_err();
+    assert!(e.rule.contains("duplicate"), "{e}");
+    assert!(Broken::Attribute { attr: 0 }.explains(info, &e));
+    assert!(
+        !Broken::Attribute { attr: 1 }.explains(info, &e),
+        "axis_direction is not read"
+    );
+    assert!(!Broken::DataType { tensor: 0 }.explains(info, &e));
+    assert!(!Broken::Sizes { tensor: 0 }.explains(info, &e));
+    assert!(!Broken::Level.explains(info, &e));
+    let d = ArgMinDesc::builder()
+        .input(TensorDesc::new(DataType::Int64, [3, 3]))
+        .output_dtype(DataType::Uint32)
+        .axes([1])
+        .build()
+        .unwrap();
+    let e = d.validate(FeatureLevel::FL3_0).unwrap_err();
+    assert!(Broken::DataType { tensor: 0 }.explains(info, &e), "{e}");
+    assert!(Broken::LevelTable.explains(info, &e), "{e}");
+    assert!(!Broken::DataType { tensor: 1 }.explains(info, &e), "{e}");
+    assert!(!Broken::Rank { tensor: 0 }.explains(info, &e), "{e}");
+    // The output's shape rule reads the input's sizes and the axes, not the
+    // input's data type.
+    let d = ArgMinDesc::builder()
+        .input(TensorDesc::new(DataType::Float32, [3, 3]))
+        .output(TensorDesc::new(DataType::Uint32, [3, 3]))
+        .axes([1])
+        .build()
+        .unwrap();
+    let e = d.validate(FeatureLevel::FL3_0).unwrap_err();
+    assert!(Broken::Sizes { tensor: 1 }.explains(info, &e), "{e}");
+    assert!(Broken::Sizes { tensor: 0 }.explains(info, &e), "{e}");
+    assert!(Broken::Attribute { attr: 0 }.explains(info, &e), "{e}");
+    assert!(!Broken::DataType { tensor: 0 }.explains(info, &e), "{e}");
+}
