@@ -127,3 +127,193 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     }
     emit(o, best_position, base);
 }
+/* @segmented 1 4 4
+// @generated from specs/argmin.op
+// kernel: ArgMin/reduce_rows/FLOAT16/UINT64
+// reduce (reduce_rows): keep Index, select Min, zeros Equal; input FLOAT16, output UINT64
+
+const WORKGROUP_SIZE: u32 = 256u;
+const P_OUTPUT_COUNT: u32 = 0u;
+const P_REDUCE_LEN: u32 = 1u;
+const P_KEPT_RANK: u32 = 2u;
+const P_REDUCED_RANK: u32 = 3u;
+const P_TIES: u32 = 4u;
+const P_KEPT_SIZES: u32 = 8u;
+const P_KEPT_STRIDES: u32 = 16u;
+const P_REDUCED_SIZES: u32 = 24u;
+const P_REDUCED_STRIDES: u32 = 32u;
+const TIES_LAST: u32 = 1u;
+// The position of no element: an empty candidate.
+const NO_POSITION: u32 = 0xffffffffu;
+
+@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(1) var<storage, read> input_s0: array<u32>;
+@group(0) @binding(2) var<storage, read> input_s1: array<u32>;
+@group(0) @binding(3) var<storage, read> input_s2: array<u32>;
+@group(0) @binding(4) var<storage, read> input_s3: array<u32>;
+@group(0) @binding(5) var<storage, read_write> output_s0: array<u32>;
+@group(0) @binding(6) var<storage, read_write> output_s1: array<u32>;
+@group(0) @binding(7) var<storage, read_write> output_s2: array<u32>;
+@group(0) @binding(8) var<storage, read_write> output_s3: array<u32>;
+
+// Word i of `input`, bound in 4 segments of arrayLength(&input_s0) words.
+fn input_word(i: u32) -> u32 {
+    let n = arrayLength(&input_s0);
+    if (i < n) {
+        return input_s0[i];
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        return input_s1[r];
+    }
+    if (s == 2u) {
+        return input_s2[r];
+    }
+    return input_s3[r];
+}
+
+// Word i of `output`, bound in 4 segments of arrayLength(&output_s0) words.
+fn output_word(i: u32) -> u32 {
+    let n = arrayLength(&output_s0);
+    if (i < n) {
+        return output_s0[i];
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        return output_s1[r];
+    }
+    if (s == 2u) {
+        return output_s2[r];
+    }
+    return output_s3[r];
+}
+
+fn output_set(i: u32, v: u32) {
+    let n = arrayLength(&output_s0);
+    if (i < n) {
+        output_s0[i] = v;
+        return;
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        output_s1[r] = v;
+        return;
+    }
+    if (s == 2u) {
+        output_s2[r] = v;
+        return;
+    }
+    output_s3[r] = v;
+}
+
+fn load_input(i: u32) -> u32 {
+    return (input_word(i >> 1u) >> ((i & 1u) * 16u)) & 0xffffu;
+}
+
+fn store_output(i: u32, v: vec2<u32>) {
+    output_set(2u * i, v.x);
+    output_set(2u * i + 1u, v.y);
+}
+
+fn order_key(v: u32) -> u32 {
+    var b = v;
+    if (b == 0x8000u) {
+        b = 0u;
+    }
+    if ((b & 0x7fffu) > 0x7c00u) {
+        return 0u;
+    }
+    if ((b & 0x8000u) != 0u) {
+        return (~b) & 0xffffu;
+    }
+    return b | 0x8000u;
+}
+
+fn key_less(a: u32, b: u32) -> bool {
+    return a < b;
+}
+
+// The selection's rank of a raw element: the smallest rank wins.
+fn rank(v: u32) -> u32 {
+    return order_key(v);
+}
+
+// Whether candidate a (rank, position) beats candidate b; either may be empty.
+fn better(rank_a: u32, position_a: u32, rank_b: u32, position_b: u32, last: bool) -> bool {
+    if (position_a == NO_POSITION) {
+        return false;
+    }
+    if (position_b == NO_POSITION) {
+        return true;
+    }
+    if (key_less(rank_a, rank_b)) {
+        return true;
+    }
+    if (key_less(rank_b, rank_a)) {
+        return false;
+    }
+    if (last) {
+        return position_a > position_b;
+    }
+    return position_a < position_b;
+}
+
+fn kept_offset(o: u32) -> u32 {
+    var rest = o;
+    var offset = 0u;
+    let dims = params[P_KEPT_RANK];
+    for (var d = dims; d > 0u; d = d - 1u) {
+        let size = params[P_KEPT_SIZES + d - 1u];
+        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
+        rest = rest / size;
+    }
+    return offset;
+}
+
+fn reduced_offset(r: u32) -> u32 {
+    var rest = r;
+    var offset = 0u;
+    let dims = params[P_REDUCED_RANK];
+    for (var d = dims; d > 0u; d = d - 1u) {
+        let size = params[P_REDUCED_SIZES + d - 1u];
+        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
+        rest = rest / size;
+    }
+    return offset;
+}
+
+// Writes output element o: the selected element's position or bits.
+fn emit(o: u32, position: u32, base: u32) {
+    store_output(o, vec2<u32>(position, 0u));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let group = wg.x + wg.y * num_workgroups.x;
+    let last = params[P_TIES] == TIES_LAST;
+    // One thread per output element.
+    let count = params[P_OUTPUT_COUNT];
+    if (group >= count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u)) {
+        return;
+    }
+    let o = group * WORKGROUP_SIZE + lid;
+    if (o >= count) {
+        return;
+    }
+    let base = kept_offset(o);
+    let len = params[P_REDUCE_LEN];
+    var best_rank = rank(load_input(base));
+    var best_position = 0u;
+    for (var r = 1u; r < len; r = r + 1u) {
+        let candidate = rank(load_input(base + reduced_offset(r)));
+        if (better(candidate, r, best_rank, best_position, last)) {
+            best_rank = candidate;
+            best_position = r;
+        }
+    }
+    emit(o, best_position, base);
+}
+*/

@@ -16,6 +16,7 @@
 use ops_core::patterns::reduce::Zeros;
 use ops_core::DataType;
 
+use super::segments::{Buffer, Layout};
 use super::writer::Writer;
 
 /// True for types held in two words (`vec2<u32>` raw values and keys).
@@ -89,13 +90,19 @@ const fn lane_geometry(dt: DataType) -> (u32, u32, u32) {
 /// Writes `fn {name}(i: u32) -> raw` reading raw element `i` of the global
 /// `buffer` (`array<u32>`, or `array<atomic<u32>>` when `atomic`).
 pub fn gen_load(w: &mut Writer, name: &str, buffer: &str, dt: DataType, atomic: bool) {
-    let word = |index: &str| {
-        if atomic {
-            format!("atomicLoad(&{buffer}[{index}])")
-        } else {
-            format!("{buffer}[{index}]")
-        }
+    let b = Buffer {
+        name: buffer,
+        access: ops_core::Access::Read,
+        atomic,
+        tensor: false,
     };
+    gen_load_from(w, name, &b, Layout::Plain, dt);
+}
+
+/// Writes `fn {name}(i: u32) -> raw` reading raw element `i` of `buffer` as
+/// `layout` binds it.
+pub fn gen_load_from(w: &mut Writer, name: &str, buffer: &Buffer, layout: Layout, dt: DataType) {
+    let word = |index: &str| buffer.word(layout, index);
     w.open(format!("fn {name}(i: u32) -> {}", raw_type(dt)));
     match (dt.size_bits(), lane_mask(dt)) {
         (64, _) => {
@@ -127,21 +134,29 @@ pub fn gen_load(w: &mut Writer, name: &str, buffer: &str, dt: DataType, atomic: 
 /// `atomicOr`, so threads writing neighbouring elements of one word never
 /// race; other types store whole words.
 pub fn gen_store(w: &mut Writer, name: &str, buffer: &str, dt: DataType) {
+    let b = Buffer::read_write(buffer, is_packed(dt), false);
+    gen_store_to(w, name, &b, Layout::Plain, dt);
+}
+
+/// [`gen_store`] for `buffer` as `layout` binds it; `buffer.atomic` must be
+/// [`is_packed`]`(dt)`.
+pub fn gen_store_to(w: &mut Writer, name: &str, buffer: &Buffer, layout: Layout, dt: DataType) {
+    debug_assert_eq!(buffer.atomic, is_packed(dt), "{}", buffer.name);
     w.open(format!("fn {name}(i: u32, v: {})", raw_type(dt)));
     match (dt.size_bits(), lane_mask(dt)) {
         (64, _) => {
-            w.line(format!("{buffer}[2u * i] = v.x;"));
-            w.line(format!("{buffer}[2u * i + 1u] = v.y;"));
+            w.line(buffer.set(layout, "2u * i", "v.x"));
+            w.line(buffer.set(layout, "2u * i + 1u", "v.y"));
         }
         (32, _) => {
-            w.line(format!("{buffer}[i] = v;"));
+            w.line(buffer.set(layout, "i", "v"));
         }
         (_, Some(mask)) => {
             let (shift, lane, width) = lane_geometry(dt);
             w.line(format!("let word = i >> {shift}u;"));
             w.line(format!("let shift = (i & {lane}u) * {width}u;"));
-            w.line(format!("atomicAnd(&{buffer}[word], ~({mask} << shift));"));
-            w.line(format!("atomicOr(&{buffer}[word], (v & {mask}) << shift);"));
+            w.line(buffer.atomic(layout, "And", "word", &format!("~({mask} << shift)")));
+            w.line(buffer.atomic(layout, "Or", "word", &format!("(v & {mask}) << shift")));
         }
         _ => unreachable!("every data type is 8, 16, 32 or 64 bits"),
     }

@@ -33,6 +33,7 @@ use ops_core::patterns::gather_nd::{params, WORKGROUP_SIZE};
 use ops_core::{Access, DataType};
 
 use super::dtype;
+use super::segments::{self, with_segmented_variant, Buffer, Layout};
 use super::writer::Writer;
 
 /// The bindings of every gather_nd kernel: params, input, indices, output, status.
@@ -65,7 +66,8 @@ pub fn gather_nd_supported(data: DataType, index: DataType) -> bool {
     index.is_int()
 }
 
-/// The complete WGSL module of one gather_nd kernel.
+/// The complete WGSL of one gather_nd kernel: the module and its segmented
+/// variant ([`super::segments`]; the input, indices and output are segmented).
 ///
 /// `key` is the kernel key (written into the header) and `origin` the spec
 /// path (`// @generated from {origin}`). The pair must be
@@ -73,6 +75,28 @@ pub fn gather_nd_supported(data: DataType, index: DataType) -> bool {
 /// module, which reads the index bits as an unsigned integer.
 pub fn gather_nd_kernel(data: DataType, index: DataType, key: &str, origin: &str) -> String {
     debug_assert!(gather_nd_supported(data, index), "{key}");
+    let plain = gather_nd_module(data, index, key, origin, Layout::Plain);
+    let segmented = gather_nd_module(data, index, key, origin, Layout::Segmented);
+    with_segmented_variant(plain, &segmented, &BUFFERS)
+}
+
+/// The buffers of every gather_nd kernel, in binding order.
+const BUFFERS: [Buffer<'static>; 5] = [
+    Buffer::read("params", false),
+    Buffer::read("input", true),
+    Buffer::read("indices", true),
+    Buffer::read_write("output", false, true),
+    Buffer::read_write("status", true, false),
+];
+
+/// One module of a gather_nd kernel, plain or segmented.
+fn gather_nd_module(
+    data: DataType,
+    index: DataType,
+    key: &str,
+    origin: &str,
+    layout: Layout,
+) -> String {
     let mut w = Writer::new();
     w.comment(format!("@generated from {origin}"));
     w.comment(format!("kernel: {key}"));
@@ -94,18 +118,15 @@ pub fn gather_nd_kernel(data: DataType, index: DataType, key: &str, origin: &str
     w.comment("Not an index, not an offset: an out-of-range index value.");
     w.line("const BAD: u32 = 0xffffffffu;");
     w.blank();
-    w.line("@group(0) @binding(0) var<storage, read> params: array<u32>;");
-    w.line("@group(0) @binding(1) var<storage, read> input: array<u32>;");
-    w.line("@group(0) @binding(2) var<storage, read> indices: array<u32>;");
-    w.line("@group(0) @binding(3) var<storage, read_write> output: array<u32>;");
-    w.line("@group(0) @binding(4) var<storage, read_write> status: array<atomic<u32>>;");
+    segments::declare(&mut w, &BUFFERS, layout);
     w.blank();
-    dtype::gen_load(&mut w, "load_input", "input", data, false);
+    segments::gen_accessors(&mut w, &BUFFERS, layout);
+    dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
     w.blank();
-    dtype::gen_load(&mut w, "load_index", "indices", index, false);
+    dtype::gen_load_from(&mut w, "load_index", &BUFFERS[2], layout, index);
     w.blank();
     if !dtype::is_packed(data) {
-        dtype::gen_store(&mut w, "store_output", "output", data);
+        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[3], layout, data);
         w.blank();
     }
     gen_resolve(&mut w, index);
@@ -135,7 +156,7 @@ pub fn gather_nd_kernel(data: DataType, index: DataType, key: &str, origin: &str
         w.line("return;");
     });
     if dtype::is_packed(data) {
-        gen_packed_body(&mut w, data);
+        gen_packed_body(&mut w, data, layout);
     } else {
         gen_element_body(&mut w);
     }
@@ -239,7 +260,7 @@ fn gen_element_body(w: &mut Writer) {
 }
 
 /// One output word (4 or 2 elements) of 8- or 16-bit data per thread.
-fn gen_packed_body(w: &mut Writer, data: DataType) {
+fn gen_packed_body(w: &mut Writer, data: DataType, layout: Layout) {
     let (lanes, width) = match data.size_bits() {
         8 => (4, 8),
         _ => (2, 16),
@@ -268,7 +289,7 @@ fn gen_packed_body(w: &mut Writer, data: DataType) {
             "word = word | (load_input(base + o % slice) << (e * {width}u));"
         ));
     });
-    w.line("output[item] = word;");
+    w.line(BUFFERS[3].set(layout, "item", "word"));
 }
 
 #[cfg(test)]
@@ -282,7 +303,16 @@ mod tests {
         DataType::Uint32,
     ];
 
-    fn validate(key: &str, wgsl: &str) {
+    fn validate(key: &str, text: &str) {
+        let (counts, segmented) =
+            segments::segmented_part(text).unwrap_or_else(|| panic!("{key}: no segmented variant"));
+        assert_eq!(counts.len(), GATHER_ND_BINDINGS.len(), "{key}");
+        let bindings = counts.iter().sum::<u32>() as usize;
+        validate_module(key, segmented, bindings);
+        validate_module(key, text, GATHER_ND_BINDINGS.len());
+    }
+
+    fn validate_module(key: &str, wgsl: &str, bindings: usize) {
         let module = naga::front::wgsl::parse_str(wgsl)
             .unwrap_or_else(|e| panic!("{key}: {}\n{wgsl}", e.emit_to_string(wgsl)));
         naga::valid::Validator::new(
@@ -297,11 +327,7 @@ mod tests {
             .find(|e| e.name == GATHER_ND_ENTRY)
             .unwrap_or_else(|| panic!("{key}: no entry point `{GATHER_ND_ENTRY}`"));
         assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1], "{key}");
-        assert_eq!(
-            module.global_variables.len(),
-            GATHER_ND_BINDINGS.len(),
-            "{key}"
-        );
+        assert_eq!(module.global_variables.len(), bindings, "{key}");
     }
 
     #[test]
@@ -345,13 +371,20 @@ mod tests {
             "GatherND1/gather_nd/FLOAT16/INT64"
         );
         assert_eq!(GATHER_ND_BINDINGS.len(), 5);
-        let packed = gather_nd_kernel(DataType::Uint8, DataType::Int32, "k", "o");
+        let text = gather_nd_kernel(DataType::Uint8, DataType::Int32, "k", "o");
+        let packed = segments::plain_part(&text);
         assert!(packed.contains("let lanes = min(4u, params[P_OUTPUT_COUNT] - first);"));
         assert_eq!(packed.matches("array<atomic<u32>>").count(), 1);
         assert!(packed.contains("var<storage, read_write> output: array<u32>;"));
         assert!(!packed.contains("atomicOr"));
         let wide = gather_nd_kernel(DataType::Float64, DataType::Uint64, "k", "o");
         assert!(wide.contains("output[2u * i + 1u] = v.y;"));
+        let (counts, segmented) = segments::segmented_part(&wide).unwrap();
+        assert_eq!(counts, [1, 4, 4, 4, 1]);
+        assert!(segmented.contains("output_set(2u * i + 1u, v.y);"));
+        assert!(segmented.contains("atomicMin(&status[0], p);"));
+        let (_, segmented) = segments::segmented_part(&text).unwrap();
+        assert!(segmented.contains("output_set(item, word);"));
         assert!(wide.contains("if (v.y == 0u && v.x < n)"));
     }
 }

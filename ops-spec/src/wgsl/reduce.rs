@@ -23,6 +23,7 @@ use ops_core::patterns::reduce::{
 use ops_core::{Access, DataType};
 
 use super::dtype::{self, NanKey};
+use super::segments::{self, with_segmented_variant, Buffer, Layout};
 use super::writer::Writer;
 
 /// The bindings of every reduce kernel: params, input, output.
@@ -61,7 +62,8 @@ pub fn reduce_supported(cfg: &ReduceConfig, input: DataType, output: DataType) -
     }
 }
 
-/// The complete WGSL module of one reduce kernel.
+/// The complete WGSL of one reduce kernel: the module and its segmented
+/// variant ([`super::segments`]; the input and output are segmented).
 ///
 /// `key` is the kernel key (written into the header) and `origin` the spec
 /// path (`// @generated from {origin}`). The pair must be
@@ -76,6 +78,32 @@ pub fn reduce_kernel(
     origin: &str,
 ) -> String {
     debug_assert!(reduce_supported(cfg, input, output), "{key}");
+    let buffers = reduce_buffers(output);
+    let plain = reduce_module(cfg, variant, input, output, key, origin, Layout::Plain);
+    let segmented = reduce_module(cfg, variant, input, output, key, origin, Layout::Segmented);
+    with_segmented_variant(plain, &segmented, &buffers)
+}
+
+/// The buffers of a reduce kernel, in binding order.
+fn reduce_buffers(output: DataType) -> [Buffer<'static>; 3] {
+    [
+        Buffer::read("params", false),
+        Buffer::read("input", true),
+        Buffer::read_write("output", dtype::is_packed(output), true),
+    ]
+}
+
+/// One module of a reduce kernel, plain or segmented.
+fn reduce_module(
+    cfg: &ReduceConfig,
+    variant: ReduceVariant,
+    input: DataType,
+    output: DataType,
+    key: &str,
+    origin: &str,
+    layout: Layout,
+) -> String {
+    let buffers = reduce_buffers(output);
     let key_ty = dtype::raw_type(input);
     let mut w = Writer::new();
     w.comment(format!("@generated from {origin}"));
@@ -106,15 +134,7 @@ pub fn reduce_kernel(
     w.comment("The position of no element: an empty candidate.");
     w.line("const NO_POSITION: u32 = 0xffffffffu;");
     w.blank();
-    w.line("@group(0) @binding(0) var<storage, read> params: array<u32>;");
-    w.line(format!(
-        "@group(0) @binding(1) var<storage, read> input: {};",
-        dtype::storage_type(input, false)
-    ));
-    w.line(format!(
-        "@group(0) @binding(2) var<storage, read_write> output: {};",
-        dtype::storage_type(output, true)
-    ));
+    segments::declare(&mut w, &buffers, layout);
     if variant == ReduceVariant::Tree {
         w.blank();
         w.line(format!(
@@ -124,9 +144,10 @@ pub fn reduce_kernel(
     }
 
     w.blank();
-    dtype::gen_load(&mut w, "load_input", "input", input, false);
+    segments::gen_accessors(&mut w, &buffers, layout);
+    dtype::gen_load_from(&mut w, "load_input", &buffers[1], layout, input);
     w.blank();
-    dtype::gen_store(&mut w, "store_output", "output", output);
+    dtype::gen_store_to(&mut w, "store_output", &buffers[2], layout, output);
     w.blank();
     let nan = match cfg.select {
         Select::Min => NanKey::Lowest,
@@ -397,7 +418,21 @@ mod tests {
         ]
     }
 
-    fn validate(key: &str, wgsl: &str) {
+    fn validate(key: &str, text: &str) {
+        let (counts, segmented) =
+            segments::segmented_part(text).unwrap_or_else(|| panic!("{key}: no segmented variant"));
+        assert_eq!(counts, [1, 4, 4], "{key}");
+        let bindings = |m: naga::Module| {
+            m.global_variables
+                .iter()
+                .filter(|(_, g)| g.binding.is_some())
+                .count()
+        };
+        assert_eq!(bindings(validate_module(key, segmented)), 9, "{key}");
+        assert_eq!(bindings(validate_module(key, text)), 3, "{key}");
+    }
+
+    fn validate_module(key: &str, wgsl: &str) -> naga::Module {
         let module = naga::front::wgsl::parse_str(wgsl)
             .unwrap_or_else(|e| panic!("{key}: {}\n{wgsl}", e.emit_to_string(wgsl)));
         naga::valid::Validator::new(
@@ -412,6 +447,7 @@ mod tests {
             .find(|e| e.name == REDUCE_ENTRY)
             .unwrap_or_else(|| panic!("{key}: no entry point `{REDUCE_ENTRY}`"));
         assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1], "{key}");
+        module
     }
 
     #[test]

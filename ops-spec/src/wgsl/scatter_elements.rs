@@ -37,6 +37,7 @@ use ops_core::{Access, DataType};
 pub use ops_core::patterns::scatter_elements::ScatterStage;
 
 use super::dtype;
+use super::segments::{self, with_segmented_variant, Buffer, Layout};
 use super::writer::Writer;
 
 /// The bindings of the [`ScatterStage::Winner`] kernel: params, indices,
@@ -93,7 +94,9 @@ pub fn scatter_supported(_data: DataType, index: DataType) -> bool {
     index.is_int()
 }
 
-/// The complete WGSL module of one scatter kernel.
+/// The complete WGSL of one scatter kernel: the module and its segmented
+/// variant ([`super::segments`]; every buffer but the parameter and status
+/// words is segmented).
 ///
 /// `key` is the kernel key (written into the header) and `origin` the spec
 /// path (`// @generated from {origin}`). `index` must be an integer type
@@ -107,6 +110,48 @@ pub fn scatter_kernel(
     origin: &str,
 ) -> String {
     debug_assert!(scatter_supported(data, index), "{key}");
+    let buffers = scatter_buffers(stage, data);
+    let plain = scatter_module(stage, data, index, key, origin, Layout::Plain);
+    let segmented = scatter_module(stage, data, index, key, origin, Layout::Segmented);
+    with_segmented_variant(plain, &segmented, &buffers)
+}
+
+/// The buffers of a stage's kernel, in binding order.
+fn scatter_buffers(stage: ScatterStage, data: DataType) -> Vec<Buffer<'static>> {
+    match stage {
+        ScatterStage::Winner => vec![
+            Buffer::read("params", false),
+            Buffer::read("indices", true),
+            Buffer::read_write("winner", true, true),
+            Buffer::read_write("status", true, false),
+        ],
+        ScatterStage::Write => vec![
+            Buffer::read("params", false),
+            Buffer::read("indices", true),
+            Buffer::read("updates", true),
+            Buffer::read("winner", true),
+            Buffer::read("status", false),
+            Buffer::read_write("output", dtype::is_packed(data), true),
+        ],
+    }
+}
+
+/// One module of a scatter kernel, plain or segmented.
+fn scatter_module(
+    stage: ScatterStage,
+    data: DataType,
+    index: DataType,
+    key: &str,
+    origin: &str,
+    layout: Layout,
+) -> String {
+    let buffers = scatter_buffers(stage, data);
+    let buffer = |name: &str| {
+        *buffers
+            .iter()
+            .find(|b| b.name == name)
+            .expect("a buffer of the stage")
+    };
     let mut w = Writer::new();
     w.comment(format!("@generated from {origin}"));
     w.comment(format!("kernel: {key}"));
@@ -128,34 +173,19 @@ pub fn scatter_kernel(
     w.comment("No element: a bad index's target; status word 0 while no index is bad.");
     w.line("const NONE: u32 = 0xffffffffu;");
     w.blank();
-    w.line("@group(0) @binding(0) var<storage, read> params: array<u32>;");
-    w.line("@group(0) @binding(1) var<storage, read> indices: array<u32>;");
-    match stage {
-        ScatterStage::Winner => {
-            w.line("@group(0) @binding(2) var<storage, read_write> winner: array<atomic<u32>>;");
-            w.line("@group(0) @binding(3) var<storage, read_write> status: array<atomic<u32>>;");
-        }
-        ScatterStage::Write => {
-            w.line("@group(0) @binding(2) var<storage, read> updates: array<u32>;");
-            w.line("@group(0) @binding(3) var<storage, read> winner: array<u32>;");
-            w.line("@group(0) @binding(4) var<storage, read> status: array<u32>;");
-            w.line(format!(
-                "@group(0) @binding(5) var<storage, read_write> output: {};",
-                dtype::storage_type(data, true)
-            ));
-        }
-    }
+    segments::declare(&mut w, &buffers, layout);
     w.blank();
-    dtype::gen_load(&mut w, "load_index", "indices", index, false);
+    segments::gen_accessors(&mut w, &buffers, layout);
+    dtype::gen_load_from(&mut w, "load_index", &buffer("indices"), layout, index);
     w.blank();
     gen_axis_coordinate(&mut w, index);
     w.blank();
     gen_target(&mut w);
     if stage == ScatterStage::Write {
         w.blank();
-        dtype::gen_load(&mut w, "load_update", "updates", data, false);
+        dtype::gen_load_from(&mut w, "load_update", &buffer("updates"), layout, data);
         w.blank();
-        dtype::gen_store(&mut w, "store_output", "output", data);
+        dtype::gen_store_to(&mut w, "store_output", &buffer("output"), layout, data);
     }
     w.blank();
     w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
@@ -184,7 +214,7 @@ pub fn scatter_kernel(
                 w.line("return;");
             });
             w.comment("winner[t] ends as 1 + the last update aimed at t.");
-            w.line("atomicMax(&winner[t], u + 1u);");
+            w.line(buffer("winner").atomic(layout, "Max", "t", "u + 1u"));
         }
         ScatterStage::Write => {
             w.comment("Some index was bad: write nothing at all.");
@@ -192,9 +222,15 @@ pub fn scatter_kernel(
                 w.line("return;");
             });
             w.line("let t = target_of(u);");
-            w.block("if (t == NONE || winner[t] != u + 1u)", |w| {
-                w.line("return;");
-            });
+            w.block(
+                format!(
+                    "if (t == NONE || {} != u + 1u)",
+                    buffer("winner").word(layout, "t")
+                ),
+                |w| {
+                    w.line("return;");
+                },
+            );
             w.line("store_output(t, load_update(u));");
         }
     }
@@ -296,7 +332,15 @@ mod tests {
         DataType::Uint32,
     ];
 
-    fn validate(key: &str, wgsl: &str, stage: ScatterStage) {
+    fn validate(key: &str, text: &str, stage: ScatterStage) {
+        let (counts, segmented) =
+            segments::segmented_part(text).unwrap_or_else(|| panic!("{key}: no segmented variant"));
+        assert_eq!(counts.len(), scatter_bindings(stage).len(), "{key}");
+        validate_module(key, segmented, counts.iter().sum::<u32>());
+        validate_module(key, text, scatter_bindings(stage).len() as u32);
+    }
+
+    fn validate_module(key: &str, wgsl: &str, count: u32) {
         let module = naga::front::wgsl::parse_str(wgsl)
             .unwrap_or_else(|e| panic!("{key}: {}\n{wgsl}", e.emit_to_string(wgsl)));
         naga::valid::Validator::new(
@@ -318,7 +362,7 @@ mod tests {
             .filter_map(|(_, g)| g.binding.as_ref().map(|b| b.binding))
             .collect();
         bindings.sort_unstable();
-        let want: Vec<u32> = (0..scatter_bindings(stage).len() as u32).collect();
+        let want: Vec<u32> = (0..count).collect();
         assert_eq!(bindings, want, "{key}");
     }
 
@@ -407,6 +451,13 @@ mod tests {
             "o",
         );
         assert!(winner.contains("atomicMax(&winner[t], u + 1u);"));
+        let (counts, segmented) = segments::segmented_part(&winner).unwrap();
+        assert_eq!(counts, [1, 4, 4, 1]);
+        assert!(segmented.contains("winner_atomic_max(t, u + 1u);"));
+        let (counts, segmented) = segments::segmented_part(&packed).unwrap();
+        assert_eq!(counts, [1, 4, 4, 4, 1, 4]);
+        assert!(segmented.contains("if (t == NONE || winner_word(t) != u + 1u)"));
+        assert!(segmented.contains("output_atomic_and(word, ~(0xffffu << shift));"));
         assert!(winner.contains("atomicMin(&status[0], u);"));
         assert!(!winner.contains("store_output"));
     }
