@@ -348,7 +348,9 @@ fn host_len(count: u64, what: &str) -> Result<usize, OpError> {
 /// Elements are moved as raw bytes. Every index value is checked first, in
 /// row-major order; the first out of range gives
 /// [`OpError::IndexOutOfRange`] naming `indices_name`, the value's
-/// coordinates in `indices` and the allowed range.
+/// coordinates in `indices` and the allowed range. An output of more than
+/// `u32::MAX` elements (the GPU kernels' addressing), or one the host cannot
+/// allocate, is an [`OpError::TooLarge`].
 pub fn gather_nd_cpu(
     input: &HostTensor,
     indices: &HostTensor,
@@ -388,9 +390,25 @@ pub fn gather_nd_cpu(
             });
         }
     }
+    // The output may be far larger than the inputs (slices repeat): the
+    // same u32 element addressing as the GPU kernels, and an error rather
+    // than an abort when the host cannot hold it.
+    if g.output_count > u64::from(u32::MAX) {
+        return Err(too_large(
+            &format!("an output of {} elements", g.output_count),
+            "u32 element addressing (as on the GPU)",
+        ));
+    }
     let width = input.dtype().size_bytes();
     let slice_bytes = host_len(g.slice_len, "slice")? * width;
-    let mut bytes = Vec::with_capacity(host_len(g.output_count, "output")? * width);
+    let out_bytes = host_len(g.output_count, "output")? * width;
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(out_bytes).map_err(|_| {
+        too_large(
+            &format!("an output of {out_bytes} bytes"),
+            "host memory (the allocation failed)",
+        )
+    })?;
     if g.slice_len > 0 {
         for t in 0..g.tuple_count {
             let tuple = (0..g.tuple_size)
