@@ -18,6 +18,14 @@ pub struct ValidationError {
 }
 
 /// Any failure of an operator call, on either backend.
+///
+/// One error type for every run-time failure, whichever backend hit it, so
+/// that callers match the same variants on the CPU and the GPU: a malformed
+/// call is [`OpError::InvalidArgument`], a broken rule
+/// [`OpError::Validation`], a bad index value [`OpError::IndexOutOfRange`]
+/// (from both backends), a size past a limit [`OpError::TooLarge`] (naming
+/// the limit), and the GPU's own failures [`OpError::NoAdapter`],
+/// [`OpError::OutOfMemory`], [`OpError::DeviceLost`] and [`OpError::Device`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OpError {
     /// The descriptor is not valid at the requested feature level.
@@ -54,7 +62,16 @@ pub enum OpError {
     /// No GPU adapter could be found.
     #[error("no GPU adapter: {0}")]
     NoAdapter(String),
-    /// The GPU device failed (lost, out of memory, a validation error of wgpu).
+    /// The device could not allocate a buffer the call needed (within the
+    /// limits, beyond the memory left). The context stays usable.
+    #[error("out of memory: {0}")]
+    OutOfMemory(String),
+    /// The device was lost (driver reset, GPU removed, destroyed): this call
+    /// and every later call on the same context fail; a new context is needed.
+    #[error("device lost: {0}")]
+    DeviceLost(String),
+    /// Any other failure of the GPU device or runtime (a wgpu validation or
+    /// internal error). The context stays usable.
     #[error("device error: {0}")]
     Device(String),
 }

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use ops_core::{Access, Kernel, OpError};
 
-use crate::context::{error_text, Scopes};
-use crate::CacheStats;
+use crate::context::{device_error, Scopes};
+use crate::{segment, CacheStats};
 
 /// A compiled kernel.
 pub(crate) struct Compiled {
@@ -18,13 +18,23 @@ pub(crate) struct Compiled {
     pub(crate) pipeline: wgpu::ComputePipeline,
 }
 
-/// One slot per key; the slot's lock is held while its pipeline compiles, so
-/// concurrent first users wait for one compilation instead of starting their own.
+/// Which module of a kernel a pipeline runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Variant {
+    /// The kernel's module: one binding per buffer.
+    Plain,
+    /// Its segmented variant ([`crate::segment`]).
+    Segmented,
+}
+
+/// One slot per key and variant; the slot's lock is held while its pipeline
+/// compiles, so concurrent first users wait for one compilation instead of
+/// starting their own.
 type Slot = Arc<Mutex<Option<Arc<Compiled>>>>;
 
 #[derive(Default)]
 pub(crate) struct PipelineCache {
-    slots: Mutex<HashMap<&'static str, Slot>>,
+    slots: Mutex<HashMap<(&'static str, Variant), Slot>>,
     compiled: AtomicU64,
     hits: AtomicU64,
 }
@@ -49,7 +59,8 @@ impl PipelineCache {
         }
     }
 
-    /// The pipeline of `kernel`, compiled on first use.
+    /// The pipeline of `kernel` (or of its segmented variant), compiled on
+    /// first use.
     ///
     /// A failed compilation is not cached: the next use tries again.
     pub(crate) fn get(
@@ -57,8 +68,9 @@ impl PipelineCache {
         device: &wgpu::Device,
         limits: &wgpu::Limits,
         kernel: &'static Kernel,
+        variant: Variant,
     ) -> Result<Arc<Compiled>, OpError> {
-        let slot = Arc::clone(lock(&self.slots).entry(kernel.key).or_default());
+        let slot = Arc::clone(lock(&self.slots).entry((kernel.key, variant)).or_default());
         let mut slot = lock(&slot);
         if let Some(c) = slot.as_ref() {
             if !same_kernel(c.kernel, kernel) {
@@ -70,7 +82,7 @@ impl PipelineCache {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(Arc::clone(c));
         }
-        let c = Arc::new(compile(device, limits, kernel)?);
+        let c = Arc::new(compile(device, limits, kernel, variant)?);
         self.compiled.fetch_add(1, Ordering::Relaxed);
         *slot = Some(Arc::clone(&c));
         Ok(c)
@@ -81,8 +93,22 @@ fn compile(
     device: &wgpu::Device,
     limits: &wgpu::Limits,
     kernel: &'static Kernel,
+    variant: Variant,
 ) -> Result<Compiled, OpError> {
     let key = kernel.key;
+    let (wgsl, bindings): (&'static str, Vec<Access>) = match variant {
+        Variant::Plain => (kernel.wgsl, kernel.bindings.to_vec()),
+        Variant::Segmented => {
+            let s = segment::variant(kernel)?.ok_or_else(|| {
+                OpError::InvalidArgument(format!("kernel `{key}` has no segmented variant"))
+            })?;
+            (s.wgsl, s.bindings(kernel))
+        }
+    };
+    let label = match variant {
+        Variant::Plain => Cow::Borrowed(key),
+        Variant::Segmented => Cow::Owned(format!("{key} (segmented)")),
+    };
     if kernel.workgroup_size > limits.max_compute_invocations_per_workgroup {
         return Err(OpError::TooLarge {
             what: format!("workgroup size {} of kernel `{key}`", kernel.workgroup_size),
@@ -92,20 +118,16 @@ fn compile(
             ),
         });
     }
-    if kernel.bindings.len() > limits.max_storage_buffers_per_shader_stage as usize {
+    if bindings.len() > limits.max_storage_buffers_per_shader_stage as usize {
         return Err(OpError::TooLarge {
-            what: format!(
-                "{} storage buffers of kernel `{key}`",
-                kernel.bindings.len()
-            ),
+            what: format!("{} storage buffers of kernel `{label}`", bindings.len()),
             limit: format!(
                 "max_storage_buffers_per_shader_stage ({})",
                 limits.max_storage_buffers_per_shader_stage
             ),
         });
     }
-    let entries: Vec<wgpu::BindGroupLayoutEntry> = kernel
-        .bindings
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
         .iter()
         .enumerate()
         .map(|(i, access)| wgpu::BindGroupLayoutEntry {
@@ -124,20 +146,20 @@ fn compile(
 
     let scopes = Scopes::push(device);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(key),
-        source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(kernel.wgsl)),
+        label: Some(&label),
+        source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(wgsl)),
     });
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(key),
+        label: Some(&label),
         entries: &entries,
     });
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some(key),
+        label: Some(&label),
         bind_group_layouts: &[Some(&layout)],
         immediate_size: 0,
     });
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(key),
+        label: Some(&label),
         layout: Some(&pipeline_layout),
         module: &module,
         entry_point: Some(kernel.entry),
@@ -145,11 +167,10 @@ fn compile(
         cache: None,
     });
     if let Some(e) = scopes.pop() {
-        return Err(OpError::Device(format!(
-            "compiling kernel `{key}` (entry `{}`) failed: {}",
-            kernel.entry,
-            error_text(&e)
-        )));
+        return Err(device_error(
+            &format!("compiling kernel `{label}` (entry `{}`)", kernel.entry),
+            &e,
+        ));
     }
     Ok(Compiled {
         kernel,

@@ -11,7 +11,13 @@ use crate::{AdapterSummary, CacheStats, NO_ADAPTER_HELP};
 /// A wgpu device and queue with a pipeline cache; executes GPU plans.
 ///
 /// A context is `Send + Sync`: one context may run plans from many threads
-/// at once.
+/// at once, and pipelines are compiled once per kernel even when several
+/// threads first need one at the same time.
+///
+/// Every failure is an [`OpError`] from the call that hit it. After
+/// [`OpError::OutOfMemory`] or [`OpError::Device`] the context stays usable;
+/// after [`OpError::DeviceLost`] it is not: every later call fails the same
+/// way ([`Context::device_lost`] says so), and a new context is needed.
 pub struct Context {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
@@ -19,6 +25,11 @@ pub struct Context {
     pub(crate) cache: PipelineCache,
     /// Set by the device-lost callback.
     pub(crate) lost: Arc<Mutex<Option<String>>>,
+    /// The largest storage binding the runtime uses, in bytes.
+    pub(crate) max_binding: u64,
+    /// The byte size of every segment but the last of a segmented tensor: a
+    /// multiple of the storage offset alignment, at most `max_binding`.
+    pub(crate) segment: u64,
     summary: AdapterSummary,
     // Kept alive for the life of the device.
     _adapter: wgpu::Adapter,
@@ -221,12 +232,15 @@ impl Context {
             }
         });
         let limits = device.limits();
+        let max_binding = limits.max_storage_buffer_binding_size;
         Context {
             device,
             queue,
-            limits,
             cache: PipelineCache::default(),
             lost,
+            max_binding,
+            segment: segment_size(max_binding, limits.min_storage_buffer_offset_alignment),
+            limits,
             summary: summarize(info),
             _adapter: adapter,
             _instance: instance,
@@ -243,17 +257,75 @@ impl Context {
         self.cache.stats()
     }
 
-    /// `Err(Device)` once the device is lost.
-    pub(crate) fn check_lost(&self) -> Result<(), OpError> {
-        let lost = match self.lost.lock() {
+    /// The device's limits (the adapter's own, requested in full).
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    /// The largest storage-buffer binding this context uses, in bytes: the
+    /// device's `max_storage_buffer_binding_size` unless lowered by
+    /// [`Context::with_max_binding_size`].
+    ///
+    /// A tensor larger than this is bound in segments by the kernel's
+    /// segmented variant (every generated kernel has one: up to four
+    /// segments per tensor); beyond that a call fails with
+    /// [`OpError::TooLarge`] naming this limit.
+    pub fn max_binding_size(&self) -> u64 {
+        self.max_binding
+    }
+
+    /// This context with storage bindings of at most `bytes` (never more
+    /// than the device allows), so that smaller tensors take the segmented
+    /// path: for tests of that path without hundreds of MiB of data.
+    ///
+    /// The segment size is `bytes` rounded down to the storage offset
+    /// alignment; below one alignment unit, no tensor larger than `bytes`
+    /// can run.
+    pub fn with_max_binding_size(mut self, bytes: u64) -> Context {
+        self.max_binding = bytes.min(self.limits.max_storage_buffer_binding_size);
+        self.segment = segment_size(
+            self.max_binding,
+            self.limits.min_storage_buffer_offset_alignment,
+        );
+        self
+    }
+
+    /// Why the device was lost, once it is: every call fails from then on
+    /// with [`OpError::DeviceLost`] and a new context is needed. `None`
+    /// while the context is usable.
+    pub fn device_lost(&self) -> Option<String> {
+        match self.lost.lock() {
             Ok(l) => l.clone(),
             Err(p) => p.into_inner().clone(),
-        };
-        match lost {
-            Some(msg) => Err(OpError::Device(msg)),
+        }
+    }
+
+    /// Destroys the device, as a driver reset or a removed GPU would: for
+    /// tests of what callers see afterwards ([`Context::device_lost`]).
+    #[doc(hidden)]
+    pub fn destroy_device(&self) {
+        self.device.destroy();
+        // The lost callback may only run on a later poll.
+        let _ = self.device.poll(wgpu::PollType::Poll);
+        if let Ok(mut l) = self.lost.lock() {
+            l.get_or_insert_with(|| "device lost (Destroyed): destroyed".into());
+        }
+    }
+
+    /// `Err(DeviceLost)` once the device is lost.
+    pub(crate) fn check_lost(&self) -> Result<(), OpError> {
+        match self.device_lost() {
+            Some(msg) => Err(OpError::DeviceLost(msg)),
             None => Ok(()),
         }
     }
+}
+
+/// The largest multiple of the storage offset alignment (and of 4) that is
+/// at most `max_binding`.
+fn segment_size(max_binding: u64, alignment: u32) -> u64 {
+    let alignment = u64::from(alignment).max(4);
+    max_binding / alignment * alignment
 }
 
 /// The three error scopes every device operation runs in.
@@ -286,6 +358,17 @@ impl Scopes {
     }
 }
 
+/// `what` failed with the wgpu error `e`: [`OpError::OutOfMemory`] for an
+/// allocation the device could not make, [`OpError::Device`] otherwise.
+pub(crate) fn device_error(what: &str, e: &wgpu::Error) -> OpError {
+    match e {
+        wgpu::Error::OutOfMemory { .. } => {
+            OpError::OutOfMemory(format!("{what}: {}", error_text(e)))
+        }
+        _ => OpError::Device(format!("{what} failed: {}", error_text(e))),
+    }
+}
+
 /// A wgpu error as text: the description and its chain of sources.
 pub(crate) fn error_text(e: &wgpu::Error) -> String {
     match e {
@@ -311,6 +394,14 @@ mod tests {
         assert!(
             matches!(Preference::parse("quantum"), Err(OpError::InvalidArgument(m)) if m.contains("OPS_ADAPTER"))
         );
+    }
+
+    #[test]
+    fn segments_are_aligned() {
+        assert_eq!(segment_size(128 << 20, 32), 128 << 20);
+        assert_eq!(segment_size(1000, 256), 768);
+        assert_eq!(segment_size(100, 256), 0);
+        assert_eq!(segment_size(10, 0), 8);
     }
 
     #[test]

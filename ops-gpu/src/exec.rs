@@ -4,10 +4,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
 use std::sync::Arc;
 
-use ops_core::{split_workgroups, BufferRef, GpuPlan, HostTensor, OpError, OutputInit, TensorDesc};
+use ops_core::{
+    split_workgroups, Access, BufferRef, GpuPlan, HostTensor, OpError, OutputInit, Pass, TensorDesc,
+};
 
-use crate::cache::Compiled;
-use crate::context::{error_text, Scopes};
+use crate::cache::{Compiled, Variant};
+use crate::context::{device_error, Scopes};
+use crate::segment::{self, Segmented};
 use crate::{Context, ExecError};
 
 /// `bytes` rounded up to whole words, at least one word.
@@ -19,19 +22,44 @@ fn invalid(msg: String) -> ExecError {
     ExecError::Op(OpError::InvalidArgument(msg))
 }
 
-/// Byte sizes of everything a plan binds, checked against the limits.
+/// Padded byte sizes of everything a plan binds, checked against
+/// `max_buffer_size`.
 struct Sizes {
     inputs: Vec<u64>,
     outputs: Vec<u64>,
     scratch: Vec<u64>,
     status: u64,
+    /// The parameter buffer of each pass.
+    params: Vec<u64>,
 }
 
-/// Which buffers some pass binds (and so must fit a storage binding).
+impl Sizes {
+    /// The byte size of what `r` refers to in pass `p` (references were
+    /// checked by `check_plan`).
+    fn of(&self, r: BufferRef, p: usize) -> u64 {
+        let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
+        match r {
+            BufferRef::Params => at(&self.params, p),
+            BufferRef::Status => self.status,
+            BufferRef::Input(i) => at(&self.inputs, i),
+            BufferRef::Output(i) => at(&self.outputs, i),
+            BufferRef::Scratch(i) => at(&self.scratch, i),
+        }
+    }
+}
+
+/// Words of a pass's parameter buffer: an empty list binds one zero word.
+fn params_of(pass: &Pass) -> &[u32] {
+    if pass.params.is_empty() {
+        &[0]
+    } else {
+        &pass.params
+    }
+}
+
+/// Which inputs some pass binds (and so must be uploaded).
 struct Used {
     inputs: Vec<bool>,
-    outputs: Vec<bool>,
-    scratch: Vec<bool>,
 }
 
 /// Checks the plan's structure against the call's tensors.
@@ -50,9 +78,9 @@ fn check_plan(
     }
     let mut used = Used {
         inputs: vec![false; inputs.len()],
-        outputs: vec![false; outputs.len()],
-        scratch: vec![false; plan.scratch_bytes.len()],
     };
+    let mut outputs_bound = vec![false; outputs.len()];
+    let mut scratch_bound = vec![false; plan.scratch_bytes.len()];
     for (o, init) in plan.outputs.iter().enumerate() {
         if let OutputInit::CopyOfInput(i) = *init {
             let Some(input) = inputs.get(i) else {
@@ -87,8 +115,8 @@ fn check_plan(
         for (b, r) in pass.buffers.iter().enumerate() {
             let (flags, i, what) = match *r {
                 BufferRef::Input(i) => (&mut used.inputs, i, "input"),
-                BufferRef::Output(i) => (&mut used.outputs, i, "output"),
-                BufferRef::Scratch(i) => (&mut used.scratch, i, "scratch buffer"),
+                BufferRef::Output(i) => (&mut outputs_bound, i, "output"),
+                BufferRef::Scratch(i) => (&mut scratch_bound, i, "scratch buffer"),
                 BufferRef::Params | BufferRef::Status => continue,
             };
             match flags.get_mut(i) {
@@ -111,15 +139,9 @@ fn check_plan(
 }
 
 impl Context {
-    /// Pads `bytes` and checks it against the buffer limits.
-    fn buffer_size(
-        &self,
-        what: &dyn Fn() -> String,
-        bytes: Option<u64>,
-        bound: bool,
-    ) -> Result<u64, OpError> {
+    /// Pads `bytes` and checks it against `max_buffer_size`.
+    fn buffer_size(&self, what: &dyn Fn() -> String, bytes: Option<u64>) -> Result<u64, OpError> {
         let max_buffer = self.limits.max_buffer_size;
-        let max_binding = self.limits.max_storage_buffer_binding_size;
         let size = bytes.and_then(padded).ok_or_else(|| OpError::TooLarge {
             what: what(),
             limit: "byte size overflows u64".into(),
@@ -130,12 +152,6 @@ impl Context {
                 limit: format!("max_buffer_size ({max_buffer} bytes)"),
             });
         }
-        if bound && size > max_binding {
-            return Err(OpError::TooLarge {
-                what: format!("{} ({size} bytes)", what()),
-                limit: format!("max_storage_buffer_binding_size ({max_binding} bytes)"),
-            });
-        }
         Ok(size)
     }
 
@@ -144,7 +160,6 @@ impl Context {
         plan: &GpuPlan,
         inputs: &[&HostTensor],
         outputs: &[TensorDesc],
-        used: &Used,
     ) -> Result<Sizes, OpError> {
         let inputs = inputs
             .iter()
@@ -153,7 +168,6 @@ impl Context {
                 self.buffer_size(
                     &|| format!("input {i} ({} {:?})", t.dtype(), t.sizes()),
                     Some(t.bytes().len() as u64),
-                    used.inputs[i],
                 )
             })
             .collect::<Result<_, _>>()?;
@@ -164,7 +178,6 @@ impl Context {
                 let size = self.buffer_size(
                     &|| format!("output {i} ({} {:?})", d.dtype, d.sizes),
                     d.byte_size(),
-                    used.outputs[i],
                 )?;
                 usize::try_from(size).map_err(|_| OpError::TooLarge {
                     what: format!("output {i} ({} {:?})", d.dtype, d.sizes),
@@ -177,29 +190,85 @@ impl Context {
             .scratch_bytes
             .iter()
             .enumerate()
-            .map(|(i, &b)| {
-                self.buffer_size(&|| format!("scratch buffer {i}"), Some(b), used.scratch[i])
-            })
+            .map(|(i, &b)| self.buffer_size(&|| format!("scratch buffer {i}"), Some(b)))
             .collect::<Result<_, _>>()?;
         let status_words = plan.index_checks.len().max(1) as u64;
-        let status = self.buffer_size(
-            &|| "status buffer".into(),
-            status_words.checked_mul(4),
-            true,
-        )?;
-        for (p, pass) in plan.passes.iter().enumerate() {
-            self.buffer_size(
-                &|| format!("parameters of pass {p} (`{}`)", pass.kernel.key),
-                (pass.params.len() as u64).checked_mul(4),
-                true,
-            )?;
-        }
+        let status = self.buffer_size(&|| "status buffer".into(), status_words.checked_mul(4))?;
+        let params = plan
+            .passes
+            .iter()
+            .enumerate()
+            .map(|(p, pass)| {
+                self.buffer_size(
+                    &|| format!("parameters of pass {p} (`{}`)", pass.kernel.key),
+                    (params_of(pass).len() as u64).checked_mul(4),
+                )
+            })
+            .collect::<Result<_, _>>()?;
         Ok(Sizes {
             inputs,
             outputs,
             scratch,
             status,
+            params,
         })
+    }
+
+    /// For each pass, the segmented variant it runs with, `None` for the
+    /// kernel itself: the variant runs when some buffer the pass binds is
+    /// larger than one binding may be.
+    ///
+    /// Fails with [`OpError::TooLarge`], naming the buffer and
+    /// `max_storage_buffer_binding_size`, when the kernel has no variant or
+    /// the buffer exceeds its segments.
+    fn layouts(
+        &self,
+        plan: &GpuPlan,
+        inputs: &[&HostTensor],
+        outputs: &[TensorDesc],
+        sizes: &Sizes,
+    ) -> Result<Vec<Option<Segmented>>, OpError> {
+        let max = self.max_binding;
+        let limit = format!("max_storage_buffer_binding_size ({max} bytes)");
+        let mut layouts = Vec::with_capacity(plan.passes.len());
+        for (p, pass) in plan.passes.iter().enumerate() {
+            let key = pass.kernel.key;
+            let describe = |r: BufferRef| {
+                let what = describe(r, p, key, inputs, outputs);
+                format!("{what} ({} bytes)", sizes.of(r, p))
+            };
+            let Some(&large) = pass.buffers.iter().find(|&&r| sizes.of(r, p) > max) else {
+                layouts.push(None);
+                continue;
+            };
+            let variant = segment::variant(pass.kernel)?.ok_or_else(|| OpError::TooLarge {
+                what: describe(large),
+                limit: format!("{limit}: kernel `{key}` has no segmented variant"),
+            })?;
+            for (&r, &n) in pass.buffers.iter().zip(&variant.counts) {
+                let room = if n > 1 {
+                    self.segment.saturating_mul(u64::from(n))
+                } else {
+                    max
+                };
+                if sizes.of(r, p) > room {
+                    let limit = if n > 1 {
+                        format!(
+                            "{limit} in {n} segments of {} bytes (kernel `{key}`)",
+                            self.segment
+                        )
+                    } else {
+                        limit.clone()
+                    };
+                    return Err(OpError::TooLarge {
+                        what: describe(r),
+                        limit,
+                    });
+                }
+            }
+            layouts.push(Some(variant));
+        }
+        Ok(layouts)
     }
 
     /// A buffer holding `bytes` (zero-padded to `size`).
@@ -243,6 +312,39 @@ impl Context {
     }
 }
 
+/// What `r` refers to in pass `p`, for messages.
+fn describe(
+    r: BufferRef,
+    p: usize,
+    key: &str,
+    inputs: &[&HostTensor],
+    outputs: &[TensorDesc],
+) -> String {
+    match r {
+        BufferRef::Params => format!("parameters of pass {p} (`{key}`)"),
+        BufferRef::Status => "status buffer".into(),
+        BufferRef::Input(i) => match inputs.get(i) {
+            Some(t) => format!("input {i} ({} {:?})", t.dtype(), t.sizes()),
+            None => format!("input {i}"),
+        },
+        BufferRef::Output(i) => match outputs.get(i) {
+            Some(d) => format!("output {i} ({} {:?})", d.dtype, d.sizes),
+            None => format!("output {i}"),
+        },
+        BufferRef::Scratch(i) => format!("scratch buffer {i}"),
+    }
+}
+
+/// Everything about a call worked out before touching the device.
+struct Prepared {
+    used: Used,
+    sizes: Sizes,
+    /// Per pass, the segmented variant it runs with (`None`: the kernel).
+    layouts: Vec<Option<Segmented>>,
+    pipelines: Vec<Arc<Compiled>>,
+    grids: Vec<(u32, u32)>,
+}
+
 /// Read-back buffers waiting to be mapped.
 struct Pending {
     index: wgpu::SubmissionIndex,
@@ -257,12 +359,16 @@ fn submit(
     ctx: &Context,
     plan: &GpuPlan,
     inputs: &[&HostTensor],
-    used: &Used,
-    sizes: &Sizes,
-    pipelines: &[Arc<Compiled>],
-    grids: &[(u32, u32)],
+    prepared: &Prepared,
 ) -> Result<Pending, OpError> {
     use wgpu::BufferUsages as U;
+    let Prepared {
+        used,
+        sizes,
+        layouts,
+        pipelines,
+        grids,
+    } = prepared;
 
     let copied: Vec<usize> = plan
         .outputs
@@ -316,6 +422,15 @@ fn submit(
         U::STORAGE | U::COPY_SRC,
     )?;
 
+    // What segments past the end of a segmented buffer bind, by access (a
+    // buffer may not be bound both read-only and writable in one dispatch).
+    let dummies = layouts.iter().any(Option::is_some).then(|| {
+        [
+            ctx.empty_buffer("unused segment (read)", 4, U::STORAGE),
+            ctx.empty_buffer("unused segment (read_write)", 4, U::STORAGE),
+        ]
+    });
+
     let mut encoder = ctx
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -334,20 +449,17 @@ fn submit(
             continue;
         }
         let key = pass.kernel.key;
-        let params: &[u32] = if pass.params.is_empty() {
-            &[0]
-        } else {
-            &pass.params
-        };
+        let params = params_of(pass);
         let params_buf = ctx.upload(
             &format!("params of pass {p} ({key})"),
             bytemuck::cast_slice(params),
-            params.len() as u64 * 4,
+            sizes.params[p],
             U::STORAGE,
         )?;
+        let layout = layouts[p].as_ref();
         let mut entries = Vec::with_capacity(pass.buffers.len());
-        for (b, r) in pass.buffers.iter().enumerate() {
-            let buffer = match *r {
+        for (b, &r) in pass.buffers.iter().enumerate() {
+            let buffer = match r {
                 BufferRef::Params => &params_buf,
                 BufferRef::Status => &status_buf,
                 BufferRef::Input(i) => input_bufs[i]
@@ -356,10 +468,38 @@ fn submit(
                 BufferRef::Output(i) => &output_bufs[i],
                 BufferRef::Scratch(i) => &scratch_bufs[i],
             };
-            entries.push(wgpu::BindGroupEntry {
-                binding: b as u32,
-                resource: buffer.as_entire_binding(),
-            });
+            let segments = layout.map_or(1, |l| l.counts[b]);
+            if segments == 1 {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: entries.len() as u32,
+                    resource: buffer.as_entire_binding(),
+                });
+                continue;
+            }
+            // Segment k: bytes [k * S, (k + 1) * S), the last one shorter;
+            // `layouts` checked that the buffer ends within the segments.
+            let total = sizes.of(r, p);
+            for k in 0..u64::from(segments) {
+                let offset = k * ctx.segment;
+                let resource = match (offset < total, &dummies) {
+                    (true, _) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset,
+                        size: std::num::NonZeroU64::new(ctx.segment.min(total - offset)),
+                    }),
+                    (false, Some([read, read_write])) => match pass.kernel.bindings[b] {
+                        Access::Read => read.as_entire_binding(),
+                        Access::ReadWrite => read_write.as_entire_binding(),
+                    },
+                    (false, None) => {
+                        return Err(OpError::Device("no buffer for an unused segment".into()))
+                    }
+                };
+                entries.push(wgpu::BindGroupEntry {
+                    binding: entries.len() as u32,
+                    resource,
+                });
+            }
         }
         let compiled = &pipelines[p];
         let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -490,22 +630,34 @@ pub(crate) fn execute(
 ) -> Result<Vec<HostTensor>, ExecError> {
     ctx.check_lost()?;
     let (used, grids) = check_plan(ctx, plan, inputs, outputs)?;
-    let sizes = ctx.sizes(plan, inputs, outputs, &used)?;
+    let sizes = ctx.sizes(plan, inputs, outputs)?;
+    let layouts = ctx.layouts(plan, inputs, outputs, &sizes)?;
     let pipelines = plan
         .passes
         .iter()
-        .map(|p| ctx.cache.get(&ctx.device, &ctx.limits, p.kernel))
+        .zip(&layouts)
+        .map(|(p, l)| {
+            let variant = match l {
+                Some(_) => Variant::Segmented,
+                None => Variant::Plain,
+            };
+            ctx.cache.get(&ctx.device, &ctx.limits, p.kernel, variant)
+        })
         .collect::<Result<Vec<_>, _>>()?;
 
+    let prepared = Prepared {
+        used,
+        sizes,
+        layouts,
+        pipelines,
+        grids,
+    };
     let scopes = Scopes::push(&ctx.device);
-    let submitted = submit(ctx, plan, inputs, &used, &sizes, &pipelines, &grids);
+    let submitted = submit(ctx, plan, inputs, &prepared);
     if let Some(e) = scopes.pop() {
+        ctx.check_lost()?;
         let kernels: Vec<&str> = plan.passes.iter().map(|p| p.kernel.key).collect();
-        return Err(OpError::Device(format!(
-            "running kernels {kernels:?} failed: {}",
-            error_text(&e)
-        ))
-        .into());
+        return Err(device_error(&format!("running kernels {kernels:?}"), &e).into());
     }
     let pending = submitted?;
     wait(ctx, &pending)?;
@@ -514,7 +666,7 @@ pub(crate) fn execute(
         .staging
         .split_last()
         .ok_or_else(|| OpError::Device("no status read-back buffer".into()))?;
-    let status_bytes = read(status_buf, sizes.status as usize)?;
+    let status_bytes = read(status_buf, prepared.sizes.status as usize)?;
     let status: Vec<u32> = status_bytes
         .chunks_exact(4)
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))

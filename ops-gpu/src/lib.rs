@@ -28,6 +28,7 @@
 mod cache;
 mod context;
 mod exec;
+mod segment;
 
 use std::sync::OnceLock;
 

@@ -1,0 +1,377 @@
+//! Limits of the device: tensors larger than one storage binding, dispatches
+//! of more than 65,535 workgroups, and sizes beyond what can run, which must
+//! be [`OpError::TooLarge`] errors naming the limit, never a wgpu panic.
+//!
+//! A tensor larger than `max_storage_buffer_binding_size` (128 MiB on
+//! lavapipe and by WebGPU's default) runs through the segmented variant of
+//! its kernels, which binds it in up to four segments. The 300 MiB tests run
+//! that path for real on the shared context; the others lower the binding
+//! size of their own context to a few KiB, so that every operator's
+//! segmented kernels run on small tensors.
+
+use ops::{ArgMaxDesc, ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
+use ops_core::{DataType, HostTensor, OpError, Operator, TensorDesc};
+use ops_gpu::Context;
+use ops_tests::{assert_bitwise_eq, gpu, tensor_with_edges, Rng};
+
+/// The binding size of the small-binding context: segments of 4 KiB, so
+/// tensors of up to 16 KiB run segmented.
+const SMALL_BINDING: u64 = 4096;
+
+fn small_binding_context() -> Context {
+    Context::new()
+        .unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+        .with_max_binding_size(SMALL_BINDING)
+}
+
+/// Runs `op` on the CPU and on `ctx`, asserting equal outputs bit for bit.
+fn same_on_both(ctx: &Context, op: &dyn Operator, inputs: &[&HostTensor]) -> Vec<HostTensor> {
+    let cpu = op.run_cpu(inputs).unwrap();
+    let gpu = ctx
+        .run(op, inputs)
+        .unwrap_or_else(|e| panic!("{op:?}: {e}"));
+    assert_eq!(cpu.len(), gpu.len());
+    for (g, c) in gpu.iter().zip(&cpu) {
+        assert_bitwise_eq(g, c, &format!("{op:?}"));
+    }
+    cpu
+}
+
+fn too_large(r: Result<Vec<HostTensor>, OpError>) -> (String, String) {
+    match r {
+        Err(OpError::TooLarge { what, limit }) => (what, limit),
+        other => panic!("expected TooLarge, got {other:?}"),
+    }
+}
+
+/// Index values of `dtype` below `bound`, with some negative ones (counted
+/// from the end) for signed types.
+fn indices(dtype: DataType, sizes: &[u32], bound: u64, rng: &mut Rng) -> HostTensor {
+    let n: u64 = sizes.iter().map(|&s| u64::from(s)).product();
+    let mut bytes = Vec::new();
+    for _ in 0..n {
+        let v = rng.below(bound) as i64;
+        let v = if dtype.is_signed_int() && rng.below(3) == 0 {
+            v - bound as i64
+        } else {
+            v
+        };
+        bytes.extend_from_slice(&v.to_le_bytes()[..dtype.size_bytes()]);
+    }
+    HostTensor::from_bytes(TensorDesc::new(dtype, sizes.to_vec()), bytes).unwrap()
+}
+
+fn byte_size(t: &HostTensor) -> u64 {
+    t.bytes().len() as u64
+}
+
+#[test]
+fn the_device_reports_its_limits() {
+    let limits = gpu().limits();
+    eprintln!(
+        "{}: max_buffer_size {}, max_storage_buffer_binding_size {}, \
+         max_storage_buffers_per_shader_stage {}, min_storage_buffer_offset_alignment {}, \
+         max_compute_workgroups_per_dimension {}",
+        gpu().adapter().name,
+        limits.max_buffer_size,
+        limits.max_storage_buffer_binding_size,
+        limits.max_storage_buffers_per_shader_stage,
+        limits.min_storage_buffer_offset_alignment,
+        limits.max_compute_workgroups_per_dimension
+    );
+    assert_eq!(
+        gpu().max_binding_size(),
+        limits.max_storage_buffer_binding_size
+    );
+    let small = small_binding_context();
+    assert_eq!(small.max_binding_size(), SMALL_BINDING);
+    // Never above what the device allows.
+    let ctx = Context::new().unwrap().with_max_binding_size(u64::MAX);
+    assert_eq!(
+        ctx.max_binding_size(),
+        limits.max_storage_buffer_binding_size
+    );
+}
+
+#[test]
+fn reductions_run_segmented() {
+    let ctx = small_binding_context();
+    let mut rng = Rng::new(11);
+    // Tree variant, FLOAT32 input of 12,000 bytes (3 segments), a small output.
+    let x = tensor_with_edges(DataType::Float32, &[3, 1000], &mut rng);
+    let d = ArgMinDesc::builder()
+        .input(x.desc().clone())
+        .output_dtype(DataType::Uint32)
+        .axes([1])
+        .build()
+        .unwrap();
+    same_on_both(&ctx, &d, &[&x]);
+    // Rows variant: UINT8 input of 15,000 bytes, UINT32 output of 12,000 bytes.
+    let x = tensor_with_edges(DataType::Uint8, &[3000, 5], &mut rng);
+    let d = ArgMaxDesc::builder()
+        .input(x.desc().clone())
+        .output_dtype(DataType::Uint32)
+        .axes([1])
+        .build()
+        .unwrap();
+    same_on_both(&ctx, &d, &[&x]);
+    // Packed FLOAT16 output of 8,000 bytes stored with atomics in segments.
+    let x = tensor_with_edges(DataType::Float16, &[2, 4000], &mut rng);
+    let axes = HostTensor::from_slice([1], &[0i64]).unwrap();
+    let d = ReduceMinDesc::builder()
+        .data(x.desc().clone())
+        .axes(axes.clone())
+        .build()
+        .unwrap();
+    same_on_both(&ctx, &d, &[&x, &axes]);
+    // Two-word FLOAT64 elements across segment boundaries (16,000 bytes).
+    let x = tensor_with_edges(DataType::Float64, &[1000, 2], &mut rng);
+    let axes = HostTensor::from_slice([1], &[-1i32]).unwrap();
+    let d = ReduceMinDesc::builder()
+        .data(x.desc().clone())
+        .axes(axes.clone())
+        .keep_dims(true)
+        .build()
+        .unwrap();
+    same_on_both(&ctx, &d, &[&x, &axes]);
+    // Beyond four segments: an error naming the limit, nothing run.
+    let x = tensor_with_edges(DataType::Int64, &[2100], &mut rng);
+    let d = ArgMinDesc::builder()
+        .input(x.desc().clone())
+        .output_dtype(DataType::Int64)
+        .axes([0])
+        .build()
+        .unwrap();
+    let (what, limit) = too_large(ctx.run(&d, &[&x]));
+    assert!(
+        what.contains("input 0") && what.contains("16800 bytes"),
+        "{what}"
+    );
+    assert!(
+        limit.contains("max_storage_buffer_binding_size (4096 bytes)")
+            && limit.contains("4 segments"),
+        "{limit}"
+    );
+    // The context is still usable.
+    let x = tensor_with_edges(DataType::Int64, &[100], &mut rng);
+    let d = ArgMinDesc::builder()
+        .input(x.desc().clone())
+        .output_dtype(DataType::Int64)
+        .axes([0])
+        .build()
+        .unwrap();
+    same_on_both(&ctx, &d, &[&x]);
+}
+
+#[test]
+fn gathers_and_scatters_run_segmented() {
+    let ctx = small_binding_context();
+    let mut rng = Rng::new(12);
+    // 32-bit data: input 12,000 bytes, indices 9,600, output 14,400.
+    let x = tensor_with_edges(DataType::Float32, &[1000, 3], &mut rng);
+    let idx = indices(DataType::Int64, &[1200, 1], 1000, &mut rng);
+    let d = GatherND1Desc::builder()
+        .input(x.desc().clone())
+        .indices(idx.desc().clone())
+        .input_dimension_count(2)
+        .indices_dimension_count(2)
+        .build()
+        .unwrap();
+    assert!(byte_size(&x) > SMALL_BINDING && byte_size(&idx) > SMALL_BINDING);
+    same_on_both(&ctx, &d, &[&x, &idx]);
+    // Packed 8-bit data: whole output words stored through the accessors.
+    let x = tensor_with_edges(DataType::Uint8, &[5000, 2], &mut rng);
+    let idx = indices(DataType::Uint32, &[3000, 1], 5000, &mut rng);
+    let d = GatherND1Desc::builder()
+        .input(x.desc().clone())
+        .indices(idx.desc().clone())
+        .input_dimension_count(2)
+        .indices_dimension_count(2)
+        .build()
+        .unwrap();
+    same_on_both(&ctx, &d, &[&x, &idx]);
+    // An out-of-range index in the last segment of the indices: the same
+    // error from both backends.
+    let mut bad = indices(DataType::Int32, &[3000, 1], 5000, &mut rng).into_bytes();
+    bad[2900 * 4..2901 * 4].copy_from_slice(&5000i32.to_le_bytes());
+    let bad = HostTensor::from_bytes(TensorDesc::new(DataType::Int32, [3000, 1]), bad).unwrap();
+    let d = GatherND1Desc::builder()
+        .input(x.desc().clone())
+        .indices(bad.desc().clone())
+        .input_dimension_count(2)
+        .indices_dimension_count(2)
+        .build()
+        .unwrap();
+    let cpu = d.run_cpu(&[&x, &bad]).unwrap_err();
+    assert!(
+        matches!(&cpu, OpError::IndexOutOfRange { position, value: 5000, .. } if position == &[2900, 0]),
+        "{cpu:?}"
+    );
+    assert_eq!(ctx.run(&d, &[&x, &bad]).unwrap_err(), cpu);
+
+    // Scatter: output (FLOAT32) and winner words of 16,000 bytes, indices
+    // of 8,000 or 16,000 bytes.
+    for (dt, ix) in [
+        (DataType::Float32, DataType::Int32),
+        (DataType::Uint16, DataType::Uint64),
+    ] {
+        let x = tensor_with_edges(dt, &[2000, 2], &mut rng);
+        let idx = indices(ix, &[1000, 2], 2000, &mut rng);
+        let up = tensor_with_edges(dt, &[1000, 2], &mut rng);
+        let d = ScatterDesc::builder()
+            .input(x.desc().clone())
+            .indices(idx.desc().clone())
+            .updates(up.desc().clone())
+            .axis(0)
+            .build()
+            .unwrap();
+        same_on_both(&ctx, &d, &[&x, &idx, &up]);
+    }
+}
+
+/// `bytes` bytes of pseudo-random data, cheap even in debug builds: a
+/// random block of a prime number of words, repeated (a per-element loop
+/// over 300 MiB takes seconds without optimisation, copies do not). Rows of
+/// a tensor filled with it start at different places of the block.
+fn cheap_bytes(bytes: usize, seed: u64) -> Vec<u8> {
+    const BLOCK_WORDS: usize = 1_000_003;
+    let mut rng = Rng::new(seed);
+    let block: Vec<u8> = (0..BLOCK_WORDS)
+        .flat_map(|_| rng.next_u64().to_le_bytes())
+        .collect();
+    let mut out = Vec::with_capacity(bytes);
+    while out.len() < bytes {
+        let n = block.len().min(bytes - out.len());
+        out.extend_from_slice(&block[..n]);
+    }
+    out
+}
+
+/// 300 MiB as INT64 [1024, 38400]: 39.3 M elements in three 128 MiB
+/// segments on lavapipe; each output reduces one row, some rows straddle
+/// segment boundaries.
+#[test]
+fn argmin_of_300_mib() {
+    let start = std::time::Instant::now();
+    let desc = TensorDesc::new(DataType::Int64, [1024, 38400]);
+    let x = HostTensor::from_bytes(desc, cheap_bytes(300 << 20, 1)).unwrap();
+    assert_eq!(byte_size(&x), 300 << 20);
+    let d = ArgMinDesc::builder()
+        .input(x.desc().clone())
+        .output_dtype(DataType::Uint32)
+        .axes([1])
+        .build()
+        .unwrap();
+    let made = start.elapsed();
+    let cpu = d.run_cpu(&[&x]).unwrap();
+    let cpu_time = start.elapsed() - made;
+    let g = gpu().run(&d, &[&x]).unwrap();
+    let gpu_time = start.elapsed() - made - cpu_time;
+    assert_bitwise_eq(&g[0], &cpu[0], "ArgMin of 300 MiB");
+    eprintln!(
+        "ArgMin of 300 MiB: data {made:?}, CPU reference {cpu_time:?}, GPU {gpu_time:?} \
+         (max_storage_buffer_binding_size {})",
+        gpu().max_binding_size()
+    );
+}
+
+/// 300 MiB as FLOAT32 [78643, 1000] (rows of 4000 bytes, so that rows
+/// straddle the 128 MiB segment boundaries); 512 rows gathered, among them
+/// the first, the last and those around each boundary.
+#[test]
+fn gather_nd1_of_300_mib() {
+    let start = std::time::Instant::now();
+    let (rows, cols) = (78643u32, 1000u32);
+    let desc = TensorDesc::new(DataType::Float32, [rows, cols]);
+    let x =
+        HostTensor::from_bytes(desc, cheap_bytes(rows as usize * cols as usize * 4, 2)).unwrap();
+    assert!(byte_size(&x) > 299 << 20 && byte_size(&x) < 301 << 20);
+    let mut rng = Rng::new(13);
+    let mut picks: Vec<i64> = vec![0, i64::from(rows) - 1, -1, -i64::from(rows)];
+    for boundary in [1u64, 2] {
+        let row = (boundary << 27) / 4000;
+        picks.extend([row as i64 - 1, row as i64, row as i64 + 1]);
+    }
+    while picks.len() < 512 {
+        picks.push(rng.below(u64::from(rows)) as i64);
+    }
+    let idx = HostTensor::from_slice([512, 1], &picks).unwrap();
+    let d = GatherND1Desc::builder()
+        .input(x.desc().clone())
+        .indices(idx.desc().clone())
+        .input_dimension_count(2)
+        .indices_dimension_count(2)
+        .build()
+        .unwrap();
+    let made = start.elapsed();
+    let cpu = d.run_cpu(&[&x, &idx]).unwrap();
+    let cpu_time = start.elapsed() - made;
+    let g = gpu().run(&d, &[&x, &idx]).unwrap();
+    let gpu_time = start.elapsed() - made - cpu_time;
+    assert_bitwise_eq(&g[0], &cpu[0], "GatherND1 of 300 MiB");
+    eprintln!("GatherND1 of 300 MiB: data {made:?}, CPU reference {cpu_time:?}, GPU {gpu_time:?}");
+}
+
+/// 70,000 outputs of the Tree variant are 70,000 workgroups: more than the
+/// 65,535 of one grid dimension.
+#[test]
+fn more_than_65535_workgroups() {
+    let mut rng = Rng::new(14);
+    let x = tensor_with_edges(DataType::Uint8, &[70_000, 64], &mut rng);
+    let d = ArgMinDesc::builder()
+        .input(x.desc().clone())
+        .output_dtype(DataType::Int32)
+        .axes([1])
+        .build()
+        .unwrap();
+    same_on_both(gpu(), &d, &[&x]);
+}
+
+/// Outputs far larger than their inputs (a gather repeats slices): each size
+/// past a limit is an error naming it, before anything is allocated.
+#[test]
+fn outputs_beyond_the_limits_are_too_large() {
+    // Output [tuples, slice] from input [1, slice] and indices [tuples, 1].
+    let gather = |slice: u32, tuples: u32| {
+        let x = HostTensor::zeros(TensorDesc::new(DataType::Float32, [1, slice])).unwrap();
+        let idx = HostTensor::zeros(TensorDesc::new(DataType::Uint32, [tuples, 1])).unwrap();
+        let d = GatherND1Desc::builder()
+            .input(x.desc().clone())
+            .indices(idx.desc().clone())
+            .input_dimension_count(2)
+            .indices_dimension_count(2)
+            .build()
+            .unwrap();
+        (d, x, idx)
+    };
+    let limits = gpu().limits();
+    let slice = 1u32 << 20; // 4 MiB per tuple
+                            // Just beyond four segments (516 MiB on lavapipe): beyond the binding
+                            // limit, or on devices whose binding limit is near their buffer limit,
+                            // beyond that.
+    let tuples = (4 * gpu().max_binding_size() / (4 << 20) + 1) as u32;
+    let (d, x, idx) = gather(slice, tuples);
+    let (what, limit) = too_large(gpu().run(&d, &[&x, &idx]));
+    assert!(what.contains("output 0"), "{what}");
+    assert!(
+        limit.contains("max_storage_buffer_binding_size") || limit.contains("max_buffer_size"),
+        "{limit}"
+    );
+    // Beyond max_buffer_size (2 GiB on lavapipe).
+    let tuples = (limits.max_buffer_size / (4 << 20) + 1).min(1 << 12) as u32;
+    let (d, x, idx) = gather(slice, tuples);
+    let (_, limit) = too_large(gpu().run(&d, &[&x, &idx]));
+    assert!(
+        limit.contains("max_buffer_size") || limit.contains("u32"),
+        "{limit}"
+    );
+    // 2^33 elements: beyond u32 element addressing, on both backends.
+    let (d, x, idx) = gather(1 << 20, 1 << 13);
+    let (_, limit) = too_large(gpu().run(&d, &[&x, &idx]));
+    assert!(limit.contains("u32"), "{limit}");
+    let (_, limit) = too_large(d.run_cpu(&[&x, &idx]));
+    assert!(limit.contains("u32"), "{limit}");
+    // The shared context still works.
+    let (d, x, idx) = gather(16, 4);
+    same_on_both(gpu(), &d, &[&x, &idx]);
+}
