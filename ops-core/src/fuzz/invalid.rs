@@ -9,7 +9,7 @@ use proptest::strategy::{NewTree, ValueTree};
 use proptest::test_runner::TestRunner;
 
 use super::data::host_tensor;
-use super::rules::{reads_of, Reads};
+use super::rules::{output_rule_reads, reads_of, Reads};
 use super::valid::{draw, Aim, Genome, Reject, MAX_ATTEMPTS};
 use crate::args::host_values;
 use crate::{
@@ -88,12 +88,33 @@ impl Broken {
     ///   non-integer data type makes unknown) for a data type, `rank(t)` or
     ///   `t.sizes` for a rank, `t.sizes` (or the values of a host tensor)
     ///   for sizes, the attribute for an attribute — directly or through
-    ///   `let` variables.
+    ///   `let` variables;
+    /// - or a support-table rule about an output's dimension count or data
+    ///   type, when the `shape` or `dtype` step that infers them reads the
+    ///   broken thing (the output was inferred from it).
     pub fn explains(&self, info: &OperatorInfo, e: &ValidationError) -> bool {
         let rule = e.rule.as_str();
         let seed = |i: usize| info.tensors.get(i).map_or("?", |t| t.seed);
         let table_rule = |i: usize, what: &str| rule.starts_with(&format!("{}.{what}", seed(i)));
-        let reads: Option<Reads> = reads_of(info, rule);
+        let mut reads: Option<Reads> = reads_of(info, rule);
+        // A table rule about an output whose sizes or data type the builder
+        // inferred: the step that inferred them is where the broken thing
+        // shows (flipping `keep_dims` can leave too few dimensions).
+        for (t, ti) in info.tensors.iter().enumerate() {
+            if !ti.output {
+                continue;
+            }
+            let derived = if table_rule(t, "DimensionCount must be") {
+                output_rule_reads(info, t, true)
+            } else if table_rule(t, "DataType must be one of") {
+                output_rule_reads(info, t, false)
+            } else {
+                None
+            };
+            if derived.is_some() {
+                reads = derived;
+            }
+        }
         let has = |bits: u64, i: usize| bits & (1u64 << i.min(63)) != 0;
         match *self {
             Broken::Level => rule.contains("was introduced in feature level"),

@@ -171,3 +171,39 @@ pub fn reads_of(info: &OperatorInfo, message: &str) -> Option<Reads> {
             .fold(Reads::default(), |acc, r| acc.union(r.reads)),
     )
 }
+
+/// What the `shape` step (`shape: true`) or the `dtype` step of output
+/// tensor `tensor` reads: where an inferred output's sizes or data type come
+/// from. `None` when the spec has no such step.
+pub fn output_rule_reads(info: &OperatorInfo, tensor: usize, shape: bool) -> Option<Reads> {
+    let mut w = Walker { vars: Vec::new() };
+    let mut found = None;
+    for step in info.rules {
+        match step {
+            Step::Require { cond, .. } => {
+                w.expr(cond);
+            }
+            Step::Let { var, value } => {
+                let r = w.expr(value);
+                *w.var(*var) = r;
+            }
+            Step::Shape {
+                tensor: t, sizes, ..
+            } => {
+                let r = w.expr(sizes);
+                if shape && *t == tensor {
+                    found = Some(r);
+                }
+            }
+            Step::DType {
+                tensor: t, dtype, ..
+            } => {
+                let r = w.expr(dtype);
+                if !shape && *t == tensor {
+                    found = Some(r);
+                }
+            }
+        }
+    }
+    found
+}
