@@ -1,0 +1,73 @@
+//! Fuzzing an operator declared outside the catalog with the strategies its
+//! own spec generated: GPU == CPU bit for bit on valid descriptors,
+//! rejections that name the broken rule on invalid ones, and
+//! `min_feature_level()`.
+
+use ops_core::fuzz::{self, proptest};
+use ops_core::{DataType, FeatureLevel, HostTensor, OpError, Operator, TensorDesc};
+use ops_downstream_example::ReduceMaxDesc;
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+
+const REGRESSIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/proptest-regressions/fuzz.txt");
+
+fn gpu_run(op: &dyn Operator, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError> {
+    ops_gpu::shared()
+        .unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+        .run(op, inputs)
+}
+
+proptest! {
+    #![proptest_config(fuzz::config(64, Some(REGRESSIONS)))]
+
+    #[test]
+    fn valid_cases_gpu_equals_cpu(case in ReduceMaxDesc::valid_cases()) {
+        fuzz::check_valid(&case, Some(&gpu_run)).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn invalid_cases_are_rejected_naming_the_rule(case in ReduceMaxDesc::invalid_cases()) {
+        fuzz::check_invalid(&case).map_err(TestCaseError::fail)?;
+    }
+}
+
+#[test]
+fn acceptance_is_above_five_percent() {
+    use ops_core::OperatorType;
+    let a = fuzz::acceptance(<ReduceMaxDesc as OperatorType>::INFO, 2000);
+    println!(
+        "ReduceMax: {:.1}% of drawn descriptors are valid",
+        100.0 * a.rate()
+    );
+    assert!(a.rate() > 0.05, "{a:?}");
+}
+
+#[test]
+fn the_spec_means_what_it_says() {
+    let x = HostTensor::from_slice([2, 3], &[1f32, f32::NAN, -5.0, -0.0, 0.0, -0.0]).unwrap();
+    let d = ReduceMaxDesc::builder()
+        .input(x.desc().clone())
+        .axes([-1])
+        .keep_dims(false)
+        .build()
+        .unwrap();
+    d.validate(FeatureLevel::FL5_0).unwrap();
+    assert!(
+        d.validate(FeatureLevel::FL4_1).is_err(),
+        "introduced in 5.0"
+    );
+    assert_eq!(d.min_feature_level(), Some(FeatureLevel::FL5_0));
+    let cpu = d.run_cpu(&[&x]).unwrap().remove(0);
+    let out = cpu.to_vec::<f32>().unwrap();
+    assert!(out[0].is_nan(), "NaN propagates");
+    assert_eq!(out[1].to_bits(), 0, "max(-0, +0, -0) is +0");
+    let gpu = gpu_run(&d, &[&x]).unwrap().remove(0);
+    assert_eq!(gpu, cpu);
+    // 64-bit types need level 6.0.
+    let d = ReduceMaxDesc::builder()
+        .input(TensorDesc::new(DataType::Int64, [4]))
+        .axes([0])
+        .build()
+        .unwrap();
+    assert_eq!(d.min_feature_level(), Some(FeatureLevel::FL6_0));
+}
