@@ -279,7 +279,9 @@ pub fn describe_tensor(t: &HostTensor) -> String {
 }
 
 /// What realising a genome needs to know beyond the genome, to aim at one
-/// cell of the coverage table (`ops fuzz`); every field is optional.
+/// cell of the coverage table (`ops fuzz`); every field is optional. A drawn
+/// case that misses the aim (another rank of the first input, an inferred
+/// output of another data type) is rejected.
 #[derive(Clone, Debug, Default)]
 pub struct Aim {
     /// The table entry, by index (highest level first).
@@ -640,6 +642,21 @@ fn draw_once(info: &'static OperatorInfo, g: &Genome, aim: &Aim) -> Result<Drawn
     if let Err(e) = op.validate(level) {
         return Err(Reject::Invalid(e.rule));
     }
+    // An aimed draw must land in its cell: the first input's rank and every
+    // tensor's data type (outputs included, which rules may infer).
+    let descs: Vec<TensorDesc> = op
+        .input_descs()
+        .into_iter()
+        .chain(op.output_descs())
+        .collect();
+    if aim.rank.is_some_and(|r| descs.first().map(TensorDesc::rank) != Some(r)) {
+        return Err(Reject::Aim);
+    }
+    if let Some(want) = &aim.dtypes {
+        if descs.iter().map(|d| d.dtype).ne(want.iter().copied()) {
+            return Err(Reject::Aim);
+        }
+    }
     let total: u64 = op
         .input_descs()
         .iter()
@@ -652,9 +669,10 @@ fn draw_once(info: &'static OperatorInfo, g: &Genome, aim: &Aim) -> Result<Drawn
     Ok(Drawn { level, args, op })
 }
 
-/// Input data for a drawn descriptor, from the genome's data seed.
+/// Input data for a drawn descriptor, from the genome's data seed (one
+/// generator per tensor, so that shrinking one tensor's shape leaves the
+/// others' data alone).
 pub(crate) fn with_data(info: &'static OperatorInfo, d: Drawn, seed: u64) -> ValidCase {
-    let mut rng = Rng::new(seed);
     let bounds = d.op.index_bounds();
     let mut expect_index_error = false;
     let descs = d.op.input_descs();
@@ -665,6 +683,7 @@ pub(crate) fn with_data(info: &'static OperatorInfo, d: Drawn, seed: u64) -> Val
         .zip(&descs)
         .enumerate()
         .map(|(i, (t, desc))| {
+            let mut rng = Rng::new(seed ^ (i as u64 + 1).wrapping_mul(0xA24B_AED4_963E_E407));
             if t.host {
                 if let Some(h) = d.args.host_data.get(t.name) {
                     return h.clone();
