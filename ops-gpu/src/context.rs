@@ -304,12 +304,13 @@ impl Context {
     /// tests of what callers see afterwards ([`Context::device_lost`]).
     #[doc(hidden)]
     pub fn destroy_device(&self) {
-        self.device.destroy();
-        // The lost callback may only run on a later poll.
-        let _ = self.device.poll(wgpu::PollType::Poll);
+        // Marked first, so that calls failing from here on say why (the lost
+        // callback may only run on a later poll).
         if let Ok(mut l) = self.lost.lock() {
-            l.get_or_insert_with(|| "device lost (Destroyed): destroyed".into());
+            l.get_or_insert_with(|| "device lost (Destroyed): Context::destroy_device".into());
         }
+        self.device.destroy();
+        let _ = self.device.poll(wgpu::PollType::Poll);
     }
 
     /// `Err(DeviceLost)` once the device is lost.
@@ -346,15 +347,23 @@ impl Scopes {
         }
     }
 
-    /// Pops the scopes (innermost first) and returns the first error caught.
+    /// Pops the scopes (innermost first) and returns the error caught: an
+    /// out-of-memory error when there is one (a buffer that could not be
+    /// allocated also makes every later use of it a validation error, which
+    /// would hide the cause), else the first.
     pub(crate) fn pop(mut self) -> Option<wgpu::Error> {
         let mut first = None;
+        let mut out_of_memory = None;
         while let Some(g) = self.guards.pop() {
             if let Some(e) = pollster::block_on(g.pop()) {
-                first.get_or_insert(e);
+                if matches!(e, wgpu::Error::OutOfMemory { .. }) {
+                    out_of_memory.get_or_insert(e);
+                } else {
+                    first.get_or_insert(e);
+                }
             }
         }
-        first
+        out_of_memory.or(first)
     }
 }
 

@@ -622,7 +622,21 @@ fn read(buffer: &wgpu::Buffer, len: usize) -> Result<Vec<u8>, OpError> {
     Ok(bytes)
 }
 
+/// Executes `plan`; any failure once the device is lost is
+/// [`OpError::DeviceLost`], whatever step noticed it.
 pub(crate) fn execute(
+    ctx: &Context,
+    plan: &GpuPlan,
+    inputs: &[&HostTensor],
+    outputs: &[TensorDesc],
+) -> Result<Vec<HostTensor>, ExecError> {
+    execute_on_device(ctx, plan, inputs, outputs).map_err(|e| match ctx.check_lost() {
+        Err(lost) => lost.into(),
+        Ok(()) => e,
+    })
+}
+
+fn execute_on_device(
     ctx: &Context,
     plan: &GpuPlan,
     inputs: &[&HostTensor],
