@@ -6,6 +6,7 @@
 //! family is adding a spec file: nothing here names an operator.
 
 pub mod case;
+pub mod fuzz;
 pub mod runner;
 
 pub use ops_core::*;

@@ -4,6 +4,7 @@
 //! ```text
 //! ops run [--backend cpu|gpu|all] [--json] CASE.json...
 //! ops list
+//! ops fuzz [--op NAME]... [--cases N | --time SECONDS] [--seed S] [--backend cpu|gpu|all]
 //! ```
 //!
 //! `ops run` exits 0 when every case passed, 1 when a case failed, and 2 for
@@ -36,6 +37,12 @@ enum Command {
     Run(RunArgs),
     /// List the operators of the catalog with their tensors.
     List,
+    /// Fuzz the catalog with generated cases: GPU == CPU on valid
+    /// descriptors, validation naming the broken rule on invalid ones.
+    ///
+    /// Prints progress on stderr and a coverage table on stdout; writes each
+    /// failure, shrunk, as a case file `ops run` reproduces, and exits 1.
+    Fuzz(ops::fuzz::FuzzArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -69,6 +76,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(&args),
         Command::List => list(),
+        Command::Fuzz(args) => ops::fuzz::main(&args).map(ExitCode::from),
     };
     match result {
         Ok(code) => code,

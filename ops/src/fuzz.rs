@@ -1,0 +1,945 @@
+//! `ops fuzz`: the generated fuzzing of `ops_core::fuzz`, run from the
+//! command line over the catalog.
+//!
+//! ```text
+//! ops fuzz [--op NAME]... [--cases N | --time SECONDS] [--seed S]
+//!          [--backend cpu|gpu|all] [--out DIR]
+//! ```
+//!
+//! Operators take turns: each turn draws one valid case (checked on the CPU
+//! reference and, unless `--backend cpu`, compared with the GPU bit for bit)
+//! and one invalid case (validation must reject it, blaming a rule that
+//! involves what was broken). A progress line on stderr gives the cases per
+//! second of each operator. Every other valid case is aimed at one of the
+//! coverage cells hit least so far, so that longer runs reach every cell.
+//! The run ends with a coverage table on stdout: for every operator,
+//! support-table entry and data-type combination the rules admit, how many
+//! valid cases hit each rank, and which cells no case hit.
+//!
+//! A failure is shrunk (proptest's value trees) to a minimal case, which is
+//! written to `DIR` (default `fuzz-failures/`) as a case file that `ops run`
+//! reproduces; the command then exits 1. `--seed` makes a run repeatable
+//! (the seed is printed either way).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::io::{self, IsTerminal, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use ops_core::fuzz::proptest::strategy::{Strategy, ValueTree};
+use ops_core::fuzz::proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use ops_core::fuzz::{self, Aim, InvalidCase, Outcome as FuzzOutcome, ValidCase};
+use ops_core::{DataType, FeatureLevel, HostTensor, OpError, Operator, OperatorInfo};
+
+use crate::case::{Case, CaseInput, CaseOutput, ExpectedError};
+use crate::runner::{self, CpuExecutor, Executor, GpuExecutor, Outcome};
+
+/// The arguments of `ops fuzz`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FuzzArgs {
+    /// Fuzz only this operator (by name or alias, ignoring case); repeat for
+    /// several. Default: the whole catalog.
+    #[arg(long = "op", value_name = "NAME")]
+    pub ops: Vec<String>,
+    /// Valid cases per operator (each with one invalid case beside it).
+    #[arg(long, value_name = "N", conflicts_with = "time")]
+    pub cases: Option<u64>,
+    /// Fuzz for this many seconds in all, the operators taking turns.
+    #[arg(long, value_name = "SECONDS")]
+    pub time: Option<f64>,
+    /// The seed of the run (default: a random one, printed).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Compare the CPU reference with the GPU (`gpu`, `all`), or check the
+    /// CPU reference and validation alone (`cpu`). With `all` and no GPU
+    /// adapter, the CPU checks run alone.
+    #[arg(long, value_enum, default_value_t = FuzzBackend::All)]
+    pub backend: FuzzBackend,
+    /// Where minimal failing cases are written.
+    #[arg(long, value_name = "DIR", default_value = "fuzz-failures")]
+    pub out: PathBuf,
+}
+
+/// `--backend` of `ops fuzz`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FuzzBackend {
+    /// The CPU reference and validation only.
+    Cpu,
+    /// Compare with the GPU (fails without an adapter).
+    Gpu,
+    /// Compare with the GPU when there is an adapter.
+    All,
+}
+
+/// Valid cases per operator when neither `--cases` nor `--time` is given.
+pub const DEFAULT_CASES: u64 = 100;
+
+/// How long a run lasts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Budget {
+    /// This many valid cases per operator.
+    Cases(u64),
+    /// This long in all.
+    Time(Duration),
+}
+
+/// One failure, shrunk.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// The operator.
+    pub operator: &'static str,
+    /// What went wrong, for the minimal case.
+    pub message: String,
+    /// The minimal case, as `Debug` prints it.
+    pub case: String,
+    /// Where its case file was written, if one could be.
+    pub file: Option<PathBuf>,
+    /// Whether `ops run` reproduces it (None: not checked).
+    pub reproduces: Option<bool>,
+    /// An invalid case (else a valid one).
+    pub invalid: bool,
+}
+
+/// What a run found.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Valid cases run, per operator.
+    pub valid: BTreeMap<&'static str, u64>,
+    /// Invalid cases run, per operator.
+    pub invalid: BTreeMap<&'static str, u64>,
+    /// Failures, shrunk.
+    pub failures: Vec<Failure>,
+}
+
+/// A coverage cell: table entry level (None: no levels), data types of
+/// every tensor, rank of the first input.
+type Cell = (Option<FeatureLevel>, Vec<DataType>, usize);
+
+struct OpRun {
+    info: &'static OperatorInfo,
+    runner: TestRunner,
+    valid: fuzz::ValidCases,
+    invalid: fuzz::InvalidCases,
+    valid_count: u64,
+    invalid_count: u64,
+    index_errors: u64,
+    run_errors: u64,
+    elapsed: Duration,
+    hits: BTreeMap<Cell, u64>,
+    levels: BTreeMap<FeatureLevel, u64>,
+    /// Every cell the tables and rules admit, per table entry.
+    universe: Vec<(usize, Option<Vec<Cell>>)>,
+    /// Cells aimed at without finding a valid case.
+    unreachable: BTreeSet<Cell>,
+    /// Picks among the least-hit cells.
+    pick: fuzz::Rng,
+    done: bool,
+}
+
+fn rng_for(seed: u64, k: usize) -> TestRng {
+    let mut r = fuzz::Rng::new(seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut bytes = [0u8; 32];
+    for chunk in bytes.chunks_mut(8) {
+        chunk.copy_from_slice(&r.next_u64().to_le_bytes());
+    }
+    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+}
+
+fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
+}
+
+/// Shrinks a failing value tree as proptest's runner does: simplify while
+/// the check still fails, complicate back when it passes. Returns the
+/// minimal failing value and its failure.
+fn shrink<T: ValueTree>(
+    tree: &mut T,
+    mut failure: String,
+    check: &dyn Fn(&T::Value) -> Result<(), String>,
+) -> (T::Value, String) {
+    let mut minimal = tree.current();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut iterations = 0;
+    if !tree.simplify() {
+        return (minimal, failure);
+    }
+    loop {
+        iterations += 1;
+        if iterations > 4096 || Instant::now() > deadline {
+            break;
+        }
+        let value = tree.current();
+        match check(&value) {
+            Err(e) => {
+                minimal = value;
+                failure = e;
+                if !tree.simplify() {
+                    break;
+                }
+            }
+            Ok(()) => {
+                if !tree.complicate() {
+                    break;
+                }
+            }
+        }
+    }
+    (minimal, failure)
+}
+
+fn gpu_backend(
+    ctx: Option<&'static ops_gpu::Context>,
+) -> impl Fn(&dyn Operator, &[&HostTensor]) -> Result<Vec<HostTensor>, OpError> {
+    move |op, inputs| match ctx {
+        Some(c) => c.run(op, inputs),
+        None => Err(OpError::NoAdapter("no GPU".into())),
+    }
+}
+
+fn check_valid(
+    case: &ValidCase,
+    gpu: Option<&'static ops_gpu::Context>,
+) -> Result<FuzzOutcome, String> {
+    let run = gpu_backend(gpu);
+    let backend: Option<fuzz::Backend<'_>> = gpu.map(|_| &run as fuzz::Backend<'_>);
+    fuzz::check_valid(case, backend)
+}
+
+/// The case file of a valid case: its descriptor, level, inputs, and the
+/// CPU reference's outputs as the expected data (or `expect_error: index`).
+pub fn valid_case_file(case: &ValidCase, name: &str, file: &str) -> Case {
+    let info = case.info;
+    let inputs = info
+        .inputs
+        .iter()
+        .zip(&case.inputs)
+        .map(|(n, t)| CaseInput {
+            name: n.to_string(),
+            tensor: t.clone(),
+        })
+        .collect();
+    let cpu = case.op.run_cpu(&case.input_refs());
+    let expect_error = match &cpu {
+        Err(OpError::IndexOutOfRange { .. }) => Some(ExpectedError::Index),
+        _ => None,
+    };
+    let produced = cpu.ok();
+    let outputs = info
+        .outputs
+        .iter()
+        .zip(case.op.output_descs())
+        .enumerate()
+        .map(|(i, (n, desc))| CaseOutput {
+            name: n.to_string(),
+            desc,
+            expected: produced.as_ref().and_then(|p| p.get(i).cloned()),
+        })
+        .collect();
+    // Attributes left to their defaults stay out: `ops run` applies the same defaults.
+    let attributes = case.args.attributes.clone();
+    Case {
+        file: file.to_string(),
+        path: "$".into(),
+        name: name.to_string(),
+        info,
+        op: info.name.to_string(),
+        feature_level: info.introduced.map(|_| case.level),
+        attributes,
+        inputs,
+        outputs,
+        expect_error,
+    }
+}
+
+/// The case file of an invalid case: validation must reject it.
+fn invalid_case_file(case: &InvalidCase, name: &str, file: &str) -> Option<Case> {
+    let op = case.op.as_ref()?;
+    let info = case.info;
+    let inputs = info
+        .tensors
+        .iter()
+        .filter(|t| !t.output)
+        .zip(op.input_descs())
+        .map(|(t, d)| CaseInput {
+            name: t.name.to_string(),
+            tensor: case
+                .args
+                .host_data
+                .get(t.name)
+                .cloned()
+                .unwrap_or_else(|| HostTensor::zeros(d).expect("a small tensor")),
+        })
+        .collect();
+    let outputs = info
+        .outputs
+        .iter()
+        .zip(op.output_descs())
+        .map(|(n, desc)| CaseOutput {
+            name: n.to_string(),
+            desc,
+            expected: None,
+        })
+        .collect();
+    Some(Case {
+        file: file.to_string(),
+        path: "$".into(),
+        name: name.to_string(),
+        info,
+        op: info.name.to_string(),
+        feature_level: Some(case.level),
+        attributes: case.args.attributes.clone(),
+        inputs,
+        outputs,
+        expect_error: Some(ExpectedError::Validation),
+    })
+}
+
+/// Writes `case` as `DIR/<name>.json` (with `note` as an extra key, which
+/// readers ignore) and returns the path.
+pub fn write_case_file(dir: &Path, case: &Case, note: &str) -> io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("{}.json", case.name));
+    let expected: Option<Vec<HostTensor>> =
+        case.outputs.iter().map(|o| o.expected.clone()).collect();
+    let produced = expected.as_deref().filter(|_| case.expect_error.is_none());
+    std::fs::write(&path, case.to_json(produced, &[("note", note)]) + "\n")?;
+    Ok(path)
+}
+
+/// Whether `ops run` fails on the written case (it reproduces the failure).
+fn reproduces(path: &Path, gpu: Option<&'static ops_gpu::Context>) -> Option<bool> {
+    let cases = crate::case::read_cases(path, crate::catalog()).ok()?;
+    let cpu = CpuExecutor;
+    let g = gpu.map(GpuExecutor);
+    let mut executors: Vec<&dyn Executor> = vec![&cpu];
+    if let Some(g) = &g {
+        executors.push(g);
+    }
+    Some(cases.iter().any(|c| {
+        runner::run_case(c, &executors)
+            .iter()
+            .any(|r| !matches!(r.outcome, Outcome::Pass))
+    }))
+}
+
+fn short(d: DataType) -> &'static str {
+    match d {
+        DataType::Float64 => "f64",
+        DataType::Float32 => "f32",
+        DataType::Float16 => "f16",
+        DataType::Int64 => "i64",
+        DataType::Int32 => "i32",
+        DataType::Int16 => "i16",
+        DataType::Int8 => "i8",
+        DataType::Uint64 => "u64",
+        DataType::Uint32 => "u32",
+        DataType::Uint16 => "u16",
+        DataType::Uint8 => "u8",
+    }
+}
+
+fn combo_text(info: &OperatorInfo, dtypes: &[DataType]) -> String {
+    let n_in = info.inputs.len();
+    let ins: Vec<&str> = dtypes.iter().take(n_in).map(|&d| short(d)).collect();
+    let outs: Vec<&str> = dtypes.iter().skip(n_in).map(|&d| short(d)).collect();
+    format!("{} -> {}", ins.join(","), outs.join(","))
+}
+
+/// Combinations above this many per table entry are not enumerated: the
+/// coverage table then lists only the cells that were hit.
+const MAX_COMBOS: usize = 20_000;
+
+/// The data-type combinations of `entry` the rules admit: every combination
+/// of the rows, kept when one of `templates` (valid cases of the entry) still
+/// validates with those types (data-type rules rarely depend on shapes).
+fn feasible_combos(
+    info: &'static OperatorInfo,
+    entry: usize,
+    templates: &[ValidCase],
+) -> Option<Vec<Vec<DataType>>> {
+    let e = info.table.entries.get(entry)?;
+    let rows: Vec<Vec<DataType>> = (0..info.tensors.len())
+        .map(|i| {
+            e.tensors
+                .iter()
+                .find(|r| r.tensor == i)
+                .map_or(DataType::ALL.to_vec(), |r| r.dtypes.to_vec())
+        })
+        .collect();
+    let total: usize = rows.iter().map(Vec::len).product();
+    if total > MAX_COMBOS || templates.is_empty() {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut idx = vec![0usize; rows.len()];
+    'combos: loop {
+        let combo: Vec<DataType> = idx.iter().zip(&rows).map(|(&k, r)| r[k]).collect();
+        if templates.iter().any(|t| admits(t, &combo)) {
+            out.push(combo);
+        }
+        for d in (0..idx.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < rows[d].len() {
+                continue 'combos;
+            }
+            idx[d] = 0;
+        }
+        break;
+    }
+    Some(out)
+}
+
+/// True when `template` with the data types `combo` still validates at its level.
+fn admits(template: &ValidCase, combo: &[DataType]) -> bool {
+    let info = template.info;
+    let mut args = template.args.clone();
+    for (i, t) in info.tensors.iter().enumerate() {
+        let d = combo[i];
+        if t.output {
+            if let Some(desc) = args.tensors.get_mut(t.name) {
+                desc.dtype = d;
+            } else {
+                args.output_dtypes.insert(t.name.to_string(), d);
+            }
+        } else if t.host {
+            let Some(h) = args.host_data.get(t.name) else {
+                return false;
+            };
+            let Some(values) = ops_core::__private::args::host_values(h) else {
+                return false;
+            };
+            let sizes = h.sizes().to_vec();
+            args.host_data
+                .insert(t.name.to_string(), fuzz::host_tensor(d, &sizes, &values));
+        } else if let Some(desc) = args.tensors.get_mut(t.name) {
+            desc.dtype = d;
+        }
+    }
+    match (info.build)(&args) {
+        Ok(op) => {
+            op.validate(template.level).is_ok() && {
+                let got: Vec<DataType> = op
+                    .input_descs()
+                    .iter()
+                    .chain(op.output_descs().iter())
+                    .map(|d| d.dtype)
+                    .collect();
+                got == combo
+            }
+        }
+        Err(_) => false,
+    }
+}
+
+/// Every coverage cell of `info` the tables and rules admit: per table
+/// entry, each data-type combination some valid case of the entry still
+/// validates with, at every rank of the entry. `None` for an entry whose
+/// combinations are too many to enumerate.
+fn universe(info: &'static OperatorInfo) -> Vec<(usize, Option<Vec<Cell>>)> {
+    info.table
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(k, e)| {
+            // Templates: a few valid cases of this entry.
+            let strategy = fuzz::valid_cases(info).aimed(Aim {
+                entry: Some(k),
+                ..Aim::default()
+            });
+            let mut runner = TestRunner::new_with_rng(Config::default(), rng_for(k as u64, 7));
+            let templates: Vec<ValidCase> = (0..6)
+                .filter_map(|_| strategy.new_tree(&mut runner).ok().map(|t| t.current()))
+                .collect();
+            let cells = feasible_combos(info, k, &templates).map(|combos| {
+                combos
+                    .into_iter()
+                    .flat_map(|c| {
+                        (e.ranks.0 as usize..=e.ranks.1 as usize)
+                            .map(move |r| (e.level, c.clone(), r))
+                    })
+                    .collect()
+            });
+            (k, cells)
+        })
+        .collect()
+}
+
+/// Writes the coverage table of one operator; returns (cells, cells hit).
+fn coverage(run: &OpRun, out: &mut dyn Write) -> io::Result<(usize, usize)> {
+    let info = run.info;
+    let entries = info.table.entries;
+    let mut lines = String::new();
+    let (mut cells, mut hit_cells) = (0usize, 0usize);
+    let _ = writeln!(
+        lines,
+        "\n{}: valid cases per table entry, data types (inputs -> outputs) and rank of `{}`; `.` = no case hit the cell, `x` = no valid case found for it",
+        info.name,
+        info.inputs.first().copied().unwrap_or("?")
+    );
+    for (k, e) in entries.iter().enumerate() {
+        let level = e.level;
+        let (lo, hi) = (e.ranks.0 as usize, e.ranks.1 as usize);
+        let mut combos: BTreeSet<Vec<DataType>> = BTreeSet::new();
+        let mut enumerated = false;
+        for (kk, cells) in &run.universe {
+            if *kk == k {
+                if let Some(cells) = cells {
+                    enumerated = true;
+                    combos.extend(cells.iter().map(|c| c.1.clone()));
+                }
+            }
+        }
+        for (cell, _) in run.hits.iter().filter(|(c, _)| c.0 == level) {
+            combos.insert(cell.1.clone());
+        }
+        let at = level.map_or("any".to_string(), |l| format!("{l}+"));
+        let width = combos
+            .iter()
+            .map(|c| combo_text(info, c).len())
+            .max()
+            .unwrap_or(0)
+            .max(10);
+        let _ = write!(lines, "  {at:<5} {:<width$}", "");
+        for r in lo..=hi {
+            let _ = write!(lines, " {:>4}", format!("r{r}"));
+        }
+        if !enumerated {
+            lines.push_str("   (too many combinations to list; only those hit)");
+        }
+        lines.push('\n');
+        for combo in &combos {
+            let _ = write!(lines, "  {at:<5} {:<width$}", combo_text(info, combo));
+            for r in lo..=hi {
+                cells += 1;
+                let cell = (level, combo.clone(), r);
+                match run.hits.get(&cell) {
+                    Some(n) => {
+                        hit_cells += 1;
+                        let _ = write!(lines, " {n:>4}");
+                    }
+                    None if run.unreachable.contains(&cell) => {
+                        let _ = write!(lines, " {:>4}", "x");
+                    }
+                    None => {
+                        let _ = write!(lines, " {:>4}", ".");
+                    }
+                }
+            }
+            lines.push('\n');
+        }
+    }
+    let levels: Vec<String> = run
+        .levels
+        .iter()
+        .map(|(l, n)| format!("{l}: {n}"))
+        .collect();
+    if !levels.is_empty() {
+        let _ = writeln!(lines, "  cases per feature level: {}", levels.join(", "));
+    }
+    let _ = writeln!(
+        lines,
+        "  {hit_cells} of {cells} cells hit, {} not hit ({} of them with no valid case found)",
+        cells - hit_cells,
+        run.unreachable.len()
+    );
+    out.write_all(lines.as_bytes())?;
+    Ok((cells, hit_cells))
+}
+
+/// The next cell to aim at: one of the least-hit cells of the universe
+/// (none left to aim at: `None`).
+fn next_aim(run: &mut OpRun) -> Option<(Cell, Aim)> {
+    let cells: Vec<&Cell> = run
+        .universe
+        .iter()
+        .filter_map(|(_, c)| c.as_ref())
+        .flatten()
+        .filter(|c| !run.unreachable.contains(*c))
+        .collect();
+    let least = cells
+        .iter()
+        .map(|c| run.hits.get(*c).copied().unwrap_or(0))
+        .min()?;
+    let candidates: Vec<&Cell> = cells
+        .into_iter()
+        .filter(|c| run.hits.get(*c).copied().unwrap_or(0) == least)
+        .collect();
+    let cell = candidates[(run.pick.next_u64() % candidates.len() as u64) as usize].clone();
+    let entry = run
+        .info
+        .table
+        .entries
+        .iter()
+        .position(|e| e.level == cell.0)?;
+    let aim = Aim {
+        entry: Some(entry),
+        rank: Some(cell.2),
+        dtypes: Some(cell.1.clone()),
+    };
+    Some((cell, aim))
+}
+
+/// Runs `ops fuzz`; the exit status: 0 when nothing failed, 1 on a failure,
+/// 2 for bad arguments.
+pub fn main(args: &FuzzArgs) -> io::Result<u8> {
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    let mut out = stdout.lock();
+    let mut err = stderr.lock();
+    let catalog = crate::catalog();
+    let mut infos: Vec<&'static OperatorInfo> = Vec::new();
+    for name in &args.ops {
+        match catalog.iter().find(|i| i.answers_to(name)) {
+            Some(i) if !infos.iter().any(|x| x.name == i.name) => infos.push(i),
+            Some(_) => {}
+            None => {
+                let names: Vec<&str> = catalog.iter().map(|i| i.name).collect();
+                writeln!(
+                    err,
+                    "ops fuzz: no operator `{name}` in the catalog ({})",
+                    names.join(", ")
+                )?;
+                return Ok(2);
+            }
+        }
+    }
+    if infos.is_empty() {
+        infos = catalog.to_vec();
+    }
+    let budget = match (args.cases, args.time) {
+        (_, Some(t)) if t.is_finite() && t > 0.0 => Budget::Time(Duration::from_secs_f64(t)),
+        (_, Some(t)) => {
+            writeln!(
+                err,
+                "ops fuzz: --time must be a positive number of seconds, got {t}"
+            )?;
+            return Ok(2);
+        }
+        (Some(n), None) => Budget::Cases(n),
+        (None, None) => Budget::Cases(DEFAULT_CASES),
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ u64::from(std::process::id())
+    });
+    let gpu = if args.backend == FuzzBackend::Cpu {
+        None
+    } else {
+        match ops_gpu::shared() {
+            Ok(c) => {
+                let a = c.adapter();
+                writeln!(err, "gpu: {} [{}]", a.name, a.backend)?;
+                Some(c)
+            }
+            Err(e) => {
+                writeln!(err, "ops fuzz: {e}")?;
+                if args.backend == FuzzBackend::Gpu {
+                    writeln!(err, "ops fuzz: `--backend gpu` needs a GPU adapter")?;
+                    return Ok(2);
+                }
+                writeln!(
+                    err,
+                    "ops fuzz: checking the CPU reference and validation only"
+                )?;
+                None
+            }
+        }
+    };
+    writeln!(
+        err,
+        "fuzzing {} with seed {seed} (repeat with --seed {seed}), {}",
+        infos.iter().map(|i| i.name).collect::<Vec<_>>().join(", "),
+        match budget {
+            Budget::Cases(n) => format!("{n} valid and {n} invalid cases per operator"),
+            Budget::Time(t) => format!("for {:.0?}", t),
+        }
+    )?;
+    let report = fuzz_catalog(&infos, budget, seed, gpu, &args.out, &mut out, &mut err)?;
+    Ok(if report.failures.is_empty() { 0 } else { 1 })
+}
+
+/// Fuzzes `infos` within `budget`; see the module documentation.
+pub fn fuzz_catalog(
+    infos: &[&'static OperatorInfo],
+    budget: Budget,
+    seed: u64,
+    gpu: Option<&'static ops_gpu::Context>,
+    out_dir: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<Report> {
+    let mut runs: Vec<OpRun> = infos
+        .iter()
+        .enumerate()
+        .map(|(k, &info)| OpRun {
+            info,
+            runner: TestRunner::new_with_rng(Config::default(), rng_for(seed, k)),
+            valid: fuzz::valid_cases(info),
+            invalid: fuzz::invalid_cases(info),
+            valid_count: 0,
+            invalid_count: 0,
+            index_errors: 0,
+            run_errors: 0,
+            elapsed: Duration::ZERO,
+            hits: BTreeMap::new(),
+            levels: BTreeMap::new(),
+            universe: universe(info),
+            unreachable: BTreeSet::new(),
+            pick: fuzz::Rng::new(seed ^ k as u64),
+            done: false,
+        })
+        .collect();
+    let mut report = Report::default();
+    let start = Instant::now();
+    let tty = io::stderr().is_terminal();
+    let mut last_progress = Instant::now();
+    loop {
+        let mut any = false;
+        for run in runs.iter_mut().filter(|r| !r.done) {
+            if let Budget::Time(t) = budget {
+                if start.elapsed() >= t {
+                    run.done = true;
+                    continue;
+                }
+            }
+            any = true;
+            let t0 = Instant::now();
+            if let Some(f) = step(run, gpu, seed, out_dir)? {
+                writeln!(
+                    err,
+                    "{}FAIL {}: {}",
+                    if tty { "\r\x1b[K" } else { "" },
+                    f.operator,
+                    f.message
+                )?;
+                writeln!(
+                    err,
+                    "  minimal case: {}",
+                    f.case.trim_end().replace('\n', "\n  ")
+                )?;
+                match (&f.file, f.reproduces) {
+                    (Some(p), Some(true)) => writeln!(
+                        err,
+                        "  written to {}; `ops run {}` reproduces it",
+                        p.display(),
+                        p.display()
+                    )?,
+                    (Some(p), _) => writeln!(
+                        err,
+                        "  written to {}; `ops run` passes it: {}",
+                        p.display(),
+                        if f.invalid {
+                            "a case file checks that validation fails, not which rule it blames"
+                        } else {
+                            "case files compare floats by value (NaN = NaN, -0 = +0), not bit for bit"
+                        }
+                    )?,
+                    (None, _) => {
+                        writeln!(err, "  (no case file: the builder rejects these arguments)")?
+                    }
+                }
+                report.failures.push(f);
+                run.done = true;
+            }
+            run.elapsed += t0.elapsed();
+            if let Budget::Cases(n) = budget {
+                if run.valid_count >= n {
+                    run.done = true;
+                }
+            }
+        }
+        let interval = if tty {
+            Duration::from_millis(250)
+        } else {
+            Duration::from_secs(10)
+        };
+        if last_progress.elapsed() >= interval || !any {
+            last_progress = Instant::now();
+            let line: Vec<String> = runs
+                .iter()
+                .map(|r| {
+                    let rate = r.valid_count as f64 / r.elapsed.as_secs_f64().max(1e-9);
+                    format!("{} {} ({rate:.0}/s)", r.info.name, r.valid_count)
+                })
+                .collect();
+            let text = format!(
+                "{:.0?}: {}; {} failed",
+                start.elapsed(),
+                line.join(", "),
+                report.failures.len()
+            );
+            if tty {
+                write!(err, "\r\x1b[K{text}")?;
+                if !any {
+                    writeln!(err)?;
+                }
+            } else {
+                writeln!(err, "{text}")?;
+            }
+            err.flush()?;
+        }
+        if !any {
+            break;
+        }
+    }
+    for run in &runs {
+        report.valid.insert(run.info.name, run.valid_count);
+        report.invalid.insert(run.info.name, run.invalid_count);
+        writeln!(
+            err,
+            "{}: {} valid cases ({} with an index out of range, {} other run-time errors, alike on every backend), {} invalid cases, {:.1?}",
+            run.info.name,
+            run.valid_count,
+            run.index_errors,
+            run.run_errors,
+            run.invalid_count,
+            run.elapsed
+        )?;
+    }
+    writeln!(out, "coverage")?;
+    for run in &runs {
+        coverage(run, out)?;
+    }
+    let n = report.failures.len();
+    writeln!(
+        err,
+        "{}",
+        if n == 0 {
+            format!("ops fuzz: no failures (seed {seed})")
+        } else {
+            format!(
+                "ops fuzz: {n} failure{} (seed {seed})",
+                if n == 1 { "" } else { "s" }
+            )
+        }
+    )?;
+    out.flush()?;
+    Ok(report)
+}
+
+/// One turn of one operator: a valid case and an invalid case. Returns the
+/// (shrunk) failure, if any.
+fn step(
+    run: &mut OpRun,
+    gpu: Option<&'static ops_gpu::Context>,
+    seed: u64,
+    out_dir: &Path,
+) -> io::Result<Option<Failure>> {
+    let info = run.info;
+    let name = info.name;
+    let base = format!(
+        "fuzz-{}-{seed}-{}",
+        name.to_ascii_lowercase(),
+        run.valid_count
+    );
+
+    // A valid case: every other turn aimed at a cell no case hit yet (or
+    // hit least), so that long runs cover every combination.
+    let aim = if run.valid_count % 2 == 1 {
+        next_aim(run)
+    } else {
+        None
+    };
+    let strategy = match &aim {
+        Some((_, a)) => run.valid.clone().aimed(a.clone()),
+        None => run.valid.clone(),
+    };
+    let tree = catch_unwind(AssertUnwindSafe(|| strategy.new_tree(&mut run.runner)));
+    let mut tree = match tree {
+        Err(p) => return Ok(Some(panicked(name, "drawing a valid case", p))),
+        Ok(Err(_)) if aim.is_some() => {
+            // The cell admits no case after all: note it, try another turn.
+            if let Some((cell, _)) = aim {
+                run.unreachable.insert(cell);
+            }
+            return Ok(None);
+        }
+        Ok(Err(reason)) => {
+            return Ok(Some(Failure {
+                operator: name,
+                message: format!("no valid case could be drawn: {reason}"),
+                case: String::new(),
+                file: None,
+                reproduces: None,
+                invalid: false,
+            }))
+        }
+        Ok(Ok(t)) => t,
+    };
+    let case = tree.current();
+    run.valid_count += 1;
+    let check = |c: &ValidCase| check_valid(c, gpu).map(|_| ());
+    match check_valid(&case, gpu) {
+        Ok(outcome) => {
+            *run.hits
+                .entry((case.entry_level(), case.dtypes(), case.rank()))
+                .or_default() += 1;
+            *run.levels.entry(case.level).or_default() += 1;
+            match outcome {
+                FuzzOutcome::Error(OpError::IndexOutOfRange { .. }) => run.index_errors += 1,
+                FuzzOutcome::Error(_) => run.run_errors += 1,
+                FuzzOutcome::Outputs(_) => {}
+            }
+        }
+        Err(first) => {
+            let (minimal, message) = shrink(&mut tree, first, &check);
+            let case_file = valid_case_file(&minimal, &base, "");
+            let path = write_case_file(out_dir, &case_file, &message)?;
+            let reproduces = reproduces(&path, gpu);
+            return Ok(Some(Failure {
+                operator: name,
+                message,
+                case: format!("{minimal:?}"),
+                file: Some(path),
+                reproduces,
+                invalid: false,
+            }));
+        }
+    }
+
+    // An invalid case.
+    let tree = catch_unwind(AssertUnwindSafe(|| run.invalid.new_tree(&mut run.runner)));
+    let mut tree = match tree {
+        Err(p) => return Ok(Some(panicked(name, "drawing an invalid case", p))),
+        // Some operators admit nothing to break at some draws; not a failure.
+        Ok(Err(_)) => return Ok(None),
+        Ok(Ok(t)) => t,
+    };
+    run.invalid_count += 1;
+    let case = tree.current();
+    let check = |c: &InvalidCase| fuzz::check_invalid(c);
+    if let Err(first) = check(&case) {
+        let (minimal, message) = shrink(&mut tree, first, &check);
+        let file = invalid_case_file(&minimal, &format!("{base}-invalid"), "")
+            .map(|c| write_case_file(out_dir, &c, &message))
+            .transpose()?;
+        let reproduces = file.as_deref().and_then(|p| reproduces(p, gpu));
+        return Ok(Some(Failure {
+            operator: name,
+            message,
+            case: format!("{minimal:?}"),
+            file,
+            reproduces,
+            invalid: true,
+        }));
+    }
+    Ok(None)
+}
+
+fn panicked(operator: &'static str, what: &str, p: Box<dyn std::any::Any + Send>) -> Failure {
+    Failure {
+        operator,
+        message: format!("{what} panicked: {}", panic_text(p)),
+        case: String::new(),
+        file: None,
+        reproduces: None,
+        invalid: false,
+    }
+}

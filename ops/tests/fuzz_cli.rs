@@ -1,0 +1,113 @@
+//! `ops fuzz`: the command's arguments, exit statuses and coverage table,
+//! and the case files it writes for failures, which `ops run` must read and
+//! run as the fuzzer ran them.
+
+use std::process::Command;
+
+use ops::case::read_cases;
+use ops::fuzz::{valid_case_file, write_case_file};
+use ops::runner::{run_case, CpuExecutor, Executor, GpuExecutor, Outcome};
+use ops_core::fuzz::proptest::strategy::{Strategy, ValueTree};
+use ops_core::fuzz::proptest::test_runner::TestRunner;
+
+fn ops(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ops"))
+        .args(args)
+        .output()
+        .expect("the ops binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_short_cpu_run_passes_and_prints_coverage() {
+    let dir = std::env::temp_dir().join(format!("ops-fuzz-cli-{}", std::process::id()));
+    let (code, out, err) = ops(&[
+        "fuzz",
+        "--op",
+        "argmin",
+        "--op",
+        "ScatterElements",
+        "--cases",
+        "6",
+        "--seed",
+        "3",
+        "--backend",
+        "cpu",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(err.contains("with seed 3"), "{err}");
+    assert!(err.contains("ArgMin: 6 valid cases"), "{err}");
+    assert!(err.contains("Scatter: 6 valid cases"), "{err}");
+    assert!(!err.contains("ArgMax"), "only the named operators: {err}");
+    assert!(out.starts_with("coverage"), "{out}");
+    assert!(out.contains("f32 -> i64") || out.contains("-> "), "{out}");
+    assert!(out.contains("cells hit"), "{out}");
+    assert!(!dir.exists(), "no failure, no case file");
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let (code, _, err) = ops(&["fuzz", "--op", "NoSuchOp", "--cases", "1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no operator `NoSuchOp`"), "{err}");
+    let (code, _, err) = ops(&["fuzz", "--cases", "1", "--time", "2"]);
+    assert_eq!(code, 2, "--cases and --time conflict: {err}");
+    let (code, _, err) = ops(&["fuzz", "--time", "-1"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn a_timed_run_stops() {
+    let t = std::time::Instant::now();
+    let (code, out, err) = ops(&[
+        "fuzz",
+        "--op",
+        "ReduceMin",
+        "--time",
+        "1",
+        "--backend",
+        "cpu",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(t.elapsed().as_secs() < 30, "{:?}", t.elapsed());
+    assert!(err.contains("ReduceMin: "), "{err}");
+}
+
+#[test]
+fn fuzz_cases_written_as_case_files_pass_ops_run() {
+    // What `ops fuzz` writes for a failure must read back as the same call:
+    // for cases that do not fail, the written file passes on both backends.
+    let gpu = ops_gpu::shared().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"));
+    let cpu = CpuExecutor;
+    let gpu = GpuExecutor(gpu);
+    let executors: [&dyn Executor; 2] = [&cpu, &gpu];
+    let dir = std::env::temp_dir().join(format!("ops-fuzz-cases-{}", std::process::id()));
+    for info in ops::catalog() {
+        let strategy = ops_core::fuzz::valid_cases(info);
+        let mut runner = TestRunner::deterministic();
+        for k in 0..24 {
+            let case = strategy.new_tree(&mut runner).unwrap().current();
+            let name = format!("{}-{k}", info.name.to_ascii_lowercase());
+            let file = valid_case_file(&case, &name, "");
+            let path = write_case_file(&dir, &file, "round trip").unwrap();
+            let read = read_cases(&path, ops::catalog())
+                .unwrap_or_else(|e| panic!("{}: {e}\n{case:?}", path.display()));
+            assert_eq!(read.len(), 1);
+            for report in run_case(&read[0], &executors) {
+                assert_eq!(
+                    report.outcome,
+                    Outcome::Pass,
+                    "{report}\n{case:?}\n{}",
+                    std::fs::read_to_string(&path).unwrap()
+                );
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
