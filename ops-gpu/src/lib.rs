@@ -12,7 +12,15 @@
 //!   outputs back; [`Context::run`] does the same for a [`Operator`],
 //!   checking its inputs and phrasing index errors through the operator.
 //! * Compute pipelines are compiled once per [`Kernel::key`](ops_core::Kernel)
-//!   and cached for the life of the context ([`Context::cache_stats`]).
+//!   and cached for the life of the context ([`Context::cache_stats`]), also
+//!   when several threads first need one at once.
+//! * A buffer larger than one storage binding
+//!   ([`Context::max_binding_size`]: `max_storage_buffer_binding_size`, 128
+//!   MiB on lavapipe, whose buffers may reach 2 GiB) is bound in segments by
+//!   the kernel's *segmented variant*, a second module that every generated
+//!   kernel carries in a trailing `/* @segmented ... */` comment (up to four
+//!   segments per tensor). Dispatches beyond 65,535 workgroups are spread
+//!   over a 2-D grid.
 //! * [`shared`] is a process-wide context for tests and the CLI.
 //!
 //! Every tensor lives on the GPU as an array of `u32` words: 8- and 16-bit
@@ -21,7 +29,11 @@
 //!
 //! Nothing a caller can pass in makes the runtime panic: malformed plans,
 //! mismatched tensors, invalid WGSL, oversized buffers and wgpu validation or
-//! out-of-memory errors all come back as [`OpError`]s.
+//! out-of-memory errors all come back as [`OpError`]s from the call that hit
+//! them — [`OpError::TooLarge`] naming the limit (checked before anything is
+//! allocated), [`OpError::OutOfMemory`] when the device refuses an
+//! allocation (the context stays usable), [`OpError::DeviceLost`] from then
+//! on once the device is lost ([`Context::device_lost`]).
 
 #![warn(missing_docs)]
 

@@ -649,7 +649,10 @@ fn draw_once(info: &'static OperatorInfo, g: &Genome, aim: &Aim) -> Result<Drawn
         .into_iter()
         .chain(op.output_descs())
         .collect();
-    if aim.rank.is_some_and(|r| descs.first().map(TensorDesc::rank) != Some(r)) {
+    if aim
+        .rank
+        .is_some_and(|r| descs.first().map(TensorDesc::rank) != Some(r))
+    {
         return Err(Reject::Aim);
     }
     if let Some(want) = &aim.dtypes {
