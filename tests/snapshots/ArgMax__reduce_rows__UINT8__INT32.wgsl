@@ -8,10 +8,13 @@ const P_REDUCE_LEN: u32 = 1u;
 const P_KEPT_RANK: u32 = 2u;
 const P_REDUCED_RANK: u32 = 3u;
 const P_TIES: u32 = 4u;
+const P_TEAM: u32 = 6u;
+const P_CHUNK_LEN: u32 = 7u;
 const P_KEPT_SIZES: u32 = 8u;
 const P_KEPT_STRIDES: u32 = 16u;
 const P_REDUCED_SIZES: u32 = 24u;
 const P_REDUCED_STRIDES: u32 = 32u;
+const P_CHUNK_COUNT: u32 = 40u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -41,30 +44,19 @@ fn rank(v: u32) -> u32 {
     return ~order_key(v);
 }
 
-// Whether candidate a (rank, position) beats candidate b; either may be empty.
-fn better(rank_a: u32, position_a: u32, rank_b: u32, position_b: u32, last: bool) -> bool {
-    if (position_a == NO_POSITION) {
-        return false;
-    }
-    if (position_b == NO_POSITION) {
-        return true;
-    }
-    if (key_less(rank_a, rank_b)) {
-        return true;
-    }
-    if (key_less(rank_b, rank_a)) {
-        return false;
-    }
-    if (last) {
-        return position_a > position_b;
-    }
-    return position_a < position_b;
+// Whether a candidate at a later position than the best so far beats it.
+fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
+    return key_less(candidate, best) || (last && !key_less(best, candidate));
 }
 
 fn kept_offset(o: u32) -> u32 {
+    let dims = params[P_KEPT_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return o * params[P_KEPT_STRIDES];
+    }
     var rest = o;
     var offset = 0u;
-    let dims = params[P_KEPT_RANK];
     for (var d = dims; d > 0u; d = d - 1u) {
         let size = params[P_KEPT_SIZES + d - 1u];
         offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
@@ -74,15 +66,54 @@ fn kept_offset(o: u32) -> u32 {
 }
 
 fn reduced_offset(r: u32) -> u32 {
+    let dims = params[P_REDUCED_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return r * params[P_REDUCED_STRIDES];
+    }
     var rest = r;
     var offset = 0u;
-    let dims = params[P_REDUCED_RANK];
     for (var d = dims; d > 0u; d = d - 1u) {
         let size = params[P_REDUCED_SIZES + d - 1u];
         offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
         rest = rest / size;
     }
     return offset;
+}
+
+// A candidate: its rank and position (NO_POSITION when empty).
+struct Best {
+    rank: u32,
+    position: u32,
+}
+
+// The best of positions [begin, end) of the sub-tensor at base, visited in order;
+// the offset steps along the innermost reduced dimension and is recomputed
+// only where that dimension wraps.
+fn scan(base: u32, begin: u32, end: u32, last: bool) -> Best {
+    if (begin >= end) {
+        return Best(0u, NO_POSITION);
+    }
+    let inner = max(params[P_REDUCED_RANK], 1u) - 1u;
+    let inner_size = params[P_REDUCED_SIZES + inner];
+    let inner_stride = params[P_REDUCED_STRIDES + inner];
+    var column = begin % inner_size;
+    var offset = base + reduced_offset(begin);
+    var best = Best(rank(load_input(offset)), begin);
+    for (var r = begin + 1u; r < end; r = r + 1u) {
+        column = column + 1u;
+        if (column == inner_size) {
+            column = 0u;
+            offset = base + reduced_offset(r);
+        } else {
+            offset = offset + inner_stride;
+        }
+        let candidate = rank(load_input(offset));
+        if (later_wins(candidate, best.rank, last)) {
+            best = Best(candidate, r);
+        }
+    }
+    return best;
 }
 
 // Writes output element o: the selected element's position or bits.
@@ -94,27 +125,18 @@ fn emit(o: u32, position: u32, base: u32) {
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
     let last = params[P_TIES] == TIES_LAST;
-    // One thread per output element.
+    // One thread per output element; consecutive threads take consecutive outputs.
     let count = params[P_OUTPUT_COUNT];
     if (group >= count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u)) {
         return;
     }
-    let o = group * WORKGROUP_SIZE + lid;
-    if (o >= count) {
+    let item = group * WORKGROUP_SIZE + lid;
+    if (item >= count) {
         return;
     }
-    let base = kept_offset(o);
-    let len = params[P_REDUCE_LEN];
-    var best_rank = rank(load_input(base));
-    var best_position = 0u;
-    for (var r = 1u; r < len; r = r + 1u) {
-        let candidate = rank(load_input(base + reduced_offset(r)));
-        if (better(candidate, r, best_rank, best_position, last)) {
-            best_rank = candidate;
-            best_position = r;
-        }
-    }
-    emit(o, best_position, base);
+    let base = kept_offset(item);
+    let best = scan(base, 0u, params[P_REDUCE_LEN], last);
+    emit(item, best.position, base);
 }
 /* @segmented 1 4 4
 // @generated from specs/argmax.op
@@ -127,10 +149,13 @@ const P_REDUCE_LEN: u32 = 1u;
 const P_KEPT_RANK: u32 = 2u;
 const P_REDUCED_RANK: u32 = 3u;
 const P_TIES: u32 = 4u;
+const P_TEAM: u32 = 6u;
+const P_CHUNK_LEN: u32 = 7u;
 const P_KEPT_SIZES: u32 = 8u;
 const P_KEPT_STRIDES: u32 = 16u;
 const P_REDUCED_SIZES: u32 = 24u;
 const P_REDUCED_STRIDES: u32 = 32u;
+const P_CHUNK_COUNT: u32 = 40u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -219,30 +244,19 @@ fn rank(v: u32) -> u32 {
     return ~order_key(v);
 }
 
-// Whether candidate a (rank, position) beats candidate b; either may be empty.
-fn better(rank_a: u32, position_a: u32, rank_b: u32, position_b: u32, last: bool) -> bool {
-    if (position_a == NO_POSITION) {
-        return false;
-    }
-    if (position_b == NO_POSITION) {
-        return true;
-    }
-    if (key_less(rank_a, rank_b)) {
-        return true;
-    }
-    if (key_less(rank_b, rank_a)) {
-        return false;
-    }
-    if (last) {
-        return position_a > position_b;
-    }
-    return position_a < position_b;
+// Whether a candidate at a later position than the best so far beats it.
+fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
+    return key_less(candidate, best) || (last && !key_less(best, candidate));
 }
 
 fn kept_offset(o: u32) -> u32 {
+    let dims = params[P_KEPT_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return o * params[P_KEPT_STRIDES];
+    }
     var rest = o;
     var offset = 0u;
-    let dims = params[P_KEPT_RANK];
     for (var d = dims; d > 0u; d = d - 1u) {
         let size = params[P_KEPT_SIZES + d - 1u];
         offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
@@ -252,15 +266,54 @@ fn kept_offset(o: u32) -> u32 {
 }
 
 fn reduced_offset(r: u32) -> u32 {
+    let dims = params[P_REDUCED_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return r * params[P_REDUCED_STRIDES];
+    }
     var rest = r;
     var offset = 0u;
-    let dims = params[P_REDUCED_RANK];
     for (var d = dims; d > 0u; d = d - 1u) {
         let size = params[P_REDUCED_SIZES + d - 1u];
         offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
         rest = rest / size;
     }
     return offset;
+}
+
+// A candidate: its rank and position (NO_POSITION when empty).
+struct Best {
+    rank: u32,
+    position: u32,
+}
+
+// The best of positions [begin, end) of the sub-tensor at base, visited in order;
+// the offset steps along the innermost reduced dimension and is recomputed
+// only where that dimension wraps.
+fn scan(base: u32, begin: u32, end: u32, last: bool) -> Best {
+    if (begin >= end) {
+        return Best(0u, NO_POSITION);
+    }
+    let inner = max(params[P_REDUCED_RANK], 1u) - 1u;
+    let inner_size = params[P_REDUCED_SIZES + inner];
+    let inner_stride = params[P_REDUCED_STRIDES + inner];
+    var column = begin % inner_size;
+    var offset = base + reduced_offset(begin);
+    var best = Best(rank(load_input(offset)), begin);
+    for (var r = begin + 1u; r < end; r = r + 1u) {
+        column = column + 1u;
+        if (column == inner_size) {
+            column = 0u;
+            offset = base + reduced_offset(r);
+        } else {
+            offset = offset + inner_stride;
+        }
+        let candidate = rank(load_input(offset));
+        if (later_wins(candidate, best.rank, last)) {
+            best = Best(candidate, r);
+        }
+    }
+    return best;
 }
 
 // Writes output element o: the selected element's position or bits.
@@ -272,26 +325,17 @@ fn emit(o: u32, position: u32, base: u32) {
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
     let last = params[P_TIES] == TIES_LAST;
-    // One thread per output element.
+    // One thread per output element; consecutive threads take consecutive outputs.
     let count = params[P_OUTPUT_COUNT];
     if (group >= count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u)) {
         return;
     }
-    let o = group * WORKGROUP_SIZE + lid;
-    if (o >= count) {
+    let item = group * WORKGROUP_SIZE + lid;
+    if (item >= count) {
         return;
     }
-    let base = kept_offset(o);
-    let len = params[P_REDUCE_LEN];
-    var best_rank = rank(load_input(base));
-    var best_position = 0u;
-    for (var r = 1u; r < len; r = r + 1u) {
-        let candidate = rank(load_input(base + reduced_offset(r)));
-        if (better(candidate, r, best_rank, best_position, last)) {
-            best_rank = candidate;
-            best_position = r;
-        }
-    }
-    emit(o, best_position, base);
+    let base = kept_offset(item);
+    let best = scan(base, 0u, params[P_REDUCE_LEN], last);
+    emit(item, best.position, base);
 }
 */

@@ -8,10 +8,13 @@ const P_REDUCE_LEN: u32 = 1u;
 const P_KEPT_RANK: u32 = 2u;
 const P_REDUCED_RANK: u32 = 3u;
 const P_TIES: u32 = 4u;
+const P_TEAM: u32 = 6u;
+const P_CHUNK_LEN: u32 = 7u;
 const P_KEPT_SIZES: u32 = 8u;
 const P_KEPT_STRIDES: u32 = 16u;
 const P_REDUCED_SIZES: u32 = 24u;
 const P_REDUCED_STRIDES: u32 = 32u;
+const P_CHUNK_COUNT: u32 = 40u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -64,10 +67,19 @@ fn better(rank_a: vec2<u32>, position_a: u32, rank_b: vec2<u32>, position_b: u32
     return position_a < position_b;
 }
 
+// Whether a candidate at a later position than the best so far beats it.
+fn later_wins(candidate: vec2<u32>, best: vec2<u32>, last: bool) -> bool {
+    return key_less(candidate, best) || (last && !key_less(best, candidate));
+}
+
 fn kept_offset(o: u32) -> u32 {
+    let dims = params[P_KEPT_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return o * params[P_KEPT_STRIDES];
+    }
     var rest = o;
     var offset = 0u;
-    let dims = params[P_KEPT_RANK];
     for (var d = dims; d > 0u; d = d - 1u) {
         let size = params[P_KEPT_SIZES + d - 1u];
         offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
@@ -77,15 +89,55 @@ fn kept_offset(o: u32) -> u32 {
 }
 
 fn reduced_offset(r: u32) -> u32 {
+    let dims = params[P_REDUCED_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return r * params[P_REDUCED_STRIDES];
+    }
     var rest = r;
     var offset = 0u;
-    let dims = params[P_REDUCED_RANK];
     for (var d = dims; d > 0u; d = d - 1u) {
         let size = params[P_REDUCED_SIZES + d - 1u];
         offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
         rest = rest / size;
     }
     return offset;
+}
+
+// A candidate: its rank and position (NO_POSITION when empty).
+struct Best {
+    rank: vec2<u32>,
+    position: u32,
+}
+
+// The best of positions begin + lane, begin + lane + team, ... below end: the team's
+// threads read consecutive elements when the innermost dimension is reduced.
+fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: bool) -> Best {
+    if (begin >= end || end - begin <= lane) {
+        return Best(vec2<u32>(0u, 0u), NO_POSITION);
+    }
+    let simple = params[P_REDUCED_RANK] <= 1u;
+    let step = team * params[P_REDUCED_STRIDES];
+    var r = begin + lane;
+    var offset = base + reduced_offset(r);
+    var best = Best(rank(load_input(offset)), r);
+    loop {
+        // Stop before r + team could wrap around.
+        if (end - r <= team) {
+            break;
+        }
+        r = r + team;
+        if (simple) {
+            offset = offset + step;
+        } else {
+            offset = base + reduced_offset(r);
+        }
+        let candidate = rank(load_input(offset));
+        if (later_wins(candidate, best.rank, last)) {
+            best = Best(candidate, r);
+        }
+    }
+    return best;
 }
 
 // Writes output element o: the selected element's position or bits.
@@ -97,37 +149,26 @@ fn emit(o: u32, position: u32, base: u32) {
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
     let last = params[P_TIES] == TIES_LAST;
-    // One workgroup per output element; barriers stay in uniform control flow.
-    let in_range = group < params[P_OUTPUT_COUNT];
+    // A team per output element.
+    let team = params[P_TEAM];
+    let lane = lid & (team - 1u);
+    let item = group * (WORKGROUP_SIZE / team) + lid / team;
+    let in_range = item < params[P_OUTPUT_COUNT];
     var base = 0u;
-    var len = 0u;
+    var first = 0u;
+    var stop = 0u;
     if (in_range) {
-        base = kept_offset(group);
-        len = params[P_REDUCE_LEN];
+        base = kept_offset(item);
+        stop = params[P_REDUCE_LEN];
     }
-    var best_rank = vec2<u32>(0u, 0u);
-    var best_position = NO_POSITION;
-    var r = lid;
-    loop {
-        if (r >= len) {
-            break;
-        }
-        let candidate = rank(load_input(base + reduced_offset(r)));
-        if (better(candidate, r, best_rank, best_position, last)) {
-            best_rank = candidate;
-            best_position = r;
-        }
-        // Stop before r + WORKGROUP_SIZE could wrap around.
-        if (len - r <= WORKGROUP_SIZE) {
-            break;
-        }
-        r = r + WORKGROUP_SIZE;
-    }
-    wg_rank[lid] = best_rank;
-    wg_position[lid] = best_position;
-    for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
+    let best = scan_strided(base, first, stop, lane, team, last);
+    wg_rank[lid] = best.rank;
+    wg_position[lid] = best.position;
+    // Combine the team's candidates; barriers stay in uniform control flow
+    // (the team size is a parameter word, the same for every thread).
+    for (var stride = team / 2u; stride > 0u; stride = stride / 2u) {
         workgroupBarrier();
-        if (lid < stride) {
+        if (lane < stride) {
             let other_rank = wg_rank[lid + stride];
             let other_position = wg_position[lid + stride];
             if (better(other_rank, other_position, wg_rank[lid], wg_position[lid], last)) {
@@ -136,8 +177,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
             }
         }
     }
-    if (lid == 0u && in_range) {
-        emit(group, wg_position[0], base);
+    if (lane == 0u && in_range) {
+        emit(item, wg_position[lid], base);
     }
 }
 /* @segmented 1 4 4
@@ -151,10 +192,13 @@ const P_REDUCE_LEN: u32 = 1u;
 const P_KEPT_RANK: u32 = 2u;
 const P_REDUCED_RANK: u32 = 3u;
 const P_TIES: u32 = 4u;
+const P_TEAM: u32 = 6u;
+const P_CHUNK_LEN: u32 = 7u;
 const P_KEPT_SIZES: u32 = 8u;
 const P_KEPT_STRIDES: u32 = 16u;
 const P_REDUCED_SIZES: u32 = 24u;
 const P_REDUCED_STRIDES: u32 = 32u;
+const P_CHUNK_COUNT: u32 = 40u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -266,10 +310,19 @@ fn better(rank_a: vec2<u32>, position_a: u32, rank_b: vec2<u32>, position_b: u32
     return position_a < position_b;
 }
 
+// Whether a candidate at a later position than the best so far beats it.
+fn later_wins(candidate: vec2<u32>, best: vec2<u32>, last: bool) -> bool {
+    return key_less(candidate, best) || (last && !key_less(best, candidate));
+}
+
 fn kept_offset(o: u32) -> u32 {
+    let dims = params[P_KEPT_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return o * params[P_KEPT_STRIDES];
+    }
     var rest = o;
     var offset = 0u;
-    let dims = params[P_KEPT_RANK];
     for (var d = dims; d > 0u; d = d - 1u) {
         let size = params[P_KEPT_SIZES + d - 1u];
         offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
@@ -279,15 +332,55 @@ fn kept_offset(o: u32) -> u32 {
 }
 
 fn reduced_offset(r: u32) -> u32 {
+    let dims = params[P_REDUCED_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return r * params[P_REDUCED_STRIDES];
+    }
     var rest = r;
     var offset = 0u;
-    let dims = params[P_REDUCED_RANK];
     for (var d = dims; d > 0u; d = d - 1u) {
         let size = params[P_REDUCED_SIZES + d - 1u];
         offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
         rest = rest / size;
     }
     return offset;
+}
+
+// A candidate: its rank and position (NO_POSITION when empty).
+struct Best {
+    rank: vec2<u32>,
+    position: u32,
+}
+
+// The best of positions begin + lane, begin + lane + team, ... below end: the team's
+// threads read consecutive elements when the innermost dimension is reduced.
+fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: bool) -> Best {
+    if (begin >= end || end - begin <= lane) {
+        return Best(vec2<u32>(0u, 0u), NO_POSITION);
+    }
+    let simple = params[P_REDUCED_RANK] <= 1u;
+    let step = team * params[P_REDUCED_STRIDES];
+    var r = begin + lane;
+    var offset = base + reduced_offset(r);
+    var best = Best(rank(load_input(offset)), r);
+    loop {
+        // Stop before r + team could wrap around.
+        if (end - r <= team) {
+            break;
+        }
+        r = r + team;
+        if (simple) {
+            offset = offset + step;
+        } else {
+            offset = base + reduced_offset(r);
+        }
+        let candidate = rank(load_input(offset));
+        if (later_wins(candidate, best.rank, last)) {
+            best = Best(candidate, r);
+        }
+    }
+    return best;
 }
 
 // Writes output element o: the selected element's position or bits.
@@ -299,37 +392,26 @@ fn emit(o: u32, position: u32, base: u32) {
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
     let last = params[P_TIES] == TIES_LAST;
-    // One workgroup per output element; barriers stay in uniform control flow.
-    let in_range = group < params[P_OUTPUT_COUNT];
+    // A team per output element.
+    let team = params[P_TEAM];
+    let lane = lid & (team - 1u);
+    let item = group * (WORKGROUP_SIZE / team) + lid / team;
+    let in_range = item < params[P_OUTPUT_COUNT];
     var base = 0u;
-    var len = 0u;
+    var first = 0u;
+    var stop = 0u;
     if (in_range) {
-        base = kept_offset(group);
-        len = params[P_REDUCE_LEN];
+        base = kept_offset(item);
+        stop = params[P_REDUCE_LEN];
     }
-    var best_rank = vec2<u32>(0u, 0u);
-    var best_position = NO_POSITION;
-    var r = lid;
-    loop {
-        if (r >= len) {
-            break;
-        }
-        let candidate = rank(load_input(base + reduced_offset(r)));
-        if (better(candidate, r, best_rank, best_position, last)) {
-            best_rank = candidate;
-            best_position = r;
-        }
-        // Stop before r + WORKGROUP_SIZE could wrap around.
-        if (len - r <= WORKGROUP_SIZE) {
-            break;
-        }
-        r = r + WORKGROUP_SIZE;
-    }
-    wg_rank[lid] = best_rank;
-    wg_position[lid] = best_position;
-    for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
+    let best = scan_strided(base, first, stop, lane, team, last);
+    wg_rank[lid] = best.rank;
+    wg_position[lid] = best.position;
+    // Combine the team's candidates; barriers stay in uniform control flow
+    // (the team size is a parameter word, the same for every thread).
+    for (var stride = team / 2u; stride > 0u; stride = stride / 2u) {
         workgroupBarrier();
-        if (lid < stride) {
+        if (lane < stride) {
             let other_rank = wg_rank[lid + stride];
             let other_position = wg_position[lid + stride];
             if (better(other_rank, other_position, wg_rank[lid], wg_position[lid], last)) {
@@ -338,8 +420,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
             }
         }
     }
-    if (lid == 0u && in_range) {
-        emit(group, wg_position[0], base);
+    if (lane == 0u && in_range) {
+        emit(item, wg_position[lid], base);
     }
 }
 */

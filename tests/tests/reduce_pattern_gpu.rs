@@ -1,13 +1,14 @@
 //! The `reduce` pattern's WGSL kernels against its CPU reference.
 //!
 //! For the four operators' configurations (ArgMin, ArgMax, ReduceMin,
-//! ReduceMax), every input data type, every output data type and both kernel
-//! variants, the kernels are generated here with `ops_spec::wgsl::reduce`,
-//! run through `ops_gpu` on random and edge-value inputs (NaN payloads,
-//! infinities, signed zeros, subnormals, integer extremes, 64-bit values past
-//! 2^32 and 2^53, many ties) of ranks 1 to 4 over several axis sets, and
-//! compared bit for bit with `reduce_cpu`. The shapes force the variant:
-//! each case asserts the one `reduce_plan` picked.
+//! ReduceMax), every input data type, every output data type and every
+//! kernel variant, the kernels are generated here with
+//! `ops_spec::wgsl::reduce`, run through `ops_gpu` on random and edge-value
+//! inputs (NaN payloads, infinities, signed zeros, subnormals, integer
+//! extremes, 64-bit values past 2^32 and 2^53, many ties) of ranks 1 to 4
+//! over several axis sets, and compared bit for bit with `reduce_cpu`. The
+//! shapes force the strategy (one pass of `Rows` or `Tree`, or a split pass
+//! then `Combine`): each case asserts the one `reduce_plan` picked.
 //!
 //! Runs on whatever adapter `ops_gpu` finds (Mesa's lavapipe on machines
 //! without a GPU); finding none is a failure, not a skip.
@@ -15,8 +16,8 @@
 use std::collections::HashMap;
 
 use ops_core::patterns::reduce::{
-    reduce_cpu, reduce_plan, Keep, ReduceConfig, ReduceGeometry, ReduceVariant, Select, Ties,
-    Zeros, WORKGROUP_SIZE,
+    reduce_cpu, reduce_plan, Keep, ReduceConfig, ReduceGeometry, ReduceStrategy, ReduceVariant,
+    Select, Ties, Zeros, WORKGROUP_SIZE,
 };
 use ops_core::{DataType, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::Context;
@@ -102,6 +103,14 @@ fn kernel(op: &Op, variant: ReduceVariant, input: DataType, output: DataType) ->
         bindings: REDUCE_BINDINGS,
         workgroup_size: WORKGROUP_SIZE,
     }))
+}
+
+/// Every variant's kernel of one data-type pair.
+fn kernels(op: &Op, input: DataType, output: DataType) -> HashMap<ReduceVariant, &'static Kernel> {
+    ReduceVariant::ALL
+        .into_iter()
+        .map(|v| (v, kernel(op, v, input, output)))
+        .collect()
 }
 
 /// A small seeded generator (xorshift64*), so failures reproduce.
@@ -235,7 +244,8 @@ fn input_tensor(dt: DataType, sizes: &[u32], fill: Fill, rng: &mut Rng) -> HostT
     HostTensor::from_bytes(TensorDesc::new(dt, sizes.to_vec()), bytes).unwrap()
 }
 
-/// A shape, its reduced axes (in the order given) and the variant it forces.
+/// A shape, its reduced axes (in the order given) and the variant of the
+/// first pass it forces.
 struct Case {
     sizes: &'static [u32],
     axes: &'static [u32],
@@ -243,7 +253,7 @@ struct Case {
 }
 
 const CASES: &[Case] = &[
-    // Rows: short reductions with many outputs.
+    // Rows: strided reductions, and short contiguous ones.
     Case {
         sizes: &[5, 7],
         axes: &[1],
@@ -254,6 +264,7 @@ const CASES: &[Case] = &[
         axes: &[0],
         variant: ReduceVariant::Rows,
     },
+    // Two reduced dimensions: the scan's offset wraps.
     Case {
         sizes: &[20, 3, 5, 2],
         axes: &[3, 1],
@@ -269,29 +280,24 @@ const CASES: &[Case] = &[
         axes: &[0],
         variant: ReduceVariant::Rows,
     },
-    // Tree: long reductions or few outputs.
     Case {
         sizes: &[37],
         axes: &[0],
-        variant: ReduceVariant::Tree,
-    },
-    Case {
-        sizes: &[600],
-        axes: &[0],
-        variant: ReduceVariant::Tree,
+        variant: ReduceVariant::Rows,
     },
     Case {
         sizes: &[3, 4, 5],
         axes: &[2, 0],
-        variant: ReduceVariant::Tree,
+        variant: ReduceVariant::Rows,
     },
     Case {
         sizes: &[2, 3, 4, 5],
         axes: &[3, 1],
-        variant: ReduceVariant::Tree,
+        variant: ReduceVariant::Rows,
     },
+    // Tree: teams over contiguous reductions.
     Case {
-        sizes: &[70, 2, 3],
+        sizes: &[600],
         axes: &[0],
         variant: ReduceVariant::Tree,
     },
@@ -299,6 +305,40 @@ const CASES: &[Case] = &[
         sizes: &[3, 3, 3, 3],
         axes: &[0, 1, 2, 3],
         variant: ReduceVariant::Tree,
+    },
+    // Two reduced dimensions: offsets recomputed for every position.
+    Case {
+        sizes: &[8, 5, 16],
+        axes: &[0, 2],
+        variant: ReduceVariant::Tree,
+    },
+    // SplitRows then Combine: strided, few outputs.
+    Case {
+        sizes: &[70, 2, 3],
+        axes: &[0],
+        variant: ReduceVariant::SplitRows,
+    },
+    Case {
+        sizes: &[4096, 4],
+        axes: &[0],
+        variant: ReduceVariant::SplitRows,
+    },
+    // Chunks that start inside the innermost reduced dimension.
+    Case {
+        sizes: &[40, 3, 50, 2],
+        axes: &[0, 2],
+        variant: ReduceVariant::SplitRows,
+    },
+    // SplitTree then Combine: contiguous, few outputs, uneven chunks.
+    Case {
+        sizes: &[2, 20000],
+        axes: &[1],
+        variant: ReduceVariant::SplitTree,
+    },
+    Case {
+        sizes: &[3, 2, 4000],
+        axes: &[0, 2],
+        variant: ReduceVariant::SplitTree,
     },
 ];
 
@@ -335,10 +375,7 @@ fn gpu_matches_cpu_reference_bitwise() {
     for op in &OPS {
         for input_dt in DataType::ALL {
             for output_dt in op.outputs(input_dt) {
-                let kernels: HashMap<ReduceVariant, &'static Kernel> = ReduceVariant::ALL
-                    .into_iter()
-                    .map(|v| (v, kernel(op, v, input_dt, output_dt)))
-                    .collect();
+                let kernels = kernels(op, input_dt, output_dt);
                 for (c, case) in CASES.iter().enumerate() {
                     let geometry = ReduceGeometry::new(case.sizes, case.axes).unwrap();
                     assert_eq!(
@@ -374,11 +411,11 @@ fn gpu_matches_cpu_reference_bitwise() {
                         &|v| kernels.get(&v).copied(),
                     )
                     .unwrap_or_else(|e| panic!("{what}: plan: {e}"));
-                    assert_eq!(plan.passes.len(), 1, "{what}");
-                    assert_eq!(
-                        plan.passes[0].kernel.key, kernels[&case.variant].key,
-                        "{what}"
-                    );
+                    let variants = geometry.strategy().variants();
+                    assert_eq!(plan.passes.len(), variants.len(), "{what}");
+                    for (pass, v) in plan.passes.iter().zip(&variants) {
+                        assert_eq!(pass.kernel.key, kernels[v].key, "{what}");
+                    }
                     let got = ctx
                         .execute(&plan, &[&input], std::slice::from_ref(&out_desc))
                         .unwrap_or_else(|e| panic!("{what}: gpu: {e}"));
@@ -408,10 +445,11 @@ fn gpu_matches_cpu_reference_bitwise() {
 fn gpu_seed_examples() {
     let ctx = ctx();
     let run = |op: &Op, ties: Ties, input: &HostTensor, axes: &[u32], out: TensorDesc| {
-        let g = ReduceGeometry::new(input.sizes(), axes).unwrap();
-        let k = kernel(op, g.variant(), input.dtype(), out.dtype);
-        let plan =
-            reduce_plan(&op.cfg, ties, input.desc(), 0, axes, &out, 0, &|_| Some(k)).unwrap();
+        let k = kernels(op, input.dtype(), out.dtype);
+        let plan = reduce_plan(&op.cfg, ties, input.desc(), 0, axes, &out, 0, &|v| {
+            k.get(&v).copied()
+        })
+        .unwrap();
         let got = ctx
             .execute(&plan, &[input], std::slice::from_ref(&out))
             .unwrap();
@@ -559,13 +597,15 @@ fn empty_tensors() {
 fn two_dimensional_grid() {
     let ctx = ctx();
     let mut rng = Rng(7);
-    let op = &OPS[1];
-    let sizes = [65_537u32, 64];
+    let op = &OPS[3];
+    // 65,536 * 256 + 1 outputs of 2 elements: 65,537 Rows workgroups.
+    let outputs = 65_536 * WORKGROUP_SIZE + 1;
+    let sizes = [outputs, 2];
     let input = input_tensor(DataType::Uint8, &sizes, Fill::Pool, &mut rng);
-    let out = TensorDesc::new(DataType::Uint32, [65_537]);
+    let out = TensorDesc::new(DataType::Uint8, [outputs]);
     let g = ReduceGeometry::new(&sizes, &[1]).unwrap();
-    assert_eq!(g.variant(), ReduceVariant::Tree);
-    let k = kernel(op, ReduceVariant::Tree, DataType::Uint8, DataType::Uint32);
+    assert_eq!(g.strategy(), ReduceStrategy::Rows);
+    let k = kernel(op, ReduceVariant::Rows, DataType::Uint8, DataType::Uint8);
     let plan = reduce_plan(&op.cfg, Ties::Last, input.desc(), 0, &[1], &out, 0, &|_| {
         Some(k)
     })
@@ -580,6 +620,6 @@ fn two_dimensional_grid() {
     assert!(
         got[0] == want,
         "{}",
-        first_difference(DataType::Uint32, got[0].bytes(), want.bytes())
+        first_difference(DataType::Uint8, got[0].bytes(), want.bytes())
     );
 }

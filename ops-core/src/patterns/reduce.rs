@@ -72,44 +72,167 @@ pub struct ReduceConfig {
 }
 
 /// A kernel variant of the pattern.
+///
+/// Every variant binds three buffers: `[Params, Input, Output]` for
+/// [`Rows`](ReduceVariant::Rows) and [`Tree`](ReduceVariant::Tree),
+/// `[Params, Input, Scratch(0)]` for the split passes and `[Params,
+/// Scratch(0), Output]` for [`Combine`](ReduceVariant::Combine).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReduceVariant {
-    /// One thread per output element, looping over its reduced sub-tensor:
-    /// for short reductions with many outputs.
+    /// One thread per output element, looping over its whole reduced
+    /// sub-tensor; consecutive threads take consecutive outputs, so the
+    /// reads coalesce when the innermost input dimension is kept (a strided
+    /// reduction). No barriers.
     Rows,
-    /// One workgroup of [`WORKGROUP_SIZE`] threads per output element: the
-    /// threads stride over the sub-tensor, then combine in shared memory.
+    /// A team of [`params::TEAM`] threads per output element (a power of
+    /// two up to [`WORKGROUP_SIZE`]; several teams per workgroup): the team's
+    /// threads stride over the sub-tensor, so consecutive threads read
+    /// consecutive elements when the innermost dimension is reduced, then
+    /// combine in shared memory.
     Tree,
+    /// Pass 1 of a split strided reduction: one thread per (output,
+    /// chunk), consecutive threads on consecutive outputs, each scanning
+    /// [`params::CHUNK_LEN`] positions and writing a partial result.
+    SplitRows,
+    /// Pass 1 of a split contiguous reduction: a team per (output, chunk),
+    /// as [`Tree`](ReduceVariant::Tree) over the chunk, writing a partial
+    /// result. An all-axes reduction runs many workgroups this way.
+    SplitTree,
+    /// Pass 2 of a split reduction: a team per output combines its
+    /// [`params::CHUNK_COUNT`] partial results and writes the output.
+    Combine,
 }
 
 impl ReduceVariant {
     /// Every variant.
-    pub const ALL: [ReduceVariant; 2] = [ReduceVariant::Rows, ReduceVariant::Tree];
+    pub const ALL: [ReduceVariant; 5] = [
+        ReduceVariant::Rows,
+        ReduceVariant::Tree,
+        ReduceVariant::SplitRows,
+        ReduceVariant::SplitTree,
+        ReduceVariant::Combine,
+    ];
 
-    /// The variant's name in kernel keys (`reduce_rows`, `reduce_tree`).
+    /// The variant's name in kernel keys (`reduce_rows`, `reduce_tree`,
+    /// `reduce_split_rows`, `reduce_split_tree`, `reduce_combine`).
     pub const fn name(self) -> &'static str {
         match self {
             ReduceVariant::Rows => "reduce_rows",
             ReduceVariant::Tree => "reduce_tree",
+            ReduceVariant::SplitRows => "reduce_split_rows",
+            ReduceVariant::SplitTree => "reduce_split_tree",
+            ReduceVariant::Combine => "reduce_combine",
+        }
+    }
+
+    /// True for the variants that combine in shared memory (and so have
+    /// barriers): `Tree`, `SplitTree` and `Combine`.
+    pub const fn is_tree(self) -> bool {
+        matches!(
+            self,
+            ReduceVariant::Tree | ReduceVariant::SplitTree | ReduceVariant::Combine
+        )
+    }
+
+    /// True for the first pass of a split reduction, which writes partial
+    /// results to scratch buffer 0.
+    pub const fn is_split(self) -> bool {
+        matches!(self, ReduceVariant::SplitRows | ReduceVariant::SplitTree)
+    }
+}
+
+/// Threads per workgroup of every kernel variant.
+pub const WORKGROUP_SIZE: u32 = 256;
+
+/// Threads a reduction should run to keep a large GPU's memory system busy
+/// (a few per core of a big discrete GPU); fewer outputs than this get their
+/// reductions split into chunks ([`ReduceStrategy`]).
+pub const TARGET_THREADS: u64 = 1 << 17;
+
+/// Positions each thread of a team scans, at least, when
+/// [`ReduceGeometry::strategy`] sizes teams: teams of 8 threads over rows of
+/// 256 elements read 32-byte sectors whole while the combine costs 3 steps.
+pub const TEAM_ELEMENTS: u64 = 32;
+
+/// A contiguous reduction (innermost dimension reduced) shorter than
+/// `2 * TEAM_ELEMENTS` positions runs [`ReduceVariant::Rows`].
+pub const TREE_MIN_REDUCE_LEN: u64 = 2 * TEAM_ELEMENTS;
+
+/// Fewest positions a split chunk of a strided reduction holds.
+pub const MIN_CHUNK: u64 = 32;
+
+/// Words of one partial result in scratch buffer 0: the selected element's
+/// raw bits (one word, two for 64-bit types), then its position
+/// (`0xffffffff` for an empty chunk).
+pub const fn partial_words(input: DataType) -> u64 {
+    if input.size_bits() == 64 {
+        3
+    } else {
+        2
+    }
+}
+
+/// How [`reduce_plan`] runs a reduction: the passes and their team sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceStrategy {
+    /// One [`ReduceVariant::Rows`] pass.
+    Rows,
+    /// One [`ReduceVariant::Tree`] pass with teams of `team` threads.
+    Tree {
+        /// Threads per output (a power of two, 2 to [`WORKGROUP_SIZE`]).
+        team: u32,
+    },
+    /// [`ReduceVariant::SplitRows`] over `chunks` chunks per output, then
+    /// [`ReduceVariant::Combine`] with teams of `combine_team`.
+    SplitRows {
+        /// Chunks per output.
+        chunks: u32,
+        /// Threads per output of the combine pass.
+        combine_team: u32,
+    },
+    /// [`ReduceVariant::SplitTree`] with teams of `team` over `chunks`
+    /// chunks per output, then [`ReduceVariant::Combine`] with teams of
+    /// `combine_team`.
+    SplitTree {
+        /// Threads per (output, chunk).
+        team: u32,
+        /// Chunks per output.
+        chunks: u32,
+        /// Threads per output of the combine pass.
+        combine_team: u32,
+    },
+}
+
+impl ReduceStrategy {
+    /// The variant of the first pass.
+    pub const fn variant(self) -> ReduceVariant {
+        match self {
+            ReduceStrategy::Rows => ReduceVariant::Rows,
+            ReduceStrategy::Tree { .. } => ReduceVariant::Tree,
+            ReduceStrategy::SplitRows { .. } => ReduceVariant::SplitRows,
+            ReduceStrategy::SplitTree { .. } => ReduceVariant::SplitTree,
+        }
+    }
+
+    /// The variants of the passes, in order.
+    pub fn variants(self) -> Vec<ReduceVariant> {
+        match self {
+            ReduceStrategy::Rows | ReduceStrategy::Tree { .. } => vec![self.variant()],
+            _ => vec![self.variant(), ReduceVariant::Combine],
         }
     }
 }
 
-/// Threads per workgroup of both kernel variants.
-pub const WORKGROUP_SIZE: u32 = 256;
+/// The largest power of two at most `v` (1 for 0).
+fn pow2_floor(v: u64) -> u64 {
+    if v <= 1 {
+        1
+    } else {
+        1 << (63 - v.leading_zeros())
+    }
+}
 
-/// [`ReduceVariant::Tree`] is chosen when the reduce length is at least this.
-pub const TREE_MIN_REDUCE_LEN: u64 = 64;
-
-/// [`ReduceVariant::Tree`] is also chosen when there are at most this many
-/// output elements (one Rows workgroup would leave the GPU idle) and the
-/// reduce length is at least [`TREE_SMALL_OUTPUT_MIN_REDUCE_LEN`].
-pub const TREE_MAX_SMALL_OUTPUT: u64 = 256;
-
-/// See [`TREE_MAX_SMALL_OUTPUT`].
-pub const TREE_SMALL_OUTPUT_MIN_REDUCE_LEN: u64 = 8;
-
-/// The parameter words of both kernel variants, shared by [`reduce_params`]
+/// The parameter words of every kernel variant, shared by [`reduce_params`]
 /// and the WGSL generator (`ops_spec::wgsl::reduce`).
 ///
 /// Every constant is a word index into the `params: array<u32>` binding:
@@ -122,16 +245,24 @@ pub const TREE_SMALL_OUTPUT_MIN_REDUCE_LEN: u64 = 8;
 /// | 3 | reduced rank `nr` (merged reduced dimensions, at most 8) |
 /// | 4 | tie rule: 0 = [`Ties::First`], 1 = [`Ties::Last`] |
 /// | 5 | input element count |
-/// | 6, 7 | reserved, zero |
+/// | 6 | team size: threads per output (or per chunk) of the tree variants, 1 otherwise |
+/// | 7 | chunk length: positions per chunk of the split passes (the reduce length otherwise) |
 /// | 8..16 | kept sizes, outermost first (unused slots 1) |
 /// | 16..24 | kept input strides in elements (unused slots 0) |
 /// | 24..32 | reduced sizes, outermost first (unused slots 1) |
 /// | 32..40 | reduced input strides in elements (unused slots 0) |
+/// | 40 | chunk count: chunks per output of a split reduction (1 otherwise) |
+/// | 41..44 | reserved, zero |
 ///
 /// Output element `o` reads from input offset
 /// `sum(coord_k * kept_stride_k)` plus, for position `r` of its sub-tensor,
 /// `sum(coord_j * reduced_stride_j)`, where the coordinates are `o` and `r`
 /// decomposed row-major over the kept and reduced sizes.
+///
+/// A split reduction's partial results (scratch buffer 0) are
+/// [`partial_words`] words each, the `chunk count` partials of output `o`
+/// at partial indices `o * chunk count ..`; chunk `c` covers positions
+/// `c * chunk length .. min((c + 1) * chunk length, reduce length)`.
 pub mod params {
     /// Output element count.
     pub const OUTPUT_COUNT: usize = 0;
@@ -145,6 +276,10 @@ pub mod params {
     pub const TIES: usize = 4;
     /// Input element count.
     pub const INPUT_COUNT: usize = 5;
+    /// Threads per team of the tree variants (1 for the others).
+    pub const TEAM: usize = 6;
+    /// Positions per chunk of a split pass (the reduce length otherwise).
+    pub const CHUNK_LEN: usize = 7;
     /// First kept size.
     pub const KEPT_SIZES: usize = 8;
     /// First kept stride.
@@ -153,8 +288,10 @@ pub mod params {
     pub const REDUCED_SIZES: usize = 24;
     /// First reduced stride.
     pub const REDUCED_STRIDES: usize = 32;
+    /// Chunks per output of a split reduction (1 otherwise).
+    pub const CHUNK_COUNT: usize = 40;
     /// Total word count.
-    pub const LEN: usize = 40;
+    pub const LEN: usize = 44;
     /// Most merged dimensions of each kind.
     pub const MAX_DIMS: usize = 8;
     /// The word value of [`Ties::First`](super::Ties::First).
@@ -224,20 +361,73 @@ impl ReduceGeometry {
         })
     }
 
-    /// The kernel variant [`reduce_plan`] picks for this geometry:
-    /// [`ReduceVariant::Tree`] when the reduce length is at least
-    /// [`TREE_MIN_REDUCE_LEN`], or when there are at most
-    /// [`TREE_MAX_SMALL_OUTPUT`] outputs and the reduce length is at least
-    /// [`TREE_SMALL_OUTPUT_MIN_REDUCE_LEN`]; [`ReduceVariant::Rows`] otherwise.
-    pub fn variant(&self) -> ReduceVariant {
-        if self.reduce_len >= TREE_MIN_REDUCE_LEN
-            || (self.output_count <= TREE_MAX_SMALL_OUTPUT
-                && self.reduce_len >= TREE_SMALL_OUTPUT_MIN_REDUCE_LEN)
-        {
-            ReduceVariant::Tree
-        } else {
-            ReduceVariant::Rows
+    /// True when the innermost merged input dimension is reduced, so that
+    /// each output's elements lie in runs of consecutive addresses (a
+    /// *contiguous* reduction); false when it is kept (a *strided* one:
+    /// consecutive outputs read consecutive addresses).
+    pub fn is_contiguous(&self) -> bool {
+        self.reduced.last().is_some_and(|&(_, stride)| stride == 1)
+    }
+
+    /// How [`reduce_plan`] runs this reduction.
+    ///
+    /// - Strided reductions, and contiguous ones shorter than
+    ///   [`TREE_MIN_REDUCE_LEN`]: [`ReduceStrategy::Rows`] when there are at
+    ///   least [`TARGET_THREADS`] outputs or the sub-tensors are short,
+    ///   otherwise [`ReduceStrategy::SplitRows`] with enough chunks (of at
+    ///   least [`MIN_CHUNK`] positions) to run about [`TARGET_THREADS`]
+    ///   threads.
+    /// - Contiguous reductions: teams sized so that each thread scans about
+    ///   [`TEAM_ELEMENTS`] positions (at most [`WORKGROUP_SIZE`] threads);
+    ///   [`ReduceStrategy::Tree`] when that runs [`TARGET_THREADS`] threads
+    ///   or the teams are not full workgroups, otherwise
+    ///   [`ReduceStrategy::SplitTree`] with full-workgroup teams over chunks
+    ///   of at least `WORKGROUP_SIZE * TEAM_ELEMENTS` positions (an
+    ///   all-axes reduction: many workgroups, then one combine).
+    pub fn strategy(&self) -> ReduceStrategy {
+        let (outputs, len) = (self.output_count.max(1), self.reduce_len);
+        let combine_team = |chunks: u64| pow2_floor(chunks.min(u64::from(WORKGROUP_SIZE))) as u32;
+        let wg = u64::from(WORKGROUP_SIZE);
+        if !self.is_contiguous() || len < TREE_MIN_REDUCE_LEN {
+            if outputs >= TARGET_THREADS || len < 2 * MIN_CHUNK {
+                return ReduceStrategy::Rows;
+            }
+            let chunks = TARGET_THREADS
+                .div_ceil(outputs)
+                .min(len.div_ceil(MIN_CHUNK));
+            // Chunk bounds must not wrap u32 (see params::CHUNK_LEN).
+            if chunks < 2 || len + chunks > u64::from(u32::MAX) {
+                return ReduceStrategy::Rows;
+            }
+            return ReduceStrategy::SplitRows {
+                chunks: chunks as u32,
+                combine_team: combine_team(chunks),
+            };
         }
+        let team = pow2_floor(len / TEAM_ELEMENTS).min(wg);
+        // Team indices must fit u32.
+        if outputs.saturating_mul(team) > u64::from(u32::MAX) {
+            return ReduceStrategy::Rows;
+        }
+        if outputs * team >= TARGET_THREADS || team < wg {
+            return ReduceStrategy::Tree { team: team as u32 };
+        }
+        let chunks = TARGET_THREADS
+            .div_ceil(outputs * wg)
+            .min(len.div_ceil(wg * TEAM_ELEMENTS));
+        if chunks < 2 || len + chunks > u64::from(u32::MAX) {
+            return ReduceStrategy::Tree { team: team as u32 };
+        }
+        ReduceStrategy::SplitTree {
+            team: WORKGROUP_SIZE,
+            chunks: chunks as u32,
+            combine_team: combine_team(chunks),
+        }
+    }
+
+    /// The variant of the first pass of [`strategy`](Self::strategy).
+    pub fn variant(&self) -> ReduceVariant {
+        self.strategy().variant()
     }
 }
 
@@ -449,7 +639,9 @@ fn compare<T: Element>(cfg: &ReduceConfig, a: T, b: T) -> Ordering {
     }
 }
 
-/// The parameter words of a reduction (layout in [`params`]).
+/// The parameter words of a one-pass [`ReduceVariant::Rows`] reduction
+/// (layout in [`params`]); [`reduce_plan`] adjusts the team and chunk words
+/// of each pass.
 ///
 /// Fails with [`OpError::TooLarge`] when a count, size or stride exceeds
 /// `u32`, or more than [`params::MAX_DIMS`] merged dimensions of a kind remain.
@@ -467,6 +659,9 @@ pub fn reduce_params(geometry: &ReduceGeometry, ties: Ties) -> Result<Vec<u32>, 
         Ties::First => params::TIES_FIRST,
         Ties::Last => params::TIES_LAST,
     };
+    p[params::TEAM] = 1;
+    p[params::CHUNK_LEN] = p[params::REDUCE_LEN];
+    p[params::CHUNK_COUNT] = 1;
     for (dims, rank_word, sizes_at, strides_at, what) in [
         (
             &geometry.kept,
@@ -499,9 +694,17 @@ pub fn reduce_params(geometry: &ReduceGeometry, ties: Ties) -> Result<Vec<u32>, 
     Ok(p)
 }
 
-/// The GPU plan of a reduction: one pass of the variant
-/// [`ReduceGeometry::variant`] picks, binding
-/// `[Params, Input(input_slot), Output(output_slot)]`.
+/// The GPU plan of a reduction, run as [`ReduceGeometry::strategy`] says.
+///
+/// - [`ReduceStrategy::Rows`] and [`ReduceStrategy::Tree`]: one pass
+///   binding `[Params, Input(input_slot), Output(output_slot)]`.
+/// - The split strategies: a [`ReduceVariant::SplitRows`] or
+///   [`ReduceVariant::SplitTree`] pass binding `[Params, Input(input_slot),
+///   Scratch(0)]` that writes `chunk count` partial results per output, then
+///   a [`ReduceVariant::Combine`] pass binding `[Params, Scratch(0),
+///   Output(output_slot)]`. Partial results keep the selected element's
+///   bits and position, and every combine breaks ties by position, so the
+///   result is the CPU reference's whatever the chunking.
 ///
 /// `kernel` returns the generated kernel of a variant for this call's data
 /// types (`None`: not generated, an [`OpError::Unsupported`]). The plan's
@@ -543,29 +746,90 @@ pub fn reduce_plan(
     };
     words(input, geometry.input_count)?;
     words(output, geometry.output_count)?;
-    let params = reduce_params(&geometry, ties)?;
-    let variant = geometry.variant();
-    let kernel = kernel(variant).ok_or_else(|| {
-        OpError::Unsupported(format!(
-            "no {} kernel for input {} and output {}",
-            variant.name(),
-            input.dtype,
-            output.dtype
-        ))
-    })?;
-    let workgroups = match variant {
-        ReduceVariant::Rows => geometry.output_count.div_ceil(u64::from(WORKGROUP_SIZE)),
-        ReduceVariant::Tree => geometry.output_count,
+    let base = reduce_params(&geometry, ties)?;
+    let kernel = |variant: ReduceVariant| {
+        kernel(variant).ok_or_else(|| {
+            OpError::Unsupported(format!(
+                "no {} kernel for input {} and output {}",
+                variant.name(),
+                input.dtype,
+                output.dtype
+            ))
+        })
     };
+    let wg = u64::from(WORKGROUP_SIZE);
+    let outputs = geometry.output_count;
+    let input_buffers = vec![
+        BufferRef::Params,
+        BufferRef::Input(input_slot),
+        BufferRef::Output(output_slot),
+    ];
+    let with = |team: u32, chunk_len: u64, chunks: u32| {
+        let mut p = base.clone();
+        p[params::TEAM] = team;
+        // chunk_len <= reduce_len, which fits u32.
+        p[params::CHUNK_LEN] = chunk_len as u32;
+        p[params::CHUNK_COUNT] = chunks;
+        p
+    };
+    let (split, team, chunks, combine_team) = match geometry.strategy() {
+        ReduceStrategy::Rows => {
+            plan.passes.push(Pass {
+                kernel: kernel(ReduceVariant::Rows)?,
+                buffers: input_buffers,
+                params: base,
+                workgroups: outputs.div_ceil(wg),
+            });
+            return Ok(plan);
+        }
+        ReduceStrategy::Tree { team } => {
+            plan.passes.push(Pass {
+                kernel: kernel(ReduceVariant::Tree)?,
+                buffers: input_buffers,
+                params: with(team, geometry.reduce_len, 1),
+                workgroups: (outputs * u64::from(team)).div_ceil(wg),
+            });
+            return Ok(plan);
+        }
+        ReduceStrategy::SplitRows {
+            chunks,
+            combine_team,
+        } => (ReduceVariant::SplitRows, 1, chunks, combine_team),
+        ReduceStrategy::SplitTree {
+            team,
+            chunks,
+            combine_team,
+        } => (ReduceVariant::SplitTree, team, chunks, combine_team),
+    };
+    let partials = outputs * u64::from(chunks);
+    if partials.saturating_mul(u64::from(team)) > u64::from(u32::MAX) {
+        return Err(OpError::TooLarge {
+            what: format!("{partials} partial results"),
+            limit: "u32 addressing of the reduce kernels".into(),
+        });
+    }
+    let chunk_len = geometry.reduce_len.div_ceil(u64::from(chunks));
+    plan.scratch_bytes
+        .push(partials * partial_words(input.dtype) * 4);
     plan.passes.push(Pass {
-        kernel,
+        kernel: kernel(split)?,
         buffers: vec![
             BufferRef::Params,
             BufferRef::Input(input_slot),
+            BufferRef::Scratch(0),
+        ],
+        params: with(team, chunk_len, chunks),
+        workgroups: (partials * u64::from(team)).div_ceil(wg),
+    });
+    plan.passes.push(Pass {
+        kernel: kernel(ReduceVariant::Combine)?,
+        buffers: vec![
+            BufferRef::Params,
+            BufferRef::Scratch(0),
             BufferRef::Output(output_slot),
         ],
-        params,
-        workgroups,
+        params: with(combine_team, chunk_len, chunks),
+        workgroups: (outputs * u64::from(combine_team)).div_ceil(wg),
     });
     Ok(plan)
 }
@@ -763,11 +1027,37 @@ mod tests {
         assert_eq!(g.kept, vec![(2, 60), (5, 1)]);
         assert_eq!(g.reduced, vec![(12, 5)]);
         assert_eq!((g.output_count, g.reduce_len, g.input_count), (10, 12, 120));
-        assert_eq!(g.variant(), ReduceVariant::Tree);
+        assert!(!g.is_contiguous());
+        assert_eq!(g.strategy(), ReduceStrategy::Rows);
         let g = ReduceGeometry::new(&[1000, 7], &[1]).unwrap();
+        assert!(g.is_contiguous());
         assert_eq!(g.variant(), ReduceVariant::Rows);
         let g = ReduceGeometry::new(&[4, 100], &[1]).unwrap();
-        assert_eq!(g.variant(), ReduceVariant::Tree);
+        assert_eq!(g.strategy(), ReduceStrategy::Tree { team: 2 });
+        // Rows of 256: teams of 8, each thread scanning 32 positions.
+        let g = ReduceGeometry::new(&[256, 256, 256], &[2]).unwrap();
+        assert_eq!(g.strategy(), ReduceStrategy::Tree { team: 8 });
+        // All axes: many workgroups over chunks, then one combine.
+        let g = ReduceGeometry::new(&[256, 256, 256], &[0, 1, 2]).unwrap();
+        assert_eq!(
+            g.strategy(),
+            ReduceStrategy::SplitTree {
+                team: 256,
+                chunks: 512,
+                combine_team: 256
+            }
+        );
+        // Strided with few outputs: chunks of at least MIN_CHUNK positions.
+        let g = ReduceGeometry::new(&[4096, 4], &[0]).unwrap();
+        assert_eq!(
+            g.strategy(),
+            ReduceStrategy::SplitRows {
+                chunks: 128,
+                combine_team: 128
+            }
+        );
+        let g = ReduceGeometry::new(&[256, 1 << 17], &[0]).unwrap();
+        assert_eq!(g.strategy(), ReduceStrategy::Rows);
         assert!(ReduceGeometry::new(&[2, 2], &[2]).is_err());
         assert!(ReduceGeometry::new(&[2, 2], &[1, 1]).is_err());
     }
@@ -842,6 +1132,33 @@ mod tests {
         assert_eq!(pass.params[params::REDUCE_LEN], 7);
         assert_eq!(pass.params[params::KEPT_SIZES], 1000);
         assert_eq!(pass.params[params::KEPT_STRIDES], 7);
+        assert_eq!(pass.params[params::TEAM], 1);
+        assert!(plan.scratch_bytes.is_empty());
+        // A split reduction: partials in scratch 0, then a combine.
+        let all = TensorDesc::new(DataType::Float64, [1 << 12, 1 << 8]);
+        let plan = reduce_plan(
+            &ARG_MIN,
+            Ties::First,
+            &all,
+            0,
+            &[0, 1],
+            &TensorDesc::new(DataType::Uint32, [1, 1]),
+            0,
+            &|_| Some(&K),
+        )
+        .unwrap();
+        assert_eq!(plan.passes.len(), 2);
+        // 2^20 positions: 128 chunks of 2^13 (256 threads x 32 positions).
+        assert_eq!(plan.scratch_bytes, vec![128 * 3 * 4]);
+        let (split, combine) = (&plan.passes[0], &plan.passes[1]);
+        assert_eq!(split.buffers[2], BufferRef::Scratch(0));
+        assert_eq!(split.workgroups, 128);
+        assert_eq!(split.params[params::CHUNK_COUNT], 128);
+        assert_eq!(split.params[params::CHUNK_LEN], 1 << 13);
+        assert_eq!(split.params[params::TEAM], 256);
+        assert_eq!(combine.buffers[1], BufferRef::Scratch(0));
+        assert_eq!(combine.params[params::TEAM], 128);
+        assert_eq!(combine.workgroups, 1);
         let r = reduce_plan(&REDUCE_MIN, Ties::Last, &input, 0, &[1], &out, 0, &|_| None);
         assert!(matches!(r, Err(OpError::Unsupported(_))));
         let huge = TensorDesc::new(DataType::Float64, [1 << 20, 1 << 12]);

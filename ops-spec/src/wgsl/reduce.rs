@@ -2,23 +2,40 @@
 //!
 //! One kernel per [`ReduceVariant`], input data type and output data type;
 //! the plan builder `ops_core::patterns::reduce::reduce_plan` fills the
-//! parameter words ([`ops_core::patterns::reduce::params`]) and picks the
-//! variant. Bindings of group 0, in order ([`REDUCE_BINDINGS`]):
+//! parameter words ([`ops_core::patterns::reduce::params`]), picks the
+//! variants and sizes the teams. Every kernel has three bindings of group 0
+//! ([`REDUCE_BINDINGS`]):
 //!
 //! 0. `params: array<u32>` (read): the parameter words;
-//! 1. `input: array<u32>` (read): the input tensor's packed words;
-//! 2. `output` (read_write): the output tensor's packed words,
-//!    `array<atomic<u32>>` when the output type is narrower than 32 bits
-//!    (the output must start zeroed), `array<u32>` otherwise.
+//! 1. (read) `input: array<u32>`, the input tensor's packed words, or for
+//!    [`ReduceVariant::Combine`] `partials: array<u32>`, the partial results
+//!    of the split pass;
+//! 2. (read_write) `output`, the output tensor's packed words
+//!    (`array<atomic<u32>>` when the output type is narrower than 32 bits,
+//!    the output starting zeroed; `array<u32>` otherwise), or for the split
+//!    passes `partials: array<u32>`.
+//!
+//! Each kernel carries its segmented variant ([`super::segments`]): the
+//! input, output and partial-result buffers are segmented.
 //!
 //! Every element is compared by an integer key ([`super::dtype::gen_key`])
 //! turned into a *rank* (the key for `Min`, its complement for `Max`) so that
 //! the smallest rank always wins; equal ranks are broken by position (lower
 //! for [`Ties::First`](ops_core::patterns::reduce::Ties::First), higher for
-//! `Last`), which makes any combine order agree with the CPU reference.
+//! `Last`), which makes any combine order agree with the CPU reference: the
+//! order of threads in a team, of teams in a tree, and of chunks in a split
+//! reduction. A partial result keeps the selected element's raw bits, not
+//! its rank, so that `Combine` can emit a value (NaN payloads included).
+//!
+//! Memory access: [`ReduceVariant::Rows`] and `SplitRows` give consecutive
+//! threads consecutive outputs (coalesced when the innermost input dimension
+//! is kept); `Tree` and `SplitTree` give a team's consecutive threads
+//! consecutive positions of one output (coalesced when it is reduced). Both
+//! step their input offsets by addition along the innermost reduced
+//! dimension instead of dividing for every element.
 
 use ops_core::patterns::reduce::{
-    params, Keep, ReduceConfig, ReduceVariant, Select, WORKGROUP_SIZE,
+    params, partial_words, Keep, ReduceConfig, ReduceVariant, Select, WORKGROUP_SIZE,
 };
 use ops_core::{Access, DataType};
 
@@ -63,7 +80,8 @@ pub fn reduce_supported(cfg: &ReduceConfig, input: DataType, output: DataType) -
 }
 
 /// The complete WGSL of one reduce kernel: the module and its segmented
-/// variant ([`super::segments`]; the input and output are segmented).
+/// variant ([`super::segments`]; the input, output and partial results are
+/// segmented).
 ///
 /// `key` is the kernel key (written into the header) and `origin` the spec
 /// path (`// @generated from {origin}`). The pair must be
@@ -78,19 +96,27 @@ pub fn reduce_kernel(
     origin: &str,
 ) -> String {
     debug_assert!(reduce_supported(cfg, input, output), "{key}");
-    let buffers = reduce_buffers(output);
+    let buffers = reduce_buffers(variant, output);
     let plain = reduce_module(cfg, variant, input, output, key, origin, Layout::Plain);
     let segmented = reduce_module(cfg, variant, input, output, key, origin, Layout::Segmented);
     with_segmented_variant(plain, &segmented, &buffers)
 }
 
-/// The buffers of a reduce kernel, in binding order.
-fn reduce_buffers(output: DataType) -> [Buffer<'static>; 3] {
-    [
-        Buffer::read("params", false),
-        Buffer::read("input", true),
-        Buffer::read_write("output", dtype::is_packed(output), true),
-    ]
+/// The buffers of a reduce kernel, in binding order: params, then input
+/// and output, the split passes writing partial results instead of the
+/// output and `Combine` reading them instead of the input.
+fn reduce_buffers(variant: ReduceVariant, output: DataType) -> [Buffer<'static>; 3] {
+    let params = Buffer::read("params", false);
+    let output = Buffer::read_write("output", dtype::is_packed(output), true);
+    match variant {
+        ReduceVariant::SplitRows | ReduceVariant::SplitTree => [
+            params,
+            Buffer::read("input", true),
+            Buffer::read_write("partials", false, true),
+        ],
+        ReduceVariant::Combine => [params, Buffer::read("partials", true), output],
+        ReduceVariant::Rows | ReduceVariant::Tree => [params, Buffer::read("input", true), output],
+    }
 }
 
 /// One module of a reduce kernel, plain or segmented.
@@ -103,7 +129,7 @@ fn reduce_module(
     origin: &str,
     layout: Layout,
 ) -> String {
-    let buffers = reduce_buffers(output);
+    let buffers = reduce_buffers(variant, output);
     let key_ty = dtype::raw_type(input);
     let mut w = Writer::new();
     w.comment(format!("@generated from {origin}"));
@@ -123,32 +149,52 @@ fn reduce_module(
         ("P_KEPT_RANK", params::KEPT_RANK),
         ("P_REDUCED_RANK", params::REDUCED_RANK),
         ("P_TIES", params::TIES),
+        ("P_TEAM", params::TEAM),
+        ("P_CHUNK_LEN", params::CHUNK_LEN),
         ("P_KEPT_SIZES", params::KEPT_SIZES),
         ("P_KEPT_STRIDES", params::KEPT_STRIDES),
         ("P_REDUCED_SIZES", params::REDUCED_SIZES),
         ("P_REDUCED_STRIDES", params::REDUCED_STRIDES),
+        ("P_CHUNK_COUNT", params::CHUNK_COUNT),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }
     w.line(format!("const TIES_LAST: u32 = {}u;", params::TIES_LAST));
     w.comment("The position of no element: an empty candidate.");
     w.line("const NO_POSITION: u32 = 0xffffffffu;");
+    let partials = variant.is_split() || variant == ReduceVariant::Combine;
+    if partials {
+        w.comment("Words of a partial result: the selected element's raw bits, then its position.");
+        w.line(format!(
+            "const PARTIAL_WORDS: u32 = {}u;",
+            partial_words(input)
+        ));
+    }
     w.blank();
     segments::declare(&mut w, &buffers, layout);
-    if variant == ReduceVariant::Tree {
+    if variant.is_tree() {
         w.blank();
         w.line(format!(
             "var<workgroup> wg_rank: array<{key_ty}, WORKGROUP_SIZE>;"
         ));
         w.line("var<workgroup> wg_position: array<u32, WORKGROUP_SIZE>;");
+        if variant == ReduceVariant::Combine && cfg.keep == Keep::Value {
+            w.line(format!(
+                "var<workgroup> wg_raw: array<{key_ty}, WORKGROUP_SIZE>;"
+            ));
+        }
     }
 
     w.blank();
     segments::gen_accessors(&mut w, &buffers, layout);
-    dtype::gen_load_from(&mut w, "load_input", &buffers[1], layout, input);
-    w.blank();
-    dtype::gen_store_to(&mut w, "store_output", &buffers[2], layout, output);
-    w.blank();
+    if variant != ReduceVariant::Combine {
+        dtype::gen_load_from(&mut w, "load_input", &buffers[1], layout, input);
+        w.blank();
+    }
+    if !variant.is_split() {
+        dtype::gen_store_to(&mut w, "store_output", &buffers[2], layout, output);
+        w.blank();
+    }
     let nan = match cfg.select {
         Select::Min => NanKey::Lowest,
         Select::Max => NanKey::Highest,
@@ -159,28 +205,58 @@ fn reduce_module(
     w.blank();
     gen_rank(&mut w, cfg.select, key_ty);
     w.blank();
-    gen_better(&mut w, key_ty);
-    w.blank();
-    gen_offset(
-        &mut w,
-        "kept_offset",
-        "o",
-        "P_KEPT_RANK",
-        "P_KEPT_SIZES",
-        "P_KEPT_STRIDES",
-    );
-    w.blank();
-    gen_offset(
-        &mut w,
-        "reduced_offset",
-        "r",
-        "P_REDUCED_RANK",
-        "P_REDUCED_SIZES",
-        "P_REDUCED_STRIDES",
-    );
-    w.blank();
-    gen_emit(&mut w, cfg.keep, output);
-    w.blank();
+    if variant.is_tree() {
+        gen_better(&mut w, key_ty);
+        w.blank();
+    }
+    if variant != ReduceVariant::Combine {
+        gen_later_wins(&mut w, key_ty);
+        w.blank();
+        gen_offset(
+            &mut w,
+            "kept_offset",
+            "o",
+            "P_KEPT_RANK",
+            "P_KEPT_SIZES",
+            "P_KEPT_STRIDES",
+        );
+        w.blank();
+        gen_offset(
+            &mut w,
+            "reduced_offset",
+            "r",
+            "P_REDUCED_RANK",
+            "P_REDUCED_SIZES",
+            "P_REDUCED_STRIDES",
+        );
+        w.blank();
+        w.comment("A candidate: its rank and position (NO_POSITION when empty).");
+        w.block("struct Best", |w| {
+            w.line(format!("rank: {key_ty},"));
+            w.line("position: u32,");
+        });
+        w.blank();
+        if variant.is_tree() {
+            gen_scan_strided(&mut w, key_ty);
+        } else {
+            gen_scan(&mut w, key_ty);
+        }
+        w.blank();
+    }
+    match variant {
+        ReduceVariant::Rows | ReduceVariant::Tree => {
+            gen_emit(&mut w, cfg.keep, output);
+            w.blank();
+        }
+        ReduceVariant::SplitRows | ReduceVariant::SplitTree => {
+            gen_store_partial(&mut w, &buffers[2], layout, input);
+            w.blank();
+        }
+        ReduceVariant::Combine => {
+            gen_load_partial(&mut w, &buffers[1], layout, input);
+            w.blank();
+        }
+    }
     w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
     w.open(format!(
         "fn {REDUCE_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
@@ -188,8 +264,11 @@ fn reduce_module(
     w.line("let group = wg.x + wg.y * num_workgroups.x;");
     w.line("let last = params[P_TIES] == TIES_LAST;");
     match variant {
-        ReduceVariant::Rows => gen_rows_body(&mut w),
-        ReduceVariant::Tree => gen_tree_body(&mut w, key_ty),
+        ReduceVariant::Rows => gen_rows_body(&mut w, false),
+        ReduceVariant::SplitRows => gen_rows_body(&mut w, true),
+        ReduceVariant::Tree => gen_tree_body(&mut w, false),
+        ReduceVariant::SplitTree => gen_tree_body(&mut w, true),
+        ReduceVariant::Combine => gen_combine_body(&mut w, cfg.keep, output, key_ty),
     }
     w.close();
     w.finish()
@@ -231,13 +310,28 @@ fn gen_better(w: &mut Writer, key_ty: &str) {
     w.close();
 }
 
+/// `fn later_wins(...)`: whether a candidate at a later position beats the
+/// best so far (a scan visits positions in increasing order).
+fn gen_later_wins(w: &mut Writer, key_ty: &str) {
+    w.comment("Whether a candidate at a later position than the best so far beats it.");
+    w.open(format!(
+        "fn later_wins(candidate: {key_ty}, best: {key_ty}, last: bool) -> bool"
+    ));
+    w.line("return key_less(candidate, best) || (last && !key_less(best, candidate));");
+    w.close();
+}
+
 /// `fn {name}(index: u32) -> u32`: the input offset of a row-major index
 /// over the dimensions in the params words.
 fn gen_offset(w: &mut Writer, name: &str, arg: &str, rank: &str, sizes: &str, strides: &str) {
     w.open(format!("fn {name}({arg}: u32) -> u32"));
+    w.line(format!("let dims = params[{rank}];"));
+    w.comment("One dimension (the common case) or none: no division.");
+    w.block("if (dims <= 1u)", |w| {
+        w.line(format!("return {arg} * params[{strides}];"));
+    });
     w.line(format!("var rest = {arg};"));
     w.line("var offset = 0u;");
-    w.line(format!("let dims = params[{rank}];"));
     w.block("for (var d = dims; d > 0u; d = d - 1u)", |w| {
         w.line(format!("let size = params[{sizes} + d - 1u];"));
         w.line(format!(
@@ -246,6 +340,73 @@ fn gen_offset(w: &mut Writer, name: &str, arg: &str, rank: &str, sizes: &str, st
         w.line("rest = rest / size;");
     });
     w.line("return offset;");
+    w.close();
+}
+
+/// `fn scan(base, begin, end, last) -> Best`: one thread over positions
+/// `[begin, end)` in order, stepping along the innermost reduced dimension.
+fn gen_scan(w: &mut Writer, key_ty: &str) {
+    w.comment("The best of positions [begin, end) of the sub-tensor at base, visited in order;");
+    w.comment("the offset steps along the innermost reduced dimension and is recomputed");
+    w.comment("only where that dimension wraps.");
+    w.open("fn scan(base: u32, begin: u32, end: u32, last: bool) -> Best");
+    w.block("if (begin >= end)", |w| {
+        w.line(format!("return Best({}, NO_POSITION);", zero_of(key_ty)));
+    });
+    w.line("let inner = max(params[P_REDUCED_RANK], 1u) - 1u;");
+    w.line("let inner_size = params[P_REDUCED_SIZES + inner];");
+    w.line("let inner_stride = params[P_REDUCED_STRIDES + inner];");
+    w.line("var column = begin % inner_size;");
+    w.line("var offset = base + reduced_offset(begin);");
+    w.line("var best = Best(rank(load_input(offset)), begin);");
+    w.block("for (var r = begin + 1u; r < end; r = r + 1u)", |w| {
+        w.line("column = column + 1u;");
+        w.open("if (column == inner_size)");
+        w.line("column = 0u;");
+        w.line("offset = base + reduced_offset(r);");
+        w.reopen("else");
+        w.line("offset = offset + inner_stride;");
+        w.close();
+        w.line("let candidate = rank(load_input(offset));");
+        w.block("if (later_wins(candidate, best.rank, last))", |w| {
+            w.line("best = Best(candidate, r);");
+        });
+    });
+    w.line("return best;");
+    w.close();
+}
+
+/// `fn scan_strided(...) -> Best`: one team member over positions
+/// `begin + lane, begin + lane + team, ...` below `end`.
+fn gen_scan_strided(w: &mut Writer, key_ty: &str) {
+    w.comment("The best of positions begin + lane, begin + lane + team, ... below end: the team's");
+    w.comment("threads read consecutive elements when the innermost dimension is reduced.");
+    w.open("fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: bool) -> Best");
+    w.block("if (begin >= end || end - begin <= lane)", |w| {
+        w.line(format!("return Best({}, NO_POSITION);", zero_of(key_ty)));
+    });
+    w.line("let simple = params[P_REDUCED_RANK] <= 1u;");
+    w.line("let step = team * params[P_REDUCED_STRIDES];");
+    w.line("var r = begin + lane;");
+    w.line("var offset = base + reduced_offset(r);");
+    w.line("var best = Best(rank(load_input(offset)), r);");
+    w.block("loop", |w| {
+        w.comment("Stop before r + team could wrap around.");
+        w.block("if (end - r <= team)", |w| {
+            w.line("break;");
+        });
+        w.line("r = r + team;");
+        w.open("if (simple)");
+        w.line("offset = offset + step;");
+        w.reopen("else");
+        w.line("offset = base + reduced_offset(r);");
+        w.close();
+        w.line("let candidate = rank(load_input(offset));");
+        w.block("if (later_wins(candidate, best.rank, last))", |w| {
+            w.line("best = Best(candidate, r);");
+        });
+    });
+    w.line("return best;");
     w.close();
 }
 
@@ -267,73 +428,104 @@ fn gen_emit(w: &mut Writer, keep: Keep, output: DataType) {
     w.close();
 }
 
-fn gen_rows_body(w: &mut Writer) {
-    w.comment("One thread per output element.");
-    w.line("let count = params[P_OUTPUT_COUNT];");
+/// `fn store_partial(p, position, base)`: writes partial result `p`.
+fn gen_store_partial(w: &mut Writer, partials: &Buffer, layout: Layout, input: DataType) {
+    let ty = dtype::raw_type(input);
+    w.comment("Writes partial result p: the selected element's raw bits and its position.");
+    w.open("fn store_partial(p: u32, position: u32, base: u32)");
+    w.line(format!("var raw = {};", dtype::raw_zero(input)));
+    w.block("if (position != NO_POSITION)", |w| {
+        w.line("raw = load_input(base + reduced_offset(position));");
+    });
+    w.line("let at = p * PARTIAL_WORDS;");
+    if ty == "u32" {
+        w.line(partials.set(layout, "at", "raw"));
+    } else {
+        w.line(partials.set(layout, "at", "raw.x"));
+        w.line(partials.set(layout, "at + 1u", "raw.y"));
+    }
+    w.line(partials.set(layout, "at + PARTIAL_WORDS - 1u", "position"));
+    w.close();
+}
+
+/// `fn load_partial(p) -> raw` and `fn partial_position(p) -> u32`: the raw
+/// bits and the position of partial result `p`.
+fn gen_load_partial(w: &mut Writer, partials: &Buffer, layout: Layout, input: DataType) {
+    let ty = dtype::raw_type(input);
+    w.open(format!("fn load_partial(p: u32) -> {ty}"));
+    w.line("let at = p * PARTIAL_WORDS;");
+    if ty == "u32" {
+        w.line(format!("return {};", partials.word(layout, "at")));
+    } else {
+        w.line(format!(
+            "return vec2<u32>({}, {});",
+            partials.word(layout, "at"),
+            partials.word(layout, "at + 1u")
+        ));
+    }
+    w.close();
+    w.blank();
+    w.open("fn partial_position(p: u32) -> u32");
+    w.line(format!(
+        "return {};",
+        partials.word(layout, "p * PARTIAL_WORDS + PARTIAL_WORDS - 1u")
+    ));
+    w.close();
+}
+
+/// The chunk `[begin, end)` of positions chunk `c` covers (split passes).
+fn gen_chunk_bounds(w: &mut Writer) {
+    w.line("let len = params[P_REDUCE_LEN];");
+    w.line("let chunk = params[P_CHUNK_LEN];");
+    w.line("let begin = min(c * chunk, len);");
+    w.line("let end = begin + min(chunk, len - begin);");
+}
+
+/// Rows and SplitRows: one thread per output (and chunk), consecutive
+/// threads on consecutive outputs.
+fn gen_rows_body(w: &mut Writer, split: bool) {
+    if split {
+        w.comment("One thread per (output, chunk); consecutive threads take consecutive outputs.");
+        w.line("let outputs = params[P_OUTPUT_COUNT];");
+        w.line("let count = outputs * params[P_CHUNK_COUNT];");
+    } else {
+        w.comment("One thread per output element; consecutive threads take consecutive outputs.");
+        w.line("let count = params[P_OUTPUT_COUNT];");
+    }
     w.block(
         "if (group >= count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u))",
         |w| {
             w.line("return;");
         },
     );
-    w.line("let o = group * WORKGROUP_SIZE + lid;");
-    w.block("if (o >= count)", |w| {
+    w.line("let item = group * WORKGROUP_SIZE + lid;");
+    w.block("if (item >= count)", |w| {
         w.line("return;");
     });
-    w.line("let base = kept_offset(o);");
-    w.line("let len = params[P_REDUCE_LEN];");
-    w.line("var best_rank = rank(load_input(base));");
-    w.line("var best_position = 0u;");
-    w.block("for (var r = 1u; r < len; r = r + 1u)", |w| {
-        w.line("let candidate = rank(load_input(base + reduced_offset(r)));");
-        w.block(
-            "if (better(candidate, r, best_rank, best_position, last))",
-            |w| {
-                w.line("best_rank = candidate;");
-                w.line("best_position = r;");
-            },
-        );
-    });
-    w.line("emit(o, best_position, base);");
+    if split {
+        w.line("let o = item % outputs;");
+        w.line("let c = item / outputs;");
+        w.line("let base = kept_offset(o);");
+        gen_chunk_bounds(w);
+        w.line("let best = scan(base, begin, end, last);");
+        w.line("store_partial(o * params[P_CHUNK_COUNT] + c, best.position, base);");
+    } else {
+        w.line("let base = kept_offset(item);");
+        w.line("let best = scan(base, 0u, params[P_REDUCE_LEN], last);");
+        w.line("emit(item, best.position, base);");
+    }
 }
 
-fn gen_tree_body(w: &mut Writer, key_ty: &str) {
-    w.comment("One workgroup per output element; barriers stay in uniform control flow.");
-    w.line("let in_range = group < params[P_OUTPUT_COUNT];");
-    w.line("var base = 0u;");
-    w.line("var len = 0u;");
-    w.block("if (in_range)", |w| {
-        w.line("base = kept_offset(group);");
-        w.line("len = params[P_REDUCE_LEN];");
-    });
-    w.line(format!("var best_rank = {};", zero_of(key_ty)));
-    w.line("var best_position = NO_POSITION;");
-    w.line("var r = lid;");
-    w.block("loop", |w| {
-        w.block("if (r >= len)", |w| {
-            w.line("break;");
-        });
-        w.line("let candidate = rank(load_input(base + reduced_offset(r)));");
-        w.block(
-            "if (better(candidate, r, best_rank, best_position, last))",
-            |w| {
-                w.line("best_rank = candidate;");
-                w.line("best_position = r;");
-            },
-        );
-        w.comment("Stop before r + WORKGROUP_SIZE could wrap around.");
-        w.block("if (len - r <= WORKGROUP_SIZE)", |w| {
-            w.line("break;");
-        });
-        w.line("r = r + WORKGROUP_SIZE;");
-    });
-    w.line("wg_rank[lid] = best_rank;");
-    w.line("wg_position[lid] = best_position;");
+/// The tree of a team in shared memory: afterwards the team's first thread
+/// holds the team's best candidate (and raw bits, with `raw`).
+fn gen_team_tree(w: &mut Writer, raw: bool) {
+    w.comment("Combine the team's candidates; barriers stay in uniform control flow");
+    w.comment("(the team size is a parameter word, the same for every thread).");
     w.block(
-        "for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u)",
+        "for (var stride = team / 2u; stride > 0u; stride = stride / 2u)",
         |w| {
             w.line("workgroupBarrier();");
-            w.block("if (lid < stride)", |w| {
+            w.block("if (lane < stride)", |w| {
                 w.line("let other_rank = wg_rank[lid + stride];");
                 w.line("let other_position = wg_position[lid + stride];");
                 w.block(
@@ -341,13 +533,109 @@ fn gen_tree_body(w: &mut Writer, key_ty: &str) {
                     |w| {
                         w.line("wg_rank[lid] = other_rank;");
                         w.line("wg_position[lid] = other_position;");
+                        if raw {
+                            w.line("wg_raw[lid] = wg_raw[lid + stride];");
+                        }
                     },
                 );
             });
         },
     );
-    w.block("if (lid == 0u && in_range)", |w| {
-        w.line("emit(group, wg_position[0], base);");
+}
+
+/// The team layout: `team` threads per item, `WORKGROUP_SIZE / team` items
+/// per workgroup.
+fn gen_team_layout(w: &mut Writer) {
+    w.line("let team = params[P_TEAM];");
+    w.line("let lane = lid & (team - 1u);");
+    w.line("let item = group * (WORKGROUP_SIZE / team) + lid / team;");
+}
+
+/// Tree and SplitTree: a team per output (and chunk).
+fn gen_tree_body(w: &mut Writer, split: bool) {
+    if split {
+        w.comment("A team per (output, chunk): teams of one output take consecutive chunks.");
+    } else {
+        w.comment("A team per output element.");
+    }
+    gen_team_layout(w);
+    if split {
+        w.line("let chunks = params[P_CHUNK_COUNT];");
+        w.line("let in_range = item < params[P_OUTPUT_COUNT] * chunks;");
+    } else {
+        w.line("let in_range = item < params[P_OUTPUT_COUNT];");
+    }
+    w.line("var base = 0u;");
+    w.line("var first = 0u;");
+    w.line("var stop = 0u;");
+    w.block("if (in_range)", |w| {
+        if split {
+            w.line("let c = item % chunks;");
+            w.line("base = kept_offset(item / chunks);");
+            gen_chunk_bounds(w);
+            w.line("first = begin;");
+            w.line("stop = end;");
+        } else {
+            w.line("base = kept_offset(item);");
+            w.line("stop = params[P_REDUCE_LEN];");
+        }
+    });
+    w.line("let best = scan_strided(base, first, stop, lane, team, last);");
+    w.line("wg_rank[lid] = best.rank;");
+    w.line("wg_position[lid] = best.position;");
+    gen_team_tree(w, false);
+    w.block("if (lane == 0u && in_range)", |w| {
+        if split {
+            w.line("store_partial(item, wg_position[lid], base);");
+        } else {
+            w.line("emit(item, wg_position[lid], base);");
+        }
+    });
+}
+
+/// Combine: a team per output over its partial results.
+fn gen_combine_body(w: &mut Writer, keep: Keep, output: DataType, key_ty: &str) {
+    w.comment("A team per output element over its partial results.");
+    gen_team_layout(w);
+    w.line("let chunks = params[P_CHUNK_COUNT];");
+    w.line("let in_range = item < params[P_OUTPUT_COUNT];");
+    let zero = zero_of(key_ty);
+    w.line(format!("var best_rank = {zero};"));
+    w.line("var best_position = NO_POSITION;");
+    w.line(format!("var best_raw = {zero};"));
+    w.block("if (in_range)", |w| {
+        w.block("for (var c = lane; c < chunks; c = c + team)", |w| {
+            w.line("let p = item * chunks + c;");
+            w.line("let raw = load_partial(p);");
+            w.line("let position = partial_position(p);");
+            w.line("let candidate = rank(raw);");
+            w.block(
+                "if (better(candidate, position, best_rank, best_position, last))",
+                |w| {
+                    w.line("best_rank = candidate;");
+                    w.line("best_position = position;");
+                    w.line("best_raw = raw;");
+                },
+            );
+        });
+    });
+    w.line("wg_rank[lid] = best_rank;");
+    w.line("wg_position[lid] = best_position;");
+    let raw = keep == Keep::Value;
+    if raw {
+        w.line("wg_raw[lid] = best_raw;");
+    }
+    gen_team_tree(w, raw);
+    w.block("if (lane == 0u && in_range)", |w| match keep {
+        Keep::Index => {
+            w.line(format!(
+                "store_output(item, {});",
+                dtype::raw_from_u32(output, "wg_position[lid]")
+            ));
+        }
+        Keep::Value => {
+            w.line("store_output(item, wg_raw[lid]);");
+        }
     });
 }
 
@@ -469,7 +757,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(count, 2 * 11 * (4 + 4 + 1 + 1));
+        assert_eq!(count, ReduceVariant::ALL.len() * 11 * (4 + 4 + 1 + 1));
     }
 
     #[test]
