@@ -40,6 +40,7 @@
 mod cache;
 mod context;
 mod exec;
+mod profile;
 mod segment;
 
 use std::sync::OnceLock;
@@ -47,6 +48,10 @@ use std::sync::OnceLock;
 use ops_core::{GpuPlan, HostTensor, OpError, Operator, TensorDesc};
 
 pub use context::Context;
+pub use profile::{
+    copy_plan, MinimalDispatch, Prepared, Profiler, Sample, TimeSource, COPY_KERNEL,
+    COPY_WORKGROUP_SIZE,
+};
 
 /// What [`Context::new`] says when no usable GPU adapter was found.
 pub const NO_ADAPTER_HELP: &str = "no GPU adapter was found: wgpu could not find a hardware \
