@@ -6,7 +6,9 @@
 //! error types, the GPU plan data model executed by `ops-gpu`, and (under
 //! `__private`) the pattern library — the CPU reference and GPU plan builder
 //! of each computation pattern (`reduce`, `gather_nd`, `scatter_elements`)
-//! that generated code calls with the spec's parameters.
+//! that generated code calls with the spec's parameters. [`fuzz`] derives
+//! proptest strategies of valid and invalid calls from any operator's
+//! [`OperatorInfo`], so every spec file gets its fuzzing for free.
 
 #![warn(missing_docs)]
 
