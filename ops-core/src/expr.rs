@@ -489,6 +489,8 @@ impl<'a> Env<'a> {
                 }
             }
             Expr::Not(a) => format!("not {}", self.explain(a)),
+            // Both sides are false: say why each is.
+            Expr::Or(a, b) => format!("{} and {}", self.explain(a), self.explain(b)),
             Expr::All {
                 var,
                 name,

@@ -278,6 +278,7 @@ fn scatter_levels_and_rules() {
     let e = bad.validate(FeatureLevel::FL3_0).unwrap_err().to_string();
     assert!(
         e.contains("IndicesTensor.Sizes must match InputTensor.Sizes except in the Axis dimension")
+            && e.contains("`indices.sizes[d]` is 2, `input.sizes[d]` is 3")
             && e.contains("for d = 1"),
         "{e}"
     );
