@@ -15,7 +15,7 @@
 //! without a GPU); finding none is a failure, not a skip.
 
 use ops_core::patterns::gather_nd::{
-    gather_nd_cpu, gather_nd_index_error, gather_nd_plan, GatherNdGeometry, WORKGROUP_SIZE,
+    gather_nd_cpu, gather_nd_index_error, gather_nd_plan, params, GatherNdGeometry, WORKGROUP_SIZE,
 };
 use ops_core::{DataType, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::{Context, ExecError};
@@ -503,18 +503,16 @@ fn empty_tensors() {
 }
 
 /// More than 65,535 workgroups: the runtime spreads them over x and y and
-/// the kernel linearises `x + y * num_workgroups.x`, guarding the tail.
+/// the kernel linearises `x + y * num_workgroups.x`, guarding the tail. Rows
+/// of an odd byte count keep the element mode (one output word a thread).
 #[test]
 fn two_dimensional_grid() {
     let ctx = ctx();
-    let row = 8_400_000u32;
-    let input = HostTensor::from_slice(
-        [2, row],
-        &(0..2 * row)
-            .map(|v| v.wrapping_mul(0x9e37_79b9))
-            .collect::<Vec<u32>>(),
-    )
-    .unwrap();
+    let row = 33_600_001u32;
+    let bytes: Vec<u8> = (0..2 * row)
+        .map(|v| v.wrapping_mul(0x9e37_79b9) as u8)
+        .collect();
+    let input = HostTensor::from_slice([2, row], &bytes).unwrap();
     let indices = HostTensor::from_slice([2, 1], &[-1i32, 0]).unwrap();
     let case = Case {
         input: vec![2, row],
@@ -523,15 +521,55 @@ fn two_dimensional_grid() {
         indices_rank: 2,
         batch_dims: 0,
     };
-    let out = TensorDesc::new(DataType::Uint32, [2, row]);
+    let out = TensorDesc::new(DataType::Uint8, [2, row]);
     let plan = plan_for(
         &input,
         &indices,
         &out,
         &case,
-        kernel(DataType::Uint32, DataType::Int32),
+        kernel(DataType::Uint8, DataType::Int32),
     );
+    assert_eq!(plan.passes[0].params[params::ROW_BLOCKS], 0);
     assert!(plan.passes[0].workgroups > 65_535);
+    let got = ctx
+        .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
+        .unwrap();
+    let want = gather_nd_cpu(&input, &indices, &out, 2, 2, 0, INDICES).unwrap();
+    assert!(
+        got[0] == want,
+        "{}",
+        first_difference(DataType::Uint8, got[0].bytes(), want.bytes())
+    );
+}
+
+/// Row mode over more than 65,535 workgroups: 70,000 tuples of one block.
+#[test]
+fn two_dimensional_grid_in_row_mode() {
+    let ctx = ctx();
+    let mut rng = Rng(seed() ^ 0x2d);
+    let (rows, tuples) = (1000u32, 70_000u32);
+    let input = data_tensor(DataType::Uint32, &[rows, 128], &mut rng);
+    let values: Vec<i128> = (0..tuples)
+        .map(|_| rng.below(rows as usize) as i128)
+        .collect();
+    let indices = index_tensor(DataType::Uint32, &[tuples, 1], &values);
+    let case = Case {
+        input: vec![rows, 128],
+        indices: vec![tuples, 1],
+        input_rank: 2,
+        indices_rank: 2,
+        batch_dims: 0,
+    };
+    let out = TensorDesc::new(DataType::Uint32, [tuples, 128]);
+    let plan = plan_for(
+        &input,
+        &indices,
+        &out,
+        &case,
+        kernel(DataType::Uint32, DataType::Uint32),
+    );
+    assert_eq!(plan.passes[0].params[params::ROW_BLOCKS], 1);
+    assert_eq!(plan.passes[0].workgroups, 70_000);
     let got = ctx
         .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
         .unwrap();
@@ -541,4 +579,67 @@ fn two_dimensional_grid() {
         "{}",
         first_difference(DataType::Uint32, got[0].bytes(), want.bytes())
     );
+}
+
+/// Row mode (slices of at least `ROW_MIN_WORDS` whole words) for every data
+/// width: batches, several blocks per slice with a partial last one,
+/// negative indices, and a bad index reported at its lowest position.
+#[test]
+fn row_mode_copies_whole_words() {
+    let ctx = ctx();
+    let mut rng = Rng(seed() ^ 0x20f);
+    // (data, slice elements): word-multiple slices of 128 words to ~2.2 blocks.
+    let cases = [
+        (DataType::Uint8, 512u32),
+        (DataType::Int8, 4 * 5000),
+        (DataType::Float16, 256),
+        (DataType::Uint16, 2 * 1500),
+        (DataType::Float32, 128),
+        (DataType::Int32, 9000),
+        (DataType::Float64, 64),
+        (DataType::Uint64, 2100),
+    ];
+    for (data, slice) in cases {
+        for index in INDEX_TYPES {
+            // A batch of 2, 5 tuples of 2 over [3, 4] each, slices of `slice`.
+            let case = Case {
+                input: vec![2, 3, 4, slice],
+                indices: vec![1, 2, 5, 2],
+                input_rank: 4,
+                indices_rank: 3,
+                batch_dims: 1,
+            };
+            let g = geometry(&case);
+            assert!(g.row_blocks(data).is_some(), "{data} {slice}");
+            let input = data_tensor(data, &case.input, &mut rng);
+            let values = valid_indices(&g, index, &mut rng);
+            let indices = index_tensor(index, &case.indices, &values);
+            let out = output_desc(&g, data, case.input.len());
+            let what = format!("{data}/{index} {case:?}");
+            let want = gather_nd_cpu(&input, &indices, &out, 4, 3, 1, INDICES)
+                .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
+            let plan = plan_for(&input, &indices, &out, &case, kernel(data, index));
+            assert!(plan.passes[0].params[params::ROW_BLOCKS] > 0, "{what}");
+            let got = ctx
+                .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
+                .unwrap_or_else(|e| panic!("{what}: gpu: {e}"));
+            assert!(
+                got[0].bytes() == want.bytes(),
+                "{what}: {}",
+                first_difference(data, got[0].bytes(), want.bytes())
+            );
+            // Two bad values: the lowest position is reported.
+            let mut bad = values.clone();
+            let (p1, p2) = (3 + rng.below(5), 12 + rng.below(8));
+            bad[p1] = bad_index(index, g.dims[p1 % 2].0 as i128, &mut rng);
+            bad[p2] = bad_index(index, g.dims[p2 % 2].0 as i128, &mut rng);
+            let indices = index_tensor(index, &case.indices, &bad);
+            match ctx.execute(&plan, &[&input, &indices], std::slice::from_ref(&out)) {
+                Err(ExecError::Index { check: 0, position }) => {
+                    assert_eq!(position, p1 as u64, "{what}")
+                }
+                other => panic!("{what}: {other:?}"),
+            }
+        }
+    }
 }

@@ -34,6 +34,13 @@ use crate::{
 /// Threads per workgroup of the kernels.
 pub const WORKGROUP_SIZE: u32 = 256;
 
+/// Words a workgroup copies in row mode: 16 per thread.
+pub const ROW_BLOCK_WORDS: u64 = 16 * WORKGROUP_SIZE as u64;
+
+/// Row mode needs slices of at least this many words (half a workgroup's
+/// one-word-per-thread pass).
+pub const ROW_MIN_WORDS: u64 = WORKGROUP_SIZE as u64 / 2;
+
 /// The parameter words of the kernels, shared by [`gather_nd_params`] and the
 /// WGSL generator (`ops_spec::wgsl::gather_nd`).
 ///
@@ -51,6 +58,9 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// | 7 | index element count `T * q` |
 /// | 8..16 | sizes of the `q` indexed input dimensions (unused slots 1) |
 /// | 16..24 | their input strides in elements (unused slots 0) |
+/// | 24 | row blocks: workgroups per tuple in row mode, 0 for element mode |
+/// | 25 | slice words: `S * element bytes / 4` (row mode) |
+/// | 26, 27 | reserved, zero |
 ///
 /// Output element `o` belongs to tuple `t = o / S` at slice position
 /// `s = o % S`; tuple `t` is index elements `t * q .. t * q + q`, lies in batch
@@ -61,6 +71,12 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// `u32` word for 8- and 16-bit data (each thread assembles a whole word, so
 /// nothing needs atomics); and, when `S` is 0 but there are index values, one
 /// per tuple that only checks its indices.
+///
+/// *Row mode* ([`GatherNdGeometry::row_blocks`]): when slices are whole words
+/// and at least [`ROW_MIN_WORDS`] of them, each workgroup copies up to
+/// [`ROW_BLOCK_WORDS`] words of one tuple's slice (workgroup `g` takes tuple
+/// `g / row blocks`, block `g % row blocks`): the tuple is resolved once per
+/// thread from workgroup-uniform values and every word is a plain copy.
 pub mod params {
     /// Output element count.
     pub const OUTPUT_COUNT: usize = 0;
@@ -82,8 +98,12 @@ pub mod params {
     pub const DIM_SIZES: usize = 8;
     /// First indexed dimension stride.
     pub const DIM_STRIDES: usize = 16;
+    /// Workgroups per tuple in row mode; 0 selects element mode.
+    pub const ROW_BLOCKS: usize = 24;
+    /// Words per slice (row mode).
+    pub const SLICE_WORDS: usize = 25;
     /// Total word count.
-    pub const LEN: usize = 24;
+    pub const LEN: usize = 28;
     /// Largest tuple size the words hold.
     pub const MAX_TUPLE: usize = 8;
 }
@@ -233,6 +253,20 @@ impl GatherNdGeometry {
                 _ => self.output_count,
             }
         }
+    }
+
+    /// Workgroups per tuple in row mode, `None` for element mode: row mode
+    /// needs slices of whole `u32` words (so every slice starts on a word
+    /// too), at least [`ROW_MIN_WORDS`] of them, and a workgroup count that
+    /// fits `u32`.
+    pub fn row_blocks(&self, data: DataType) -> Option<u64> {
+        let bytes = self.slice_len.checked_mul(data.size_bytes() as u64)?;
+        if !bytes.is_multiple_of(4) || bytes / 4 < ROW_MIN_WORDS {
+            return None;
+        }
+        let blocks = (bytes / 4).div_ceil(ROW_BLOCK_WORDS);
+        let groups = self.tuple_count.checked_mul(blocks)?;
+        (groups <= u64::from(u32::MAX)).then_some(blocks)
     }
 
     /// The input offset (in elements) of the slice tuple `t` selects, from
@@ -523,6 +557,13 @@ pub fn gather_nd_params(geometry: &GatherNdGeometry, data: DataType) -> Result<V
         p[params::DIM_SIZES + slot] = word(size, "dimension size")?;
         p[params::DIM_STRIDES + slot] = word(stride, "dimension stride")?;
     }
+    if let Some(blocks) = geometry.row_blocks(data) {
+        p[params::ROW_BLOCKS] = word(blocks, "row blocks")?;
+        p[params::SLICE_WORDS] = word(
+            geometry.slice_len * data.size_bytes() as u64 / 4,
+            "slice words",
+        )?;
+    }
     Ok(p)
 }
 
@@ -530,7 +571,9 @@ pub fn gather_nd_params(geometry: &GatherNdGeometry, data: DataType) -> Result<V
 /// this call's data and index types, whose `workgroup_size` must be
 /// [`WORKGROUP_SIZE`]), binding `[Params, Input(input_slot),
 /// Input(indices_slot), Output(output_slot), Status]`, and one index check on
-/// `indices_slot` (status word 0, the lowest offending index element).
+/// `indices_slot` (status word 0, the lowest offending index element). The
+/// pass runs in row mode when [`GatherNdGeometry::row_blocks`] allows it
+/// (`tuple count * row blocks` workgroups), else one thread per work item.
 ///
 /// The plan's `outputs` has `output_slot + 1` entries, all
 /// [`OutputInit::Zero`]. With no work (no output elements and no index
@@ -588,6 +631,10 @@ pub fn gather_nd_plan(
         passes: Vec::new(),
         index_checks: vec![indices_slot],
     };
+    let workgroups = match g.row_blocks(input.dtype) {
+        Some(blocks) => g.tuple_count * blocks,
+        None => work.div_ceil(u64::from(WORKGROUP_SIZE)),
+    };
     if work > 0 {
         plan.passes.push(Pass {
             kernel,
@@ -599,7 +646,7 @@ pub fn gather_nd_plan(
                 BufferRef::Status,
             ],
             params,
-            workgroups: work.div_ceil(u64::from(WORKGROUP_SIZE)),
+            workgroups,
         });
     }
     Ok(plan)
@@ -975,6 +1022,26 @@ mod tests {
         assert_eq!(pass.params[params::DIM_STRIDES], 7);
         assert_eq!(pass.params[params::DIM_SIZES + 1], 1);
         assert_eq!(pass.params[params::BATCH_STRIDE], 7000);
+        assert_eq!(pass.params[params::ROW_BLOCKS], 0);
+
+        // Rows of 10,000 FLOAT32 words: row mode, 3 blocks per tuple.
+        let input = TensorDesc::new(DataType::Float32, [1000, 10_000]);
+        let indices = TensorDesc::new(DataType::Uint32, [300, 1]);
+        let out = TensorDesc::new(DataType::Float32, [300, 10_000]);
+        let plan = gather_nd_plan(&input, 0, &indices, 1, &out, 0, 2, 2, 0, &K).unwrap();
+        let pass = &plan.passes[0];
+        assert_eq!(pass.params[params::ROW_BLOCKS], 3);
+        assert_eq!(pass.params[params::SLICE_WORDS], 10_000);
+        assert_eq!(pass.workgroups, 900);
+        let g = GatherNdGeometry::new(&[1000, 10_000], &[300, 1], 2, 2, 0).unwrap();
+        assert_eq!(g.row_blocks(DataType::Float64), Some(5));
+        // Odd byte counts, or short slices: element mode.
+        let g = GatherNdGeometry::new(&[1000, 10_001], &[300, 1], 2, 2, 0).unwrap();
+        assert_eq!(g.row_blocks(DataType::Uint8), None);
+        assert_eq!(g.row_blocks(DataType::Float16), None);
+        assert_eq!(g.row_blocks(DataType::Int32), Some(3));
+        let g = GatherNdGeometry::new(&[1000, 100], &[300, 1], 2, 2, 0).unwrap();
+        assert_eq!(g.row_blocks(DataType::Float32), None);
 
         // Empty slices still check the indices: one item per tuple.
         let plan = gather_nd_plan(

@@ -21,6 +21,11 @@
 //! contiguously across a workgroup; they all read the same tuple's index
 //! values, which the caches broadcast.
 //!
+//! Row mode (slices of at least `ROW_MIN_WORDS` whole words): each workgroup
+//! copies a block of words of one tuple's slice, so the tuple's index values
+//! are resolved from workgroup-uniform addresses and every word is a plain
+//! coalesced copy, with no division per element.
+//!
 //! A thread resolves each index value of its tuple against the size of its
 //! dimension with integer arithmetic only: signed values in `[-n, n)` count
 //! from the end when negative; 64-bit values are `(lo, hi)` word pairs
@@ -29,7 +34,7 @@
 //! slices are empty, each work item checks one tuple and stores nothing, so
 //! that every index value is checked as on the CPU.
 
-use ops_core::patterns::gather_nd::{params, WORKGROUP_SIZE};
+use ops_core::patterns::gather_nd::{params, ROW_BLOCK_WORDS, WORKGROUP_SIZE};
 use ops_core::{Access, DataType};
 
 use super::dtype;
@@ -112,6 +117,9 @@ fn gather_nd_module(
         ("P_TUPLE_SIZE", params::TUPLE_SIZE),
         ("P_DIM_SIZES", params::DIM_SIZES),
         ("P_DIM_STRIDES", params::DIM_STRIDES),
+        ("P_TUPLE_COUNT", params::TUPLE_COUNT),
+        ("P_ROW_BLOCKS", params::ROW_BLOCKS),
+        ("P_SLICE_WORDS", params::SLICE_WORDS),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }
@@ -138,6 +146,10 @@ fn gather_nd_module(
         "fn {GATHER_ND_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
     ));
     w.line("let group = wg.x + wg.y * num_workgroups.x;");
+    w.block("if (params[P_ROW_BLOCKS] != 0u)", |w| {
+        gen_row_body(w, data, layout);
+        w.line("return;");
+    });
     w.line("let work = params[P_WORK_COUNT];");
     w.block(
         "if (group >= work / WORKGROUP_SIZE + select(0u, 1u, work % WORKGROUP_SIZE != 0u))",
@@ -235,7 +247,12 @@ fn gen_tuple_base(w: &mut Writer) {
     w.comment("reports the value's position in status[0] and returns BAD.");
     w.open("fn tuple_base(t: u32) -> u32");
     w.line("let q = params[P_TUPLE_SIZE];");
-    w.line("var offset = (t / params[P_TUPLES_PER_BATCH]) * params[P_BATCH_STRIDE];");
+    w.line("var offset = 0u;");
+    w.line("let per_batch = params[P_TUPLES_PER_BATCH];");
+    w.comment("Without batch dimensions every tuple is in batch 0: no division.");
+    w.block("if (per_batch < params[P_TUPLE_COUNT])", |w| {
+        w.line("offset = (t / per_batch) * params[P_BATCH_STRIDE];");
+    });
     w.block("for (var j = 0u; j < q; j = j + 1u)", |w| {
         w.line("let p = t * q + j;");
         w.line("let i = resolve(load_index(p), params[P_DIM_SIZES + j]);");
@@ -249,9 +266,64 @@ fn gen_tuple_base(w: &mut Writer) {
     w.close();
 }
 
+/// Row mode: a workgroup copies a block of whole words of one tuple's slice.
+fn gen_row_body(w: &mut Writer, data: DataType, layout: Layout) {
+    w.comment("Row mode: this workgroup copies block group % blocks of tuple group / blocks,");
+    w.comment(format!(
+        "{} words a thread, consecutive threads on consecutive words.",
+        ROW_BLOCK_WORDS / u64::from(WORKGROUP_SIZE)
+    ));
+    w.line("let blocks = params[P_ROW_BLOCKS];");
+    w.comment("One block per tuple (the common case): no division.");
+    w.line("var t = group;");
+    w.line("var block = 0u;");
+    w.block("if (blocks > 1u)", |w| {
+        w.line("t = group / blocks;");
+        w.line("block = group - t * blocks;");
+    });
+    w.block("if (t >= params[P_TUPLE_COUNT])", |w| {
+        w.line("return;");
+    });
+    w.line("let base = tuple_base(t);");
+    w.block("if (base == BAD)", |w| {
+        w.line("return;");
+    });
+    w.line("let words = params[P_SLICE_WORDS];");
+    let base_word = match data.size_bits() {
+        8 => "base / 4u",
+        16 => "base / 2u",
+        32 => "base",
+        _ => "base * 2u",
+    };
+    w.comment("Slices are whole words, so every slice starts on a word.");
+    w.line(format!("let source = {base_word};"));
+    w.line("let dest = t * words;");
+    w.line(format!("let first = block * {ROW_BLOCK_WORDS}u + lid;"));
+    w.block(
+        format!(
+            "for (var j = 0u; j < {}u; j = j + 1u)",
+            ROW_BLOCK_WORDS / u64::from(WORKGROUP_SIZE)
+        ),
+        |w| {
+            w.line("let i = first + j * WORKGROUP_SIZE;");
+            w.block("if (i < words)", |w| {
+                w.line(BUFFERS[3].set(layout, "dest + i", &BUFFERS[1].word(layout, "source + i")));
+            });
+        },
+    );
+}
+
 /// One 32- or 64-bit output element per thread.
 fn gen_element_body(w: &mut Writer) {
     w.comment("One output element per thread.");
+    w.block("if (slice == 1u)", |w| {
+        w.comment("Single elements: no division.");
+        w.line("let base = tuple_base(item);");
+        w.block("if (base != BAD)", |w| {
+            w.line("store_output(item, load_input(base));");
+        });
+        w.line("return;");
+    });
     w.line("let base = tuple_base(item / slice);");
     w.block("if (base == BAD)", |w| {
         w.line("return;");
