@@ -1,8 +1,9 @@
 //! The `scatter_elements` pattern's WGSL kernels against its CPU reference.
 //!
 //! For every data type (11) and every index type of the Scatter tables
-//! (INT64, INT32, UINT64, UINT32), the two kernels are generated here with
-//! `ops_spec::wgsl::scatter_elements`, run through `ops_gpu` on random
+//! (INT64, INT32, UINT64, UINT32), the kernels of both algorithms (two
+//! passes with winner words, or one pass walking each column) are generated
+//! here with `ops_spec::wgsl::scatter_elements`, run through `ops_gpu` on random
 //! shapes of rank 1 to 5 along every axis, with edge-value data (NaN
 //! payloads, signed zeros, subnormals, integer extremes, 64-bit values that
 //! differ only in one word), negative indices and heavy collisions (indices
@@ -20,8 +21,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use ops_core::patterns::scatter_elements::{
-    scatter_elements_cpu, scatter_elements_index_error, scatter_elements_plan, ScatterKernels,
-    WORKGROUP_SIZE,
+    scatter_elements_cpu, scatter_elements_index_error, scatter_elements_plan_with, ScatterKernels,
+    ScatterStrategy, COLUMNS_MIN, WORKGROUP_SIZE,
 };
 use ops_core::{DataType, GpuPlan, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::{Context, ExecError};
@@ -41,6 +42,9 @@ const INDEX_TYPES: [DataType; 4] = [
 
 /// How many times each plan runs (the results must agree).
 const REPEATS: usize = 3;
+
+/// Every call runs with both algorithms.
+const STRATEGIES: [ScatterStrategy; 2] = [ScatterStrategy::TwoPass, ScatterStrategy::Columns];
 
 fn ctx() -> &'static Context {
     ops_gpu::shared().unwrap_or_else(|e| {
@@ -70,6 +74,7 @@ fn kernels(data: DataType, index: DataType) -> ScatterKernels {
         .or_insert_with(|| ScatterKernels {
             winner: kernel(ScatterStage::Winner, data, index),
             write: kernel(ScatterStage::Write, data, index),
+            columns: kernel(ScatterStage::Columns, data, index),
         })
 }
 
@@ -214,7 +219,13 @@ struct Call {
 
 impl Call {
     fn plan(&self) -> Result<GpuPlan, OpError> {
-        scatter_elements_plan(
+        self.plan_with(None)
+    }
+
+    /// The plan with a forced algorithm (`None`: the one the geometry picks).
+    fn plan_with(&self, strategy: Option<ScatterStrategy>) -> Result<GpuPlan, OpError> {
+        scatter_elements_plan_with(
+            strategy,
             self.input.desc(),
             0,
             self.indices.desc(),
@@ -259,12 +270,20 @@ impl Call {
         )
     }
 
-    /// Runs the plan [`REPEATS`] times and checks every result against the
-    /// CPU reference, bit for bit.
+    /// Runs the plan of each algorithm [`REPEATS`] times and checks every
+    /// result against the CPU reference, bit for bit.
     fn check(&self, ctx: &Context, context: &str) {
+        for strategy in STRATEGIES {
+            self.check_with(ctx, &format!("{context} {strategy:?}"), Some(strategy));
+        }
+    }
+
+    fn check_with(&self, ctx: &Context, context: &str, strategy: Option<ScatterStrategy>) {
         let what = format!("{context}: {}", self.what());
         let want = self.cpu().unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
-        let plan = self.plan().unwrap_or_else(|e| panic!("{what}: plan: {e}"));
+        let plan = self
+            .plan_with(strategy)
+            .unwrap_or_else(|e| panic!("{what}: plan: {e}"));
         for run in 0..REPEATS {
             let got = self
                 .gpu(ctx, &plan)
@@ -499,8 +518,9 @@ fn out_of_range_indices_are_reported() {
                     matches!(&cpu, OpError::IndexOutOfRange { tensor, .. } if tensor == "IndicesTensor"),
                     "{what}: {cpu}"
                 );
-                let plan = call.plan().unwrap();
-                for _ in 0..2 {
+                for strategy in STRATEGIES {
+                    let plan = call.plan_with(Some(strategy)).unwrap();
+                    let what = format!("{what} {strategy:?}");
                     match call.gpu(ctx, &plan) {
                         Err(ExecError::Index { check, position }) => {
                             assert_eq!(check, 0, "{what}");
@@ -523,6 +543,35 @@ fn out_of_range_indices_are_reported() {
         }
     }
     assert!(cases > 50);
+}
+
+/// Many columns (more than `COLUMNS_MIN`): the geometry picks the one-pass
+/// `Columns` algorithm; neighbouring columns share the words of 8- and 16-bit
+/// outputs, and many updates of a column collide.
+#[test]
+fn wide_scatters_run_in_one_pass() {
+    let ctx = ctx();
+    let mut rng = Rng(seed() ^ 0x3c01);
+    let cols = COLUMNS_MIN as u32 + 37;
+    for (data, index) in [
+        (DataType::Uint8, DataType::Int32),
+        (DataType::Float16, DataType::Int64),
+        (DataType::Float64, DataType::Uint32),
+    ] {
+        let (rows, k) = (3u32, 12u32);
+        let n = (k * cols) as usize;
+        let values = index_values(index, rows, n, Spread::Full, &mut rng);
+        let call = Call {
+            input: data_tensor(data, &[rows, cols], &mut rng),
+            indices: index_tensor(index, &[k, cols], &values),
+            updates: data_tensor(data, &[k, cols], &mut rng),
+            axis: 0,
+        };
+        let plan = call.plan().unwrap();
+        assert_eq!(plan.passes.len(), 1);
+        assert!(plan.scratch_bytes.is_empty());
+        call.check_with(ctx, "wide", None);
+    }
 }
 
 /// Just-in-range extremes: `-len` and `len - 1` for every index type, on

@@ -20,28 +20,42 @@
 //! subnormals survive, FLOAT64 included).
 //!
 //! - [`scatter_elements_cpu`] is the CPU reference.
-//! - [`scatter_elements_plan`] builds the GPU plan from the two kernels of
+//! - [`scatter_elements_plan`] builds the GPU plan from the kernels of
 //!   `ops_spec::wgsl::scatter_elements` ([`ScatterKernels`]), with the
 //!   parameter words of [`scatter_params`] laid out as [`params`] documents.
 //! - [`scatter_elements_index_error`] phrases a failed GPU index check as the
 //!   CPU reference's error.
 //!
-//! # GPU algorithm
+//! # GPU algorithms
 //!
 //! The output starts as a copy of the input ([`OutputInit::CopyOfInput`]).
-//! Scratch buffer 0 holds one zero-filled `u32` *winner* word per output
-//! element. Both passes run one thread per update element `u` (row-major),
-//! which computes its target output element `t`:
+//! Two updates can only hit the same output element when they share their
+//! *column*: the coordinates off the axis (`outer`, `inner` below). The plan
+//! picks one of two algorithms ([`ScatterGeometry::strategy`]):
 //!
-//! 1. `winner` pass: a bad index `atomicMin`s `u` into status word 0 and
-//!    writes nothing; otherwise `atomicMax(&winner[t], u + 1)`, so that
-//!    `winner[t]` ends as one more than the last update aimed at `t`.
-//! 2. `write` pass: does nothing at all when status word 0 shows an index
-//!    error; otherwise the update whose `u + 1 == winner[t]` copies its bits
-//!    to `output[t]`. Exactly one thread writes each hit element: 8- and
-//!    16-bit outputs clear and set their lane of a shared word with
-//!    `atomicAnd` / `atomicOr`, so neighbours never race; 64-bit elements are
-//!    two plain word stores.
+//! - [`ScatterStrategy::Columns`], when there are at least
+//!   [`COLUMNS_MIN`] columns or at most [`COLUMNS_MAX_WALK`] updates per
+//!   column: one pass, one thread per column (consecutive threads on
+//!   consecutive inner coordinates) walking its updates along the axis in
+//!   order and storing each, so the last one in row-major order is stored
+//!   last. No atomics but the lane stores of 8- and 16-bit data, no scratch.
+//!   A bad index `atomicMin`s its position into status word 0 and ends the
+//!   column's walk (the outputs of a failed call are not returned).
+//! - [`ScatterStrategy::TwoPass`] otherwise: scratch buffer 0 holds one
+//!   zero-filled `u32` *winner* word per output element, and both passes run
+//!   one thread per update element `u` (row-major), which computes its target
+//!   output element `t`:
+//!
+//!   1. `winner` pass: a bad index `atomicMin`s `u` into status word 0 and
+//!      writes nothing; otherwise `atomicMax(&winner[t], u + 1)` (skipped
+//!      when `winner[t]` already holds a later update), so that `winner[t]`
+//!      ends as one more than the last update aimed at `t`.
+//!   2. `write` pass: does nothing at all when status word 0 shows an index
+//!      error; otherwise the update whose `u + 1 == winner[t]` copies its
+//!      bits to `output[t]`. Exactly one thread writes each hit element: 8-
+//!      and 16-bit outputs clear and set their lane of a shared word with
+//!      `atomicAnd` / `atomicOr`, so neighbours never race; 64-bit elements
+//!      are two plain word stores.
 
 use crate::{
     BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
@@ -50,38 +64,69 @@ use crate::{
 /// Threads per workgroup of both kernels.
 pub const WORKGROUP_SIZE: u32 = 256;
 
-/// A kernel of the pattern: the plan runs [`ScatterStage::Winner`] then
-/// [`ScatterStage::Write`].
+/// A kernel of the pattern: [`ScatterStrategy::TwoPass`] runs
+/// [`ScatterStage::Winner`] then [`ScatterStage::Write`],
+/// [`ScatterStrategy::Columns`] runs [`ScatterStage::Columns`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScatterStage {
-    /// Pass 1: checks every index and elects, per output element, the last
-    /// update aimed at it.
+    /// Pass 1 of two: checks every index and elects, per output element, the
+    /// last update aimed at it.
     Winner,
-    /// Pass 2: each elected update writes its bits.
+    /// Pass 2 of two: each elected update writes its bits.
     Write,
+    /// The one pass of [`ScatterStrategy::Columns`]: a thread per column
+    /// stores its updates in order.
+    Columns,
 }
 
 impl ScatterStage {
-    /// Both stages, in plan order.
-    pub const ALL: [ScatterStage; 2] = [ScatterStage::Winner, ScatterStage::Write];
+    /// Every stage.
+    pub const ALL: [ScatterStage; 3] = [
+        ScatterStage::Winner,
+        ScatterStage::Write,
+        ScatterStage::Columns,
+    ];
 
-    /// The stage's name in kernel keys (`scatter_winner`, `scatter_write`).
+    /// The stage's name in kernel keys (`scatter_winner`, `scatter_write`,
+    /// `scatter_columns`).
     pub const fn name(self) -> &'static str {
         match self {
             ScatterStage::Winner => "scatter_winner",
             ScatterStage::Write => "scatter_write",
+            ScatterStage::Columns => "scatter_columns",
         }
     }
 }
 
-/// The two generated kernels of one (data type, index type) pair.
+/// The generated kernels of one (data type, index type) pair.
 #[derive(Clone, Copy, Debug)]
 pub struct ScatterKernels {
     /// The [`ScatterStage::Winner`] kernel.
     pub winner: &'static Kernel,
     /// The [`ScatterStage::Write`] kernel.
     pub write: &'static Kernel,
+    /// The [`ScatterStage::Columns`] kernel.
+    pub columns: &'static Kernel,
 }
+
+/// How [`scatter_elements_plan`] runs a scatter (see the module
+/// documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScatterStrategy {
+    /// [`ScatterStage::Winner`] then [`ScatterStage::Write`], a thread per
+    /// update.
+    TwoPass,
+    /// [`ScatterStage::Columns`], a thread per column.
+    Columns,
+}
+
+/// [`ScatterStrategy::Columns`] is chosen with at least this many columns:
+/// enough threads to keep a large GPU's memory system busy.
+pub const COLUMNS_MIN: u64 = 1 << 16;
+
+/// [`ScatterStrategy::Columns`] is also chosen when each column holds at
+/// most this many updates, whatever the column count.
+pub const COLUMNS_MAX_WALK: u64 = 8;
 
 /// The parameter words of both kernels, shared by [`scatter_params`] and the
 /// WGSL generator (`ops_spec::wgsl::scatter_elements`).
@@ -95,7 +140,8 @@ pub struct ScatterKernels {
 /// | 2 | the indices' (and updates') size on the axis |
 /// | 3 | the input's (and output's) size on the axis |
 /// | 4 | output element count |
-/// | 5..8 | reserved, zero |
+/// | 5 | column count: `outer * inner` |
+/// | 6, 7 | reserved, zero |
 ///
 /// Update `u` splits row-major as `(outer, k, i)` over
 /// `(N / (index axis size * inner), index axis size, inner)`; with the axis
@@ -112,6 +158,8 @@ pub mod params {
     pub const AXIS_LEN: usize = 3;
     /// Output element count.
     pub const OUTPUT_COUNT: usize = 4;
+    /// Column count (`outer * inner`).
+    pub const COLUMNS: usize = 5;
     /// Total word count.
     pub const LEN: usize = 8;
 }
@@ -188,6 +236,23 @@ impl ScatterGeometry {
             update_count: product(indices_sizes)?,
             output_count: product(input_sizes)?,
         })
+    }
+
+    /// Columns: updates that may collide share one (`outer * inner` of them).
+    pub fn columns(&self) -> u64 {
+        self.outer * self.inner
+    }
+
+    /// The algorithm [`scatter_elements_plan`] runs:
+    /// [`ScatterStrategy::Columns`] with at least [`COLUMNS_MIN`] columns or
+    /// at most [`COLUMNS_MAX_WALK`] updates per column,
+    /// [`ScatterStrategy::TwoPass`] otherwise.
+    pub fn strategy(&self) -> ScatterStrategy {
+        if self.columns() >= COLUMNS_MIN || self.index_axis_len <= COLUMNS_MAX_WALK {
+            ScatterStrategy::Columns
+        } else {
+            ScatterStrategy::TwoPass
+        }
     }
 
     /// The target output element of update `u` whose axis coordinate is `c`
@@ -387,30 +452,67 @@ pub fn scatter_params(geometry: &ScatterGeometry) -> Result<Vec<u32>, OpError> {
     p[params::INDEX_AXIS_LEN] = word(geometry.index_axis_len, "indices axis size")?;
     p[params::AXIS_LEN] = word(geometry.axis_len, "input axis size")?;
     p[params::OUTPUT_COUNT] = word(geometry.output_count, "output element count")?;
+    p[params::COLUMNS] = word(geometry.columns(), "column count")?;
     Ok(p)
 }
 
-/// The GPU plan of a scatter (see the module documentation for the
-/// algorithm).
+/// The GPU plan of a scatter, with the algorithm
+/// [`ScatterGeometry::strategy`] picks (see the module documentation).
 ///
 /// - `outputs` has `output_slot + 1` entries: output `output_slot` starts as
 ///   [`OutputInit::CopyOfInput`]`(input_slot)`, any others as
 ///   [`OutputInit::Zero`].
-/// - Scratch buffer 0 holds one winner word per output element.
 /// - `index_checks` is `[indices_slot]`: status word 0 reports the lowest
 ///   bad element position (linear, row-major) of the indices.
-/// - Pass 0 runs `kernels.winner` binding `[Params, Input(indices_slot),
-///   Scratch(0), Status]`; pass 1 runs `kernels.write` binding `[Params,
-///   Input(indices_slot), Input(updates_slot), Scratch(0), Status,
-///   Output(output_slot)]`; both with the same [`scatter_params`] words and
-///   one thread per update element. With no update elements there is no
-///   pass (the output is the input).
+/// - [`ScatterStrategy::Columns`]: one pass of `kernels.columns` binding
+///   `[Params, Input(indices_slot), Input(updates_slot), Status,
+///   Output(output_slot)]`, one thread per column.
+/// - [`ScatterStrategy::TwoPass`]: scratch buffer 0 holds one winner word
+///   per output element; pass 0 runs `kernels.winner` binding `[Params,
+///   Input(indices_slot), Scratch(0), Status]`, pass 1 runs `kernels.write`
+///   binding `[Params, Input(indices_slot), Input(updates_slot), Scratch(0),
+///   Status, Output(output_slot)]`, both one thread per update element.
+///
+/// Every pass has the [`scatter_params`] words. With no update elements
+/// there is no pass (the output is the input).
 ///
 /// Fails like [`scatter_elements_cpu`] on the descriptions, and with
 /// [`OpError::TooLarge`] when the update count, an output offset or the
 /// `u32` word index of any element exceeds `u32`.
 #[allow(clippy::too_many_arguments)]
 pub fn scatter_elements_plan(
+    input: &TensorDesc,
+    input_slot: usize,
+    indices: &TensorDesc,
+    indices_slot: usize,
+    updates: &TensorDesc,
+    updates_slot: usize,
+    output: &TensorDesc,
+    output_slot: usize,
+    axis: usize,
+    kernels: &ScatterKernels,
+) -> Result<GpuPlan, OpError> {
+    scatter_elements_plan_with(
+        None,
+        input,
+        input_slot,
+        indices,
+        indices_slot,
+        updates,
+        updates_slot,
+        output,
+        output_slot,
+        axis,
+        kernels,
+    )
+}
+
+/// [`scatter_elements_plan`] with the algorithm `strategy` forces (`None`:
+/// [`ScatterGeometry::strategy`]'s), so that tests can run both on any
+/// call.
+#[allow(clippy::too_many_arguments)]
+pub fn scatter_elements_plan_with(
+    strategy: Option<ScatterStrategy>,
     input: &TensorDesc,
     input_slot: usize,
     indices: &TensorDesc,
@@ -451,6 +553,21 @@ pub fn scatter_elements_plan(
     words(updates, g.update_count)?;
     words(output, g.output_count)?;
     let params = scatter_params(&g)?;
+    if strategy.unwrap_or_else(|| g.strategy()) == ScatterStrategy::Columns {
+        plan.passes.push(Pass {
+            kernel: kernels.columns,
+            buffers: vec![
+                BufferRef::Params,
+                BufferRef::Input(indices_slot),
+                BufferRef::Input(updates_slot),
+                BufferRef::Status,
+                BufferRef::Output(output_slot),
+            ],
+            params,
+            workgroups: g.columns().div_ceil(u64::from(WORKGROUP_SIZE)),
+        });
+        return Ok(plan);
+    }
     plan.scratch_bytes.push(g.output_count * 4);
     let workgroups = g.update_count.div_ceil(u64::from(WORKGROUP_SIZE));
     plan.passes.push(Pass {
@@ -733,6 +850,7 @@ mod tests {
         let kernels = ScatterKernels {
             winner: &K,
             write: &K,
+            columns: &K,
         };
         let input = TensorDesc::new(DataType::Float32, [2, 3]);
         let indices = TensorDesc::new(DataType::Int64, [2, 0]);
@@ -796,9 +914,17 @@ mod tests {
             bindings: &[],
             workgroup_size: WORKGROUP_SIZE,
         };
+        static C: Kernel = Kernel {
+            key: "test/scatter_columns",
+            wgsl: "",
+            entry: "main",
+            bindings: &[],
+            workgroup_size: WORKGROUP_SIZE,
+        };
         let kernels = ScatterKernels {
             winner: &W,
             write: &X,
+            columns: &C,
         };
         let input = TensorDesc::new(DataType::Float16, [4, 5, 6]);
         let idx = TensorDesc::new(DataType::Uint64, [4, 300, 6]);
@@ -840,6 +966,36 @@ mod tests {
         assert_eq!(p0.params[params::INDEX_AXIS_LEN], 300);
         assert_eq!(p0.params[params::AXIS_LEN], 5);
         assert_eq!(p0.params[params::OUTPUT_COUNT], 120);
+        assert_eq!(p0.params[params::COLUMNS], 24);
+        // Few updates per column, or many columns: one Columns pass.
+        let short = TensorDesc::new(DataType::Uint64, [4, 8, 6]);
+        let short_upd = TensorDesc::new(DataType::Float16, [4, 8, 6]);
+        let plan =
+            scatter_elements_plan(&input, 0, &short, 1, &short_upd, 2, &input, 0, 1, &kernels)
+                .unwrap();
+        assert!(plan.scratch_bytes.is_empty());
+        assert_eq!(plan.passes.len(), 1);
+        let p = &plan.passes[0];
+        assert_eq!(p.kernel.key, "test/scatter_columns");
+        assert_eq!(
+            p.buffers,
+            [
+                BufferRef::Params,
+                BufferRef::Input(1),
+                BufferRef::Input(2),
+                BufferRef::Status,
+                BufferRef::Output(0)
+            ]
+        );
+        assert_eq!(p.workgroups, 1);
+        let wide = TensorDesc::new(DataType::Float32, [100, 1 << 16]);
+        let wide_idx = TensorDesc::new(DataType::Int32, [300, 1 << 16]);
+        let g = ScatterGeometry::new(&wide.sizes, &wide_idx.sizes, 0).unwrap();
+        assert_eq!(g.strategy(), ScatterStrategy::Columns);
+        let g = ScatterGeometry::new(&wide.sizes, &wide_idx.sizes[..], 1);
+        assert!(g.is_err());
+        let g = ScatterGeometry::new(&[100, 256], &[300, 256], 0).unwrap();
+        assert_eq!(g.strategy(), ScatterStrategy::TwoPass);
         // Output slot 1 starts as a copy; slot 0 is zero.
         let plan =
             scatter_elements_plan(&input, 2, &idx, 0, &upd, 1, &input, 1, 1, &kernels).unwrap();

@@ -318,8 +318,8 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     ids.push(id);
                 }
                 let (da, db) = (gen_dtype(a), gen_dtype(b));
-                let (w, x) = (&ids[0], &ids[1]);
-                arms.push(quote!((#da, #db) => ::core::option::Option::Some(::ops_core::__private::patterns::scatter_elements::ScatterKernels { winner: &#w, write: &#x }),));
+                let (w, x, c) = (&ids[0], &ids[1], &ids[2]);
+                arms.push(quote!((#da, #db) => ::core::option::Option::Some(::ops_core::__private::patterns::scatter_elements::ScatterKernels { winner: &#w, write: &#x, columns: &#c }),));
             }
             let ids = kernels.iter().map(|k| k.0.clone()).collect::<Vec<_>>();
             let statics = kernels.iter().map(|k| &k.1);

@@ -1,13 +1,15 @@
 //! WGSL kernels of the `scatter_elements` pattern (DirectML Scatter =
 //! ScatterElements).
 //!
-//! Two kernels per (data type, index type) pair, one per [`ScatterStage`],
-//! run in that order by the plan of
-//! `ops_core::patterns::scatter_elements::scatter_elements_plan`, which fills
-//! the parameter words ([`ops_core::patterns::scatter_elements::params`]).
-//! Both run one thread per update element `u` (row-major) and compute its
-//! target output element from its index value; see the pattern's module
-//! documentation for the algorithm (last write in row-major order wins).
+//! Three kernels per (data type, index type) pair, one per [`ScatterStage`]:
+//! the plan of `ops_core::patterns::scatter_elements::scatter_elements_plan`,
+//! which fills the parameter words
+//! ([`ops_core::patterns::scatter_elements::params`]), runs `Winner` then
+//! `Write` (one thread per update element `u`, row-major), or `Columns` alone
+//! (one thread per column, walking its updates along the axis in order).
+//! Each computes an update's target output element from its index value;
+//! see the pattern's module documentation for the algorithms (last write in
+//! row-major order wins).
 //!
 //! Bindings of group 0 ([`scatter_bindings`]):
 //!
@@ -15,6 +17,7 @@
 //! | --- | --- | --- | --- | --- | --- | --- |
 //! | `Winner` | params (r) | indices (r) | winner (rw, atomic) | status (rw, atomic) | | |
 //! | `Write` | params (r) | indices (r) | updates (r) | winner (r) | status (r) | output (rw) |
+//! | `Columns` | params (r) | indices (r) | updates (r) | status (rw, atomic) | output (rw) | |
 //!
 //! The output binding is `array<atomic<u32>>` for 8- and 16-bit data types
 //! (lane stores through `atomicAnd`/`atomicOr`), `array<u32>` otherwise.
@@ -60,7 +63,17 @@ pub const SCATTER_WRITE_BINDINGS: &[Access] = &[
     Access::ReadWrite,
 ];
 
-/// The entry point's name in both kernels.
+/// The bindings of the [`ScatterStage::Columns`] kernel: params, indices,
+/// updates, status words, output.
+pub const SCATTER_COLUMNS_BINDINGS: &[Access] = &[
+    Access::Read,
+    Access::Read,
+    Access::Read,
+    Access::ReadWrite,
+    Access::ReadWrite,
+];
+
+/// The entry point's name in every kernel.
 pub const SCATTER_ENTRY: &str = "main";
 
 /// The bindings of a stage's kernel (see the module documentation).
@@ -68,6 +81,7 @@ pub fn scatter_bindings(stage: ScatterStage) -> &'static [Access] {
     match stage {
         ScatterStage::Winner => SCATTER_WINNER_BINDINGS,
         ScatterStage::Write => SCATTER_WRITE_BINDINGS,
+        ScatterStage::Columns => SCATTER_COLUMNS_BINDINGS,
     }
 }
 
@@ -133,6 +147,13 @@ fn scatter_buffers(stage: ScatterStage, data: DataType) -> Vec<Buffer<'static>> 
             Buffer::read("status", false),
             Buffer::read_write("output", dtype::is_packed(data), true),
         ],
+        ScatterStage::Columns => vec![
+            Buffer::read("params", false),
+            Buffer::read("indices", true),
+            Buffer::read("updates", true),
+            Buffer::read_write("status", true, false),
+            Buffer::read_write("output", dtype::is_packed(data), true),
+        ],
     }
 }
 
@@ -167,6 +188,7 @@ fn scatter_module(
         ("P_INNER", params::INNER),
         ("P_INDEX_AXIS_LEN", params::INDEX_AXIS_LEN),
         ("P_AXIS_LEN", params::AXIS_LEN),
+        ("P_COLUMNS", params::COLUMNS),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }
@@ -181,7 +203,7 @@ fn scatter_module(
     gen_axis_coordinate(&mut w, index);
     w.blank();
     gen_target(&mut w);
-    if stage == ScatterStage::Write {
+    if stage != ScatterStage::Winner {
         w.blank();
         dtype::gen_load_from(&mut w, "load_update", &buffer("updates"), layout, data);
         w.blank();
@@ -193,7 +215,12 @@ fn scatter_module(
         "fn {SCATTER_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
     ));
     w.line("let group = wg.x + wg.y * num_workgroups.x;");
-    w.line("let count = params[P_UPDATE_COUNT];");
+    if stage == ScatterStage::Columns {
+        w.comment("One thread per column (outer, i); consecutive threads take consecutive i.");
+        w.line("let count = params[P_COLUMNS];");
+    } else {
+        w.line("let count = params[P_UPDATE_COUNT];");
+    }
     w.comment("Guard the grid's tail before group * WORKGROUP_SIZE could wrap around.");
     w.block(
         "if (group >= count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u))",
@@ -213,8 +240,14 @@ fn scatter_module(
                 w.line("atomicMin(&status[0], u);");
                 w.line("return;");
             });
-            w.comment("winner[t] ends as 1 + the last update aimed at t.");
-            w.line(buffer("winner").atomic(layout, "Max", "t", "u + 1u"));
+            w.comment("winner[t] ends as 1 + the last update aimed at t; a plain load skips");
+            w.comment("the read-modify-write when a later update already won (collisions).");
+            w.block(
+                format!("if ({} < u + 1u)", buffer("winner").word(layout, "t")),
+                |w| {
+                    w.line(buffer("winner").atomic(layout, "Max", "t", "u + 1u"));
+                },
+            );
         }
         ScatterStage::Write => {
             w.comment("Some index was bad: write nothing at all.");
@@ -232,6 +265,27 @@ fn scatter_module(
                 },
             );
             w.line("store_output(t, load_update(u));");
+        }
+        ScatterStage::Columns => {
+            w.comment("Updates of this column, in row-major order: u, u + inner, ...; they are");
+            w.comment("stored in that order, so the last one aimed at an element stays.");
+            w.line("let inner = params[P_INNER];");
+            w.line("let i = u % inner;");
+            w.line("let outer = u / inner;");
+            w.line("let walk = params[P_INDEX_AXIS_LEN];");
+            w.line("var update = outer * walk * inner + i;");
+            w.line("let base = outer * params[P_AXIS_LEN] * inner + i;");
+            w.block("for (var k = 0u; k < walk; k = k + 1u)", |w| {
+                w.line("let c = axis_coordinate(load_index(update));");
+                w.block("if (c == NONE)", |w| {
+                    w.comment("The column's lowest bad position; the call fails, its outputs");
+                    w.comment("are not returned, and nothing is written out of bounds.");
+                    w.line("atomicMin(&status[0], update);");
+                    w.line("return;");
+                });
+                w.line("store_output(base + c * inner, load_update(update));");
+                w.line("update = update + inner;");
+            });
         }
     }
     w.close();
@@ -383,7 +437,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(count, 2 * 11 * 4);
+        assert_eq!(count, ScatterStage::ALL.len() * 11 * 4);
     }
 
     #[test]
@@ -460,5 +514,17 @@ mod tests {
         assert!(segmented.contains("output_atomic_and(word, ~(0xffffu << shift));"));
         assert!(winner.contains("atomicMin(&status[0], u);"));
         assert!(!winner.contains("store_output"));
+        assert_eq!(scatter_bindings(ScatterStage::Columns).len(), 5);
+        let columns = scatter_kernel(
+            ScatterStage::Columns,
+            DataType::Uint8,
+            DataType::Int64,
+            "k",
+            "o",
+        );
+        assert!(columns.contains("store_output(base + c * inner, load_update(update));"));
+        assert!(columns.contains("atomicMin(&status[0], update);"));
+        let (counts, _) = segments::segmented_part(&columns).unwrap();
+        assert_eq!(counts, [1, 4, 4, 1, 4]);
     }
 }
