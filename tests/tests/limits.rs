@@ -97,7 +97,7 @@ fn the_device_reports_its_limits() {
 fn reductions_run_segmented() {
     let ctx = small_binding_context();
     let mut rng = Rng::new(11);
-    // Tree variant, FLOAT32 input of 12,000 bytes (3 segments), a small output.
+    // Contiguous rows: FLOAT32 input of 12,000 bytes (3 segments), a small output.
     let x = tensor_with_edges(DataType::Float32, &[3, 1000], &mut rng);
     let d = ArgMinDesc::builder()
         .input(x.desc().clone())
@@ -106,7 +106,7 @@ fn reductions_run_segmented() {
         .build()
         .unwrap();
     same_on_both(&ctx, &d, &[&x]);
-    // Rows variant: UINT8 input of 15,000 bytes, UINT32 output of 12,000 bytes.
+    // Short rows: UINT8 input of 15,000 bytes, UINT32 output of 12,000 bytes.
     let x = tensor_with_edges(DataType::Uint8, &[3000, 5], &mut rng);
     let d = ArgMaxDesc::builder()
         .input(x.desc().clone())
@@ -114,6 +114,19 @@ fn reductions_run_segmented() {
         .axes([1])
         .build()
         .unwrap();
+    same_on_both(&ctx, &d, &[&x]);
+    // A long strided reduction with few outputs, split over workgroups and
+    // combined from partial results: the splitting pass binds the input of
+    // 16,000 bytes in segments, the combining pass runs unsegmented.
+    let x = tensor_with_edges(DataType::Uint8, &[1000, 16], &mut rng);
+    let d = ArgMinDesc::builder()
+        .input(x.desc().clone())
+        .output_dtype(DataType::Int32)
+        .axes([0])
+        .axis_direction(ops::argmin::AxisDirection::Decreasing)
+        .build()
+        .unwrap();
+    assert!(d.gpu_plan().unwrap().passes.len() > 1);
     same_on_both(&ctx, &d, &[&x]);
     // Packed FLOAT16 output of 8,000 bytes stored with atomics in segments.
     let x = tensor_with_edges(DataType::Float16, &[2, 4000], &mut rng);
@@ -312,19 +325,29 @@ fn gather_nd1_of_300_mib() {
     eprintln!("GatherND1 of 300 MiB: data {made:?}, CPU reference {cpu_time:?}, GPU {gpu_time:?}");
 }
 
-/// 70,000 outputs of the Tree variant are 70,000 workgroups: more than the
-/// 65,535 of one grid dimension.
+/// A gather of 65,600 slices of 128 FLOAT32 elements (33.6 MB): one
+/// workgroup per slice in the gather's row mode, 65,600 workgroups, more
+/// than the 65,535 of one grid dimension. (The assertion on the plan keeps
+/// the test honest if the gather's strategy changes.)
 #[test]
 fn more_than_65535_workgroups() {
     let mut rng = Rng::new(14);
-    let x = tensor_with_edges(DataType::Uint8, &[70_000, 64], &mut rng);
-    let d = ArgMinDesc::builder()
+    let x = tensor_with_edges(DataType::Float32, &[2, 128], &mut rng);
+    let idx = indices(DataType::Int32, &[65_600, 1], 2, &mut rng);
+    let d = GatherND1Desc::builder()
         .input(x.desc().clone())
-        .output_dtype(DataType::Int32)
-        .axes([1])
+        .indices(idx.desc().clone())
+        .input_dimension_count(2)
+        .indices_dimension_count(2)
         .build()
         .unwrap();
-    same_on_both(gpu(), &d, &[&x]);
+    let plan = d.gpu_plan().unwrap();
+    assert!(
+        plan.passes[0].workgroups > 65_535,
+        "{} workgroups",
+        plan.passes[0].workgroups
+    );
+    same_on_both(gpu(), &d, &[&x, &idx]);
 }
 
 /// Outputs far larger than their inputs (a gather repeats slices): each size
