@@ -49,8 +49,8 @@ use ops_core::{GpuPlan, HostTensor, OpError, Operator, TensorDesc};
 
 pub use context::Context;
 pub use profile::{
-    copy_plan, MinimalDispatch, Prepared, Profiler, Sample, TimeSource, COPY_KERNEL,
-    COPY_WORKGROUP_SIZE,
+    copy_plan, copy_words_plan, MinimalDispatch, Prepared, Profiler, Sample, TimeSource,
+    COPY_KERNEL, COPY_WORDS_KERNEL, COPY_WORKGROUP_SIZE,
 };
 
 /// What [`Context::new`] says when no usable GPU adapter was found.

@@ -719,19 +719,58 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     workgroup_size: COPY_WORKGROUP_SIZE,
 };
 
+/// A plain copy one `u32` word a thread, `params[0]` words: the granularity
+/// the generated kernels load and store at, for comparison with
+/// [`COPY_KERNEL`]. Bindings as [`COPY_KERNEL`]'s.
+pub static COPY_WORDS_KERNEL: Kernel = Kernel {
+    key: "ops-gpu/profile/copy_u32",
+    wgsl: r#"// A plain copy kernel, one u32 word a thread.
+const WORKGROUP_SIZE: u32 = 256u;
+
+@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = (wg.x + wg.y * nwg.x) * WORKGROUP_SIZE + lid;
+    if (i < params[0]) {
+        dst[i] = src[i];
+    }
+}
+"#,
+    entry: "main",
+    bindings: &[Access::Read, Access::Read, Access::ReadWrite],
+    workgroup_size: COPY_WORKGROUP_SIZE,
+};
+
 /// The plan of [`COPY_KERNEL`] copying `bytes` (a non-zero multiple of 16)
 /// from input 0 to output 0, with the tensors it copies between: a UINT32
 /// input and output description of `bytes / 4` elements. The output starts
 /// zeroed.
 pub fn copy_plan(bytes: u64) -> Result<(GpuPlan, TensorDesc), OpError> {
+    copy_plan_of(&COPY_KERNEL, 16, bytes)
+}
+
+/// [`copy_plan`] with [`COPY_WORDS_KERNEL`], one word a thread.
+pub fn copy_words_plan(bytes: u64) -> Result<(GpuPlan, TensorDesc), OpError> {
+    copy_plan_of(&COPY_WORDS_KERNEL, 4, bytes)
+}
+
+fn copy_plan_of(
+    kernel: &'static Kernel,
+    unit: u64,
+    bytes: u64,
+) -> Result<(GpuPlan, TensorDesc), OpError> {
     if bytes == 0 || !bytes.is_multiple_of(16) {
         return Err(OpError::InvalidArgument(format!(
-            "the copy kernel copies whole 16-byte vectors, not {bytes} bytes"
+            "the copy kernels copy whole 16-byte vectors, not {bytes} bytes"
         )));
     }
-    let vectors = u32::try_from(bytes / 16).map_err(|_| OpError::TooLarge {
+    let units = u32::try_from(bytes / unit).map_err(|_| OpError::TooLarge {
         what: format!("a copy of {bytes} bytes"),
-        limit: "u32 vector addressing of the copy kernel".into(),
+        limit: "u32 addressing of the copy kernels".into(),
     })?;
     let words = u32::try_from(bytes / 4).map_err(|_| OpError::TooLarge {
         what: format!("a copy of {bytes} bytes"),
@@ -741,10 +780,10 @@ pub fn copy_plan(bytes: u64) -> Result<(GpuPlan, TensorDesc), OpError> {
         outputs: vec![OutputInit::Zero],
         scratch_bytes: Vec::new(),
         passes: vec![Pass {
-            kernel: &COPY_KERNEL,
+            kernel,
             buffers: vec![BufferRef::Params, BufferRef::Input(0), BufferRef::Output(0)],
-            params: vec![vectors],
-            workgroups: u64::from(vectors).div_ceil(u64::from(COPY_WORKGROUP_SIZE)),
+            params: vec![units],
+            workgroups: u64::from(units).div_ceil(u64::from(COPY_WORKGROUP_SIZE)),
         }],
         index_checks: Vec::new(),
     };
