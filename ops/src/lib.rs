@@ -5,6 +5,7 @@
 //! [`ArgMinDesc`]) and listed by [`catalog()`]. Adding an operator of a known
 //! family is adding a spec file: nothing here names an operator.
 
+pub mod bench;
 pub mod case;
 pub mod fuzz;
 pub mod runner;

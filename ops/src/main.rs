@@ -5,6 +5,7 @@
 //! ops run [--backend cpu|gpu|all] [--json] CASE.json...
 //! ops list
 //! ops fuzz [--op NAME]... [--cases N | --time SECONDS] [--seed S] [--backend cpu|gpu|all]
+//! ops bench [--size 64MiB] [--runs N] [--smoke] [--json]
 //! ```
 //!
 //! `ops run` exits 0 when every case passed, 1 when a case failed, and 2 for
@@ -43,6 +44,12 @@ enum Command {
     /// Prints progress on stderr and a coverage table on stdout; writes each
     /// failure, shrunk, as a case file `ops run` reproduces, and exits 1.
     Fuzz(ops::fuzz::FuzzArgs),
+    /// Measure the kernels' effective bandwidth beside a plain copy kernel,
+    /// the per-call overhead of the API, and the CPU reference.
+    ///
+    /// Prints a table (or JSON with --json) and exits 1 when a GPU output
+    /// differs from the CPU reference. See BENCHMARKS.md.
+    Bench(ops::bench::BenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -77,6 +84,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(&args),
         Command::List => list(),
         Command::Fuzz(args) => ops::fuzz::main(&args).map(ExitCode::from),
+        Command::Bench(args) => ops::bench::main(&args).map(ExitCode::from),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,994 @@
+//! `ops bench`: effective bandwidth of the generated kernels beside a plain
+//! copy kernel on the same device, the per-call overhead of
+//! [`ops_gpu::Context::run`], and the CPU reference's throughput.
+//!
+//! Every case runs on the current adapter through an [`ops_gpu::Profiler`]:
+//! its inputs are uploaded once, then each run does on the device what one
+//! [`Context::execute`](ops_gpu::Context::execute) does there (outputs,
+//! scratch and status initialised as the plan says, every pass), timed by
+//! GPU timestamps when the adapter has them and by submission-to-completion
+//! wall time otherwise ([`ops_gpu::TimeSource`]). A case reports the median
+//! of [`BenchOptions::runs`] runs after [`BenchOptions::warmup`] runs,
+//! its effective bandwidth (the bytes the operator must read and write,
+//! divided by that time) and the ratio to the copy kernel's bandwidth for
+//! the same byte count. The outputs of the last run are compared bit for
+//! bit with the CPU reference, whose time is reported too.
+//!
+//! The cases, in FLOAT32, FLOAT16 (packed two to a word) and a 64-bit type:
+//!
+//! - ArgMin and ReduceMin over all axes, the innermost axis, the outermost
+//!   axis (strided) and a middle axis of a 3-D tensor;
+//! - GatherND1 gathering whole rows, and gathering single elements (at
+//!   random, and for the record in row-major order);
+//! - Scatter along the outer axis with unique indices (update row `k` lands
+//!   in row `perm(k)`), and with heavy collisions (every update aimed at one
+//!   of 16 rows), on a square tensor (few columns: the two-pass algorithm)
+//!   and on a wide one of 64 rows (many columns: one pass).
+//!
+//! GatherND1's tables hold no 64-bit data type, so its 64-bit cases gather
+//! FLOAT32 data with INT64 indices.
+
+use std::fmt::Write as _;
+use std::io::{self, Write as _};
+use std::time::{Duration, Instant};
+
+use ops_core::{DataType, HostTensor, OpError, Operator, TensorDesc};
+use ops_gpu::{CacheStats, Context, MinimalDispatch, Profiler};
+use serde_json::{json, Value};
+
+use crate::{ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
+
+/// The default byte size of each case's main tensor: 64 MiB.
+pub const DEFAULT_SIZE: u64 = 64 << 20;
+
+/// The byte size of the small-call ArgMin input: 1 KiB.
+pub const SMALL_CALL_BYTES: u64 = 1024;
+
+/// What `ops bench` runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchOptions {
+    /// Byte size of each case's main tensor (rounded down to a power-of-two
+    /// element count).
+    pub size: u64,
+    /// Timed runs per case; the median is reported.
+    pub runs: usize,
+    /// Untimed runs before them.
+    pub warmup: usize,
+    /// Calls of the small-call comparison on each side.
+    pub small_calls: usize,
+    /// Run the CPU reference (once per case) for its throughput and to check
+    /// the GPU's outputs.
+    pub cpu_reference: bool,
+    /// Only the cases whose name contains this text (the copy kernel and the
+    /// small-call comparison always run).
+    pub filter: Option<String>,
+    /// Print each case to stderr as it completes.
+    pub progress: bool,
+}
+
+impl Default for BenchOptions {
+    fn default() -> BenchOptions {
+        BenchOptions {
+            size: DEFAULT_SIZE,
+            runs: 7,
+            warmup: 2,
+            small_calls: 500,
+            cpu_reference: true,
+            filter: None,
+            progress: false,
+        }
+    }
+}
+
+impl BenchOptions {
+    /// The smoke mode CI runs so that the benchmark cannot rot: tiny tensors
+    /// (64 KiB), one run, no warm-up, a few small calls. Its figures mean
+    /// nothing.
+    pub fn smoke() -> BenchOptions {
+        BenchOptions {
+            size: 64 << 10,
+            runs: 1,
+            warmup: 0,
+            small_calls: 3,
+            cpu_reference: true,
+            filter: None,
+            progress: false,
+        }
+    }
+}
+
+/// The arguments of `ops bench`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    /// Byte size of each case's main tensor: a count of bytes with an
+    /// optional K, M or G suffix (KiB, MiB, GiB).
+    #[arg(long, default_value = "64MiB", value_parser = parse_size)]
+    pub size: u64,
+    /// Timed runs per case; the median is reported.
+    #[arg(long, default_value_t = 7)]
+    pub runs: usize,
+    /// Untimed runs before them.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: usize,
+    /// Calls on each side of the small-call comparison.
+    #[arg(long, default_value_t = 500)]
+    pub calls: usize,
+    /// Skip the CPU reference (its throughput and the GPU == CPU check).
+    #[arg(long)]
+    pub no_cpu: bool,
+    /// Only the cases whose name or data type contains this text.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// CI's smoke mode: 64 KiB tensors, one run, no warm-up, three small
+    /// calls (replaces --size, --runs, --warmup and --calls). Its figures
+    /// mean nothing; it checks that every case still runs and matches the
+    /// CPU reference.
+    #[arg(long)]
+    pub smoke: bool,
+    /// Print the report as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl BenchArgs {
+    /// The options these arguments ask for.
+    pub fn options(&self) -> BenchOptions {
+        let base = if self.smoke {
+            BenchOptions::smoke()
+        } else {
+            BenchOptions {
+                size: self.size,
+                runs: self.runs,
+                warmup: self.warmup,
+                small_calls: self.calls,
+                ..BenchOptions::default()
+            }
+        };
+        BenchOptions {
+            cpu_reference: !self.no_cpu,
+            filter: self.filter.clone(),
+            progress: !self.smoke,
+            ..base
+        }
+    }
+}
+
+/// `ops bench`: runs [`bench()`] on the shared context and prints the report
+/// (progress on stderr). Returns the exit code: 0 when every case's GPU
+/// output matched the CPU reference, 1 when one did not, 2 without a GPU
+/// adapter or when a case could not run.
+pub fn main(args: &BenchArgs) -> io::Result<u8> {
+    let ctx = match ops_gpu::shared() {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            eprintln!("ops bench: {e}");
+            if !e.to_string().contains(ops_gpu::NO_ADAPTER_HELP) {
+                eprintln!("ops bench: {}", ops_gpu::NO_ADAPTER_HELP);
+            }
+            return Ok(2);
+        }
+    };
+    let report = match bench(ctx, &args.options()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("ops bench: {e}");
+            return Ok(2);
+        }
+    };
+    let mut out = io::stdout().lock();
+    if args.json {
+        writeln!(out, "{:#}", report.to_json())?;
+    } else {
+        write!(out, "{}", report.to_text())?;
+    }
+    if report.all_match() {
+        Ok(0)
+    } else {
+        eprintln!("ops bench: some GPU outputs differ from the CPU reference (DIFF above)");
+        Ok(1)
+    }
+}
+
+/// The measured figures of one case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseResult {
+    /// The case (`ArgMin inner axis`).
+    pub name: String,
+    /// Its data type, with the index type for gathers and scatters
+    /// (`FLOAT16`, `FLOAT32/INT64 idx`).
+    pub dtype: String,
+    /// The main tensor's sizes and what else the case binds.
+    pub shape: String,
+    /// The kernel keys of the plan's passes, in order.
+    pub kernels: Vec<&'static str>,
+    /// Bytes the operator must read and write.
+    pub bytes: u64,
+    /// Median time of the timed runs.
+    pub median: Duration,
+    /// Fastest timed run.
+    pub min: Duration,
+    /// `bytes / median`, in GB/s (10^9 bytes a second).
+    pub gbps: f64,
+    /// `gbps` over the copy kernel's.
+    pub ratio: f64,
+    /// The ratio the issue asks for on a hardware GPU.
+    pub target: f64,
+    /// The CPU reference's time for the same call, when it ran.
+    pub cpu: Option<Duration>,
+    /// Whether the GPU's outputs equal the CPU reference's bit for bit, when
+    /// it ran.
+    pub matches_cpu: Option<bool>,
+}
+
+impl CaseResult {
+    /// The CPU reference's effective bandwidth in GB/s, when it ran.
+    pub fn cpu_gbps(&self) -> Option<f64> {
+        self.cpu.map(|t| gbps(self.bytes, t))
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "dtype": self.dtype,
+            "shape": self.shape,
+            "kernels": self.kernels,
+            "bytes": self.bytes,
+            "median_s": self.median.as_secs_f64(),
+            "min_s": self.min.as_secs_f64(),
+            "gbps": self.gbps,
+            "ratio_to_copy": self.ratio,
+            "target_ratio": self.target,
+            "cpu_s": self.cpu.map(|t| t.as_secs_f64()),
+            "cpu_gbps": self.cpu_gbps(),
+            "matches_cpu": self.matches_cpu,
+        })
+    }
+}
+
+/// The small-call comparison: a 1 KiB ArgMin through [`Context::run`]
+/// against [`MinimalDispatch`] of the same kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SmallCall {
+    /// What was called.
+    pub what: String,
+    /// Calls on each side.
+    pub calls: usize,
+    /// Calls a second through `Context::run`.
+    pub api_per_s: f64,
+    /// Calls a second through the minimal dispatch.
+    pub minimal_per_s: f64,
+    /// The context's pipeline cache before the API calls.
+    pub cache_before: CacheStats,
+    /// And after them.
+    pub cache_after: CacheStats,
+}
+
+impl SmallCall {
+    /// How many times longer a call through the API takes than the minimal
+    /// dispatch (the issue's target: at most 1.5).
+    pub fn overhead(&self) -> f64 {
+        self.minimal_per_s / self.api_per_s
+    }
+}
+
+/// Everything `ops bench` measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchReport {
+    /// The adapter (`llvmpipe (LLVM 15.0.7, 256 bits) [vulkan, Cpu]`).
+    pub adapter: String,
+    /// True for a software adapter.
+    pub software: bool,
+    /// Where the GPU times come from ([`ops_gpu::TimeSource::label`]).
+    pub time_source: &'static str,
+    /// The options it ran with.
+    pub options: BenchOptions,
+    /// The copy kernel, copying [`BenchOptions::size`] bytes, 16 bytes a
+    /// thread: the device's bandwidth figure every ratio is taken to.
+    pub copy: CaseResult,
+    /// The same copy one `u32` word a thread, the granularity the generated
+    /// kernels load and store at (for the record: on a software adapter it
+    /// is much slower than the 16-byte copy).
+    pub copy_words: CaseResult,
+    /// Every case.
+    pub cases: Vec<CaseResult>,
+    /// The small-call comparison.
+    pub small_call: SmallCall,
+}
+
+/// Runs the benchmark on `ctx`'s adapter.
+pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpError> {
+    let profiler = Profiler::new(ctx)?;
+    let runs = options.runs.max(1);
+    let specs = cases(options.size)?;
+    let wanted: Vec<&CaseSpec> = specs
+        .iter()
+        .filter(|c| {
+            options
+                .filter
+                .as_ref()
+                .is_none_or(|f| c.name.contains(f.as_str()) || c.dtype.contains(f.as_str()))
+        })
+        .collect();
+
+    // The device's bandwidth figure: a copy of the main tensors' byte count.
+    let copy_bytes = (options.size.max(16) / 16) * 16;
+    let copy = copy_case(&profiler, copy_bytes, options, runs, false)?;
+    let copy_words = copy_case(&profiler, copy_bytes, options, runs, true)?;
+    let mut results = Vec::with_capacity(wanted.len());
+    for spec in wanted {
+        let mut r = run_case(&profiler, spec, options, runs)?;
+        r.ratio = r.gbps / copy.gbps;
+        if options.progress {
+            eprintln!(
+                "{} {}: {:.3} ms, {:.2} GB/s, {:.2}x copy, cpu {}",
+                r.name,
+                r.dtype,
+                ms(r.median),
+                r.gbps,
+                r.ratio,
+                r.cpu.map_or("-".into(), |t| format!("{:.1} ms", ms(t)))
+            );
+        }
+        results.push(r);
+    }
+    let small_call = small_call(ctx, options.small_calls.max(1))?;
+    let a = ctx.adapter();
+    Ok(BenchReport {
+        adapter: format!("{} [{}, {}]", a.name, a.backend, a.device_type),
+        software: a.software,
+        time_source: profiler.time_source().label(),
+        options: options.clone(),
+        copy,
+        copy_words,
+        cases: results,
+        small_call,
+    })
+}
+
+fn gbps(bytes: u64, t: Duration) -> f64 {
+    bytes as f64 / t.as_secs_f64().max(1e-12) / 1e9
+}
+
+fn median(mut times: Vec<Duration>) -> (Duration, Duration) {
+    times.sort();
+    let mid = times.len() / 2;
+    let m = if times.len() % 2 == 1 {
+        times[mid]
+    } else {
+        (times[mid - 1] + times[mid]) / 2
+    };
+    (m, times[0])
+}
+
+/// Warm-up and timed runs of a prepared plan: (median, fastest).
+fn time_runs(
+    prepared: &ops_gpu::Prepared<'_>,
+    options: &BenchOptions,
+    runs: usize,
+) -> Result<(Duration, Duration), OpError> {
+    for _ in 0..options.warmup {
+        prepared.run()?;
+    }
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        times.push(prepared.run()?.best());
+    }
+    Ok(median(times))
+}
+
+fn copy_case(
+    profiler: &Profiler,
+    bytes: u64,
+    options: &BenchOptions,
+    runs: usize,
+    words: bool,
+) -> Result<CaseResult, OpError> {
+    let (plan, desc) = if words {
+        ops_gpu::copy_words_plan(bytes)?
+    } else {
+        ops_gpu::copy_plan(bytes)?
+    };
+    let mut rng = Rng(0x0c0f_fee0_dead_beef);
+    let input = random_tensor(&desc, &mut rng)?;
+    let prepared = profiler.prepare(&plan, &[&input], std::slice::from_ref(&desc))?;
+    let (med, min) = time_runs(&prepared, options, runs)?;
+    let out = prepared.read_outputs()?;
+    let moved = 2 * bytes;
+    Ok(CaseResult {
+        name: "copy".into(),
+        dtype: if words { "u32" } else { "vec4<u32>" }.into(),
+        shape: format!("{} bytes", bytes),
+        kernels: plan.passes.iter().map(|p| p.kernel.key).collect(),
+        bytes: moved,
+        median: med,
+        min,
+        gbps: gbps(moved, med),
+        ratio: 1.0,
+        target: 1.0,
+        cpu: None,
+        matches_cpu: Some(out.first() == Some(&input)),
+    })
+}
+
+fn run_case(
+    profiler: &Profiler,
+    spec: &CaseSpec,
+    options: &BenchOptions,
+    runs: usize,
+) -> Result<CaseResult, OpError> {
+    let op = spec.op.as_ref();
+    let inputs: Vec<&HostTensor> = spec.inputs.iter().collect();
+    let plan = op.gpu_plan()?;
+    let prepared = profiler.prepare(&plan, &inputs, &op.output_descs())?;
+    let (med, min) = time_runs(&prepared, options, runs)?;
+    let gpu_out = prepared.read_outputs()?;
+    drop(prepared);
+    let (cpu, matches_cpu) = if options.cpu_reference {
+        let start = Instant::now();
+        let want = op.run_cpu(&inputs)?;
+        (Some(start.elapsed()), Some(want == gpu_out))
+    } else {
+        (None, None)
+    };
+    Ok(CaseResult {
+        name: spec.name.clone(),
+        dtype: spec.dtype.clone(),
+        shape: spec.shape.clone(),
+        kernels: plan.passes.iter().map(|p| p.kernel.key).collect(),
+        bytes: spec.bytes,
+        median: med,
+        min,
+        gbps: gbps(spec.bytes, med),
+        ratio: 0.0,
+        target: spec.target,
+        cpu,
+        matches_cpu,
+    })
+}
+
+/// The small-call comparison.
+fn small_call(ctx: &Context, calls: usize) -> Result<SmallCall, OpError> {
+    let elements = (SMALL_CALL_BYTES / 4) as u32;
+    let sizes = [16u32, elements / 16];
+    let mut rng = Rng(0x5ca1_ab1e);
+    let input = random_tensor(&TensorDesc::new(DataType::Float32, sizes), &mut rng)?;
+    let op = ArgMinDesc::builder()
+        .input(input.desc().clone())
+        .output_dtype(DataType::Int64)
+        .axes([1u32])
+        .build()
+        .map_err(|e| OpError::InvalidArgument(e.to_string()))?;
+    let plan = op.gpu_plan()?;
+    let out_desc = op.output_descs().remove(0);
+    let minimal = MinimalDispatch::new(ctx, &plan, SMALL_CALL_BYTES, &out_desc)?;
+
+    // One untimed call each (compiles the pipeline through the API), and
+    // the same answer from both.
+    let first = ctx.run(&op, &[&input])?.remove(0);
+    let bytes = minimal.call(input.bytes())?;
+    if bytes != first.bytes() {
+        return Err(OpError::Device(
+            "the minimal dispatch and Context::run disagree".into(),
+        ));
+    }
+    let cache_before = ctx.cache_stats();
+    let start = Instant::now();
+    for _ in 0..calls {
+        ctx.run(&op, &[&input])?;
+    }
+    let api = start.elapsed();
+    let cache_after = ctx.cache_stats();
+    let start = Instant::now();
+    for _ in 0..calls {
+        minimal.call(input.bytes())?;
+    }
+    let min = start.elapsed();
+    Ok(SmallCall {
+        what: format!(
+            "ArgMin FLOAT32 {:?} over axis 1 -> INT64 ({} bytes in, kernel {})",
+            sizes,
+            SMALL_CALL_BYTES,
+            plan.passes.first().map_or("-", |p| p.kernel.key)
+        ),
+        calls,
+        api_per_s: calls as f64 / api.as_secs_f64().max(1e-12),
+        minimal_per_s: calls as f64 / min.as_secs_f64().max(1e-12),
+        cache_before,
+        cache_after,
+    })
+}
+
+/// One benchmark case, built.
+struct CaseSpec {
+    name: String,
+    dtype: String,
+    shape: String,
+    op: Box<dyn Operator>,
+    inputs: Vec<HostTensor>,
+    bytes: u64,
+    target: f64,
+}
+
+/// A seeded xorshift64* generator: the inputs are the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+/// Random elements: floats uniform in [-1000, 1000) (no NaN), integers
+/// uniformly random bits.
+fn random_tensor(desc: &TensorDesc, rng: &mut Rng) -> Result<HostTensor, OpError> {
+    let n = desc.element_count().unwrap_or(0) as usize;
+    let width = desc.dtype.size_bytes();
+    let mut bytes = Vec::with_capacity(n * width);
+    for _ in 0..n {
+        let r = rng.next();
+        let unit = (r >> 40) as f64 / (1u64 << 24) as f64;
+        let value = unit * 2000.0 - 1000.0;
+        match desc.dtype {
+            DataType::Float32 => bytes.extend_from_slice(&(value as f32).to_le_bytes()),
+            DataType::Float64 => bytes.extend_from_slice(&value.to_le_bytes()),
+            DataType::Float16 => bytes.extend_from_slice(&half::f16::from_f64(value).to_le_bytes()),
+            _ => bytes.extend_from_slice(&r.to_le_bytes()[..width]),
+        }
+    }
+    HostTensor::from_bytes(desc.clone(), bytes)
+}
+
+/// An index tensor of `sizes` whose element `i` is `value(i)`.
+fn index_tensor(
+    dtype: DataType,
+    sizes: &[u32],
+    value: impl Fn(u64) -> u64,
+) -> Result<HostTensor, OpError> {
+    let desc = TensorDesc::new(dtype, sizes.to_vec());
+    let n = desc.element_count().unwrap_or(0);
+    let width = dtype.size_bytes();
+    let mut bytes = Vec::with_capacity(n as usize * width);
+    for i in 0..n {
+        bytes.extend_from_slice(&value(i).to_le_bytes()[..width]);
+    }
+    HostTensor::from_bytes(desc, bytes)
+}
+
+fn build_error(e: impl std::fmt::Display) -> OpError {
+    OpError::InvalidArgument(format!("a benchmark descriptor failed to build: {e}"))
+}
+
+/// `2^k` elements of `width` bytes fitting `size`, at least 2^6.
+fn log2_elements(size: u64, width: usize) -> u32 {
+    let n = (size / width as u64).max(64);
+    63 - n.leading_zeros()
+}
+
+/// Which axes a reduction case reduces.
+#[derive(Clone, Copy)]
+enum Placement {
+    All,
+    Inner,
+    Outer,
+    Middle,
+}
+
+impl Placement {
+    const ALL: [Placement; 4] = [
+        Placement::All,
+        Placement::Inner,
+        Placement::Outer,
+        Placement::Middle,
+    ];
+
+    fn axes(self) -> &'static [u32] {
+        match self {
+            Placement::All => &[0, 1, 2],
+            Placement::Inner => &[2],
+            Placement::Outer => &[0],
+            Placement::Middle => &[1],
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Placement::All => "all axes",
+            Placement::Inner => "inner axis",
+            Placement::Outer => "outer axis",
+            Placement::Middle => "middle axis",
+        }
+    }
+}
+
+/// Every case for main tensors of `size` bytes.
+fn cases(size: u64) -> Result<Vec<CaseSpec>, OpError> {
+    let mut rng = Rng(0x0b5e_55ed_2024_0606);
+    let mut out = Vec::new();
+    // (data type of the reductions and scatters, gather data type, index type)
+    let types = [
+        (DataType::Float32, DataType::Float32, DataType::Int32),
+        (DataType::Float16, DataType::Float16, DataType::Int32),
+        (DataType::Int64, DataType::Float32, DataType::Int64),
+    ];
+    for (dt, gather_dt, index_dt) in types {
+        // Reductions: a 3-D tensor, sides powers of two.
+        let k = log2_elements(size, dt.size_bytes());
+        let side = k / 3;
+        let sizes = [1u32 << (k - 2 * side), 1 << side, 1 << side];
+        let input = random_tensor(&TensorDesc::new(dt, sizes), &mut rng)?;
+        let in_bytes = input.bytes().len() as u64;
+        for placement in Placement::ALL {
+            let axes = placement.axes();
+            let kept: u64 = (0..3)
+                .filter(|d| !axes.contains(d))
+                .map(|d| u64::from(sizes[d as usize]))
+                .product();
+            let argmin = ArgMinDesc::builder()
+                .input(input.desc().clone())
+                .output_dtype(DataType::Int64)
+                .axes(axes)
+                .build()
+                .map_err(build_error)?;
+            out.push(CaseSpec {
+                name: format!("ArgMin {}", placement.name()),
+                dtype: dt.spec_name().to_string(),
+                shape: format!("{sizes:?} -> INT64"),
+                op: Box::new(argmin),
+                inputs: vec![input.clone()],
+                bytes: in_bytes + kept * 8,
+                target: 0.8,
+            });
+            let axes_t = HostTensor::from_slice(
+                [axes.len() as u32],
+                &axes.iter().map(|&a| i64::from(a)).collect::<Vec<_>>(),
+            )?;
+            let reduce_min = ReduceMinDesc::builder()
+                .data(input.desc().clone())
+                .axes(axes_t.clone())
+                .build()
+                .map_err(build_error)?;
+            out.push(CaseSpec {
+                name: format!("ReduceMin {}", placement.name()),
+                dtype: dt.spec_name().to_string(),
+                shape: format!("{sizes:?}"),
+                op: Box::new(reduce_min),
+                inputs: vec![input.clone(), axes_t],
+                bytes: in_bytes + kept * dt.size_bytes() as u64,
+                target: 0.8,
+            });
+        }
+        drop(input);
+
+        // Gathers: rows of a 2-D tensor, and single elements of it.
+        let gw = gather_dt.size_bytes();
+        let iw = index_dt.size_bytes() as u64;
+        let k = log2_elements(size, gw);
+        let (rows, cols) = (1u32 << (k - k / 2), 1u32 << (k / 2));
+        let table = random_tensor(&TensorDesc::new(gather_dt, [rows, cols]), &mut rng)?;
+        let table_bytes = table.bytes().len() as u64;
+        let gtype = format!("{}/{} idx", gather_dt.spec_name(), index_dt.spec_name());
+        let seed = rng.next();
+        let row_ix = index_tensor(index_dt, &[rows, 1], |i| mix(seed ^ i) % u64::from(rows))?;
+        let gather_rows = GatherND1Desc::builder()
+            .input(table.desc().clone())
+            .indices(row_ix.desc().clone())
+            .input_dimension_count(2)
+            .indices_dimension_count(2)
+            .build()
+            .map_err(build_error)?;
+        out.push(CaseSpec {
+            name: "GatherND1 rows".into(),
+            dtype: gtype.clone(),
+            shape: format!("[{rows}, {cols}] by [{rows}, 1]"),
+            op: Box::new(gather_rows),
+            inputs: vec![table.clone(), row_ix],
+            bytes: 2 * table_bytes + u64::from(rows) * iw,
+            target: 0.7,
+        });
+        // As many elements as the table holds, within an index tensor of
+        // at most `size` bytes.
+        let count = (u64::from(rows * cols)).min((size / (2 * iw)).max(1)) as u32;
+        let elem_ix = index_tensor(index_dt, &[count, 2], |i| {
+            let h = mix(seed ^ (i / 2));
+            if i % 2 == 0 {
+                h % u64::from(rows)
+            } else {
+                (h >> 32) % u64::from(cols)
+            }
+        })?;
+        // The same count of elements in row-major order: what random access
+        // costs, for the record.
+        let ordered_ix = index_tensor(index_dt, &[count, 2], |i| {
+            if i % 2 == 0 {
+                (i / 2) / u64::from(cols)
+            } else {
+                (i / 2) % u64::from(cols)
+            }
+        })?;
+        for (name, indices) in [
+            ("GatherND1 elements", elem_ix),
+            ("GatherND1 elems in order", ordered_ix),
+        ] {
+            let gather_elems = GatherND1Desc::builder()
+                .input(table.desc().clone())
+                .indices(indices.desc().clone())
+                .input_dimension_count(2)
+                .indices_dimension_count(2)
+                .build()
+                .map_err(build_error)?;
+            out.push(CaseSpec {
+                name: name.into(),
+                dtype: gtype.clone(),
+                shape: format!("[{rows}, {cols}] by [{count}, 2]"),
+                op: Box::new(gather_elems),
+                inputs: vec![table.clone(), indices],
+                bytes: u64::from(count) * (2 * gw as u64 + 2 * iw),
+                target: 0.4,
+            });
+        }
+
+        // Scatters along axis 0 of a 2-D tensor, updates as large as it: a
+        // square one (few columns: two passes) and a wide one of 64 rows
+        // (many columns: one pass walking each column).
+        let k = log2_elements(size, dt.size_bytes());
+        for (shape, rows) in [("", 1u32 << (k - k / 2)), (" wide", 64.min(1 << k))] {
+            let cols = (1u32 << k) / rows;
+            let data = random_tensor(&TensorDesc::new(dt, [rows, cols]), &mut rng)?;
+            let updates = random_tensor(data.desc(), &mut rng)?;
+            let data_bytes = data.bytes().len() as u64;
+            let stype = format!("{}/{} idx", dt.spec_name(), index_dt.spec_name());
+            let (r, c) = (u64::from(rows), u64::from(cols));
+            // Unique: update row k lands in row perm(k), a permutation.
+            let unique = index_tensor(index_dt, &[rows, cols], |i| ((i / c) * 0x9e37_79b1) % r)?;
+            // Collisions: every update aims at one of 16 rows.
+            let colliding = index_tensor(index_dt, &[rows, cols], |i| (i / c) % 16.min(r))?;
+            for (name, indices) in [("unique", unique), ("collisions", colliding)] {
+                let scatter = ScatterDesc::builder()
+                    .input(data.desc().clone())
+                    .indices(indices.desc().clone())
+                    .updates(updates.desc().clone())
+                    .axis(0)
+                    .build()
+                    .map_err(build_error)?;
+                out.push(CaseSpec {
+                    name: format!("Scatter {name}{shape}"),
+                    dtype: stype.clone(),
+                    shape: format!("[{rows}, {cols}] axis 0"),
+                    op: Box::new(scatter),
+                    inputs: vec![data.clone(), indices, updates.clone()],
+                    bytes: 3 * data_bytes + r * c * iw,
+                    target: 0.4,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A 64-bit mixer (splitmix64's finaliser) for index patterns.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl BenchReport {
+    /// False when the GPU's outputs of some case differ from the CPU
+    /// reference's (or a copy lost its bytes).
+    pub fn all_match(&self) -> bool {
+        std::iter::once(&self.copy)
+            .chain([&self.copy_words])
+            .chain(&self.cases)
+            .all(|c| c.matches_cpu != Some(false))
+    }
+
+    /// The report as a text table.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let o = &self.options;
+        let _ = writeln!(
+            s,
+            "adapter: {}{}",
+            self.adapter,
+            if self.software {
+                " (software: a CPU, not a GPU)"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(
+            s,
+            "timing: {}; median of {} runs after {} warm-up runs; main tensors {} bytes",
+            self.time_source, o.runs, o.warmup, o.size
+        );
+        let _ = writeln!(
+            s,
+            "copy kernel: {:.2} GB/s ({} bytes moved in {:.3} ms)",
+            self.copy.gbps,
+            self.copy.bytes,
+            ms(self.copy.median)
+        );
+        let _ = writeln!(
+            s,
+            "copy one u32 word a thread: {:.2} GB/s ({:.2}x the copy kernel)",
+            self.copy_words.gbps,
+            self.copy_words.gbps / self.copy.gbps
+        );
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "{:<26} {:<18} {:>9} {:>10} {:>7} {:>7} {:>6} {:>8} {:>5}  kernels",
+            "case",
+            "type",
+            "MB moved",
+            "median ms",
+            "GB/s",
+            "x copy",
+            "target",
+            "cpu GB/s",
+            "check"
+        );
+        for c in &self.cases {
+            let _ = writeln!(
+                s,
+                "{:<26} {:<18} {:>9.1} {:>10.3} {:>7.2} {:>7.2} {:>6.2} {:>8} {:>5}  {}",
+                c.name,
+                c.dtype,
+                c.bytes as f64 / 1e6,
+                ms(c.median),
+                c.gbps,
+                c.ratio,
+                c.target,
+                c.cpu_gbps().map_or("-".into(), |g| format!("{g:.2}")),
+                match c.matches_cpu {
+                    Some(true) => "ok",
+                    Some(false) => "DIFF",
+                    None => "-",
+                },
+                short_keys(&c.kernels)
+            );
+        }
+        let sc = &self.small_call;
+        let _ = writeln!(s);
+        let _ = writeln!(s, "small calls: {}", sc.what);
+        let _ = writeln!(
+            s,
+            "  Context::run {:.0} calls/s, minimal dispatch {:.0} calls/s: overhead {:.2}x (target <= 1.5x), {} calls each",
+            sc.api_per_s,
+            sc.minimal_per_s,
+            sc.overhead(),
+            sc.calls
+        );
+        let _ = writeln!(
+            s,
+            "  pipeline cache: {} compiled, {} hits before; {} compiled, {} hits after the {} calls",
+            sc.cache_before.compiled,
+            sc.cache_before.hits,
+            sc.cache_after.compiled,
+            sc.cache_after.hits,
+            sc.calls
+        );
+        s
+    }
+
+    /// The report as JSON, for machines.
+    pub fn to_json(&self) -> Value {
+        let o = &self.options;
+        let sc = &self.small_call;
+        json!({
+            "adapter": self.adapter,
+            "software": self.software,
+            "time_source": self.time_source,
+            "size": o.size,
+            "runs": o.runs,
+            "warmup": o.warmup,
+            "copy": self.copy.to_json(),
+            "copy_words": self.copy_words.to_json(),
+            "cases": self.cases.iter().map(CaseResult::to_json).collect::<Vec<_>>(),
+            "small_call": {
+                "what": sc.what,
+                "calls": sc.calls,
+                "api_calls_per_s": sc.api_per_s,
+                "minimal_calls_per_s": sc.minimal_per_s,
+                "overhead": sc.overhead(),
+                "target_overhead": 1.5,
+                "cache_before": {"compiled": sc.cache_before.compiled, "hits": sc.cache_before.hits},
+                "cache_after": {"compiled": sc.cache_after.compiled, "hits": sc.cache_after.hits},
+            },
+        })
+    }
+}
+
+/// Parses a byte size: a number with an optional `K`, `M` or `G` suffix
+/// (`KiB`, `MiB`, `GiB`; powers of 1024), as `ops bench --size` takes it.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a byte size (like 65536, 64K, 64MiB)"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kib" | "kb" => 10,
+        "m" | "mib" | "mb" => 20,
+        "g" | "gib" | "gb" => 30,
+        _ => return Err(format!("`{text}`: unknown unit `{unit}` (K, M or G)")),
+    };
+    n.checked_mul(1 << shift)
+        .filter(|&b| b >= 16)
+        .ok_or_else(|| format!("`{text}` is out of range (16 bytes to 2^64)"))
+}
+
+fn ms(t: Duration) -> f64 {
+    t.as_secs_f64() * 1e3
+}
+
+/// Kernel keys without the operator and data types (`reduce_tree+reduce_combine`).
+fn short_keys(keys: &[&str]) -> String {
+    keys.iter()
+        .map(|k| k.split('/').nth(1).unwrap_or(k))
+        .collect::<Vec<_>>()
+        .join("+")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("65536"), Ok(65536));
+        assert_eq!(parse_size("64MiB"), Ok(64 << 20));
+        assert_eq!(parse_size("64M"), Ok(64 << 20));
+        assert_eq!(parse_size("1g"), Ok(1 << 30));
+        assert_eq!(parse_size("16 KiB"), Ok(16 << 10));
+        assert!(parse_size("8").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("3T").is_err());
+        assert!(parse_size("99999999999G").is_err());
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        let ms = Duration::from_millis;
+        assert_eq!(median(vec![ms(3), ms(1), ms(2)]), (ms(2), ms(1)));
+        assert_eq!(
+            median(vec![ms(4), ms(1), ms(2), ms(3)]).0,
+            Duration::from_micros(2500)
+        );
+    }
+
+    #[test]
+    fn cases_cover_the_issue() {
+        let cases = cases(64 << 10).unwrap();
+        let names: Vec<String> = cases
+            .iter()
+            .map(|c| format!("{} {}", c.name, c.dtype))
+            .collect();
+        for op in ["ArgMin", "ReduceMin"] {
+            for axes in ["all axes", "inner axis", "outer axis", "middle axis"] {
+                for dt in ["FLOAT32", "FLOAT16", "INT64"] {
+                    let want = format!("{op} {axes} {dt}");
+                    assert!(names.contains(&want), "{want} in {names:?}");
+                }
+            }
+        }
+        for name in [
+            "GatherND1 rows",
+            "GatherND1 elements",
+            "Scatter unique",
+            "Scatter collisions",
+        ] {
+            assert_eq!(cases.iter().filter(|c| c.name == name).count(), 3, "{name}");
+        }
+        for c in &cases {
+            assert_eq!(c.op.input_descs().len(), c.inputs.len(), "{}", c.name);
+            assert!(c.bytes > 0 && c.target > 0.0, "{}", c.name);
+        }
+    }
+}
