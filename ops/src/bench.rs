@@ -30,6 +30,7 @@
 
 use std::fmt::Write as _;
 use std::io::{self, Write as _};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ops_core::{DataType, HostTensor, OpError, Operator, TensorDesc};
@@ -101,7 +102,8 @@ impl BenchOptions {
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchArgs {
     /// Byte size of each case's main tensor: a count of bytes with an
-    /// optional K, M or G suffix (KiB, MiB, GiB).
+    /// optional K, M or G suffix (KiB, MiB, GiB), at most the device's
+    /// storage binding limit (128 MiB on lavapipe).
     #[arg(long, default_value = "64MiB", value_parser = parse_size)]
     pub size: u64,
     /// Timed runs per case; the median is reported.
@@ -299,37 +301,38 @@ pub struct BenchReport {
 pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpError> {
     let profiler = Profiler::new(ctx)?;
     let runs = options.runs.max(1);
-    let specs = cases(options.size)?;
-    let wanted: Vec<&CaseSpec> = specs
-        .iter()
-        .filter(|c| {
-            options
-                .filter
-                .as_ref()
-                .is_none_or(|f| c.name.contains(f.as_str()) || c.dtype.contains(f.as_str()))
-        })
-        .collect();
+    let wanted = |c: &CaseSpec| {
+        options
+            .filter
+            .as_ref()
+            .is_none_or(|f| c.name.contains(f.as_str()) || c.dtype.contains(f.as_str()))
+    };
 
     // The device's bandwidth figure: a copy of the main tensors' byte count.
     let copy_bytes = (options.size.max(16) / 16) * 16;
     let copy = copy_case(&profiler, copy_bytes, options, runs, false)?;
     let copy_words = copy_case(&profiler, copy_bytes, options, runs, true)?;
-    let mut results = Vec::with_capacity(wanted.len());
-    for spec in wanted {
-        let mut r = run_case(&profiler, spec, options, runs)?;
-        r.ratio = r.gbps / copy.gbps;
-        if options.progress {
-            eprintln!(
-                "{} {}: {:.3} ms, {:.2} GB/s, {:.2}x copy, cpu {}",
-                r.name,
-                r.dtype,
-                ms(r.median),
-                r.gbps,
-                r.ratio,
-                r.cpu.map_or("-".into(), |t| format!("{:.1} ms", ms(t)))
-            );
+    let mut results = Vec::new();
+    // One data-type group at a time, so that only its inputs are in memory.
+    let mut rng = Rng(CASE_SEED);
+    for types in TYPE_GROUPS {
+        let specs = cases_of(options.size, types, &mut rng)?;
+        for spec in specs.iter().filter(|c| wanted(c)) {
+            let mut r = run_case(&profiler, spec, options, runs)?;
+            r.ratio = r.gbps / copy.gbps;
+            if options.progress {
+                eprintln!(
+                    "{} {}: {:.3} ms, {:.2} GB/s, {:.2}x copy, cpu {}",
+                    r.name,
+                    r.dtype,
+                    ms(r.median),
+                    r.gbps,
+                    r.ratio,
+                    r.cpu.map_or("-".into(), |t| format!("{:.1} ms", ms(t)))
+                );
+            }
+            results.push(r);
         }
-        results.push(r);
     }
     let small_call = small_call(ctx, options.small_calls.max(1))?;
     let a = ctx.adapter();
@@ -417,7 +420,7 @@ fn run_case(
     runs: usize,
 ) -> Result<CaseResult, OpError> {
     let op = spec.op.as_ref();
-    let inputs: Vec<&HostTensor> = spec.inputs.iter().collect();
+    let inputs: Vec<&HostTensor> = spec.inputs.iter().map(|t| t.as_ref()).collect();
     let plan = op.gpu_plan()?;
     let prepared = profiler.prepare(&plan, &inputs, &op.output_descs())?;
     let (med, min) = time_runs(&prepared, options, runs)?;
@@ -504,7 +507,8 @@ struct CaseSpec {
     dtype: String,
     shape: String,
     op: Box<dyn Operator>,
-    inputs: Vec<HostTensor>,
+    /// Shared between the cases of a data-type group.
+    inputs: Vec<Arc<HostTensor>>,
     bytes: u64,
     target: f64,
 }
@@ -603,166 +607,185 @@ impl Placement {
     }
 }
 
-/// Every case for main tensors of `size` bytes.
-fn cases(size: u64) -> Result<Vec<CaseSpec>, OpError> {
-    let mut rng = Rng(0x0b5e_55ed_2024_0606);
-    let mut out = Vec::new();
-    // (data type of the reductions and scatters, gather data type, index type)
-    let types = [
-        (DataType::Float32, DataType::Float32, DataType::Int32),
-        (DataType::Float16, DataType::Float16, DataType::Int32),
-        (DataType::Int64, DataType::Float32, DataType::Int64),
-    ];
-    for (dt, gather_dt, index_dt) in types {
-        // Reductions: a 3-D tensor, sides powers of two.
-        let k = log2_elements(size, dt.size_bytes());
-        let side = k / 3;
-        let sizes = [1u32 << (k - 2 * side), 1 << side, 1 << side];
-        let input = random_tensor(&TensorDesc::new(dt, sizes), &mut rng)?;
-        let in_bytes = input.bytes().len() as u64;
-        for placement in Placement::ALL {
-            let axes = placement.axes();
-            let kept: u64 = (0..3)
-                .filter(|d| !axes.contains(d))
-                .map(|d| u64::from(sizes[d as usize]))
-                .product();
-            let argmin = ArgMinDesc::builder()
-                .input(input.desc().clone())
-                .output_dtype(DataType::Int64)
-                .axes(axes)
-                .build()
-                .map_err(build_error)?;
-            out.push(CaseSpec {
-                name: format!("ArgMin {}", placement.name()),
-                dtype: dt.spec_name().to_string(),
-                shape: format!("{sizes:?} -> INT64"),
-                op: Box::new(argmin),
-                inputs: vec![input.clone()],
-                bytes: in_bytes + kept * 8,
-                target: 0.8,
-            });
-            let axes_t = HostTensor::from_slice(
-                [axes.len() as u32],
-                &axes.iter().map(|&a| i64::from(a)).collect::<Vec<_>>(),
-            )?;
-            let reduce_min = ReduceMinDesc::builder()
-                .data(input.desc().clone())
-                .axes(axes_t.clone())
-                .build()
-                .map_err(build_error)?;
-            out.push(CaseSpec {
-                name: format!("ReduceMin {}", placement.name()),
-                dtype: dt.spec_name().to_string(),
-                shape: format!("{sizes:?}"),
-                op: Box::new(reduce_min),
-                inputs: vec![input.clone(), axes_t],
-                bytes: in_bytes + kept * dt.size_bytes() as u64,
-                target: 0.8,
-            });
-        }
-        drop(input);
+/// The seed of the cases' inputs: the same inputs on every run.
+const CASE_SEED: u64 = 0x0b5e_55ed_2024_0606;
 
-        // Gathers: rows of a 2-D tensor, and single elements of it.
-        let gw = gather_dt.size_bytes();
-        let iw = index_dt.size_bytes() as u64;
-        let k = log2_elements(size, gw);
-        let (rows, cols) = (1u32 << (k - k / 2), 1u32 << (k / 2));
-        let table = random_tensor(&TensorDesc::new(gather_dt, [rows, cols]), &mut rng)?;
-        let table_bytes = table.bytes().len() as u64;
-        let gtype = format!("{}/{} idx", gather_dt.spec_name(), index_dt.spec_name());
-        let seed = rng.next();
-        let row_ix = index_tensor(index_dt, &[rows, 1], |i| mix(seed ^ i) % u64::from(rows))?;
-        let gather_rows = GatherND1Desc::builder()
+/// The data-type groups: (data type of the reductions and scatters, gather
+/// data type, index type of the gathers and scatters).
+const TYPE_GROUPS: [(DataType, DataType, DataType); 3] = [
+    (DataType::Float32, DataType::Float32, DataType::Int32),
+    (DataType::Float16, DataType::Float16, DataType::Int32),
+    (DataType::Int64, DataType::Float32, DataType::Int64),
+];
+
+/// Every case for main tensors of `size` bytes.
+#[cfg(test)]
+fn cases(size: u64) -> Result<Vec<CaseSpec>, OpError> {
+    let mut rng = Rng(CASE_SEED);
+    let mut out = Vec::new();
+    for types in TYPE_GROUPS {
+        out.extend(cases_of(size, types, &mut rng)?);
+    }
+    Ok(out)
+}
+
+/// The cases of one data-type group for main tensors of `size` bytes.
+fn cases_of(
+    size: u64,
+    (dt, gather_dt, index_dt): (DataType, DataType, DataType),
+    rng: &mut Rng,
+) -> Result<Vec<CaseSpec>, OpError> {
+    let mut out = Vec::new();
+    // Reductions: a 3-D tensor, sides powers of two.
+    let k = log2_elements(size, dt.size_bytes());
+    let side = k / 3;
+    let sizes = [1u32 << (k - 2 * side), 1 << side, 1 << side];
+    let input = Arc::new(random_tensor(&TensorDesc::new(dt, sizes), rng)?);
+    let in_bytes = input.bytes().len() as u64;
+    for placement in Placement::ALL {
+        let axes = placement.axes();
+        let kept: u64 = (0..3)
+            .filter(|d| !axes.contains(d))
+            .map(|d| u64::from(sizes[d as usize]))
+            .product();
+        let argmin = ArgMinDesc::builder()
+            .input(input.desc().clone())
+            .output_dtype(DataType::Int64)
+            .axes(axes)
+            .build()
+            .map_err(build_error)?;
+        out.push(CaseSpec {
+            name: format!("ArgMin {}", placement.name()),
+            dtype: dt.spec_name().to_string(),
+            shape: format!("{sizes:?} -> INT64"),
+            op: Box::new(argmin),
+            inputs: vec![Arc::clone(&input)],
+            bytes: in_bytes + kept * 8,
+            target: 0.8,
+        });
+        let axes_t = HostTensor::from_slice(
+            [axes.len() as u32],
+            &axes.iter().map(|&a| i64::from(a)).collect::<Vec<_>>(),
+        )?;
+        let reduce_min = ReduceMinDesc::builder()
+            .data(input.desc().clone())
+            .axes(axes_t.clone())
+            .build()
+            .map_err(build_error)?;
+        out.push(CaseSpec {
+            name: format!("ReduceMin {}", placement.name()),
+            dtype: dt.spec_name().to_string(),
+            shape: format!("{sizes:?}"),
+            op: Box::new(reduce_min),
+            inputs: vec![Arc::clone(&input), Arc::new(axes_t)],
+            bytes: in_bytes + kept * dt.size_bytes() as u64,
+            target: 0.8,
+        });
+    }
+
+    // Gathers: rows of a 2-D tensor, and single elements of it.
+    let gw = gather_dt.size_bytes();
+    let iw = index_dt.size_bytes() as u64;
+    let k = log2_elements(size, gw);
+    let (rows, cols) = (1u32 << (k - k / 2), 1u32 << (k / 2));
+    let table = Arc::new(random_tensor(
+        &TensorDesc::new(gather_dt, [rows, cols]),
+        rng,
+    )?);
+    let table_bytes = table.bytes().len() as u64;
+    let gtype = format!("{}/{} idx", gather_dt.spec_name(), index_dt.spec_name());
+    let seed = rng.next();
+    let row_ix = index_tensor(index_dt, &[rows, 1], |i| mix(seed ^ i) % u64::from(rows))?;
+    let gather_rows = GatherND1Desc::builder()
+        .input(table.desc().clone())
+        .indices(row_ix.desc().clone())
+        .input_dimension_count(2)
+        .indices_dimension_count(2)
+        .build()
+        .map_err(build_error)?;
+    out.push(CaseSpec {
+        name: "GatherND1 rows".into(),
+        dtype: gtype.clone(),
+        shape: format!("[{rows}, {cols}] by [{rows}, 1]"),
+        op: Box::new(gather_rows),
+        inputs: vec![Arc::clone(&table), Arc::new(row_ix)],
+        bytes: 2 * table_bytes + u64::from(rows) * iw,
+        target: 0.7,
+    });
+    // As many elements as the table holds, within an index tensor of
+    // at most `size` bytes.
+    let count = (u64::from(rows * cols)).min((size / (2 * iw)).max(1)) as u32;
+    let elem_ix = index_tensor(index_dt, &[count, 2], |i| {
+        let h = mix(seed ^ (i / 2));
+        if i % 2 == 0 {
+            h % u64::from(rows)
+        } else {
+            (h >> 32) % u64::from(cols)
+        }
+    })?;
+    // The same count of elements in row-major order: what random access
+    // costs, for the record.
+    let ordered_ix = index_tensor(index_dt, &[count, 2], |i| {
+        if i % 2 == 0 {
+            (i / 2) / u64::from(cols)
+        } else {
+            (i / 2) % u64::from(cols)
+        }
+    })?;
+    for (name, indices) in [
+        ("GatherND1 elements", elem_ix),
+        ("GatherND1 elems in order", ordered_ix),
+    ] {
+        let gather_elems = GatherND1Desc::builder()
             .input(table.desc().clone())
-            .indices(row_ix.desc().clone())
+            .indices(indices.desc().clone())
             .input_dimension_count(2)
             .indices_dimension_count(2)
             .build()
             .map_err(build_error)?;
         out.push(CaseSpec {
-            name: "GatherND1 rows".into(),
+            name: name.into(),
             dtype: gtype.clone(),
-            shape: format!("[{rows}, {cols}] by [{rows}, 1]"),
-            op: Box::new(gather_rows),
-            inputs: vec![table.clone(), row_ix],
-            bytes: 2 * table_bytes + u64::from(rows) * iw,
-            target: 0.7,
+            shape: format!("[{rows}, {cols}] by [{count}, 2]"),
+            op: Box::new(gather_elems),
+            inputs: vec![Arc::clone(&table), Arc::new(indices)],
+            bytes: u64::from(count) * (2 * gw as u64 + 2 * iw),
+            target: 0.4,
         });
-        // As many elements as the table holds, within an index tensor of
-        // at most `size` bytes.
-        let count = (u64::from(rows * cols)).min((size / (2 * iw)).max(1)) as u32;
-        let elem_ix = index_tensor(index_dt, &[count, 2], |i| {
-            let h = mix(seed ^ (i / 2));
-            if i % 2 == 0 {
-                h % u64::from(rows)
-            } else {
-                (h >> 32) % u64::from(cols)
-            }
-        })?;
-        // The same count of elements in row-major order: what random access
-        // costs, for the record.
-        let ordered_ix = index_tensor(index_dt, &[count, 2], |i| {
-            if i % 2 == 0 {
-                (i / 2) / u64::from(cols)
-            } else {
-                (i / 2) % u64::from(cols)
-            }
-        })?;
-        for (name, indices) in [
-            ("GatherND1 elements", elem_ix),
-            ("GatherND1 elems in order", ordered_ix),
-        ] {
-            let gather_elems = GatherND1Desc::builder()
-                .input(table.desc().clone())
+    }
+
+    // Scatters along axis 0 of a 2-D tensor, updates as large as it: a
+    // square one (few columns: two passes) and a wide one of 64 rows
+    // (many columns: one pass walking each column).
+    let k = log2_elements(size, dt.size_bytes());
+    for (shape, rows) in [("", 1u32 << (k - k / 2)), (" wide", 64.min(1 << k))] {
+        let cols = (1u32 << k) / rows;
+        let data = Arc::new(random_tensor(&TensorDesc::new(dt, [rows, cols]), rng)?);
+        let updates = Arc::new(random_tensor(data.desc(), rng)?);
+        let data_bytes = data.bytes().len() as u64;
+        let stype = format!("{}/{} idx", dt.spec_name(), index_dt.spec_name());
+        let (r, c) = (u64::from(rows), u64::from(cols));
+        // Unique: update row k lands in row perm(k), a permutation.
+        let unique = index_tensor(index_dt, &[rows, cols], |i| ((i / c) * 0x9e37_79b1) % r)?;
+        // Collisions: every update aims at one of 16 rows.
+        let colliding = index_tensor(index_dt, &[rows, cols], |i| (i / c) % 16.min(r))?;
+        for (name, indices) in [("unique", unique), ("collisions", colliding)] {
+            let scatter = ScatterDesc::builder()
+                .input(data.desc().clone())
                 .indices(indices.desc().clone())
-                .input_dimension_count(2)
-                .indices_dimension_count(2)
+                .updates(updates.desc().clone())
+                .axis(0)
                 .build()
                 .map_err(build_error)?;
             out.push(CaseSpec {
-                name: name.into(),
-                dtype: gtype.clone(),
-                shape: format!("[{rows}, {cols}] by [{count}, 2]"),
-                op: Box::new(gather_elems),
-                inputs: vec![table.clone(), indices],
-                bytes: u64::from(count) * (2 * gw as u64 + 2 * iw),
+                name: format!("Scatter {name}{shape}"),
+                dtype: stype.clone(),
+                shape: format!("[{rows}, {cols}] axis 0"),
+                op: Box::new(scatter),
+                inputs: vec![Arc::clone(&data), Arc::new(indices), Arc::clone(&updates)],
+                bytes: 3 * data_bytes + r * c * iw,
                 target: 0.4,
             });
-        }
-
-        // Scatters along axis 0 of a 2-D tensor, updates as large as it: a
-        // square one (few columns: two passes) and a wide one of 64 rows
-        // (many columns: one pass walking each column).
-        let k = log2_elements(size, dt.size_bytes());
-        for (shape, rows) in [("", 1u32 << (k - k / 2)), (" wide", 64.min(1 << k))] {
-            let cols = (1u32 << k) / rows;
-            let data = random_tensor(&TensorDesc::new(dt, [rows, cols]), &mut rng)?;
-            let updates = random_tensor(data.desc(), &mut rng)?;
-            let data_bytes = data.bytes().len() as u64;
-            let stype = format!("{}/{} idx", dt.spec_name(), index_dt.spec_name());
-            let (r, c) = (u64::from(rows), u64::from(cols));
-            // Unique: update row k lands in row perm(k), a permutation.
-            let unique = index_tensor(index_dt, &[rows, cols], |i| ((i / c) * 0x9e37_79b1) % r)?;
-            // Collisions: every update aims at one of 16 rows.
-            let colliding = index_tensor(index_dt, &[rows, cols], |i| (i / c) % 16.min(r))?;
-            for (name, indices) in [("unique", unique), ("collisions", colliding)] {
-                let scatter = ScatterDesc::builder()
-                    .input(data.desc().clone())
-                    .indices(indices.desc().clone())
-                    .updates(updates.desc().clone())
-                    .axis(0)
-                    .build()
-                    .map_err(build_error)?;
-                out.push(CaseSpec {
-                    name: format!("Scatter {name}{shape}"),
-                    dtype: stype.clone(),
-                    shape: format!("[{rows}, {cols}] axis 0"),
-                    op: Box::new(scatter),
-                    inputs: vec![data.clone(), indices, updates.clone()],
-                    bytes: 3 * data_bytes + r * c * iw,
-                    target: 0.4,
-                });
-            }
         }
     }
     Ok(out)
