@@ -15,3 +15,30 @@ pub use reduce::{
     REDUCE_ENTRY,
 };
 pub use writer::Writer;
+
+/// Parses and validates a generated module with no optional capabilities
+/// (core WebGPU) and checks its entry point's workgroup size: the check every
+/// pattern's kernel tests share.
+#[cfg(test)]
+pub(crate) fn validated_module(
+    key: &str,
+    wgsl: &str,
+    entry: &str,
+    workgroup_size: u32,
+) -> naga::Module {
+    let module = naga::front::wgsl::parse_str(wgsl)
+        .unwrap_or_else(|e| panic!("{key}: {}\n{wgsl}", e.emit_to_string(wgsl)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{key}: {}\n{wgsl}", e.emit_to_string(wgsl)));
+    let found = module
+        .entry_points
+        .iter()
+        .find(|e| e.name == entry)
+        .unwrap_or_else(|| panic!("{key}: no entry point `{entry}`"));
+    assert_eq!(found.workgroup_size, [workgroup_size, 1, 1], "{key}");
+    module
+}

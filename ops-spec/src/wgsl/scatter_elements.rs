@@ -395,20 +395,7 @@ mod tests {
     }
 
     fn validate_module(key: &str, wgsl: &str, count: u32) {
-        let module = naga::front::wgsl::parse_str(wgsl)
-            .unwrap_or_else(|e| panic!("{key}: {}\n{wgsl}", e.emit_to_string(wgsl)));
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{key}: {}\n{wgsl}", e.emit_to_string(wgsl)));
-        let entry = module
-            .entry_points
-            .iter()
-            .find(|e| e.name == SCATTER_ENTRY)
-            .unwrap_or_else(|| panic!("{key}: no entry point `{SCATTER_ENTRY}`"));
-        assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1], "{key}");
+        let module = crate::wgsl::validated_module(key, wgsl, SCATTER_ENTRY, WORKGROUP_SIZE);
         // One global per binding, numbered in order.
         let mut bindings: Vec<u32> = module
             .global_variables
