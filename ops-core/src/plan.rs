@@ -68,6 +68,11 @@ pub enum OutputInit {
     Zero,
     /// A copy of input `i` (same byte size).
     CopyOfInput(usize),
+    /// Whatever the buffer holds: the passes write every element, so no
+    /// initialisation is needed. A runtime that allocates fresh buffers
+    /// (wgpu zero-fills them) sees [`Zero`](OutputInit::Zero); one that reuses
+    /// a buffer, like a profiler timing repeated runs, skips the clear.
+    Overwritten,
 }
 
 /// Everything the GPU runtime needs to run one operator call.

@@ -322,10 +322,11 @@ impl Context {
     }
 }
 
-/// The largest multiple of the storage offset alignment (and of 4) that is
-/// at most `max_binding`.
+/// The largest multiple of the storage offset alignment (and of 16, so that
+/// `array<vec4<u32>>` segments hold whole vectors) that is at most
+/// `max_binding`.
 fn segment_size(max_binding: u64, alignment: u32) -> u64 {
-    let alignment = u64::from(alignment).max(4);
+    let alignment = u64::from(alignment).max(16);
     max_binding / alignment * alignment
 }
 
@@ -410,7 +411,7 @@ mod tests {
         assert_eq!(segment_size(128 << 20, 32), 128 << 20);
         assert_eq!(segment_size(1000, 256), 768);
         assert_eq!(segment_size(100, 256), 0);
-        assert_eq!(segment_size(10, 0), 8);
+        assert_eq!(segment_size(40, 0), 32);
     }
 
     #[test]

@@ -375,7 +375,7 @@ fn submit(
         .iter()
         .filter_map(|o| match *o {
             OutputInit::CopyOfInput(i) => Some(i),
-            OutputInit::Zero => None,
+            OutputInit::Zero | OutputInit::Overwritten => None,
         })
         .collect();
     let input_bufs: Vec<Option<wgpu::Buffer>> = inputs
@@ -423,11 +423,12 @@ fn submit(
     )?;
 
     // What segments past the end of a segmented buffer bind, by access (a
-    // buffer may not be bound both read-only and writable in one dispatch).
+    // buffer may not be bound both read-only and writable in one dispatch);
+    // 16 bytes, the least an `array<vec4<u32>>` binding takes.
     let dummies = layouts.iter().any(Option::is_some).then(|| {
         [
-            ctx.empty_buffer("unused segment (read)", 4, U::STORAGE),
-            ctx.empty_buffer("unused segment (read_write)", 4, U::STORAGE),
+            ctx.empty_buffer("unused segment (read)", 16, U::STORAGE),
+            ctx.empty_buffer("unused segment (read_write)", 16, U::STORAGE),
         ]
     });
 

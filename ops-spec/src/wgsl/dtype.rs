@@ -95,6 +95,7 @@ pub fn gen_load(w: &mut Writer, name: &str, buffer: &str, dt: DataType, atomic: 
         access: ops_core::Access::Read,
         atomic,
         tensor: false,
+        vec4: false,
     };
     gen_load_from(w, name, &b, Layout::Plain, dt);
 }
@@ -172,6 +173,9 @@ pub enum NanKey {
     Highest,
 }
 
+/// Branch-free (`select`, non-short-circuit `&` and `|`), so that a loop
+/// over elements has no divergent control flow.
+///
 /// Writes `fn {name}(v: raw) -> key`, mapping a raw element to an unsigned
 /// key (the raw type: `u32`, or `vec2<u32>` `(lo, hi)` compared hi first, see
 /// [`gen_key_less`]) whose unsigned order is the numeric order of `dt`.
@@ -214,42 +218,34 @@ pub fn gen_key(w: &mut Writer, name: &str, dt: DataType, zeros: Zeros, nan: NanK
                 ("0x80000000u", "0x7fffffffu", "0x7f800000u", "")
             };
             if zeros == Zeros::Equal {
-                w.line("var b = v;");
-                w.block(format!("if (b == {sign})"), |w| {
-                    w.line("b = 0u;");
-                });
+                w.line(format!("let b = select(v, 0u, v == {sign});"));
             } else {
                 w.line("let b = v;");
             }
-            w.block(format!("if ((b & {magnitude}) > {inf})"), |w| {
-                w.line(format!("return {nan_word};"));
-            });
-            w.block(format!("if ((b & {sign}) != 0u)"), |w| {
-                w.line(format!("return (~b){width_mask};"));
-            });
-            w.line(format!("return b | {sign};"));
+            w.line(format!(
+                "let k = select(b | {sign}, (~b){width_mask}, (b & {sign}) != 0u);"
+            ));
+            w.line(format!(
+                "return select(k, {nan_word}, (b & {magnitude}) > {inf});"
+            ));
         }
         DataType::Float64 => {
             w.line("let lo = v.x;");
             if zeros == Zeros::Equal {
-                w.line("var hi = v.y;");
-                w.block("if (hi == 0x80000000u && lo == 0u)", |w| {
-                    w.line("hi = 0u;");
-                });
+                w.line("let hi = select(v.y, 0u, (v.y == 0x80000000u) & (lo == 0u));");
             } else {
                 w.line("let hi = v.y;");
             }
             w.line("let magnitude = hi & 0x7fffffffu;");
-            w.block(
-                "if (magnitude > 0x7ff00000u || (magnitude == 0x7ff00000u && lo != 0u))",
-                |w| {
-                    w.line(format!("return vec2<u32>({nan_word}, {nan_word});"));
-                },
+            w.line(
+                "let nan = (magnitude > 0x7ff00000u) | ((magnitude == 0x7ff00000u) & (lo != 0u));",
             );
-            w.block("if ((hi & 0x80000000u) != 0u)", |w| {
-                w.line("return vec2<u32>(~lo, ~hi);");
-            });
-            w.line("return vec2<u32>(lo, hi | 0x80000000u);");
+            w.line(
+                "let k = select(vec2<u32>(lo, hi | 0x80000000u), vec2<u32>(~lo, ~hi), (hi & 0x80000000u) != 0u);",
+            );
+            w.line(format!(
+                "return select(k, vec2<u32>({nan_word}, {nan_word}), nan);"
+            ));
         }
     }
     w.close();
@@ -261,7 +257,7 @@ pub fn gen_key_less(w: &mut Writer, name: &str, dt: DataType) {
     let ty = raw_type(dt);
     w.open(format!("fn {name}(a: {ty}, b: {ty}) -> bool"));
     if is_wide(dt) {
-        w.line("return a.y < b.y || (a.y == b.y && a.x < b.x);");
+        w.line("return (a.y < b.y) | ((a.y == b.y) & (a.x < b.x));");
     } else {
         w.line("return a < b;");
     }

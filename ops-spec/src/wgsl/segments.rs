@@ -65,6 +65,9 @@ pub struct Buffer<'a> {
     /// is therefore segmented in the segmented variant; parameter and status
     /// buffers are small and stay one binding.
     pub tensor: bool,
+    /// Bound as `array<vec4<u32>>` (read-only): 16 bytes a load, besides
+    /// single words. The buffer's byte size must be a multiple of 16.
+    pub vec4: bool,
 }
 
 impl<'a> Buffer<'a> {
@@ -75,6 +78,19 @@ impl<'a> Buffer<'a> {
             access: Access::Read,
             atomic: false,
             tensor,
+            vec4: false,
+        }
+    }
+
+    /// A read-only tensor buffer bound as `array<vec4<u32>>`, read a vector
+    /// ([`Buffer::vector`]) or a word ([`Buffer::word`]) at a time.
+    pub const fn read_vec4(name: &'a str) -> Buffer<'a> {
+        Buffer {
+            name,
+            access: Access::Read,
+            atomic: false,
+            tensor: true,
+            vec4: true,
         }
     }
 
@@ -85,6 +101,7 @@ impl<'a> Buffer<'a> {
             access: Access::ReadWrite,
             atomic,
             tensor,
+            vec4: false,
         }
     }
 
@@ -103,6 +120,8 @@ impl<'a> Buffer<'a> {
     fn store_type(&self) -> &'static str {
         if self.atomic {
             "array<atomic<u32>>"
+        } else if self.vec4 {
+            "array<vec4<u32>>"
         } else {
             "array<u32>"
         }
@@ -113,8 +132,21 @@ impl<'a> Buffer<'a> {
         let name = self.name;
         match (self.routed(layout), self.atomic) {
             (true, _) => format!("{name}_word({index})"),
+            (false, _) if self.vec4 => format!("{name}[({index}) >> 2u][({index}) & 3u]"),
             (false, true) => format!("atomicLoad(&{name}[{index}])"),
             (false, false) => format!("{name}[{index}]"),
+        }
+    }
+
+    /// An expression reading `vec4<u32>` `index` (words `4 * index ..`) of a
+    /// [`read_vec4`](Buffer::read_vec4) buffer.
+    pub fn vector(&self, layout: Layout, index: &str) -> String {
+        debug_assert!(self.vec4, "{} is not bound as vec4", self.name);
+        let name = self.name;
+        if self.routed(layout) {
+            format!("{name}_vector({index})")
+        } else {
+            format!("{name}[{index}]")
         }
     }
 
@@ -186,6 +218,24 @@ pub fn gen_accessors(w: &mut Writer, buffers: &[Buffer], layout: Layout) {
                 format!("{seg}[{i}]")
             }
         };
+        if b.vec4 {
+            w.comment(format!(
+                "Vector i of `{name}`, bound in {n} segments of arrayLength(&{name}_s0) vectors."
+            ));
+            route(
+                w,
+                &format!("fn {name}_vector(i: u32) -> vec4<u32>"),
+                name,
+                n,
+                |seg, i| format!("return {seg}[{i}];"),
+            );
+            w.blank();
+            w.open(format!("fn {name}_word(i: u32) -> u32"));
+            w.line(format!("return {name}_vector(i >> 2u)[i & 3u];"));
+            w.close();
+            w.blank();
+            continue;
+        }
         w.comment(format!(
             "Word i of `{name}`, bound in {n} segments of arrayLength(&{name}_s0) words."
         ));
