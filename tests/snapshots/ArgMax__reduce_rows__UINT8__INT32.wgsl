@@ -15,6 +15,7 @@ const P_KEPT_STRIDES: u32 = 16u;
 const P_REDUCED_SIZES: u32 = 24u;
 const P_REDUCED_STRIDES: u32 = 32u;
 const P_CHUNK_COUNT: u32 = 40u;
+const P_VECTORS: u32 = 41u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -46,7 +47,7 @@ fn rank(v: u32) -> u32 {
 
 // Whether a candidate at a later position than the best so far beats it.
 fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
-    return key_less(candidate, best) || (last && !key_less(best, candidate));
+    return key_less(candidate, best) | (last & !key_less(best, candidate));
 }
 
 fn kept_offset(o: u32) -> u32 {
@@ -156,6 +157,7 @@ const P_KEPT_STRIDES: u32 = 16u;
 const P_REDUCED_SIZES: u32 = 24u;
 const P_REDUCED_STRIDES: u32 = 32u;
 const P_CHUNK_COUNT: u32 = 40u;
+const P_VECTORS: u32 = 41u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -246,7 +248,7 @@ fn rank(v: u32) -> u32 {
 
 // Whether a candidate at a later position than the best so far beats it.
 fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
-    return key_less(candidate, best) || (last && !key_less(best, candidate));
+    return key_less(candidate, best) | (last & !key_less(best, candidate));
 }
 
 fn kept_offset(o: u32) -> u32 {

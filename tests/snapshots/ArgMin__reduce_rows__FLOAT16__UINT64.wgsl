@@ -15,6 +15,7 @@ const P_KEPT_STRIDES: u32 = 16u;
 const P_REDUCED_SIZES: u32 = 24u;
 const P_REDUCED_STRIDES: u32 = 32u;
 const P_CHUNK_COUNT: u32 = 40u;
+const P_VECTORS: u32 = 41u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -33,17 +34,9 @@ fn store_output(i: u32, v: vec2<u32>) {
 }
 
 fn order_key(v: u32) -> u32 {
-    var b = v;
-    if (b == 0x8000u) {
-        b = 0u;
-    }
-    if ((b & 0x7fffu) > 0x7c00u) {
-        return 0u;
-    }
-    if ((b & 0x8000u) != 0u) {
-        return (~b) & 0xffffu;
-    }
-    return b | 0x8000u;
+    let b = select(v, 0u, v == 0x8000u);
+    let k = select(b | 0x8000u, (~b) & 0xffffu, (b & 0x8000u) != 0u);
+    return select(k, 0u, (b & 0x7fffu) > 0x7c00u);
 }
 
 fn key_less(a: u32, b: u32) -> bool {
@@ -57,7 +50,7 @@ fn rank(v: u32) -> u32 {
 
 // Whether a candidate at a later position than the best so far beats it.
 fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
-    return key_less(candidate, best) || (last && !key_less(best, candidate));
+    return key_less(candidate, best) | (last & !key_less(best, candidate));
 }
 
 fn kept_offset(o: u32) -> u32 {
@@ -167,6 +160,7 @@ const P_KEPT_STRIDES: u32 = 16u;
 const P_REDUCED_SIZES: u32 = 24u;
 const P_REDUCED_STRIDES: u32 = 32u;
 const P_CHUNK_COUNT: u32 = 40u;
+const P_VECTORS: u32 = 41u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -244,17 +238,9 @@ fn store_output(i: u32, v: vec2<u32>) {
 }
 
 fn order_key(v: u32) -> u32 {
-    var b = v;
-    if (b == 0x8000u) {
-        b = 0u;
-    }
-    if ((b & 0x7fffu) > 0x7c00u) {
-        return 0u;
-    }
-    if ((b & 0x8000u) != 0u) {
-        return (~b) & 0xffffu;
-    }
-    return b | 0x8000u;
+    let b = select(v, 0u, v == 0x8000u);
+    let k = select(b | 0x8000u, (~b) & 0xffffu, (b & 0x8000u) != 0u);
+    return select(k, 0u, (b & 0x7fffu) > 0x7c00u);
 }
 
 fn key_less(a: u32, b: u32) -> bool {
@@ -268,7 +254,7 @@ fn rank(v: u32) -> u32 {
 
 // Whether a candidate at a later position than the best so far beats it.
 fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
-    return key_less(candidate, best) || (last && !key_less(best, candidate));
+    return key_less(candidate, best) | (last & !key_less(best, candidate));
 }
 
 fn kept_offset(o: u32) -> u32 {

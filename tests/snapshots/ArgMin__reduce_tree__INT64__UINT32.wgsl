@@ -15,6 +15,7 @@ const P_KEPT_STRIDES: u32 = 16u;
 const P_REDUCED_SIZES: u32 = 24u;
 const P_REDUCED_STRIDES: u32 = 32u;
 const P_CHUNK_COUNT: u32 = 40u;
+const P_VECTORS: u32 = 41u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -39,7 +40,7 @@ fn order_key(v: vec2<u32>) -> vec2<u32> {
 }
 
 fn key_less(a: vec2<u32>, b: vec2<u32>) -> bool {
-    return a.y < b.y || (a.y == b.y && a.x < b.x);
+    return (a.y < b.y) | ((a.y == b.y) & (a.x < b.x));
 }
 
 // The selection's rank of a raw element: the smallest rank wins.
@@ -69,7 +70,7 @@ fn better(rank_a: vec2<u32>, position_a: u32, rank_b: vec2<u32>, position_b: u32
 
 // Whether a candidate at a later position than the best so far beats it.
 fn later_wins(candidate: vec2<u32>, best: vec2<u32>, last: bool) -> bool {
-    return key_less(candidate, best) || (last && !key_less(best, candidate));
+    return key_less(candidate, best) | (last & !key_less(best, candidate));
 }
 
 fn kept_offset(o: u32) -> u32 {
@@ -199,6 +200,7 @@ const P_KEPT_STRIDES: u32 = 16u;
 const P_REDUCED_SIZES: u32 = 24u;
 const P_REDUCED_STRIDES: u32 = 32u;
 const P_CHUNK_COUNT: u32 = 40u;
+const P_VECTORS: u32 = 41u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -282,7 +284,7 @@ fn order_key(v: vec2<u32>) -> vec2<u32> {
 }
 
 fn key_less(a: vec2<u32>, b: vec2<u32>) -> bool {
-    return a.y < b.y || (a.y == b.y && a.x < b.x);
+    return (a.y < b.y) | ((a.y == b.y) & (a.x < b.x));
 }
 
 // The selection's rank of a raw element: the smallest rank wins.
@@ -312,7 +314,7 @@ fn better(rank_a: vec2<u32>, position_a: u32, rank_b: vec2<u32>, position_b: u32
 
 // Whether a candidate at a later position than the best so far beats it.
 fn later_wins(candidate: vec2<u32>, best: vec2<u32>, last: bool) -> bool {
-    return key_less(candidate, best) || (last && !key_less(best, candidate));
+    return key_less(candidate, best) | (last & !key_less(best, candidate));
 }
 
 fn kept_offset(o: u32) -> u32 {

@@ -56,6 +56,8 @@ fn snapshots_of_selected_kernels_match() {
         "ArgMin/reduce_rows/FLOAT16/UINT64",
         "ArgMin/reduce_tree/INT64/UINT32",
         "ArgMax/reduce_rows/UINT8/INT32",
+        "ArgMin/reduce_split_lanes/FLOAT16/INT64",
+        "ReduceMin/reduce_columns/FLOAT32/FLOAT32",
     ];
     for key in wanted {
         let k = ops::catalog()

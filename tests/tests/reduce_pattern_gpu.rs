@@ -260,7 +260,7 @@ const CASES: &[Case] = &[
         variant: ReduceVariant::Rows,
     },
     Case {
-        sizes: &[2, 300],
+        sizes: &[2, 301],
         axes: &[0],
         variant: ReduceVariant::Rows,
     },
@@ -297,7 +297,7 @@ const CASES: &[Case] = &[
     },
     // Tree: teams over contiguous reductions.
     Case {
-        sizes: &[600],
+        sizes: &[601],
         axes: &[0],
         variant: ReduceVariant::Tree,
     },
@@ -314,12 +314,12 @@ const CASES: &[Case] = &[
     },
     // SplitRows then Combine: strided, few outputs.
     Case {
-        sizes: &[70, 2, 3],
+        sizes: &[70, 3, 3],
         axes: &[0],
         variant: ReduceVariant::SplitRows,
     },
     Case {
-        sizes: &[4096, 4],
+        sizes: &[4096, 3],
         axes: &[0],
         variant: ReduceVariant::SplitRows,
     },
@@ -331,7 +331,7 @@ const CASES: &[Case] = &[
     },
     // SplitTree then Combine: contiguous, few outputs, uneven chunks.
     Case {
-        sizes: &[2, 20000],
+        sizes: &[2, 20001],
         axes: &[1],
         variant: ReduceVariant::SplitTree,
     },
@@ -339,6 +339,38 @@ const CASES: &[Case] = &[
         sizes: &[3, 2, 4000],
         axes: &[0, 2],
         variant: ReduceVariant::SplitTree,
+    },
+    // The vector variants, for every data type: rows and inner blocks of
+    // whole 16-byte vectors (the word cases above have odd sizes).
+    // SplitLanes: one chunk per row (teams of 8 to 64).
+    Case {
+        sizes: &[3, 4096],
+        axes: &[1],
+        variant: ReduceVariant::SplitLanes,
+    },
+    // SplitLanes over uneven chunks (2 for INT8 to 9 for 64-bit types).
+    Case {
+        sizes: &[16, 17000],
+        axes: &[0, 1],
+        variant: ReduceVariant::SplitLanes,
+    },
+    // Columns: short reduced dimension, several outer blocks.
+    Case {
+        sizes: &[4, 16, 48],
+        axes: &[1],
+        variant: ReduceVariant::Columns,
+    },
+    // SplitColumns: uneven chunks of rows (34, 34, 32), with and without
+    // an outer dimension.
+    Case {
+        sizes: &[2, 100, 16],
+        axes: &[1],
+        variant: ReduceVariant::SplitColumns,
+    },
+    Case {
+        sizes: &[70, 32],
+        axes: &[0],
+        variant: ReduceVariant::SplitColumns,
     },
 ];
 
@@ -378,10 +410,11 @@ fn gpu_matches_cpu_reference_bitwise() {
                 let kernels = kernels(op, input_dt, output_dt);
                 for (c, case) in CASES.iter().enumerate() {
                     let geometry = ReduceGeometry::new(case.sizes, case.axes).unwrap();
+                    let strategy = geometry.strategy_for(input_dt);
                     assert_eq!(
-                        geometry.variant(),
+                        strategy.variant(),
                         case.variant,
-                        "case {c} {:?}",
+                        "case {c} {:?} {input_dt}",
                         case.sizes
                     );
                     // Each combination sees every fill and both tie rules over the cases.
@@ -411,7 +444,7 @@ fn gpu_matches_cpu_reference_bitwise() {
                         &|v| kernels.get(&v).copied(),
                     )
                     .unwrap_or_else(|e| panic!("{what}: plan: {e}"));
-                    let variants = geometry.strategy().variants();
+                    let variants = strategy.variants();
                     assert_eq!(plan.passes.len(), variants.len(), "{what}");
                     for (pass, v) in plan.passes.iter().zip(&variants) {
                         assert_eq!(pass.kernel.key, kernels[v].key, "{what}");

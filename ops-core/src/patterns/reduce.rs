@@ -101,20 +101,40 @@ pub enum ReduceVariant {
     /// Pass 2 of a split reduction: a team per output combines its
     /// [`params::CHUNK_COUNT`] partial results and writes the output.
     Combine,
+    /// Pass 1 of a contiguous reduction read 16 bytes at a time (the layout
+    /// `[outputs, reduce length]`, rows a whole number of `vec4<u32>`): a
+    /// team of [`params::TEAM`] threads per (output, chunk), the team's
+    /// threads on consecutive vectors, each keeping its own best and writing
+    /// it as a partial result (no barriers); [`Combine`](Self::Combine)
+    /// follows.
+    SplitLanes,
+    /// A strided reduction read 16 bytes at a time (the layout `[outer,
+    /// reduce length, inner]`, `inner` a whole number of `vec4<u32>`): one
+    /// thread per vector of `inner` (several outputs), consecutive threads on
+    /// consecutive vectors, looping over the reduced dimension and writing
+    /// its outputs. No barriers.
+    Columns,
+    /// [`Columns`](Self::Columns) over chunks of the reduced dimension,
+    /// writing partial results; [`Combine`](Self::Combine) follows.
+    SplitColumns,
 }
 
 impl ReduceVariant {
     /// Every variant.
-    pub const ALL: [ReduceVariant; 5] = [
+    pub const ALL: [ReduceVariant; 8] = [
         ReduceVariant::Rows,
         ReduceVariant::Tree,
         ReduceVariant::SplitRows,
         ReduceVariant::SplitTree,
         ReduceVariant::Combine,
+        ReduceVariant::SplitLanes,
+        ReduceVariant::Columns,
+        ReduceVariant::SplitColumns,
     ];
 
     /// The variant's name in kernel keys (`reduce_rows`, `reduce_tree`,
-    /// `reduce_split_rows`, `reduce_split_tree`, `reduce_combine`).
+    /// `reduce_split_rows`, `reduce_split_tree`, `reduce_combine`,
+    /// `reduce_split_lanes`, `reduce_columns`, `reduce_split_columns`).
     pub const fn name(self) -> &'static str {
         match self {
             ReduceVariant::Rows => "reduce_rows",
@@ -122,7 +142,19 @@ impl ReduceVariant {
             ReduceVariant::SplitRows => "reduce_split_rows",
             ReduceVariant::SplitTree => "reduce_split_tree",
             ReduceVariant::Combine => "reduce_combine",
+            ReduceVariant::SplitLanes => "reduce_split_lanes",
+            ReduceVariant::Columns => "reduce_columns",
+            ReduceVariant::SplitColumns => "reduce_split_columns",
         }
+    }
+
+    /// True for the variants that read the input 16 bytes at a time
+    /// (`array<vec4<u32>>`): `SplitLanes`, `Columns` and `SplitColumns`.
+    pub const fn is_vector(self) -> bool {
+        matches!(
+            self,
+            ReduceVariant::SplitLanes | ReduceVariant::Columns | ReduceVariant::SplitColumns
+        )
     }
 
     /// True for the variants that combine in shared memory (and so have
@@ -137,7 +169,13 @@ impl ReduceVariant {
     /// True for the first pass of a split reduction, which writes partial
     /// results to scratch buffer 0.
     pub const fn is_split(self) -> bool {
-        matches!(self, ReduceVariant::SplitRows | ReduceVariant::SplitTree)
+        matches!(
+            self,
+            ReduceVariant::SplitRows
+                | ReduceVariant::SplitTree
+                | ReduceVariant::SplitLanes
+                | ReduceVariant::SplitColumns
+        )
     }
 }
 
@@ -160,6 +198,39 @@ pub const TREE_MIN_REDUCE_LEN: u64 = 2 * TEAM_ELEMENTS;
 
 /// Fewest positions a split chunk of a strided reduction holds.
 pub const MIN_CHUNK: u64 = 32;
+
+/// Bytes the vector variants ([`ReduceVariant::is_vector`]) read at a time.
+pub const VECTOR_BYTES: u64 = 16;
+
+/// Vectors each thread of a [`ReduceVariant::SplitLanes`] team reads, at
+/// least, when teams are sized: a thread's loop, not its start-up and
+/// partial result, dominates its time.
+pub const LANE_VECTORS: u64 = 32;
+
+/// Vectors per thread of a full-workgroup [`ReduceVariant::SplitLanes`]
+/// chunk (an all-axes reduction: `WORKGROUP_SIZE * 64` vectors a chunk).
+pub const CHUNK_LANE_VECTORS: u64 = 64;
+
+/// Shortest contiguous row, in vectors, that [`ReduceVariant::SplitLanes`]
+/// takes (shorter rows run the word variants).
+pub const LANES_MIN_VECTORS: u64 = 16;
+
+/// Threads below which a [`ReduceVariant::Columns`] reduction is split over
+/// chunks of the reduced dimension ([`ReduceVariant::SplitColumns`]).
+pub const COLUMN_THREADS: u64 = 1 << 14;
+
+/// Fewest rows a [`ReduceVariant::SplitColumns`] chunk holds.
+pub const MIN_COLUMN_ROWS: u64 = 32;
+
+/// Partial results each thread of a [`ReduceVariant::Combine`] team reads,
+/// at least: a few partials per output combine in one thread, with no
+/// barrier; many take a team of up to [`WORKGROUP_SIZE`].
+pub const COMBINE_PARTIALS: u64 = 16;
+
+/// The combine team for `partials` partial results per output.
+fn combine_team(partials: u64) -> u32 {
+    pow2_floor(partials / COMBINE_PARTIALS).min(u64::from(WORKGROUP_SIZE)) as u32
+}
 
 /// Words of one partial result in scratch buffer 0: the selected element's
 /// raw bits (one word, two for 64-bit types), then its position
@@ -201,6 +272,27 @@ pub enum ReduceStrategy {
         /// Threads per output of the combine pass.
         combine_team: u32,
     },
+    /// [`ReduceVariant::SplitLanes`] with teams of `team` over `chunks`
+    /// chunks per output (`team * chunks` partial results per output), then
+    /// [`ReduceVariant::Combine`] with teams of `combine_team`.
+    SplitLanes {
+        /// Threads per (output, chunk).
+        team: u32,
+        /// Chunks per output.
+        chunks: u32,
+        /// Threads per output of the combine pass.
+        combine_team: u32,
+    },
+    /// One [`ReduceVariant::Columns`] pass.
+    Columns,
+    /// [`ReduceVariant::SplitColumns`] over `chunks` chunks per output, then
+    /// [`ReduceVariant::Combine`] with teams of `combine_team`.
+    SplitColumns {
+        /// Chunks per output.
+        chunks: u32,
+        /// Threads per output of the combine pass.
+        combine_team: u32,
+    },
 }
 
 impl ReduceStrategy {
@@ -211,13 +303,18 @@ impl ReduceStrategy {
             ReduceStrategy::Tree { .. } => ReduceVariant::Tree,
             ReduceStrategy::SplitRows { .. } => ReduceVariant::SplitRows,
             ReduceStrategy::SplitTree { .. } => ReduceVariant::SplitTree,
+            ReduceStrategy::SplitLanes { .. } => ReduceVariant::SplitLanes,
+            ReduceStrategy::Columns => ReduceVariant::Columns,
+            ReduceStrategy::SplitColumns { .. } => ReduceVariant::SplitColumns,
         }
     }
 
     /// The variants of the passes, in order.
     pub fn variants(self) -> Vec<ReduceVariant> {
         match self {
-            ReduceStrategy::Rows | ReduceStrategy::Tree { .. } => vec![self.variant()],
+            ReduceStrategy::Rows | ReduceStrategy::Tree { .. } | ReduceStrategy::Columns => {
+                vec![self.variant()]
+            }
             _ => vec![self.variant(), ReduceVariant::Combine],
         }
     }
@@ -251,8 +348,9 @@ fn pow2_floor(v: u64) -> u64 {
 /// | 16..24 | kept input strides in elements (unused slots 0) |
 /// | 24..32 | reduced sizes, outermost first (unused slots 1) |
 /// | 32..40 | reduced input strides in elements (unused slots 0) |
-/// | 40 | chunk count: chunks per output of a split reduction (1 otherwise) |
-/// | 41..44 | reserved, zero |
+/// | 40 | chunk count: chunks per output of a split reduction (1 otherwise); partial results per output for the combine pass |
+/// | 41 | vector variants: `vec4<u32>` vectors per row (`SplitLanes`) or per `inner` (`Columns`, `SplitColumns`); 0 otherwise |
+/// | 42..44 | reserved, zero |
 ///
 /// Output element `o` reads from input offset
 /// `sum(coord_k * kept_stride_k)` plus, for position `r` of its sub-tensor,
@@ -290,6 +388,8 @@ pub mod params {
     pub const REDUCED_STRIDES: usize = 32;
     /// Chunks per output of a split reduction (1 otherwise).
     pub const CHUNK_COUNT: usize = 40;
+    /// Vectors per row (`SplitLanes`) or per inner block (`Columns`).
+    pub const VECTORS: usize = 41;
     /// Total word count.
     pub const LEN: usize = 44;
     /// Most merged dimensions of each kind.
@@ -386,7 +486,7 @@ impl ReduceGeometry {
     ///   all-axes reduction: many workgroups, then one combine).
     pub fn strategy(&self) -> ReduceStrategy {
         let (outputs, len) = (self.output_count.max(1), self.reduce_len);
-        let combine_team = |chunks: u64| pow2_floor(chunks.min(u64::from(WORKGROUP_SIZE))) as u32;
+        let combine_team = combine_team;
         let wg = u64::from(WORKGROUP_SIZE);
         if !self.is_contiguous() || len < TREE_MIN_REDUCE_LEN {
             if outputs >= TARGET_THREADS || len < 2 * MIN_CHUNK {
@@ -428,6 +528,88 @@ impl ReduceGeometry {
     /// The variant of the first pass of [`strategy`](Self::strategy).
     pub fn variant(&self) -> ReduceVariant {
         self.strategy().variant()
+    }
+
+    /// How [`reduce_plan`] runs this reduction over elements of `dtype`: a
+    /// vector strategy, reading 16 bytes at a time, when the layout allows
+    /// it, otherwise [`strategy`](Self::strategy)'s word strategy.
+    ///
+    /// - [`ReduceStrategy::SplitLanes`]: one merged reduced dimension of
+    ///   stride 1 (the layout `[outputs, len]`) whose rows are whole vectors,
+    ///   at least [`LANES_MIN_VECTORS`] of them. Teams of
+    ///   `pow2_floor(vectors / LANE_VECTORS)` threads (2 to
+    ///   [`WORKGROUP_SIZE`]); full-workgroup teams take chunks of
+    ///   `WORKGROUP_SIZE * CHUNK_LANE_VECTORS` vectors.
+    /// - [`ReduceStrategy::Columns`]: one merged reduced dimension whose
+    ///   stride is the innermost kept dimension (the layout `[outer, len,
+    ///   inner]`), `inner` a whole number of vectors; one thread per vector
+    ///   of `inner`. [`ReduceStrategy::SplitColumns`] when that is fewer than
+    ///   [`COLUMN_THREADS`] threads: chunks of at least [`MIN_COLUMN_ROWS`]
+    ///   rows bring it up to about that many.
+    pub fn strategy_for(&self, dtype: DataType) -> ReduceStrategy {
+        self.vector_strategy(dtype.size_bytes() as u64)
+            .unwrap_or_else(|| self.strategy())
+    }
+
+    fn vector_strategy(&self, bytes: u64) -> Option<ReduceStrategy> {
+        let &[(len, stride)] = self.reduced.as_slice() else {
+            return None;
+        };
+        let outputs = self.output_count;
+        let per_vector = VECTOR_BYTES / bytes;
+        let wg = u64::from(WORKGROUP_SIZE);
+        // Partial results are addressed by u32 words (3 words at most each).
+        let fits = |partials: u64| {
+            partials
+                .checked_mul(3)
+                .is_some_and(|w| w <= u64::from(u32::MAX))
+        };
+        if outputs == 0 || len < 2 {
+            return None;
+        }
+        if stride == 1 {
+            if !(len * bytes).is_multiple_of(VECTOR_BYTES) {
+                return None;
+            }
+            let vectors = len / per_vector;
+            if vectors < LANES_MIN_VECTORS {
+                return None;
+            }
+            let team = pow2_floor(vectors / LANE_VECTORS).clamp(2, wg);
+            let chunks = if team < wg {
+                1
+            } else {
+                vectors.div_ceil(wg * CHUNK_LANE_VECTORS)
+            };
+            let partials = outputs.checked_mul(team * chunks)?;
+            if !fits(partials) || partials / outputs > u64::from(u32::MAX) {
+                return None;
+            }
+            return Some(ReduceStrategy::SplitLanes {
+                team: team as u32,
+                chunks: chunks as u32,
+                combine_team: combine_team(team * chunks),
+            });
+        }
+        let &(inner, inner_stride) = self.kept.last()?;
+        if inner_stride != 1 || inner != stride || !(inner * bytes).is_multiple_of(VECTOR_BYTES) {
+            return None;
+        }
+        let threads = outputs / per_vector;
+        if threads >= COLUMN_THREADS || len < 2 * MIN_COLUMN_ROWS {
+            return Some(ReduceStrategy::Columns);
+        }
+        let chunks = COLUMN_THREADS.div_ceil(threads).min(len / MIN_COLUMN_ROWS);
+        if chunks < 2 {
+            return Some(ReduceStrategy::Columns);
+        }
+        if !fits(outputs * chunks) {
+            return None;
+        }
+        Some(ReduceStrategy::SplitColumns {
+            chunks: chunks as u32,
+            combine_team: combine_team(chunks),
+        })
     }
 }
 
@@ -772,43 +954,110 @@ pub fn reduce_plan(
         p[params::CHUNK_COUNT] = chunks;
         p
     };
-    let (split, team, chunks, combine_team) = match geometry.strategy() {
-        ReduceStrategy::Rows => {
-            plan.passes.push(Pass {
-                kernel: kernel(ReduceVariant::Rows)?,
-                buffers: input_buffers,
-                params: base,
-                workgroups: outputs.div_ceil(wg),
-            });
-            return Ok(plan);
-        }
-        ReduceStrategy::Tree { team } => {
-            plan.passes.push(Pass {
-                kernel: kernel(ReduceVariant::Tree)?,
-                buffers: input_buffers,
-                params: with(team, geometry.reduce_len, 1),
-                workgroups: (outputs * u64::from(team)).div_ceil(wg),
-            });
-            return Ok(plan);
-        }
-        ReduceStrategy::SplitRows {
-            chunks,
-            combine_team,
-        } => (ReduceVariant::SplitRows, 1, chunks, combine_team),
-        ReduceStrategy::SplitTree {
-            team,
-            chunks,
-            combine_team,
-        } => (ReduceVariant::SplitTree, team, chunks, combine_team),
-    };
-    let partials = outputs * u64::from(chunks);
-    if partials.saturating_mul(u64::from(team)) > u64::from(u32::MAX) {
+    let per_vector = VECTOR_BYTES / input.dtype.size_bytes() as u64;
+    let len = geometry.reduce_len;
+    // Each split strategy: its first pass's variant, its parameters and
+    // threads, then the partial results per output and the combine team.
+    let (split, split_params, threads, per_output, combine_team) =
+        match geometry.strategy_for(input.dtype) {
+            ReduceStrategy::Rows => {
+                plan.passes.push(Pass {
+                    kernel: kernel(ReduceVariant::Rows)?,
+                    buffers: input_buffers,
+                    params: base,
+                    workgroups: outputs.div_ceil(wg),
+                });
+                return Ok(plan);
+            }
+            ReduceStrategy::Tree { team } => {
+                plan.passes.push(Pass {
+                    kernel: kernel(ReduceVariant::Tree)?,
+                    buffers: input_buffers,
+                    params: with(team, len, 1),
+                    workgroups: (outputs * u64::from(team)).div_ceil(wg),
+                });
+                return Ok(plan);
+            }
+            ReduceStrategy::Columns => {
+                let mut p = base;
+                p[params::VECTORS] = vectors_word(geometry.kept.last(), per_vector)?;
+                plan.passes.push(Pass {
+                    kernel: kernel(ReduceVariant::Columns)?,
+                    buffers: input_buffers,
+                    params: p,
+                    workgroups: (outputs / per_vector).div_ceil(wg),
+                });
+                return Ok(plan);
+            }
+            ReduceStrategy::SplitRows {
+                chunks,
+                combine_team,
+            } => {
+                let p = with(1, len.div_ceil(u64::from(chunks)), chunks);
+                let partials = u64::from(chunks);
+                (
+                    ReduceVariant::SplitRows,
+                    p,
+                    outputs * partials,
+                    partials,
+                    combine_team,
+                )
+            }
+            ReduceStrategy::SplitTree {
+                team,
+                chunks,
+                combine_team,
+            } => {
+                let p = with(team, len.div_ceil(u64::from(chunks)), chunks);
+                let threads = outputs * u64::from(chunks) * u64::from(team);
+                let partials = u64::from(chunks);
+                (ReduceVariant::SplitTree, p, threads, partials, combine_team)
+            }
+            ReduceStrategy::SplitLanes {
+                team,
+                chunks,
+                combine_team,
+            } => {
+                // Chunks of whole vectors.
+                let vectors = len / per_vector;
+                let chunk = vectors.div_ceil(u64::from(chunks)) * per_vector;
+                let mut p = with(team, chunk, chunks);
+                p[params::VECTORS] = vectors_word(Some(&(vectors, 1)), 1)?;
+                let partials = u64::from(chunks) * u64::from(team);
+                (
+                    ReduceVariant::SplitLanes,
+                    p,
+                    outputs * partials,
+                    partials,
+                    combine_team,
+                )
+            }
+            ReduceStrategy::SplitColumns {
+                chunks,
+                combine_team,
+            } => {
+                let mut p = with(1, len.div_ceil(u64::from(chunks)), chunks);
+                p[params::VECTORS] = vectors_word(geometry.kept.last(), per_vector)?;
+                let threads = outputs / per_vector * u64::from(chunks);
+                let partials = u64::from(chunks);
+                (
+                    ReduceVariant::SplitColumns,
+                    p,
+                    threads,
+                    partials,
+                    combine_team,
+                )
+            }
+        };
+    let partials = outputs * per_output;
+    if partials.saturating_mul(partial_words(input.dtype)) > u64::from(u32::MAX)
+        || threads > u64::from(u32::MAX)
+    {
         return Err(OpError::TooLarge {
             what: format!("{partials} partial results"),
             limit: "u32 addressing of the reduce kernels".into(),
         });
     }
-    let chunk_len = geometry.reduce_len.div_ceil(u64::from(chunks));
     plan.scratch_bytes
         .push(partials * partial_words(input.dtype) * 4);
     plan.passes.push(Pass {
@@ -818,9 +1067,13 @@ pub fn reduce_plan(
             BufferRef::Input(input_slot),
             BufferRef::Scratch(0),
         ],
-        params: with(team, chunk_len, chunks),
-        workgroups: (partials * u64::from(team)).div_ceil(wg),
+        params: split_params.clone(),
+        workgroups: threads.div_ceil(wg),
     });
+    let mut combine = split_params;
+    combine[params::TEAM] = combine_team;
+    // per_output <= partials, checked above.
+    combine[params::CHUNK_COUNT] = per_output as u32;
     plan.passes.push(Pass {
         kernel: kernel(ReduceVariant::Combine)?,
         buffers: vec![
@@ -828,10 +1081,20 @@ pub fn reduce_plan(
             BufferRef::Scratch(0),
             BufferRef::Output(output_slot),
         ],
-        params: with(combine_team, chunk_len, chunks),
+        params: combine,
         workgroups: (outputs * u64::from(combine_team)).div_ceil(wg),
     });
     Ok(plan)
+}
+
+/// The [`params::VECTORS`] word: vectors in the dimension `(size, _)` of
+/// `per_vector` elements each.
+fn vectors_word(dim: Option<&(u64, u64)>, per_vector: u64) -> Result<u32, OpError> {
+    let size = dim.map_or(0, |&(size, _)| size);
+    u32::try_from(size / per_vector).map_err(|_| OpError::TooLarge {
+        what: format!("a dimension of {size} elements"),
+        limit: "u32 addressing of the reduce kernels".into(),
+    })
 }
 
 #[cfg(test)]
@@ -1044,7 +1307,7 @@ mod tests {
             ReduceStrategy::SplitTree {
                 team: 256,
                 chunks: 512,
-                combine_team: 256
+                combine_team: 32
             }
         );
         // Strided with few outputs: chunks of at least MIN_CHUNK positions.
@@ -1053,11 +1316,62 @@ mod tests {
             g.strategy(),
             ReduceStrategy::SplitRows {
                 chunks: 128,
-                combine_team: 128
+                combine_team: 8
             }
         );
         let g = ReduceGeometry::new(&[256, 1 << 17], &[0]).unwrap();
         assert_eq!(g.strategy(), ReduceStrategy::Rows);
+        // 2^17 INT8 outputs: 2^13 threads of 16, split in two.
+        assert_eq!(
+            g.strategy_for(DataType::Int8),
+            ReduceStrategy::SplitColumns {
+                chunks: 2,
+                combine_team: 1
+            }
+        );
+        assert_eq!(g.strategy_for(DataType::Float64), ReduceStrategy::Columns);
+        assert_eq!(g.strategy_for(DataType::Float64).variants().len(), 1);
+        assert!(g.strategy_for(DataType::Int8).variant().is_vector());
+        assert!(!g.strategy().variant().is_vector());
+        assert!(!ReduceVariant::Combine.is_vector() && ReduceVariant::SplitLanes.is_split());
+        // Vector strategies: rows of whole 16-byte vectors.
+        let g = ReduceGeometry::new(&[256, 256, 256], &[2]).unwrap();
+        let lanes = |team, chunks, combine_team| ReduceStrategy::SplitLanes {
+            team,
+            chunks,
+            combine_team,
+        };
+        assert_eq!(g.strategy_for(DataType::Float32), lanes(2, 1, 1));
+        assert_eq!(g.strategy_for(DataType::Int8), lanes(2, 1, 1));
+        assert_eq!(
+            g.strategy_for(DataType::Float32).variants(),
+            [ReduceVariant::SplitLanes, ReduceVariant::Combine]
+        );
+        let g = ReduceGeometry::new(&[2, 20000], &[0, 1]).unwrap();
+        assert_eq!(g.strategy_for(DataType::Float32), lanes(256, 1, 16));
+        assert_eq!(g.strategy_for(DataType::Int16), lanes(128, 1, 8));
+        // Rows of 7 bytes, or of fewer than LANES_MIN_VECTORS vectors: words.
+        let g = ReduceGeometry::new(&[256, 7], &[1]).unwrap();
+        assert_eq!(g.strategy_for(DataType::Int8), g.strategy());
+        let g = ReduceGeometry::new(&[256, 60], &[1]).unwrap();
+        assert_eq!(g.strategy_for(DataType::Float32), g.strategy());
+        // Columns: inner blocks of whole vectors.
+        let g = ReduceGeometry::new(&[256, 256, 256], &[0]).unwrap();
+        assert_eq!(g.strategy_for(DataType::Float32), ReduceStrategy::Columns);
+        let g = ReduceGeometry::new(&[256, 256, 256], &[1]).unwrap();
+        assert_eq!(g.strategy_for(DataType::Float32), ReduceStrategy::Columns);
+        let g = ReduceGeometry::new(&[64, 4], &[0]).unwrap();
+        assert_eq!(
+            g.strategy_for(DataType::Float32),
+            ReduceStrategy::SplitColumns {
+                chunks: 2,
+                combine_team: 1
+            }
+        );
+        assert_eq!(g.strategy_for(DataType::Int8), g.strategy());
+        // Two reduced dimensions: words.
+        let g = ReduceGeometry::new(&[8, 16, 16], &[0, 2]).unwrap();
+        assert_eq!(g.strategy_for(DataType::Float32), g.strategy());
         assert!(ReduceGeometry::new(&[2, 2], &[2]).is_err());
         assert!(ReduceGeometry::new(&[2, 2], &[1, 1]).is_err());
     }
@@ -1134,7 +1448,9 @@ mod tests {
         assert_eq!(pass.params[params::KEPT_STRIDES], 7);
         assert_eq!(pass.params[params::TEAM], 1);
         assert!(plan.scratch_bytes.is_empty());
-        // A split reduction: partials in scratch 0, then a combine.
+        // A split reduction: partials in scratch 0, then a combine. 2^20
+        // FLOAT64 positions in 2^19 vectors: teams of 256 over 32 chunks of
+        // 256 * 64 vectors.
         let all = TensorDesc::new(DataType::Float64, [1 << 12, 1 << 8]);
         let plan = reduce_plan(
             &ARG_MIN,
@@ -1148,17 +1464,50 @@ mod tests {
         )
         .unwrap();
         assert_eq!(plan.passes.len(), 2);
-        // 2^20 positions: 128 chunks of 2^13 (256 threads x 32 positions).
-        assert_eq!(plan.scratch_bytes, vec![128 * 3 * 4]);
+        assert_eq!(plan.scratch_bytes, vec![32 * 256 * 3 * 4]);
         let (split, combine) = (&plan.passes[0], &plan.passes[1]);
         assert_eq!(split.buffers[2], BufferRef::Scratch(0));
-        assert_eq!(split.workgroups, 128);
-        assert_eq!(split.params[params::CHUNK_COUNT], 128);
-        assert_eq!(split.params[params::CHUNK_LEN], 1 << 13);
+        assert_eq!(split.workgroups, 32);
+        assert_eq!(split.params[params::CHUNK_COUNT], 32);
+        assert_eq!(split.params[params::CHUNK_LEN], 2 * 256 * 64);
         assert_eq!(split.params[params::TEAM], 256);
+        assert_eq!(split.params[params::VECTORS], 1 << 19);
         assert_eq!(combine.buffers[1], BufferRef::Scratch(0));
-        assert_eq!(combine.params[params::TEAM], 128);
+        assert_eq!(combine.params[params::TEAM], 256);
+        assert_eq!(combine.params[params::CHUNK_COUNT], 32 * 256);
         assert_eq!(combine.workgroups, 1);
+        // An odd number of FLOAT32 positions, no whole vectors: the word path.
+        let odd = TensorDesc::new(DataType::Float32, [(1 << 12) + 1, 255]);
+        let plan = reduce_plan(
+            &ARG_MIN,
+            Ties::First,
+            &odd,
+            0,
+            &[0, 1],
+            &TensorDesc::new(DataType::Uint32, [1, 1]),
+            0,
+            &|_| Some(&K),
+        )
+        .unwrap();
+        assert_eq!(plan.passes[0].params[params::TEAM], 256);
+        assert_eq!(plan.passes[0].params[params::VECTORS], 0);
+        // A strided reduction over whole vectors: one Columns pass, a thread
+        // per 4 FLOAT32 outputs.
+        let strided = TensorDesc::new(DataType::Float32, [3, 64, 1 << 16]);
+        let plan = reduce_plan(
+            &REDUCE_MIN,
+            Ties::First,
+            &strided,
+            0,
+            &[1],
+            &TensorDesc::new(DataType::Float32, [3, 1 << 16]),
+            0,
+            &|_| Some(&K),
+        )
+        .unwrap();
+        assert_eq!(plan.passes.len(), 1);
+        assert_eq!(plan.passes[0].params[params::VECTORS], 1 << 14);
+        assert_eq!(plan.passes[0].workgroups, 3 * (1 << 14) / 256);
         let r = reduce_plan(&REDUCE_MIN, Ties::Last, &input, 0, &[1], &out, 0, &|_| None);
         assert!(matches!(r, Err(OpError::Unsupported(_))));
         let huge = TensorDesc::new(DataType::Float64, [1 << 20, 1 << 12]);

@@ -108,14 +108,22 @@ pub fn reduce_kernel(
 fn reduce_buffers(variant: ReduceVariant, output: DataType) -> [Buffer<'static>; 3] {
     let params = Buffer::read("params", false);
     let output = Buffer::read_write("output", dtype::is_packed(output), true);
+    let input = if variant.is_vector() {
+        Buffer::read_vec4("input")
+    } else {
+        Buffer::read("input", true)
+    };
     match variant {
-        ReduceVariant::SplitRows | ReduceVariant::SplitTree => [
-            params,
-            Buffer::read("input", true),
-            Buffer::read_write("partials", false, true),
-        ],
+        ReduceVariant::SplitRows
+        | ReduceVariant::SplitTree
+        | ReduceVariant::SplitLanes
+        | ReduceVariant::SplitColumns => {
+            [params, input, Buffer::read_write("partials", false, true)]
+        }
         ReduceVariant::Combine => [params, Buffer::read("partials", true), output],
-        ReduceVariant::Rows | ReduceVariant::Tree => [params, Buffer::read("input", true), output],
+        ReduceVariant::Rows | ReduceVariant::Tree | ReduceVariant::Columns => {
+            [params, input, output]
+        }
     }
 }
 
@@ -156,6 +164,7 @@ fn reduce_module(
         ("P_REDUCED_SIZES", params::REDUCED_SIZES),
         ("P_REDUCED_STRIDES", params::REDUCED_STRIDES),
         ("P_CHUNK_COUNT", params::CHUNK_COUNT),
+        ("P_VECTORS", params::VECTORS),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }
@@ -238,17 +247,42 @@ fn reduce_module(
         w.blank();
         if variant.is_tree() {
             gen_scan_strided(&mut w, key_ty);
-        } else {
+            w.blank();
+        } else if !variant.is_vector() {
             gen_scan(&mut w, key_ty);
+            w.blank();
         }
+    }
+    if variant.is_vector() {
+        w.comment(format!(
+            "Elements of {input} in one vec4<u32> (16 bytes), in memory order."
+        ));
+        w.line(format!(
+            "const PER_VECTOR: u32 = {}u;",
+            16 / input.size_bytes()
+        ));
+        w.comment(
+            "The selection's best so far: all-ones ranks lose to (or tie with) every element.",
+        );
+        w.line(format!(
+            "const NO_RANK: {key_ty} = {};",
+            if key_ty == "u32" {
+                "0xffffffffu"
+            } else {
+                "vec2<u32>(0xffffffffu, 0xffffffffu)"
+            }
+        ));
         w.blank();
     }
     match variant {
-        ReduceVariant::Rows | ReduceVariant::Tree => {
+        ReduceVariant::Rows | ReduceVariant::Tree | ReduceVariant::Columns => {
             gen_emit(&mut w, cfg.keep, output);
             w.blank();
         }
-        ReduceVariant::SplitRows | ReduceVariant::SplitTree => {
+        ReduceVariant::SplitRows
+        | ReduceVariant::SplitTree
+        | ReduceVariant::SplitLanes
+        | ReduceVariant::SplitColumns => {
             gen_store_partial(&mut w, &buffers[2], layout, input);
             w.blank();
         }
@@ -269,9 +303,131 @@ fn reduce_module(
         ReduceVariant::Tree => gen_tree_body(&mut w, false),
         ReduceVariant::SplitTree => gen_tree_body(&mut w, true),
         ReduceVariant::Combine => gen_combine_body(&mut w, cfg.keep, output, key_ty),
+        ReduceVariant::SplitLanes => gen_lanes_body(&mut w, &buffers[1], layout, input),
+        ReduceVariant::Columns => gen_columns_body(&mut w, &buffers[1], layout, input, false),
+        ReduceVariant::SplitColumns => gen_columns_body(&mut w, &buffers[1], layout, input, true),
     }
     w.close();
     w.finish()
+}
+
+/// A WGSL expression: raw element `j` (a constant) of the vector `q`.
+fn vector_element(input: DataType, j: u32) -> String {
+    match input.size_bits() {
+        64 => format!("vec2<u32>(q[{}], q[{}])", 2 * j, 2 * j + 1),
+        32 => format!("q[{j}]"),
+        16 => format!("((q[{}] >> {}u) & 0xffffu)", j / 2, 16 * (j % 2)),
+        _ => format!("((q[{}] >> {}u) & 0xffu)", j / 4, 8 * (j % 4)),
+    }
+}
+
+/// One element's step of a vector loop: element `j` of `q` at position
+/// `position` against the best `(rank{suffix}, position{suffix})`, without
+/// branches.
+fn gen_vector_step(w: &mut Writer, input: DataType, j: u32, suffix: &str, position: &str) {
+    w.line(format!(
+        "let rank_{j} = rank({});",
+        vector_element(input, j)
+    ));
+    w.line(format!(
+        "let wins_{j} = later_wins(rank_{j}, best_rank{suffix}, last);"
+    ));
+    w.line(format!(
+        "best_rank{suffix} = select(best_rank{suffix}, rank_{j}, wins_{j});"
+    ));
+    w.line(format!(
+        "best_position{suffix} = select(best_position{suffix}, {position}, wins_{j});"
+    ));
+}
+
+/// SplitLanes: a team per (output, chunk) over the row's vectors, each
+/// thread writing its best as partial result number `thread`.
+fn gen_lanes_body(w: &mut Writer, input_buffer: &Buffer, layout: Layout, input: DataType) {
+    let per = 16 / input.size_bytes() as u32;
+    w.comment("A team per (output, chunk) of a [outputs, len] input: the team's threads read");
+    w.comment("consecutive vectors; thread t writes partial result t.");
+    w.line("let t = group * WORKGROUP_SIZE + lid;");
+    w.line("let team = params[P_TEAM];");
+    w.line("let chunks = params[P_CHUNK_COUNT];");
+    w.line("let lane = t & (team - 1u);");
+    w.line("let rest = t / team;");
+    w.line("let c = rest % chunks;");
+    w.line("let o = rest / chunks;");
+    w.block("if (o >= params[P_OUTPUT_COUNT])", |w| {
+        w.line("return;");
+    });
+    w.line("let vectors = params[P_VECTORS];");
+    w.line("let chunk = params[P_CHUNK_LEN] / PER_VECTOR;");
+    w.line("let begin = min(c * chunk, vectors);");
+    w.line("let end = begin + min(chunk, vectors - begin);");
+    w.line("let row = o * vectors;");
+    w.line("var best_rank = NO_RANK;");
+    w.line("var best_position = NO_POSITION;");
+    w.block("if (begin + lane < end)", |w| {
+        w.line("best_position = (begin + lane) * PER_VECTOR;");
+    });
+    w.block("for (var v = begin + lane; v < end; v = v + team)", |w| {
+        w.line(format!(
+            "let q = {};",
+            input_buffer.vector(layout, "row + v")
+        ));
+        w.line("let at = v * PER_VECTOR;");
+        for j in 0..per {
+            gen_vector_step(w, input, j, "", &format!("at + {j}u"));
+        }
+    });
+    w.line("store_partial(t, best_position, kept_offset(o));");
+}
+
+/// Columns and SplitColumns: a thread per vector of `inner` of a `[outer,
+/// len, inner]` input (and chunk), looping over the reduced rows.
+fn gen_columns_body(
+    w: &mut Writer,
+    input_buffer: &Buffer,
+    layout: Layout,
+    input: DataType,
+    split: bool,
+) {
+    let per = 16 / input.size_bytes() as u32;
+    w.comment("A thread per vector of inner (and chunk) of a [outer, len, inner] input:");
+    w.comment("consecutive threads read consecutive vectors of each row.");
+    w.line("let t = group * WORKGROUP_SIZE + lid;");
+    w.line("let vectors = params[P_VECTORS];");
+    w.line("let chunks = params[P_CHUNK_COUNT];");
+    w.line("let column = t % vectors;");
+    w.line("let rest = t / vectors;");
+    w.line("let c = rest % chunks;");
+    w.line("let o = rest / chunks;");
+    w.line("let inner = vectors * PER_VECTOR;");
+    w.block("if (o >= params[P_OUTPUT_COUNT] / inner)", |w| {
+        w.line("return;");
+    });
+    gen_chunk_bounds(w);
+    w.line("var at = (o * len + begin) * vectors + column;");
+    for j in 0..per {
+        w.line(format!("var best_rank{j} = NO_RANK;"));
+        w.line(format!("var best_position{j} = begin;"));
+    }
+    w.block("for (var r = begin; r < end; r = r + 1u)", |w| {
+        w.line(format!("let q = {};", input_buffer.vector(layout, "at")));
+        for j in 0..per {
+            gen_vector_step(w, input, j, &j.to_string(), "r");
+        }
+        w.line("at = at + vectors;");
+    });
+    w.line("let first = o * inner + column * PER_VECTOR;");
+    for j in 0..per {
+        let out = format!("first + {j}u");
+        if split {
+            w.line(format!(
+                "store_partial(({out}) * chunks + c, best_position{j}, kept_offset({out}));"
+            ));
+        } else {
+            w.line(format!(
+                "emit({out}, best_position{j}, kept_offset({out}));"
+            ));
+        }
+    }
 }
 
 /// `fn rank(v: raw) -> key`: smaller ranks win the selection.
@@ -317,7 +473,7 @@ fn gen_later_wins(w: &mut Writer, key_ty: &str) {
     w.open(format!(
         "fn later_wins(candidate: {key_ty}, best: {key_ty}, last: bool) -> bool"
     ));
-    w.line("return key_less(candidate, best) || (last && !key_less(best, candidate));");
+    w.line("return key_less(candidate, best) | (last & !key_less(best, candidate));");
     w.close();
 }
 

@@ -1,0 +1,405 @@
+// @generated from specs/argmin.op
+// kernel: ArgMin/reduce_split_lanes/FLOAT16/INT64
+// reduce (reduce_split_lanes): keep Index, select Min, zeros Equal; input FLOAT16, output INT64
+
+const WORKGROUP_SIZE: u32 = 256u;
+const P_OUTPUT_COUNT: u32 = 0u;
+const P_REDUCE_LEN: u32 = 1u;
+const P_KEPT_RANK: u32 = 2u;
+const P_REDUCED_RANK: u32 = 3u;
+const P_TIES: u32 = 4u;
+const P_TEAM: u32 = 6u;
+const P_CHUNK_LEN: u32 = 7u;
+const P_KEPT_SIZES: u32 = 8u;
+const P_KEPT_STRIDES: u32 = 16u;
+const P_REDUCED_SIZES: u32 = 24u;
+const P_REDUCED_STRIDES: u32 = 32u;
+const P_CHUNK_COUNT: u32 = 40u;
+const P_VECTORS: u32 = 41u;
+const TIES_LAST: u32 = 1u;
+// The position of no element: an empty candidate.
+const NO_POSITION: u32 = 0xffffffffu;
+// Words of a partial result: the selected element's raw bits, then its position.
+const PARTIAL_WORDS: u32 = 2u;
+
+@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(1) var<storage, read> input: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> partials: array<u32>;
+
+fn load_input(i: u32) -> u32 {
+    return (input[(i >> 1u) >> 2u][(i >> 1u) & 3u] >> ((i & 1u) * 16u)) & 0xffffu;
+}
+
+fn order_key(v: u32) -> u32 {
+    let b = select(v, 0u, v == 0x8000u);
+    let k = select(b | 0x8000u, (~b) & 0xffffu, (b & 0x8000u) != 0u);
+    return select(k, 0u, (b & 0x7fffu) > 0x7c00u);
+}
+
+fn key_less(a: u32, b: u32) -> bool {
+    return a < b;
+}
+
+// The selection's rank of a raw element: the smallest rank wins.
+fn rank(v: u32) -> u32 {
+    return order_key(v);
+}
+
+// Whether a candidate at a later position than the best so far beats it.
+fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
+    return key_less(candidate, best) | (last & !key_less(best, candidate));
+}
+
+fn kept_offset(o: u32) -> u32 {
+    let dims = params[P_KEPT_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return o * params[P_KEPT_STRIDES];
+    }
+    var rest = o;
+    var offset = 0u;
+    for (var d = dims; d > 0u; d = d - 1u) {
+        let size = params[P_KEPT_SIZES + d - 1u];
+        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
+        rest = rest / size;
+    }
+    return offset;
+}
+
+fn reduced_offset(r: u32) -> u32 {
+    let dims = params[P_REDUCED_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return r * params[P_REDUCED_STRIDES];
+    }
+    var rest = r;
+    var offset = 0u;
+    for (var d = dims; d > 0u; d = d - 1u) {
+        let size = params[P_REDUCED_SIZES + d - 1u];
+        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
+        rest = rest / size;
+    }
+    return offset;
+}
+
+// A candidate: its rank and position (NO_POSITION when empty).
+struct Best {
+    rank: u32,
+    position: u32,
+}
+
+// Elements of FLOAT16 in one vec4<u32> (16 bytes), in memory order.
+const PER_VECTOR: u32 = 8u;
+// The selection's best so far: all-ones ranks lose to (or tie with) every element.
+const NO_RANK: u32 = 0xffffffffu;
+
+// Writes partial result p: the selected element's raw bits and its position.
+fn store_partial(p: u32, position: u32, base: u32) {
+    var raw = 0u;
+    if (position != NO_POSITION) {
+        raw = load_input(base + reduced_offset(position));
+    }
+    let at = p * PARTIAL_WORDS;
+    partials[at] = raw;
+    partials[at + PARTIAL_WORDS - 1u] = position;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let group = wg.x + wg.y * num_workgroups.x;
+    let last = params[P_TIES] == TIES_LAST;
+    // A team per (output, chunk) of a [outputs, len] input: the team's threads read
+    // consecutive vectors; thread t writes partial result t.
+    let t = group * WORKGROUP_SIZE + lid;
+    let team = params[P_TEAM];
+    let chunks = params[P_CHUNK_COUNT];
+    let lane = t & (team - 1u);
+    let rest = t / team;
+    let c = rest % chunks;
+    let o = rest / chunks;
+    if (o >= params[P_OUTPUT_COUNT]) {
+        return;
+    }
+    let vectors = params[P_VECTORS];
+    let chunk = params[P_CHUNK_LEN] / PER_VECTOR;
+    let begin = min(c * chunk, vectors);
+    let end = begin + min(chunk, vectors - begin);
+    let row = o * vectors;
+    var best_rank = NO_RANK;
+    var best_position = NO_POSITION;
+    if (begin + lane < end) {
+        best_position = (begin + lane) * PER_VECTOR;
+    }
+    for (var v = begin + lane; v < end; v = v + team) {
+        let q = input[row + v];
+        let at = v * PER_VECTOR;
+        let rank_0 = rank(((q[0] >> 0u) & 0xffffu));
+        let wins_0 = later_wins(rank_0, best_rank, last);
+        best_rank = select(best_rank, rank_0, wins_0);
+        best_position = select(best_position, at + 0u, wins_0);
+        let rank_1 = rank(((q[0] >> 16u) & 0xffffu));
+        let wins_1 = later_wins(rank_1, best_rank, last);
+        best_rank = select(best_rank, rank_1, wins_1);
+        best_position = select(best_position, at + 1u, wins_1);
+        let rank_2 = rank(((q[1] >> 0u) & 0xffffu));
+        let wins_2 = later_wins(rank_2, best_rank, last);
+        best_rank = select(best_rank, rank_2, wins_2);
+        best_position = select(best_position, at + 2u, wins_2);
+        let rank_3 = rank(((q[1] >> 16u) & 0xffffu));
+        let wins_3 = later_wins(rank_3, best_rank, last);
+        best_rank = select(best_rank, rank_3, wins_3);
+        best_position = select(best_position, at + 3u, wins_3);
+        let rank_4 = rank(((q[2] >> 0u) & 0xffffu));
+        let wins_4 = later_wins(rank_4, best_rank, last);
+        best_rank = select(best_rank, rank_4, wins_4);
+        best_position = select(best_position, at + 4u, wins_4);
+        let rank_5 = rank(((q[2] >> 16u) & 0xffffu));
+        let wins_5 = later_wins(rank_5, best_rank, last);
+        best_rank = select(best_rank, rank_5, wins_5);
+        best_position = select(best_position, at + 5u, wins_5);
+        let rank_6 = rank(((q[3] >> 0u) & 0xffffu));
+        let wins_6 = later_wins(rank_6, best_rank, last);
+        best_rank = select(best_rank, rank_6, wins_6);
+        best_position = select(best_position, at + 6u, wins_6);
+        let rank_7 = rank(((q[3] >> 16u) & 0xffffu));
+        let wins_7 = later_wins(rank_7, best_rank, last);
+        best_rank = select(best_rank, rank_7, wins_7);
+        best_position = select(best_position, at + 7u, wins_7);
+    }
+    store_partial(t, best_position, kept_offset(o));
+}
+/* @segmented 1 4 4
+// @generated from specs/argmin.op
+// kernel: ArgMin/reduce_split_lanes/FLOAT16/INT64
+// reduce (reduce_split_lanes): keep Index, select Min, zeros Equal; input FLOAT16, output INT64
+
+const WORKGROUP_SIZE: u32 = 256u;
+const P_OUTPUT_COUNT: u32 = 0u;
+const P_REDUCE_LEN: u32 = 1u;
+const P_KEPT_RANK: u32 = 2u;
+const P_REDUCED_RANK: u32 = 3u;
+const P_TIES: u32 = 4u;
+const P_TEAM: u32 = 6u;
+const P_CHUNK_LEN: u32 = 7u;
+const P_KEPT_SIZES: u32 = 8u;
+const P_KEPT_STRIDES: u32 = 16u;
+const P_REDUCED_SIZES: u32 = 24u;
+const P_REDUCED_STRIDES: u32 = 32u;
+const P_CHUNK_COUNT: u32 = 40u;
+const P_VECTORS: u32 = 41u;
+const TIES_LAST: u32 = 1u;
+// The position of no element: an empty candidate.
+const NO_POSITION: u32 = 0xffffffffu;
+// Words of a partial result: the selected element's raw bits, then its position.
+const PARTIAL_WORDS: u32 = 2u;
+
+@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(1) var<storage, read> input_s0: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> input_s1: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> input_s2: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read> input_s3: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read_write> partials_s0: array<u32>;
+@group(0) @binding(6) var<storage, read_write> partials_s1: array<u32>;
+@group(0) @binding(7) var<storage, read_write> partials_s2: array<u32>;
+@group(0) @binding(8) var<storage, read_write> partials_s3: array<u32>;
+
+// Vector i of `input`, bound in 4 segments of arrayLength(&input_s0) vectors.
+fn input_vector(i: u32) -> vec4<u32> {
+    let n = arrayLength(&input_s0);
+    if (i < n) {
+        return input_s0[i];
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        return input_s1[r];
+    }
+    if (s == 2u) {
+        return input_s2[r];
+    }
+    return input_s3[r];
+}
+
+fn input_word(i: u32) -> u32 {
+    return input_vector(i >> 2u)[i & 3u];
+}
+
+// Word i of `partials`, bound in 4 segments of arrayLength(&partials_s0) words.
+fn partials_word(i: u32) -> u32 {
+    let n = arrayLength(&partials_s0);
+    if (i < n) {
+        return partials_s0[i];
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        return partials_s1[r];
+    }
+    if (s == 2u) {
+        return partials_s2[r];
+    }
+    return partials_s3[r];
+}
+
+fn partials_set(i: u32, v: u32) {
+    let n = arrayLength(&partials_s0);
+    if (i < n) {
+        partials_s0[i] = v;
+        return;
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        partials_s1[r] = v;
+        return;
+    }
+    if (s == 2u) {
+        partials_s2[r] = v;
+        return;
+    }
+    partials_s3[r] = v;
+}
+
+fn load_input(i: u32) -> u32 {
+    return (input_word(i >> 1u) >> ((i & 1u) * 16u)) & 0xffffu;
+}
+
+fn order_key(v: u32) -> u32 {
+    let b = select(v, 0u, v == 0x8000u);
+    let k = select(b | 0x8000u, (~b) & 0xffffu, (b & 0x8000u) != 0u);
+    return select(k, 0u, (b & 0x7fffu) > 0x7c00u);
+}
+
+fn key_less(a: u32, b: u32) -> bool {
+    return a < b;
+}
+
+// The selection's rank of a raw element: the smallest rank wins.
+fn rank(v: u32) -> u32 {
+    return order_key(v);
+}
+
+// Whether a candidate at a later position than the best so far beats it.
+fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
+    return key_less(candidate, best) | (last & !key_less(best, candidate));
+}
+
+fn kept_offset(o: u32) -> u32 {
+    let dims = params[P_KEPT_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return o * params[P_KEPT_STRIDES];
+    }
+    var rest = o;
+    var offset = 0u;
+    for (var d = dims; d > 0u; d = d - 1u) {
+        let size = params[P_KEPT_SIZES + d - 1u];
+        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
+        rest = rest / size;
+    }
+    return offset;
+}
+
+fn reduced_offset(r: u32) -> u32 {
+    let dims = params[P_REDUCED_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return r * params[P_REDUCED_STRIDES];
+    }
+    var rest = r;
+    var offset = 0u;
+    for (var d = dims; d > 0u; d = d - 1u) {
+        let size = params[P_REDUCED_SIZES + d - 1u];
+        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
+        rest = rest / size;
+    }
+    return offset;
+}
+
+// A candidate: its rank and position (NO_POSITION when empty).
+struct Best {
+    rank: u32,
+    position: u32,
+}
+
+// Elements of FLOAT16 in one vec4<u32> (16 bytes), in memory order.
+const PER_VECTOR: u32 = 8u;
+// The selection's best so far: all-ones ranks lose to (or tie with) every element.
+const NO_RANK: u32 = 0xffffffffu;
+
+// Writes partial result p: the selected element's raw bits and its position.
+fn store_partial(p: u32, position: u32, base: u32) {
+    var raw = 0u;
+    if (position != NO_POSITION) {
+        raw = load_input(base + reduced_offset(position));
+    }
+    let at = p * PARTIAL_WORDS;
+    partials_set(at, raw);
+    partials_set(at + PARTIAL_WORDS - 1u, position);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let group = wg.x + wg.y * num_workgroups.x;
+    let last = params[P_TIES] == TIES_LAST;
+    // A team per (output, chunk) of a [outputs, len] input: the team's threads read
+    // consecutive vectors; thread t writes partial result t.
+    let t = group * WORKGROUP_SIZE + lid;
+    let team = params[P_TEAM];
+    let chunks = params[P_CHUNK_COUNT];
+    let lane = t & (team - 1u);
+    let rest = t / team;
+    let c = rest % chunks;
+    let o = rest / chunks;
+    if (o >= params[P_OUTPUT_COUNT]) {
+        return;
+    }
+    let vectors = params[P_VECTORS];
+    let chunk = params[P_CHUNK_LEN] / PER_VECTOR;
+    let begin = min(c * chunk, vectors);
+    let end = begin + min(chunk, vectors - begin);
+    let row = o * vectors;
+    var best_rank = NO_RANK;
+    var best_position = NO_POSITION;
+    if (begin + lane < end) {
+        best_position = (begin + lane) * PER_VECTOR;
+    }
+    for (var v = begin + lane; v < end; v = v + team) {
+        let q = input_vector(row + v);
+        let at = v * PER_VECTOR;
+        let rank_0 = rank(((q[0] >> 0u) & 0xffffu));
+        let wins_0 = later_wins(rank_0, best_rank, last);
+        best_rank = select(best_rank, rank_0, wins_0);
+        best_position = select(best_position, at + 0u, wins_0);
+        let rank_1 = rank(((q[0] >> 16u) & 0xffffu));
+        let wins_1 = later_wins(rank_1, best_rank, last);
+        best_rank = select(best_rank, rank_1, wins_1);
+        best_position = select(best_position, at + 1u, wins_1);
+        let rank_2 = rank(((q[1] >> 0u) & 0xffffu));
+        let wins_2 = later_wins(rank_2, best_rank, last);
+        best_rank = select(best_rank, rank_2, wins_2);
+        best_position = select(best_position, at + 2u, wins_2);
+        let rank_3 = rank(((q[1] >> 16u) & 0xffffu));
+        let wins_3 = later_wins(rank_3, best_rank, last);
+        best_rank = select(best_rank, rank_3, wins_3);
+        best_position = select(best_position, at + 3u, wins_3);
+        let rank_4 = rank(((q[2] >> 0u) & 0xffffu));
+        let wins_4 = later_wins(rank_4, best_rank, last);
+        best_rank = select(best_rank, rank_4, wins_4);
+        best_position = select(best_position, at + 4u, wins_4);
+        let rank_5 = rank(((q[2] >> 16u) & 0xffffu));
+        let wins_5 = later_wins(rank_5, best_rank, last);
+        best_rank = select(best_rank, rank_5, wins_5);
+        best_position = select(best_position, at + 5u, wins_5);
+        let rank_6 = rank(((q[3] >> 0u) & 0xffffu));
+        let wins_6 = later_wins(rank_6, best_rank, last);
+        best_rank = select(best_rank, rank_6, wins_6);
+        best_position = select(best_position, at + 6u, wins_6);
+        let rank_7 = rank(((q[3] >> 16u) & 0xffffu));
+        let wins_7 = later_wins(rank_7, best_rank, last);
+        best_rank = select(best_rank, rank_7, wins_7);
+        best_position = select(best_position, at + 7u, wins_7);
+    }
+    store_partial(t, best_position, kept_offset(o));
+}
+*/

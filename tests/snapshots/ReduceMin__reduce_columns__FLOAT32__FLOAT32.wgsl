@@ -1,0 +1,381 @@
+// @generated from specs/reducemin.op
+// kernel: ReduceMin/reduce_columns/FLOAT32/FLOAT32
+// reduce (reduce_columns): keep Value, select Min, zeros NegativeFirst; input FLOAT32, output FLOAT32
+
+const WORKGROUP_SIZE: u32 = 256u;
+const P_OUTPUT_COUNT: u32 = 0u;
+const P_REDUCE_LEN: u32 = 1u;
+const P_KEPT_RANK: u32 = 2u;
+const P_REDUCED_RANK: u32 = 3u;
+const P_TIES: u32 = 4u;
+const P_TEAM: u32 = 6u;
+const P_CHUNK_LEN: u32 = 7u;
+const P_KEPT_SIZES: u32 = 8u;
+const P_KEPT_STRIDES: u32 = 16u;
+const P_REDUCED_SIZES: u32 = 24u;
+const P_REDUCED_STRIDES: u32 = 32u;
+const P_CHUNK_COUNT: u32 = 40u;
+const P_VECTORS: u32 = 41u;
+const TIES_LAST: u32 = 1u;
+// The position of no element: an empty candidate.
+const NO_POSITION: u32 = 0xffffffffu;
+
+@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(1) var<storage, read> input: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read_write> output: array<u32>;
+
+fn load_input(i: u32) -> u32 {
+    return input[(i) >> 2u][(i) & 3u];
+}
+
+fn store_output(i: u32, v: u32) {
+    output[i] = v;
+}
+
+fn order_key(v: u32) -> u32 {
+    let b = v;
+    let k = select(b | 0x80000000u, (~b), (b & 0x80000000u) != 0u);
+    return select(k, 0u, (b & 0x7fffffffu) > 0x7f800000u);
+}
+
+fn key_less(a: u32, b: u32) -> bool {
+    return a < b;
+}
+
+// The selection's rank of a raw element: the smallest rank wins.
+fn rank(v: u32) -> u32 {
+    return order_key(v);
+}
+
+// Whether a candidate at a later position than the best so far beats it.
+fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
+    return key_less(candidate, best) | (last & !key_less(best, candidate));
+}
+
+fn kept_offset(o: u32) -> u32 {
+    let dims = params[P_KEPT_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return o * params[P_KEPT_STRIDES];
+    }
+    var rest = o;
+    var offset = 0u;
+    for (var d = dims; d > 0u; d = d - 1u) {
+        let size = params[P_KEPT_SIZES + d - 1u];
+        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
+        rest = rest / size;
+    }
+    return offset;
+}
+
+fn reduced_offset(r: u32) -> u32 {
+    let dims = params[P_REDUCED_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return r * params[P_REDUCED_STRIDES];
+    }
+    var rest = r;
+    var offset = 0u;
+    for (var d = dims; d > 0u; d = d - 1u) {
+        let size = params[P_REDUCED_SIZES + d - 1u];
+        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
+        rest = rest / size;
+    }
+    return offset;
+}
+
+// A candidate: its rank and position (NO_POSITION when empty).
+struct Best {
+    rank: u32,
+    position: u32,
+}
+
+// Elements of FLOAT32 in one vec4<u32> (16 bytes), in memory order.
+const PER_VECTOR: u32 = 4u;
+// The selection's best so far: all-ones ranks lose to (or tie with) every element.
+const NO_RANK: u32 = 0xffffffffu;
+
+// Writes output element o: the selected element's position or bits.
+fn emit(o: u32, position: u32, base: u32) {
+    store_output(o, load_input(base + reduced_offset(position)));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let group = wg.x + wg.y * num_workgroups.x;
+    let last = params[P_TIES] == TIES_LAST;
+    // A thread per vector of inner (and chunk) of a [outer, len, inner] input:
+    // consecutive threads read consecutive vectors of each row.
+    let t = group * WORKGROUP_SIZE + lid;
+    let vectors = params[P_VECTORS];
+    let chunks = params[P_CHUNK_COUNT];
+    let column = t % vectors;
+    let rest = t / vectors;
+    let c = rest % chunks;
+    let o = rest / chunks;
+    let inner = vectors * PER_VECTOR;
+    if (o >= params[P_OUTPUT_COUNT] / inner) {
+        return;
+    }
+    let len = params[P_REDUCE_LEN];
+    let chunk = params[P_CHUNK_LEN];
+    let begin = min(c * chunk, len);
+    let end = begin + min(chunk, len - begin);
+    var at = (o * len + begin) * vectors + column;
+    var best_rank0 = NO_RANK;
+    var best_position0 = begin;
+    var best_rank1 = NO_RANK;
+    var best_position1 = begin;
+    var best_rank2 = NO_RANK;
+    var best_position2 = begin;
+    var best_rank3 = NO_RANK;
+    var best_position3 = begin;
+    for (var r = begin; r < end; r = r + 1u) {
+        let q = input[at];
+        let rank_0 = rank(q[0]);
+        let wins_0 = later_wins(rank_0, best_rank0, last);
+        best_rank0 = select(best_rank0, rank_0, wins_0);
+        best_position0 = select(best_position0, r, wins_0);
+        let rank_1 = rank(q[1]);
+        let wins_1 = later_wins(rank_1, best_rank1, last);
+        best_rank1 = select(best_rank1, rank_1, wins_1);
+        best_position1 = select(best_position1, r, wins_1);
+        let rank_2 = rank(q[2]);
+        let wins_2 = later_wins(rank_2, best_rank2, last);
+        best_rank2 = select(best_rank2, rank_2, wins_2);
+        best_position2 = select(best_position2, r, wins_2);
+        let rank_3 = rank(q[3]);
+        let wins_3 = later_wins(rank_3, best_rank3, last);
+        best_rank3 = select(best_rank3, rank_3, wins_3);
+        best_position3 = select(best_position3, r, wins_3);
+        at = at + vectors;
+    }
+    let first = o * inner + column * PER_VECTOR;
+    emit(first + 0u, best_position0, kept_offset(first + 0u));
+    emit(first + 1u, best_position1, kept_offset(first + 1u));
+    emit(first + 2u, best_position2, kept_offset(first + 2u));
+    emit(first + 3u, best_position3, kept_offset(first + 3u));
+}
+/* @segmented 1 4 4
+// @generated from specs/reducemin.op
+// kernel: ReduceMin/reduce_columns/FLOAT32/FLOAT32
+// reduce (reduce_columns): keep Value, select Min, zeros NegativeFirst; input FLOAT32, output FLOAT32
+
+const WORKGROUP_SIZE: u32 = 256u;
+const P_OUTPUT_COUNT: u32 = 0u;
+const P_REDUCE_LEN: u32 = 1u;
+const P_KEPT_RANK: u32 = 2u;
+const P_REDUCED_RANK: u32 = 3u;
+const P_TIES: u32 = 4u;
+const P_TEAM: u32 = 6u;
+const P_CHUNK_LEN: u32 = 7u;
+const P_KEPT_SIZES: u32 = 8u;
+const P_KEPT_STRIDES: u32 = 16u;
+const P_REDUCED_SIZES: u32 = 24u;
+const P_REDUCED_STRIDES: u32 = 32u;
+const P_CHUNK_COUNT: u32 = 40u;
+const P_VECTORS: u32 = 41u;
+const TIES_LAST: u32 = 1u;
+// The position of no element: an empty candidate.
+const NO_POSITION: u32 = 0xffffffffu;
+
+@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(1) var<storage, read> input_s0: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> input_s1: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> input_s2: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read> input_s3: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read_write> output_s0: array<u32>;
+@group(0) @binding(6) var<storage, read_write> output_s1: array<u32>;
+@group(0) @binding(7) var<storage, read_write> output_s2: array<u32>;
+@group(0) @binding(8) var<storage, read_write> output_s3: array<u32>;
+
+// Vector i of `input`, bound in 4 segments of arrayLength(&input_s0) vectors.
+fn input_vector(i: u32) -> vec4<u32> {
+    let n = arrayLength(&input_s0);
+    if (i < n) {
+        return input_s0[i];
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        return input_s1[r];
+    }
+    if (s == 2u) {
+        return input_s2[r];
+    }
+    return input_s3[r];
+}
+
+fn input_word(i: u32) -> u32 {
+    return input_vector(i >> 2u)[i & 3u];
+}
+
+// Word i of `output`, bound in 4 segments of arrayLength(&output_s0) words.
+fn output_word(i: u32) -> u32 {
+    let n = arrayLength(&output_s0);
+    if (i < n) {
+        return output_s0[i];
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        return output_s1[r];
+    }
+    if (s == 2u) {
+        return output_s2[r];
+    }
+    return output_s3[r];
+}
+
+fn output_set(i: u32, v: u32) {
+    let n = arrayLength(&output_s0);
+    if (i < n) {
+        output_s0[i] = v;
+        return;
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        output_s1[r] = v;
+        return;
+    }
+    if (s == 2u) {
+        output_s2[r] = v;
+        return;
+    }
+    output_s3[r] = v;
+}
+
+fn load_input(i: u32) -> u32 {
+    return input_word(i);
+}
+
+fn store_output(i: u32, v: u32) {
+    output_set(i, v);
+}
+
+fn order_key(v: u32) -> u32 {
+    let b = v;
+    let k = select(b | 0x80000000u, (~b), (b & 0x80000000u) != 0u);
+    return select(k, 0u, (b & 0x7fffffffu) > 0x7f800000u);
+}
+
+fn key_less(a: u32, b: u32) -> bool {
+    return a < b;
+}
+
+// The selection's rank of a raw element: the smallest rank wins.
+fn rank(v: u32) -> u32 {
+    return order_key(v);
+}
+
+// Whether a candidate at a later position than the best so far beats it.
+fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
+    return key_less(candidate, best) | (last & !key_less(best, candidate));
+}
+
+fn kept_offset(o: u32) -> u32 {
+    let dims = params[P_KEPT_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return o * params[P_KEPT_STRIDES];
+    }
+    var rest = o;
+    var offset = 0u;
+    for (var d = dims; d > 0u; d = d - 1u) {
+        let size = params[P_KEPT_SIZES + d - 1u];
+        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
+        rest = rest / size;
+    }
+    return offset;
+}
+
+fn reduced_offset(r: u32) -> u32 {
+    let dims = params[P_REDUCED_RANK];
+    // One dimension (the common case) or none: no division.
+    if (dims <= 1u) {
+        return r * params[P_REDUCED_STRIDES];
+    }
+    var rest = r;
+    var offset = 0u;
+    for (var d = dims; d > 0u; d = d - 1u) {
+        let size = params[P_REDUCED_SIZES + d - 1u];
+        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
+        rest = rest / size;
+    }
+    return offset;
+}
+
+// A candidate: its rank and position (NO_POSITION when empty).
+struct Best {
+    rank: u32,
+    position: u32,
+}
+
+// Elements of FLOAT32 in one vec4<u32> (16 bytes), in memory order.
+const PER_VECTOR: u32 = 4u;
+// The selection's best so far: all-ones ranks lose to (or tie with) every element.
+const NO_RANK: u32 = 0xffffffffu;
+
+// Writes output element o: the selected element's position or bits.
+fn emit(o: u32, position: u32, base: u32) {
+    store_output(o, load_input(base + reduced_offset(position)));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let group = wg.x + wg.y * num_workgroups.x;
+    let last = params[P_TIES] == TIES_LAST;
+    // A thread per vector of inner (and chunk) of a [outer, len, inner] input:
+    // consecutive threads read consecutive vectors of each row.
+    let t = group * WORKGROUP_SIZE + lid;
+    let vectors = params[P_VECTORS];
+    let chunks = params[P_CHUNK_COUNT];
+    let column = t % vectors;
+    let rest = t / vectors;
+    let c = rest % chunks;
+    let o = rest / chunks;
+    let inner = vectors * PER_VECTOR;
+    if (o >= params[P_OUTPUT_COUNT] / inner) {
+        return;
+    }
+    let len = params[P_REDUCE_LEN];
+    let chunk = params[P_CHUNK_LEN];
+    let begin = min(c * chunk, len);
+    let end = begin + min(chunk, len - begin);
+    var at = (o * len + begin) * vectors + column;
+    var best_rank0 = NO_RANK;
+    var best_position0 = begin;
+    var best_rank1 = NO_RANK;
+    var best_position1 = begin;
+    var best_rank2 = NO_RANK;
+    var best_position2 = begin;
+    var best_rank3 = NO_RANK;
+    var best_position3 = begin;
+    for (var r = begin; r < end; r = r + 1u) {
+        let q = input_vector(at);
+        let rank_0 = rank(q[0]);
+        let wins_0 = later_wins(rank_0, best_rank0, last);
+        best_rank0 = select(best_rank0, rank_0, wins_0);
+        best_position0 = select(best_position0, r, wins_0);
+        let rank_1 = rank(q[1]);
+        let wins_1 = later_wins(rank_1, best_rank1, last);
+        best_rank1 = select(best_rank1, rank_1, wins_1);
+        best_position1 = select(best_position1, r, wins_1);
+        let rank_2 = rank(q[2]);
+        let wins_2 = later_wins(rank_2, best_rank2, last);
+        best_rank2 = select(best_rank2, rank_2, wins_2);
+        best_position2 = select(best_position2, r, wins_2);
+        let rank_3 = rank(q[3]);
+        let wins_3 = later_wins(rank_3, best_rank3, last);
+        best_rank3 = select(best_rank3, rank_3, wins_3);
+        best_position3 = select(best_position3, r, wins_3);
+        at = at + vectors;
+    }
+    let first = o * inner + column * PER_VECTOR;
+    emit(first + 0u, best_position0, kept_offset(first + 0u));
+    emit(first + 1u, best_position1, kept_offset(first + 1u));
+    emit(first + 2u, best_position2, kept_offset(first + 2u));
+    emit(first + 3u, best_position3, kept_offset(first + 3u));
+}
+*/
