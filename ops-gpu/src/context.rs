@@ -336,6 +336,16 @@ pub(crate) struct Scopes {
     guards: Vec<wgpu::ErrorScopeGuard>,
 }
 
+impl Drop for Scopes {
+    /// Scopes left unpopped (an early return) are popped innermost first, as
+    /// wgpu requires; their errors are dropped with them.
+    fn drop(&mut self) {
+        while let Some(g) = self.guards.pop() {
+            drop(g);
+        }
+    }
+}
+
 impl Scopes {
     /// Pushes internal, out-of-memory and validation scopes on this thread.
     pub(crate) fn push(device: &wgpu::Device) -> Scopes {
@@ -355,7 +365,8 @@ impl Scopes {
     pub(crate) fn pop(mut self) -> Option<wgpu::Error> {
         let mut first = None;
         let mut out_of_memory = None;
-        while let Some(g) = self.guards.pop() {
+        let guards = std::mem::take(&mut self.guards);
+        for g in guards.into_iter().rev() {
             if let Some(e) = pollster::block_on(g.pop()) {
                 if matches!(e, wgpu::Error::OutOfMemory { .. }) {
                     out_of_memory.get_or_insert(e);

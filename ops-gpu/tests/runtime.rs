@@ -879,3 +879,30 @@ fn run_checks_inputs_and_phrases_index_errors() {
         }
     }
 }
+
+/// The profiler reports invalid kernels as errors (its error scopes unwind
+/// in order on the early return) and keeps working afterwards.
+#[test]
+fn profiler_reports_invalid_kernels() {
+    let c = own_context();
+    let profiler = ops_gpu::Profiler::new(&c).unwrap();
+    for (kernel, buffers) in [
+        (&BAD_WGSL, vec![]),
+        (&BAD_ENTRY, vec![]),
+        (&BAD_LAYOUT, vec![BufferRef::Output(0)]),
+    ] {
+        match profiler.prepare(&one_pass(kernel, buffers), &[], &[u32_desc(1)]) {
+            Err(OpError::Device(msg)) => assert!(msg.contains(kernel.key), "{msg}"),
+            other => panic!("{}: expected a device error, got {other:?}", kernel.key),
+        }
+    }
+    let input = u32s(3, |i| i);
+    let prepared = profiler
+        .prepare(&add_plan(3, 1), &[&input], &[u32_desc(3)])
+        .unwrap();
+    prepared.run().unwrap();
+    assert_eq!(
+        prepared.read_outputs().unwrap()[0].to_vec::<u32>().unwrap(),
+        vec![1, 2, 3]
+    );
+}
