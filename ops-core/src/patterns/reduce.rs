@@ -207,8 +207,12 @@ pub const VECTOR_BYTES: u64 = 16;
 /// partial result, dominates its time.
 pub const LANE_VECTORS: u64 = 32;
 
-/// Vectors per thread of a full-workgroup [`ReduceVariant::SplitLanes`]
-/// chunk (an all-axes reduction: `WORKGROUP_SIZE * 64` vectors a chunk).
+/// Largest [`ReduceVariant::SplitLanes`] team: a workgroup. Longer rows
+/// take more chunks.
+pub const MAX_LANE_TEAM: u64 = WORKGROUP_SIZE as u64;
+
+/// Vectors per thread of a [`MAX_LANE_TEAM`] chunk (an all-axes reduction:
+/// chunks of `256 * 64` vectors, 256 KiB).
 pub const CHUNK_LANE_VECTORS: u64 = 64;
 
 /// Shortest contiguous row, in vectors, that [`ReduceVariant::SplitLanes`]
@@ -557,7 +561,6 @@ impl ReduceGeometry {
         };
         let outputs = self.output_count;
         let per_vector = VECTOR_BYTES / bytes;
-        let wg = u64::from(WORKGROUP_SIZE);
         // Partial results are addressed by u32 words (3 words at most each).
         let fits = |partials: u64| {
             partials
@@ -575,11 +578,11 @@ impl ReduceGeometry {
             if vectors < LANES_MIN_VECTORS {
                 return None;
             }
-            let team = pow2_floor(vectors / LANE_VECTORS).clamp(2, wg);
-            let chunks = if team < wg {
+            let team = pow2_floor(vectors / LANE_VECTORS).clamp(2, MAX_LANE_TEAM);
+            let chunks = if team < MAX_LANE_TEAM {
                 1
             } else {
-                vectors.div_ceil(wg * CHUNK_LANE_VECTORS)
+                vectors.div_ceil(MAX_LANE_TEAM * CHUNK_LANE_VECTORS)
             };
             let partials = outputs.checked_mul(team * chunks)?;
             if !fits(partials) || partials / outputs > u64::from(u32::MAX) {

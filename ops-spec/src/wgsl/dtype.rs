@@ -183,7 +183,8 @@ pub enum NanKey {
 /// - Unsigned integers: the bits.
 /// - Signed integers: the bits with the sign bit flipped (within the type's
 ///   width, which orders like sign-extending and flipping bit 31).
-/// - Floats: `!bits` when the sign bit is set, else `bits | sign`; with
+/// - Floats: `!bits` when the sign bit is set, else `bits | sign` (one
+///   `xor` with the sign bit spread by an arithmetic shift); with
 ///   [`Zeros::Equal`] -0.0 first becomes +0.0, with [`Zeros::NegativeFirst`]
 ///   it keeps the key just below +0.0's. NaN (exponent all ones, mantissa
 ///   non-zero, either sign, any payload) gets the key `nan` says, so all NaNs
@@ -212,19 +213,24 @@ pub fn gen_key(w: &mut Writer, name: &str, dt: DataType, zeros: Zeros, nan: NanK
             w.line("return vec2<u32>(v.x, v.y ^ 0x80000000u);");
         }
         DataType::Float16 | DataType::Float32 => {
-            let (sign, magnitude, inf, width_mask) = if dt == DataType::Float16 {
-                ("0x8000u", "0x7fffu", "0x7c00u", " & 0xffffu")
+            // The sign bit spread over the value's width: all ones for a
+            // negative value (flip every bit), else just the sign (set it).
+            let (sign, magnitude, inf, spread) = if dt == DataType::Float16 {
+                ("0x8000u", "0x7fffu", "0x7c00u", "((b >> 15u) * 0x7fffu)")
             } else {
-                ("0x80000000u", "0x7fffffffu", "0x7f800000u", "")
+                (
+                    "0x80000000u",
+                    "0x7fffffffu",
+                    "0x7f800000u",
+                    "u32(i32(b) >> 31u)",
+                )
             };
             if zeros == Zeros::Equal {
                 w.line(format!("let b = select(v, 0u, v == {sign});"));
             } else {
                 w.line("let b = v;");
             }
-            w.line(format!(
-                "let k = select(b | {sign}, (~b){width_mask}, (b & {sign}) != 0u);"
-            ));
+            w.line(format!("let k = b ^ ({spread} | {sign});"));
             w.line(format!(
                 "return select(k, {nan_word}, (b & {magnitude}) > {inf});"
             ));
@@ -240,9 +246,8 @@ pub fn gen_key(w: &mut Writer, name: &str, dt: DataType, zeros: Zeros, nan: NanK
             w.line(
                 "let nan = (magnitude > 0x7ff00000u) | ((magnitude == 0x7ff00000u) & (lo != 0u));",
             );
-            w.line(
-                "let k = select(vec2<u32>(lo, hi | 0x80000000u), vec2<u32>(~lo, ~hi), (hi & 0x80000000u) != 0u);",
-            );
+            w.line("let spread = u32(i32(hi) >> 31u);");
+            w.line("let k = vec2<u32>(lo ^ spread, hi ^ (spread | 0x80000000u));");
             w.line(format!(
                 "return select(k, vec2<u32>({nan_word}, {nan_word}), nan);"
             ));
