@@ -29,11 +29,12 @@
 //! Vector mode (slices of at least `VECTOR_MIN` whole 16-byte vectors): the
 //! output is a flat run of vectors; each workgroup copies `VECTOR_BLOCK` of
 //! them, `VECTORS_PER_THREAD` a thread, consecutive threads on consecutive
-//! vectors, with no barrier. A thread resolves a tuple's index values once,
-//! then again only when its next vector lies in another tuple (found by
-//! stepping the tuple and the position in its slice, with no division per
-//! vector). On lavapipe this is what reaches the copy kernel's bandwidth:
-//! the cost there is per invocation and per load, not per byte.
+//! vectors, with no barrier. A thread resolves a tuple's index values once
+//! and copies its vectors of that tuple in a tight inner loop, then moves to
+//! the tuple its next vector lies in (one division per tuple, none per
+//! vector). On lavapipe, whose cost is per invocation and per load more than
+//! per byte, this runs near the copy kernel's bandwidth; resolving the tuple
+//! inside the copy loop instead made it about 1.4x slower.
 //!
 //! Row mode (slices of at least `ROW_MIN_WORDS` whole words): each workgroup
 //! copies a block of words of one tuple's slice, so the tuple's index values
@@ -324,35 +325,32 @@ fn gen_vector_body(w: &mut Writer, layout: Layout) {
     w.block("if (o >= total)", |w| {
         w.line("return;");
     });
-    w.comment("Vector o is vector r of tuple t's slice; each step moves WORKGROUP_SIZE on,");
-    w.comment("step_t tuples and step_r vectors.");
+    w.comment("This thread's vectors: o, o + WORKGROUP_SIZE, .., `left` of them below total.");
+    w.line("var left = min(VECTORS_PER_THREAD, (total - o - 1u) / WORKGROUP_SIZE + 1u);");
+    w.comment("Vector o is vector r of tuple t's slice.");
     w.line("var t = o / vs;");
     w.line("var r = o - t * vs;");
-    w.line("let step_t = WORKGROUP_SIZE / vs;");
-    w.line("let step_r = WORKGROUP_SIZE - step_t * vs;");
-    w.line("var source = slice_vector(t);");
-    w.block(
-        "for (var j = 0u; j < VECTORS_PER_THREAD; j = j + 1u)",
-        |w| {
-            w.block("if (source != BAD)", |w| {
-                w.line(output_v.store_vector(layout, "o", &input_v.vector(layout, "source + r")));
-            });
-            w.line("o = o + WORKGROUP_SIZE;");
-            w.block("if (o >= total)", |w| {
-                w.line("return;");
-            });
-            w.line("r = r + step_r;");
-            w.line("var next = t + step_t;");
-            w.block("if (r >= vs)", |w| {
-                w.line("r = r - vs;");
-                w.line("next = next + 1u;");
-            });
-            w.block("if (next != t)", |w| {
-                w.line("t = next;");
-                w.line("source = slice_vector(t);");
-            });
-        },
-    );
+    w.comment("Tuples are resolved out of the copy loop, once per tuple the thread meets.");
+    w.open("loop");
+    w.line("let source = slice_vector(t);");
+    w.open("loop");
+    w.block("if (source != BAD)", |w| {
+        w.line(output_v.store_vector(layout, "o", &input_v.vector(layout, "source + r")));
+    });
+    w.line("o = o + WORKGROUP_SIZE;");
+    w.line("r = r + WORKGROUP_SIZE;");
+    w.line("left = left - 1u;");
+    w.block("if (left == 0u || r >= vs)", |w| {
+        w.line("break;");
+    });
+    w.close();
+    w.block("if (left == 0u)", |w| {
+        w.line("return;");
+    });
+    w.line("let skip = r / vs;");
+    w.line("t = t + skip;");
+    w.line("r = r - skip * vs;");
+    w.close();
 }
 
 /// Row mode: a workgroup copies a block of whole words of one tuple's slice.
