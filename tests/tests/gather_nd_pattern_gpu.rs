@@ -542,25 +542,26 @@ fn two_dimensional_grid() {
     );
 }
 
-/// Row mode over more than 65,535 workgroups: 70,000 tuples of one block.
+/// Row mode over more than 65,535 workgroups: 70,000 tuples of one block
+/// (rows of 129 words, not whole 16-byte vectors).
 #[test]
 fn two_dimensional_grid_in_row_mode() {
     let ctx = ctx();
     let mut rng = Rng(seed() ^ 0x2d);
     let (rows, tuples) = (1000u32, 70_000u32);
-    let input = data_tensor(DataType::Uint32, &[rows, 128], &mut rng);
+    let input = data_tensor(DataType::Uint32, &[rows, 129], &mut rng);
     let values: Vec<i128> = (0..tuples)
         .map(|_| rng.below(rows as usize) as i128)
         .collect();
     let indices = index_tensor(DataType::Uint32, &[tuples, 1], &values);
     let case = Case {
-        input: vec![rows, 128],
+        input: vec![rows, 129],
         indices: vec![tuples, 1],
         input_rank: 2,
         indices_rank: 2,
         batch_dims: 0,
     };
-    let out = TensorDesc::new(DataType::Uint32, [tuples, 128]);
+    let out = TensorDesc::new(DataType::Uint32, [tuples, 129]);
     let plan = plan_for(
         &input,
         &indices,
@@ -569,6 +570,7 @@ fn two_dimensional_grid_in_row_mode() {
         kernel(DataType::Uint32, DataType::Uint32),
     );
     assert_eq!(plan.passes[0].params[params::ROW_BLOCKS], 1);
+    assert_eq!(plan.passes[0].params[params::SLICE_VECTORS], 0);
     assert_eq!(plan.passes[0].workgroups, 70_000);
     let got = ctx
         .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
@@ -581,36 +583,82 @@ fn two_dimensional_grid_in_row_mode() {
     );
 }
 
-/// Row mode (slices of at least `ROW_MIN_WORDS` whole words) for every data
-/// width: batches, several blocks per slice with a partial last one,
-/// negative indices, and a bad index reported at its lowest position.
+/// Row mode (slices of at least `ROW_MIN_WORDS` whole words, not whole
+/// 16-byte vectors) for every data width: batches, several blocks per slice
+/// with a partial last one, negative indices, and a bad index reported at its
+/// lowest position.
 #[test]
 fn row_mode_copies_whole_words() {
-    let ctx = ctx();
-    let mut rng = Rng(seed() ^ 0x20f);
-    // (data, slice elements): word-multiple slices of 128 words to ~2.2 blocks.
+    // (data, slice elements, tuples per batch): word-multiple slices of 129
+    // words to ~2.2 blocks.
     let cases = [
-        (DataType::Uint8, 512u32),
-        (DataType::Int8, 4 * 5000),
-        (DataType::Float16, 256),
-        (DataType::Uint16, 2 * 1500),
-        (DataType::Float32, 128),
-        (DataType::Int32, 9000),
-        (DataType::Float64, 64),
-        (DataType::Uint64, 2100),
+        (DataType::Uint8, 516u32, 5),
+        (DataType::Int8, 4 * 5001, 5),
+        (DataType::Float16, 258, 5),
+        (DataType::Uint16, 2 * 1501, 5),
+        (DataType::Float32, 129, 5),
+        (DataType::Int32, 9001, 5),
+        (DataType::Float64, 65, 5),
+        (DataType::Uint64, 2101, 5),
     ];
-    for (data, slice) in cases {
+    copy_slices(&cases, 0x20f, Mode::Row);
+}
+
+/// Vector mode (slices of at least `VECTOR_MIN` whole 16-byte vectors) for
+/// every data width: batches, a few long slices over several workgroups'
+/// blocks, many short ones (of odd vector counts, below and above one
+/// workgroup's step) crossing threads' steps and blocks, negative indices,
+/// and a bad index reported at its lowest position.
+#[test]
+fn vector_mode_copies_whole_vectors() {
+    // (data, slice elements, tuples per batch).
+    let cases = [
+        (DataType::Uint8, 512u32, 5),
+        (DataType::Int8, 16 * 3001, 5),
+        (DataType::Uint8, 16 * 33, 300),
+        (DataType::Float16, 256, 5),
+        (DataType::Float16, 8 * 257, 40),
+        (DataType::Uint16, 8 * 1500, 5),
+        (DataType::Float32, 128, 5),
+        (DataType::Float32, 4 * 35, 250),
+        (DataType::Int32, 9000, 5),
+        (DataType::Float64, 64, 5),
+        (DataType::Uint64, 2 * 1111, 7),
+    ];
+    copy_slices(&cases, 0x7ec, Mode::Vector);
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    Row,
+    Vector,
+}
+
+/// Gathers slices of `(data, slice elements, tuples per batch)` for every
+/// index type, checking the plan's mode, the output bit for bit, and the
+/// index check with two bad values.
+fn copy_slices(cases: &[(DataType, u32, u32)], salt: u64, mode: Mode) {
+    let ctx = ctx();
+    let mut rng = Rng(seed() ^ salt);
+    for &(data, slice, tuples) in cases {
         for index in INDEX_TYPES {
-            // A batch of 2, 5 tuples of 2 over [3, 4] each, slices of `slice`.
+            // A batch of 2, `tuples` tuples of 2 over [3, 4] each, slices of
+            // `slice`.
             let case = Case {
                 input: vec![2, 3, 4, slice],
-                indices: vec![1, 2, 5, 2],
+                indices: vec![1, 2, tuples, 2],
                 input_rank: 4,
                 indices_rank: 3,
                 batch_dims: 1,
             };
             let g = geometry(&case);
-            assert!(g.row_blocks(data).is_some(), "{data} {slice}");
+            match mode {
+                Mode::Row => {
+                    assert!(g.row_blocks(data).is_some(), "{data} {slice}");
+                    assert!(g.slice_vectors(data).is_none(), "{data} {slice}");
+                }
+                Mode::Vector => assert!(g.slice_vectors(data).is_some(), "{data} {slice}"),
+            }
             let input = data_tensor(data, &case.input, &mut rng);
             let values = valid_indices(&g, index, &mut rng);
             let indices = index_tensor(index, &case.indices, &values);
@@ -619,7 +667,21 @@ fn row_mode_copies_whole_words() {
             let want = gather_nd_cpu(&input, &indices, &out, 4, 3, 1, INDICES)
                 .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
             let plan = plan_for(&input, &indices, &out, &case, kernel(data, index));
-            assert!(plan.passes[0].params[params::ROW_BLOCKS] > 0, "{what}");
+            let p = &plan.passes[0].params;
+            match mode {
+                Mode::Row => assert!(
+                    p[params::ROW_BLOCKS] > 0 && p[params::SLICE_VECTORS] == 0,
+                    "{what}"
+                ),
+                Mode::Vector => assert_eq!(
+                    (p[params::ROW_BLOCKS], u64::from(p[params::SLICE_VECTORS])),
+                    (0, u64::from(slice) * data.size_bytes() as u64 / 16),
+                    "{what}"
+                ),
+            }
+            if index.is_signed_int() {
+                assert!(values.iter().any(|&v| v < 0), "{what}: no negative index");
+            }
             let got = ctx
                 .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
                 .unwrap_or_else(|e| panic!("{what}: gpu: {e}"));
@@ -630,7 +692,7 @@ fn row_mode_copies_whole_words() {
             );
             // Two bad values: the lowest position is reported.
             let mut bad = values.clone();
-            let (p1, p2) = (3 + rng.below(5), 12 + rng.below(8));
+            let (p1, p2) = (3 + rng.below(5), 12 + rng.below(values.len() - 12));
             bad[p1] = bad_index(index, g.dims[p1 % 2].0 as i128, &mut rng);
             bad[p2] = bad_index(index, g.dims[p2 % 2].0 as i128, &mut rng);
             let indices = index_tensor(index, &case.indices, &bad);

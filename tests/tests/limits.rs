@@ -10,6 +10,7 @@
 //! segmented kernels run on small tensors.
 
 use ops::{ArgMaxDesc, ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
+use ops_core::patterns::gather_nd;
 use ops_core::{DataType, HostTensor, OpError, Operator, TensorDesc};
 use ops_gpu::Context;
 use ops_tests::{assert_bitwise_eq, gpu, tensor_with_edges, Rng};
@@ -221,6 +222,38 @@ fn gathers_and_scatters_run_segmented() {
         "{cpu:?}"
     );
     assert_eq!(ctx.run(&d, &[&x, &bad]).unwrap_err(), cpu);
+    // Slices of 36 16-byte vectors (the gather's vector mode) and of 130
+    // words (row mode), straddling the segment boundaries: input 11,520 and
+    // 10,400 bytes, output 13,824 and 15,600; then a bad index in vector mode.
+    for (cols, tuples, mode) in [
+        (144u32, 24u32, gather_nd::params::SLICE_VECTORS),
+        (130, 30, gather_nd::params::ROW_BLOCKS),
+    ] {
+        let x = tensor_with_edges(DataType::Float32, &[20, cols], &mut rng);
+        let mut idx = indices(DataType::Int64, &[tuples, 1], 20, &mut rng);
+        let d = GatherND1Desc::builder()
+            .input(x.desc().clone())
+            .indices(idx.desc().clone())
+            .input_dimension_count(2)
+            .indices_dimension_count(2)
+            .build()
+            .unwrap();
+        assert!(d.gpu_plan().unwrap().passes[0].params[mode] > 0, "{cols}");
+        assert!(byte_size(&x) > 2 * SMALL_BINDING);
+        same_on_both(&ctx, &d, &[&x, &idx]);
+        if mode == gather_nd::params::SLICE_VECTORS {
+            let mut bytes = idx.into_bytes();
+            bytes[20 * 8..21 * 8].copy_from_slice(&(-21i64).to_le_bytes());
+            idx = HostTensor::from_bytes(TensorDesc::new(DataType::Int64, [tuples, 1]), bytes)
+                .unwrap();
+            let cpu = d.run_cpu(&[&x, &idx]).unwrap_err();
+            assert!(
+                matches!(&cpu, OpError::IndexOutOfRange { position, value: -21, .. } if position == &[20, 0]),
+                "{cpu:?}"
+            );
+            assert_eq!(ctx.run(&d, &[&x, &idx]).unwrap_err(), cpu);
+        }
+    }
 
     // Scatter: output (FLOAT32) and winner words of 16,000 bytes, indices
     // of 8,000 or 16,000 bytes.
@@ -325,14 +358,14 @@ fn gather_nd1_of_300_mib() {
     eprintln!("GatherND1 of 300 MiB: data {made:?}, CPU reference {cpu_time:?}, GPU {gpu_time:?}");
 }
 
-/// A gather of 65,600 slices of 128 FLOAT32 elements (33.6 MB): one
+/// A gather of 65,600 slices of 129 FLOAT32 elements (33.9 MB): one
 /// workgroup per slice in the gather's row mode, 65,600 workgroups, more
 /// than the 65,535 of one grid dimension. (The assertion on the plan keeps
 /// the test honest if the gather's strategy changes.)
 #[test]
 fn more_than_65535_workgroups() {
     let mut rng = Rng::new(14);
-    let x = tensor_with_edges(DataType::Float32, &[2, 128], &mut rng);
+    let x = tensor_with_edges(DataType::Float32, &[2, 129], &mut rng);
     let idx = indices(DataType::Int32, &[65_600, 1], 2, &mut rng);
     let d = GatherND1Desc::builder()
         .input(x.desc().clone())

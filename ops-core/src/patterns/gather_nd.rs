@@ -41,6 +41,17 @@ pub const ROW_BLOCK_WORDS: u64 = 16 * WORKGROUP_SIZE as u64;
 /// one-word-per-thread pass).
 pub const ROW_MIN_WORDS: u64 = WORKGROUP_SIZE as u64 / 2;
 
+/// 16-byte vectors each thread copies in vector mode.
+pub const VECTORS_PER_THREAD: u64 = 16;
+
+/// 16-byte vectors a workgroup copies in vector mode: [`VECTORS_PER_THREAD`]
+/// a thread (64 KiB).
+pub const VECTOR_BLOCK: u64 = VECTORS_PER_THREAD * WORKGROUP_SIZE as u64;
+
+/// Vector mode needs slices of at least this many 16-byte vectors (as many
+/// bytes as [`ROW_MIN_WORDS`] words).
+pub const VECTOR_MIN: u64 = ROW_MIN_WORDS / 4;
+
 /// The parameter words of the kernels, shared by [`gather_nd_params`] and the
 /// WGSL generator (`ops_spec::wgsl::gather_nd`).
 ///
@@ -58,9 +69,10 @@ pub const ROW_MIN_WORDS: u64 = WORKGROUP_SIZE as u64 / 2;
 /// | 7 | index element count `T * q` |
 /// | 8..16 | sizes of the `q` indexed input dimensions (unused slots 1) |
 /// | 16..24 | their input strides in elements (unused slots 0) |
-/// | 24 | row blocks: workgroups per tuple in row mode, 0 for element mode |
+/// | 24 | row blocks: workgroups per tuple in row mode, 0 otherwise |
 /// | 25 | slice words: `S * element bytes / 4` (row mode) |
-/// | 26, 27 | reserved, zero |
+/// | 26 | slice vectors: `S * element bytes / 16` in vector mode, 0 otherwise |
+/// | 27 | reserved, zero |
 ///
 /// Output element `o` belongs to tuple `t = o / S` at slice position
 /// `s = o % S`; tuple `t` is index elements `t * q .. t * q + q`, lies in batch
@@ -77,6 +89,16 @@ pub const ROW_MIN_WORDS: u64 = WORKGROUP_SIZE as u64 / 2;
 /// [`ROW_BLOCK_WORDS`] words of one tuple's slice (workgroup `g` takes tuple
 /// `g / row blocks`, block `g % row blocks`): the tuple is resolved once per
 /// thread from workgroup-uniform values and every word is a plain copy.
+///
+/// *Vector mode* ([`GatherNdGeometry::slice_vectors`]), which takes
+/// precedence: when slices are whole 16-byte vectors (so every slice starts
+/// on one too) and at least [`VECTOR_MIN`] of them, the output is a flat run
+/// of `T * slice vectors` vectors and workgroup `g` copies vectors
+/// `g * VECTOR_BLOCK ..` of it, [`VECTORS_PER_THREAD`] a thread with
+/// consecutive threads on consecutive vectors; a thread resolves a tuple only
+/// when its next vector lies in another one. The input and output are then
+/// read and written through their `array<vec4<u32>>` bindings
+/// ([`gather_nd_plan`]).
 pub mod params {
     /// Output element count.
     pub const OUTPUT_COUNT: usize = 0;
@@ -102,6 +124,8 @@ pub mod params {
     pub const ROW_BLOCKS: usize = 24;
     /// Words per slice (row mode).
     pub const SLICE_WORDS: usize = 25;
+    /// 16-byte vectors per slice in vector mode; 0 selects another mode.
+    pub const SLICE_VECTORS: usize = 26;
     /// Total word count.
     pub const LEN: usize = 28;
     /// Largest tuple size the words hold.
@@ -267,6 +291,20 @@ impl GatherNdGeometry {
         let blocks = (bytes / 4).div_ceil(ROW_BLOCK_WORDS);
         let groups = self.tuple_count.checked_mul(blocks)?;
         (groups <= u64::from(u32::MAX)).then_some(blocks)
+    }
+
+    /// 16-byte vectors per slice in vector mode, `None` for another mode:
+    /// vector mode needs slices of whole vectors (so every slice, and the
+    /// input and output, start and end on one), at least [`VECTOR_MIN`] of
+    /// them, and a vector count and workgroup count that fit `u32`.
+    pub fn slice_vectors(&self, data: DataType) -> Option<u64> {
+        let bytes = self.slice_len.checked_mul(data.size_bytes() as u64)?;
+        if !bytes.is_multiple_of(16) || bytes / 16 < VECTOR_MIN {
+            return None;
+        }
+        let vectors = bytes / 16;
+        let total = self.tuple_count.checked_mul(vectors)?;
+        (total <= u64::from(u32::MAX)).then_some(vectors)
     }
 
     /// The input offset (in elements) of the slice tuple `t` selects, from
@@ -557,7 +595,9 @@ pub fn gather_nd_params(geometry: &GatherNdGeometry, data: DataType) -> Result<V
         p[params::DIM_SIZES + slot] = word(size, "dimension size")?;
         p[params::DIM_STRIDES + slot] = word(stride, "dimension stride")?;
     }
-    if let Some(blocks) = geometry.row_blocks(data) {
+    if let Some(vectors) = geometry.slice_vectors(data) {
+        p[params::SLICE_VECTORS] = word(vectors, "slice vectors")?;
+    } else if let Some(blocks) = geometry.row_blocks(data) {
         p[params::ROW_BLOCKS] = word(blocks, "row blocks")?;
         p[params::SLICE_WORDS] = word(
             geometry.slice_len * data.size_bytes() as u64 / 4,
@@ -569,15 +609,25 @@ pub fn gather_nd_params(geometry: &GatherNdGeometry, data: DataType) -> Result<V
 
 /// The GPU plan of a gather: one pass of `kernel` (the generated kernel of
 /// this call's data and index types, whose `workgroup_size` must be
-/// [`WORKGROUP_SIZE`]), binding `[Params, Input(input_slot),
-/// Input(indices_slot), Output(output_slot), Status]`, and one index check on
-/// `indices_slot` (status word 0, the lowest offending index element). The
-/// pass runs in row mode when [`GatherNdGeometry::row_blocks`] allows it
-/// (`tuple count * row blocks` workgroups), else one thread per work item.
+/// [`WORKGROUP_SIZE`]) and one index check on `indices_slot` (status word 0,
+/// the lowest offending index element).
+///
+/// The pass runs in vector mode when [`GatherNdGeometry::slice_vectors`]
+/// allows it (`T * slice vectors / VECTOR_BLOCK` workgroups, rounded up),
+/// binding `[Params, Input(input_slot), Input(indices_slot), Scratch(0),
+/// Status, Input(input_slot), Output(output_slot)]`: the input and output
+/// through the kernel's `array<vec4<u32>>` bindings 5 and 6. Otherwise it
+/// runs in row mode when [`GatherNdGeometry::row_blocks`] allows it
+/// (`tuple count * row blocks` workgroups), else one thread per work item,
+/// binding `[Params, Input(input_slot), Input(indices_slot),
+/// Output(output_slot), Status, Params, Scratch(0)]`. The bindings a mode
+/// does not use get the parameters or a 16-byte scratch buffer (the least a
+/// vec4 binding takes, and no buffer is bound both read-only and writable).
 ///
 /// The plan's `outputs` has `output_slot + 1` entries, all
-/// [`OutputInit::Zero`]. With no work (no output elements and no index
-/// values) the plan has no pass. Fails like [`gather_nd_cpu`] for
+/// [`OutputInit::Overwritten`]: every mode stores every output word (except
+/// after an out-of-range index, which fails the call). With no work (no
+/// output elements and no index values) the plan has no pass. Fails like [`gather_nd_cpu`] for
 /// inconsistent tensors, and with [`OpError::TooLarge`] when an element
 /// count, a word index or a parameter exceeds `u32`.
 #[allow(clippy::too_many_arguments)]
@@ -626,24 +676,41 @@ pub fn gather_nd_plan(
     let params = gather_nd_params(&g, input.dtype)?;
     let work = g.work_items(input.dtype);
     let mut plan = GpuPlan {
-        outputs: vec![OutputInit::Zero; output_slot + 1],
+        outputs: vec![OutputInit::Overwritten; output_slot + 1],
         scratch_bytes: Vec::new(),
         passes: Vec::new(),
         index_checks: vec![indices_slot],
     };
-    let workgroups = match g.row_blocks(input.dtype) {
-        Some(blocks) => g.tuple_count * blocks,
-        None => work.div_ceil(u64::from(WORKGROUP_SIZE)),
+    let vectors = g.slice_vectors(input.dtype);
+    let workgroups = match (vectors, g.row_blocks(input.dtype)) {
+        (Some(v), _) => (g.tuple_count * v).div_ceil(VECTOR_BLOCK),
+        (None, Some(blocks)) => g.tuple_count * blocks,
+        (None, None) => work.div_ceil(u64::from(WORKGROUP_SIZE)),
     };
     if work > 0 {
+        let (output_words, input_vectors, output_vectors) = match vectors {
+            Some(_) => (
+                BufferRef::Scratch(0),
+                BufferRef::Input(input_slot),
+                BufferRef::Output(output_slot),
+            ),
+            None => (
+                BufferRef::Output(output_slot),
+                BufferRef::Params,
+                BufferRef::Scratch(0),
+            ),
+        };
+        plan.scratch_bytes.push(16);
         plan.passes.push(Pass {
             kernel,
             buffers: vec![
                 BufferRef::Params,
                 BufferRef::Input(input_slot),
                 BufferRef::Input(indices_slot),
-                BufferRef::Output(output_slot),
+                output_words,
                 BufferRef::Status,
+                input_vectors,
+                output_vectors,
             ],
             params,
             workgroups,
@@ -998,8 +1065,9 @@ mod tests {
         let indices = TensorDesc::new(DataType::Int64, [1, 300, 1]);
         let out = TensorDesc::new(DataType::Float16, [1, 300, 7]);
         let plan = gather_nd_plan(&input, 1, &indices, 0, &out, 0, 2, 2, 0, &K).unwrap();
-        assert_eq!(plan.outputs, vec![OutputInit::Zero]);
+        assert_eq!(plan.outputs, vec![OutputInit::Overwritten]);
         assert_eq!(plan.index_checks, vec![0]);
+        assert_eq!(plan.scratch_bytes, [16]);
         let pass = &plan.passes[0];
         assert_eq!(
             pass.buffers,
@@ -1008,7 +1076,9 @@ mod tests {
                 BufferRef::Input(1),
                 BufferRef::Input(0),
                 BufferRef::Output(0),
-                BufferRef::Status
+                BufferRef::Status,
+                BufferRef::Params,
+                BufferRef::Scratch(0),
             ]
         );
         // 2100 FLOAT16 outputs: 1050 words, 5 workgroups.
@@ -1023,18 +1093,56 @@ mod tests {
         assert_eq!(pass.params[params::DIM_SIZES + 1], 1);
         assert_eq!(pass.params[params::BATCH_STRIDE], 7000);
         assert_eq!(pass.params[params::ROW_BLOCKS], 0);
+        assert_eq!(pass.params[params::SLICE_VECTORS], 0);
 
-        // Rows of 10,000 FLOAT32 words: row mode, 3 blocks per tuple.
-        let input = TensorDesc::new(DataType::Float32, [1000, 10_000]);
+        // Rows of 10,002 FLOAT32 words (not whole vectors): row mode, 3
+        // blocks per tuple.
+        let input = TensorDesc::new(DataType::Float32, [1000, 10_002]);
         let indices = TensorDesc::new(DataType::Uint32, [300, 1]);
-        let out = TensorDesc::new(DataType::Float32, [300, 10_000]);
+        let out = TensorDesc::new(DataType::Float32, [300, 10_002]);
         let plan = gather_nd_plan(&input, 0, &indices, 1, &out, 0, 2, 2, 0, &K).unwrap();
         let pass = &plan.passes[0];
         assert_eq!(pass.params[params::ROW_BLOCKS], 3);
-        assert_eq!(pass.params[params::SLICE_WORDS], 10_000);
+        assert_eq!(pass.params[params::SLICE_WORDS], 10_002);
+        assert_eq!(pass.params[params::SLICE_VECTORS], 0);
         assert_eq!(pass.workgroups, 900);
+        assert_eq!(pass.buffers[3], BufferRef::Output(0));
         let g = GatherNdGeometry::new(&[1000, 10_000], &[300, 1], 2, 2, 0).unwrap();
         assert_eq!(g.row_blocks(DataType::Float64), Some(5));
+
+        // Rows of 10,000 FLOAT32 words, 2,500 vectors: vector mode, the
+        // 750,000 vectors in 184 blocks of 4,096, through the vec4 bindings.
+        let input = TensorDesc::new(DataType::Float32, [1000, 10_000]);
+        let out = TensorDesc::new(DataType::Float32, [300, 10_000]);
+        let plan = gather_nd_plan(&input, 0, &indices, 1, &out, 0, 2, 2, 0, &K).unwrap();
+        let pass = &plan.passes[0];
+        assert_eq!(pass.params[params::SLICE_VECTORS], 2500);
+        assert_eq!(pass.params[params::ROW_BLOCKS], 0);
+        assert_eq!(pass.workgroups, 184);
+        assert_eq!(plan.outputs, vec![OutputInit::Overwritten]);
+        assert_eq!(
+            pass.buffers,
+            [
+                BufferRef::Params,
+                BufferRef::Input(0),
+                BufferRef::Input(1),
+                BufferRef::Scratch(0),
+                BufferRef::Status,
+                BufferRef::Input(0),
+                BufferRef::Output(0),
+            ]
+        );
+        assert_eq!(g.slice_vectors(DataType::Float64), Some(5000));
+        assert_eq!(g.slice_vectors(DataType::Uint8), Some(625));
+        assert_eq!(g.slice_vectors(DataType::Float16), Some(1250));
+        // 32 vectors (512 bytes) is the least vector mode takes.
+        let g = GatherNdGeometry::new(&[1000, 128], &[300, 1], 2, 2, 0).unwrap();
+        assert_eq!(g.slice_vectors(DataType::Float32), Some(VECTOR_MIN));
+        assert_eq!(g.slice_vectors(DataType::Float16), None);
+        assert_eq!(g.slice_vectors(DataType::Int8), None);
+        let g = GatherNdGeometry::new(&[1000, 10_002], &[300, 1], 2, 2, 0).unwrap();
+        assert_eq!(g.slice_vectors(DataType::Int32), None);
+        assert_eq!(g.slice_vectors(DataType::Float64), Some(5001));
         // Odd byte counts, or short slices: element mode.
         let g = GatherNdGeometry::new(&[1000, 10_001], &[300, 1], 2, 2, 0).unwrap();
         assert_eq!(g.row_blocks(DataType::Uint8), None);

@@ -65,8 +65,9 @@ pub struct Buffer<'a> {
     /// is therefore segmented in the segmented variant; parameter and status
     /// buffers are small and stay one binding.
     pub tensor: bool,
-    /// Bound as `array<vec4<u32>>` (read-only): 16 bytes a load, besides
-    /// single words. The buffer's byte size must be a multiple of 16.
+    /// Bound as `array<vec4<u32>>`: 16 bytes a load (and, read-write, a
+    /// store), besides single words. The buffer's byte size must be a
+    /// multiple of 16.
     pub vec4: bool,
 }
 
@@ -88,6 +89,19 @@ impl<'a> Buffer<'a> {
         Buffer {
             name,
             access: Access::Read,
+            atomic: false,
+            tensor: true,
+            vec4: true,
+        }
+    }
+
+    /// A read-write tensor buffer bound as `array<vec4<u32>>`, read and
+    /// written a vector ([`Buffer::vector`], [`Buffer::store_vector`]) or a
+    /// word ([`Buffer::word`], [`Buffer::set`]) at a time.
+    pub const fn read_write_vec4(name: &'a str) -> Buffer<'a> {
+        Buffer {
+            name,
+            access: Access::ReadWrite,
             atomic: false,
             tensor: true,
             vec4: true,
@@ -139,7 +153,8 @@ impl<'a> Buffer<'a> {
     }
 
     /// An expression reading `vec4<u32>` `index` (words `4 * index ..`) of a
-    /// [`read_vec4`](Buffer::read_vec4) buffer.
+    /// [`read_vec4`](Buffer::read_vec4) or
+    /// [`read_write_vec4`](Buffer::read_write_vec4) buffer.
     pub fn vector(&self, layout: Layout, index: &str) -> String {
         debug_assert!(self.vec4, "{} is not bound as vec4", self.name);
         let name = self.name;
@@ -156,6 +171,25 @@ impl<'a> Buffer<'a> {
         let name = self.name;
         if self.routed(layout) {
             format!("{name}_set({index}, {value});")
+        } else if self.vec4 {
+            format!("{name}[({index}) >> 2u][({index}) & 3u] = {value};")
+        } else {
+            format!("{name}[{index}] = {value};")
+        }
+    }
+
+    /// A statement storing `vec4<u32>` `value` in vector `index` (words
+    /// `4 * index ..`) of a [`read_write_vec4`](Buffer::read_write_vec4)
+    /// buffer.
+    pub fn store_vector(&self, layout: Layout, index: &str, value: &str) -> String {
+        debug_assert!(
+            self.vec4 && self.access == Access::ReadWrite,
+            "{} is not bound as a writable vec4 array",
+            self.name
+        );
+        let name = self.name;
+        if self.routed(layout) {
+            format!("{name}_store({index}, {value});")
         } else {
             format!("{name}[{index}] = {value};")
         }
@@ -234,6 +268,29 @@ pub fn gen_accessors(w: &mut Writer, buffers: &[Buffer], layout: Layout) {
             w.line(format!("return {name}_vector(i >> 2u)[i & 3u];"));
             w.close();
             w.blank();
+            if b.access == Access::ReadWrite {
+                route(
+                    w,
+                    &format!("fn {name}_store(i: u32, v: vec4<u32>)"),
+                    name,
+                    n,
+                    |seg, i| format!("{seg}[{i}] = v;"),
+                );
+                w.blank();
+                w.comment("Word `lane` of vector i: a store of that word alone.");
+                route(
+                    w,
+                    &format!("fn {name}_set_lane(i: u32, lane: u32, v: u32)"),
+                    name,
+                    n,
+                    |seg, i| format!("{seg}[{i}][lane] = v;"),
+                );
+                w.blank();
+                w.open(format!("fn {name}_set(i: u32, v: u32)"));
+                w.line(format!("{name}_set_lane(i >> 2u, i & 3u, v);"));
+                w.close();
+                w.blank();
+            }
             continue;
         }
         w.comment(format!(
@@ -400,6 +457,56 @@ mod tests {
         ));
         assert!(seg.contains("let x = input_word(params[0]);"));
         assert!(seg.contains("output_atomic_or(params[1], x);"));
+        assert_eq!(validate(&seg).global_variables.len(), 9);
+    }
+
+    const VEC4_BUFFERS: [Buffer; 3] = [
+        Buffer::read("params", false),
+        Buffer::read_vec4("input"),
+        Buffer::read_write_vec4("output"),
+    ];
+
+    /// Vectors and words of a read-only and a read-write vec4 buffer.
+    fn vec4_module(layout: Layout) -> String {
+        let [_, input, output] = VEC4_BUFFERS;
+        let mut w = Writer::new();
+        declare(&mut w, &VEC4_BUFFERS, layout);
+        w.blank();
+        gen_accessors(&mut w, &VEC4_BUFFERS, layout);
+        w.open("@compute @workgroup_size(1) fn main()");
+        w.line(format!("let v = {};", input.vector(layout, "params[0]")));
+        w.line(output.store_vector(layout, "params[1]", "v"));
+        w.line(format!("let x = {};", output.word(layout, "params[2]")));
+        w.line(output.set(
+            layout,
+            "params[3]",
+            &format!("x + {}", input.word(layout, "5u")),
+        ));
+        w.close();
+        w.finish()
+    }
+
+    #[test]
+    fn vec4_buffers_store_vectors_and_words() {
+        let plain = vec4_module(Layout::Plain);
+        assert!(plain
+            .contains("@group(0) @binding(2) var<storage, read_write> output: array<vec4<u32>>;"));
+        assert!(plain.contains("output[params[1]] = v;"));
+        assert!(plain.contains(
+            "output[(params[3]) >> 2u][(params[3]) & 3u] = x + input[(5u) >> 2u][(5u) & 3u];"
+        ));
+        assert_eq!(validate(&plain).global_variables.len(), 3);
+        let seg = vec4_module(Layout::Segmented);
+        assert!(seg.contains(
+            "@group(0) @binding(8) var<storage, read_write> output_s3: array<vec4<u32>>;"
+        ));
+        assert!(seg.contains("fn output_store(i: u32, v: vec4<u32>)"));
+        assert!(seg.contains("output_s2[r][lane] = v;"));
+        assert!(seg.contains("output_store(params[1], v);"));
+        assert!(seg.contains("output_set(params[3], x + input_word(5u));"));
+        // The read-only buffer gets no store accessors.
+        assert!(!seg.contains("fn input_store"));
+        assert!(!seg.contains("fn input_set"));
         assert_eq!(validate(&seg).global_variables.len(), 9);
     }
 
