@@ -211,8 +211,13 @@ pub struct CaseResult {
     pub min: Duration,
     /// `bytes / median`, in GB/s (10^9 bytes a second).
     pub gbps: f64,
-    /// `gbps` over the copy kernel's.
+    /// `gbps` over the copy kernel's, timed alongside: each timed run of
+    /// the case follows a run of the copy kernel, and the ratio is taken to
+    /// the median of those copy runs ([`copy_gbps`](Self::copy_gbps)), so
+    /// that a slow spell of a shared machine moves both alike.
     pub ratio: f64,
+    /// The copy kernel's bandwidth in GB/s over this case's timed runs.
+    pub copy_gbps: f64,
     /// The ratio the issue asks for on a hardware GPU.
     pub target: f64,
     /// The CPU reference's time for the same call, when it ran.
@@ -239,6 +244,7 @@ impl CaseResult {
             "min_s": self.min.as_secs_f64(),
             "gbps": self.gbps,
             "ratio_to_copy": self.ratio,
+            "copy_gbps_alongside": self.copy_gbps,
             "target_ratio": self.target,
             "cpu_s": self.cpu.map(|t| t.as_secs_f64()),
             "cpu_gbps": self.cpu_gbps(),
@@ -312,14 +318,20 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
     let copy_bytes = (options.size.max(16) / 16) * 16;
     let copy = copy_case(&profiler, copy_bytes, options, runs, false)?;
     let copy_words = copy_case(&profiler, copy_bytes, options, runs, true)?;
+    // The copy kernel again, run alongside every case.
+    let (copy_plan, copy_desc) = ops_gpu::copy_plan(copy_bytes)?;
+    let copy_input = random_tensor(&copy_desc, &mut Rng(0x0c0f_fee0_dead_beef))?;
+    let alongside = Alongside {
+        prepared: profiler.prepare(&copy_plan, &[&copy_input], std::slice::from_ref(&copy_desc))?,
+        bytes: 2 * copy_bytes,
+    };
     let mut results = Vec::new();
     // One data-type group at a time, so that only its inputs are in memory.
     let mut rng = Rng(CASE_SEED);
     for types in TYPE_GROUPS {
         let specs = cases_of(options.size, types, &mut rng)?;
         for spec in specs.iter().filter(|c| wanted(c)) {
-            let mut r = run_case(&profiler, spec, options, runs)?;
-            r.ratio = r.gbps / copy.gbps;
+            let r = run_case(&profiler, spec, options, runs, &alongside)?;
             if options.progress {
                 eprintln!(
                     "{} {}: {:.3} ms, {:.2} GB/s, {:.2}x copy, cpu {}",
@@ -379,6 +391,34 @@ fn time_runs(
     Ok(median(times))
 }
 
+/// The copy kernel, prepared once and run alongside every case.
+struct Alongside<'p> {
+    prepared: ops_gpu::Prepared<'p>,
+    /// Bytes one copy moves (read and written).
+    bytes: u64,
+}
+
+/// [`time_runs`] with a copy-kernel run before each run of `prepared`:
+/// (median, fastest, the copy runs' median).
+fn time_runs_alongside(
+    prepared: &ops_gpu::Prepared<'_>,
+    copy: &Alongside<'_>,
+    options: &BenchOptions,
+    runs: usize,
+) -> Result<(Duration, Duration, Duration), OpError> {
+    for _ in 0..options.warmup {
+        prepared.run()?;
+    }
+    let mut times = Vec::with_capacity(runs);
+    let mut copies = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        copies.push(copy.prepared.run()?.best());
+        times.push(prepared.run()?.best());
+    }
+    let (med, min) = median(times);
+    Ok((med, min, median(copies).0))
+}
+
 fn copy_case(
     profiler: &Profiler,
     bytes: u64,
@@ -407,6 +447,7 @@ fn copy_case(
         min,
         gbps: gbps(moved, med),
         ratio: 1.0,
+        copy_gbps: gbps(moved, med),
         target: 1.0,
         cpu: None,
         matches_cpu: Some(out.first() == Some(&input)),
@@ -418,12 +459,14 @@ fn run_case(
     spec: &CaseSpec,
     options: &BenchOptions,
     runs: usize,
+    copy: &Alongside<'_>,
 ) -> Result<CaseResult, OpError> {
     let op = spec.op.as_ref();
     let inputs: Vec<&HostTensor> = spec.inputs.iter().map(|t| t.as_ref()).collect();
     let plan = op.gpu_plan()?;
     let prepared = profiler.prepare(&plan, &inputs, &op.output_descs())?;
-    let (med, min) = time_runs(&prepared, options, runs)?;
+    let (med, min, copy_med) = time_runs_alongside(&prepared, copy, options, runs)?;
+    let copy_gbps = gbps(copy.bytes, copy_med);
     let gpu_out = prepared.read_outputs()?;
     drop(prepared);
     let (cpu, matches_cpu) = if options.cpu_reference {
@@ -442,7 +485,8 @@ fn run_case(
         median: med,
         min,
         gbps: gbps(spec.bytes, med),
-        ratio: 0.0,
+        ratio: gbps(spec.bytes, med) / copy_gbps,
+        copy_gbps,
         target: spec.target,
         cpu,
         matches_cpu,
