@@ -35,7 +35,7 @@ fn store_output(i: u32, v: vec2<u32>) {
 
 fn order_key(v: u32) -> u32 {
     let b = select(v, 0u, v == 0x8000u);
-    let k = select(b | 0x8000u, (~b) & 0xffffu, (b & 0x8000u) != 0u);
+    let k = b ^ (((b >> 15u) * 0x7fffu) | 0x8000u);
     return select(k, 0u, (b & 0x7fffu) > 0x7c00u);
 }
 
@@ -239,7 +239,7 @@ fn store_output(i: u32, v: vec2<u32>) {
 
 fn order_key(v: u32) -> u32 {
     let b = select(v, 0u, v == 0x8000u);
-    let k = select(b | 0x8000u, (~b) & 0xffffu, (b & 0x8000u) != 0u);
+    let k = b ^ (((b >> 15u) * 0x7fffu) | 0x8000u);
     return select(k, 0u, (b & 0x7fffu) > 0x7c00u);
 }
 

@@ -34,7 +34,7 @@ fn store_output(i: u32, v: u32) {
 
 fn order_key(v: u32) -> u32 {
     let b = v;
-    let k = select(b | 0x80000000u, (~b), (b & 0x80000000u) != 0u);
+    let k = b ^ (u32(i32(b) >> 31u) | 0x80000000u);
     return select(k, 0u, (b & 0x7fffffffu) > 0x7f800000u);
 }
 
@@ -130,25 +130,127 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     var best_position2 = begin;
     var best_rank3 = NO_RANK;
     var best_position3 = begin;
-    for (var r = begin; r < end; r = r + 1u) {
-        let q = input[at];
-        let rank_0 = rank(q[0]);
-        let wins_0 = later_wins(rank_0, best_rank0, last);
-        best_rank0 = select(best_rank0, rank_0, wins_0);
-        best_position0 = select(best_position0, r, wins_0);
-        let rank_1 = rank(q[1]);
-        let wins_1 = later_wins(rank_1, best_rank1, last);
-        best_rank1 = select(best_rank1, rank_1, wins_1);
-        best_position1 = select(best_position1, r, wins_1);
-        let rank_2 = rank(q[2]);
-        let wins_2 = later_wins(rank_2, best_rank2, last);
-        best_rank2 = select(best_rank2, rank_2, wins_2);
-        best_position2 = select(best_position2, r, wins_2);
-        let rank_3 = rank(q[3]);
-        let wins_3 = later_wins(rank_3, best_rank3, last);
-        best_rank3 = select(best_rank3, rank_3, wins_3);
-        best_position3 = select(best_position3, r, wins_3);
-        at = at + vectors;
+    var r = begin;
+    // The tie rule is uniform: one loop for each, no per-element test of it.
+    let first_r = r;
+    if (last) {
+        r = first_r;
+        for (; r + 1u * 1u < end; r = r + 2u * 1u) {
+            let q0 = input[at + 0u * vectors];
+            let q1 = input[at + 1u * vectors];
+            let rank_0_0 = rank(q0.x);
+            let wins_0_0 = !key_less(best_rank0, rank_0_0);
+            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+            best_position0 = select(best_position0, r + 0u, wins_0_0);
+            let rank_0_1 = rank(q0.y);
+            let wins_0_1 = !key_less(best_rank1, rank_0_1);
+            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+            best_position1 = select(best_position1, r + 0u, wins_0_1);
+            let rank_0_2 = rank(q0.z);
+            let wins_0_2 = !key_less(best_rank2, rank_0_2);
+            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+            best_position2 = select(best_position2, r + 0u, wins_0_2);
+            let rank_0_3 = rank(q0.w);
+            let wins_0_3 = !key_less(best_rank3, rank_0_3);
+            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+            best_position3 = select(best_position3, r + 0u, wins_0_3);
+            let rank_1_0 = rank(q1.x);
+            let wins_1_0 = !key_less(best_rank0, rank_1_0);
+            best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
+            best_position0 = select(best_position0, r + 1u, wins_1_0);
+            let rank_1_1 = rank(q1.y);
+            let wins_1_1 = !key_less(best_rank1, rank_1_1);
+            best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
+            best_position1 = select(best_position1, r + 1u, wins_1_1);
+            let rank_1_2 = rank(q1.z);
+            let wins_1_2 = !key_less(best_rank2, rank_1_2);
+            best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
+            best_position2 = select(best_position2, r + 1u, wins_1_2);
+            let rank_1_3 = rank(q1.w);
+            let wins_1_3 = !key_less(best_rank3, rank_1_3);
+            best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
+            best_position3 = select(best_position3, r + 1u, wins_1_3);
+            at = at + 2u * vectors;
+        }
+        for (; r < end; r = r + 1u) {
+            let q0 = input[at + 0u * vectors];
+            let rank_0_0 = rank(q0.x);
+            let wins_0_0 = !key_less(best_rank0, rank_0_0);
+            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+            best_position0 = select(best_position0, r + 0u, wins_0_0);
+            let rank_0_1 = rank(q0.y);
+            let wins_0_1 = !key_less(best_rank1, rank_0_1);
+            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+            best_position1 = select(best_position1, r + 0u, wins_0_1);
+            let rank_0_2 = rank(q0.z);
+            let wins_0_2 = !key_less(best_rank2, rank_0_2);
+            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+            best_position2 = select(best_position2, r + 0u, wins_0_2);
+            let rank_0_3 = rank(q0.w);
+            let wins_0_3 = !key_less(best_rank3, rank_0_3);
+            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+            best_position3 = select(best_position3, r + 0u, wins_0_3);
+            at = at + 1u * vectors;
+        }
+    } else {
+        r = first_r;
+        for (; r + 1u * 1u < end; r = r + 2u * 1u) {
+            let q0 = input[at + 0u * vectors];
+            let q1 = input[at + 1u * vectors];
+            let rank_0_0 = rank(q0.x);
+            let wins_0_0 = key_less(rank_0_0, best_rank0);
+            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+            best_position0 = select(best_position0, r + 0u, wins_0_0);
+            let rank_0_1 = rank(q0.y);
+            let wins_0_1 = key_less(rank_0_1, best_rank1);
+            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+            best_position1 = select(best_position1, r + 0u, wins_0_1);
+            let rank_0_2 = rank(q0.z);
+            let wins_0_2 = key_less(rank_0_2, best_rank2);
+            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+            best_position2 = select(best_position2, r + 0u, wins_0_2);
+            let rank_0_3 = rank(q0.w);
+            let wins_0_3 = key_less(rank_0_3, best_rank3);
+            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+            best_position3 = select(best_position3, r + 0u, wins_0_3);
+            let rank_1_0 = rank(q1.x);
+            let wins_1_0 = key_less(rank_1_0, best_rank0);
+            best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
+            best_position0 = select(best_position0, r + 1u, wins_1_0);
+            let rank_1_1 = rank(q1.y);
+            let wins_1_1 = key_less(rank_1_1, best_rank1);
+            best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
+            best_position1 = select(best_position1, r + 1u, wins_1_1);
+            let rank_1_2 = rank(q1.z);
+            let wins_1_2 = key_less(rank_1_2, best_rank2);
+            best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
+            best_position2 = select(best_position2, r + 1u, wins_1_2);
+            let rank_1_3 = rank(q1.w);
+            let wins_1_3 = key_less(rank_1_3, best_rank3);
+            best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
+            best_position3 = select(best_position3, r + 1u, wins_1_3);
+            at = at + 2u * vectors;
+        }
+        for (; r < end; r = r + 1u) {
+            let q0 = input[at + 0u * vectors];
+            let rank_0_0 = rank(q0.x);
+            let wins_0_0 = key_less(rank_0_0, best_rank0);
+            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+            best_position0 = select(best_position0, r + 0u, wins_0_0);
+            let rank_0_1 = rank(q0.y);
+            let wins_0_1 = key_less(rank_0_1, best_rank1);
+            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+            best_position1 = select(best_position1, r + 0u, wins_0_1);
+            let rank_0_2 = rank(q0.z);
+            let wins_0_2 = key_less(rank_0_2, best_rank2);
+            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+            best_position2 = select(best_position2, r + 0u, wins_0_2);
+            let rank_0_3 = rank(q0.w);
+            let wins_0_3 = key_less(rank_0_3, best_rank3);
+            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+            best_position3 = select(best_position3, r + 0u, wins_0_3);
+            at = at + 1u * vectors;
+        }
     }
     let first = o * inner + column * PER_VECTOR;
     emit(first + 0u, best_position0, kept_offset(first + 0u));
@@ -256,7 +358,7 @@ fn store_output(i: u32, v: u32) {
 
 fn order_key(v: u32) -> u32 {
     let b = v;
-    let k = select(b | 0x80000000u, (~b), (b & 0x80000000u) != 0u);
+    let k = b ^ (u32(i32(b) >> 31u) | 0x80000000u);
     return select(k, 0u, (b & 0x7fffffffu) > 0x7f800000u);
 }
 
@@ -352,25 +454,127 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     var best_position2 = begin;
     var best_rank3 = NO_RANK;
     var best_position3 = begin;
-    for (var r = begin; r < end; r = r + 1u) {
-        let q = input_vector(at);
-        let rank_0 = rank(q[0]);
-        let wins_0 = later_wins(rank_0, best_rank0, last);
-        best_rank0 = select(best_rank0, rank_0, wins_0);
-        best_position0 = select(best_position0, r, wins_0);
-        let rank_1 = rank(q[1]);
-        let wins_1 = later_wins(rank_1, best_rank1, last);
-        best_rank1 = select(best_rank1, rank_1, wins_1);
-        best_position1 = select(best_position1, r, wins_1);
-        let rank_2 = rank(q[2]);
-        let wins_2 = later_wins(rank_2, best_rank2, last);
-        best_rank2 = select(best_rank2, rank_2, wins_2);
-        best_position2 = select(best_position2, r, wins_2);
-        let rank_3 = rank(q[3]);
-        let wins_3 = later_wins(rank_3, best_rank3, last);
-        best_rank3 = select(best_rank3, rank_3, wins_3);
-        best_position3 = select(best_position3, r, wins_3);
-        at = at + vectors;
+    var r = begin;
+    // The tie rule is uniform: one loop for each, no per-element test of it.
+    let first_r = r;
+    if (last) {
+        r = first_r;
+        for (; r + 1u * 1u < end; r = r + 2u * 1u) {
+            let q0 = input_vector(at + 0u * vectors);
+            let q1 = input_vector(at + 1u * vectors);
+            let rank_0_0 = rank(q0.x);
+            let wins_0_0 = !key_less(best_rank0, rank_0_0);
+            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+            best_position0 = select(best_position0, r + 0u, wins_0_0);
+            let rank_0_1 = rank(q0.y);
+            let wins_0_1 = !key_less(best_rank1, rank_0_1);
+            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+            best_position1 = select(best_position1, r + 0u, wins_0_1);
+            let rank_0_2 = rank(q0.z);
+            let wins_0_2 = !key_less(best_rank2, rank_0_2);
+            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+            best_position2 = select(best_position2, r + 0u, wins_0_2);
+            let rank_0_3 = rank(q0.w);
+            let wins_0_3 = !key_less(best_rank3, rank_0_3);
+            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+            best_position3 = select(best_position3, r + 0u, wins_0_3);
+            let rank_1_0 = rank(q1.x);
+            let wins_1_0 = !key_less(best_rank0, rank_1_0);
+            best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
+            best_position0 = select(best_position0, r + 1u, wins_1_0);
+            let rank_1_1 = rank(q1.y);
+            let wins_1_1 = !key_less(best_rank1, rank_1_1);
+            best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
+            best_position1 = select(best_position1, r + 1u, wins_1_1);
+            let rank_1_2 = rank(q1.z);
+            let wins_1_2 = !key_less(best_rank2, rank_1_2);
+            best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
+            best_position2 = select(best_position2, r + 1u, wins_1_2);
+            let rank_1_3 = rank(q1.w);
+            let wins_1_3 = !key_less(best_rank3, rank_1_3);
+            best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
+            best_position3 = select(best_position3, r + 1u, wins_1_3);
+            at = at + 2u * vectors;
+        }
+        for (; r < end; r = r + 1u) {
+            let q0 = input_vector(at + 0u * vectors);
+            let rank_0_0 = rank(q0.x);
+            let wins_0_0 = !key_less(best_rank0, rank_0_0);
+            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+            best_position0 = select(best_position0, r + 0u, wins_0_0);
+            let rank_0_1 = rank(q0.y);
+            let wins_0_1 = !key_less(best_rank1, rank_0_1);
+            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+            best_position1 = select(best_position1, r + 0u, wins_0_1);
+            let rank_0_2 = rank(q0.z);
+            let wins_0_2 = !key_less(best_rank2, rank_0_2);
+            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+            best_position2 = select(best_position2, r + 0u, wins_0_2);
+            let rank_0_3 = rank(q0.w);
+            let wins_0_3 = !key_less(best_rank3, rank_0_3);
+            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+            best_position3 = select(best_position3, r + 0u, wins_0_3);
+            at = at + 1u * vectors;
+        }
+    } else {
+        r = first_r;
+        for (; r + 1u * 1u < end; r = r + 2u * 1u) {
+            let q0 = input_vector(at + 0u * vectors);
+            let q1 = input_vector(at + 1u * vectors);
+            let rank_0_0 = rank(q0.x);
+            let wins_0_0 = key_less(rank_0_0, best_rank0);
+            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+            best_position0 = select(best_position0, r + 0u, wins_0_0);
+            let rank_0_1 = rank(q0.y);
+            let wins_0_1 = key_less(rank_0_1, best_rank1);
+            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+            best_position1 = select(best_position1, r + 0u, wins_0_1);
+            let rank_0_2 = rank(q0.z);
+            let wins_0_2 = key_less(rank_0_2, best_rank2);
+            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+            best_position2 = select(best_position2, r + 0u, wins_0_2);
+            let rank_0_3 = rank(q0.w);
+            let wins_0_3 = key_less(rank_0_3, best_rank3);
+            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+            best_position3 = select(best_position3, r + 0u, wins_0_3);
+            let rank_1_0 = rank(q1.x);
+            let wins_1_0 = key_less(rank_1_0, best_rank0);
+            best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
+            best_position0 = select(best_position0, r + 1u, wins_1_0);
+            let rank_1_1 = rank(q1.y);
+            let wins_1_1 = key_less(rank_1_1, best_rank1);
+            best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
+            best_position1 = select(best_position1, r + 1u, wins_1_1);
+            let rank_1_2 = rank(q1.z);
+            let wins_1_2 = key_less(rank_1_2, best_rank2);
+            best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
+            best_position2 = select(best_position2, r + 1u, wins_1_2);
+            let rank_1_3 = rank(q1.w);
+            let wins_1_3 = key_less(rank_1_3, best_rank3);
+            best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
+            best_position3 = select(best_position3, r + 1u, wins_1_3);
+            at = at + 2u * vectors;
+        }
+        for (; r < end; r = r + 1u) {
+            let q0 = input_vector(at + 0u * vectors);
+            let rank_0_0 = rank(q0.x);
+            let wins_0_0 = key_less(rank_0_0, best_rank0);
+            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+            best_position0 = select(best_position0, r + 0u, wins_0_0);
+            let rank_0_1 = rank(q0.y);
+            let wins_0_1 = key_less(rank_0_1, best_rank1);
+            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+            best_position1 = select(best_position1, r + 0u, wins_0_1);
+            let rank_0_2 = rank(q0.z);
+            let wins_0_2 = key_less(rank_0_2, best_rank2);
+            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+            best_position2 = select(best_position2, r + 0u, wins_0_2);
+            let rank_0_3 = rank(q0.w);
+            let wins_0_3 = key_less(rank_0_3, best_rank3);
+            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+            best_position3 = select(best_position3, r + 0u, wins_0_3);
+            at = at + 1u * vectors;
+        }
     }
     let first = o * inner + column * PER_VECTOR;
     emit(first + 0u, best_position0, kept_offset(first + 0u));

@@ -879,13 +879,18 @@ pub fn reduce_params(geometry: &ReduceGeometry, ties: Ties) -> Result<Vec<u32>, 
     Ok(p)
 }
 
-/// The GPU plan of a reduction, run as [`ReduceGeometry::strategy`] says.
+/// The GPU plan of a reduction, run as [`ReduceGeometry::strategy_for`]
+/// says for the input's data type (a vector strategy when rows or inner
+/// blocks are whole 16-byte vectors, else [`ReduceGeometry::strategy`]).
 ///
-/// - [`ReduceStrategy::Rows`] and [`ReduceStrategy::Tree`]: one pass
-///   binding `[Params, Input(input_slot), Output(output_slot)]`.
-/// - The split strategies: a [`ReduceVariant::SplitRows`] or
-///   [`ReduceVariant::SplitTree`] pass binding `[Params, Input(input_slot),
-///   Scratch(0)]` that writes `chunk count` partial results per output, then
+/// - [`ReduceStrategy::Rows`], [`ReduceStrategy::Tree`] and
+///   [`ReduceStrategy::Columns`]: one pass binding `[Params,
+///   Input(input_slot), Output(output_slot)]`.
+/// - The split strategies: a [`ReduceVariant::SplitRows`],
+///   [`ReduceVariant::SplitTree`], [`ReduceVariant::SplitLanes`] or
+///   [`ReduceVariant::SplitColumns`] pass binding `[Params,
+///   Input(input_slot), Scratch(0)]` that writes its partial results (per
+///   output: `chunk count`, or `team * chunk count` for `SplitLanes`), then
 ///   a [`ReduceVariant::Combine`] pass binding `[Params, Scratch(0),
 ///   Output(output_slot)]`. Partial results keep the selected element's
 ///   bits and position, and every combine breaks ties by position, so the

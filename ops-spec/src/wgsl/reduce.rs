@@ -33,6 +33,15 @@
 //! consecutive positions of one output (coalesced when it is reduced). Both
 //! step their input offsets by addition along the innermost reduced
 //! dimension instead of dividing for every element.
+//!
+//! The vector variants ([`ReduceVariant::is_vector`]: `SplitLanes`,
+//! `Columns`, `SplitColumns`) bind the input as `array<vec4<u32>>` and read
+//! 16 bytes a load, two loads in flight a step; they run when rows (or
+//! inner blocks) are whole vectors. Each thread selects over the 2 to 16
+//! elements of every vector it reads without branches (`select` on integer
+//! keys, one loop per tie rule) and without barriers: `SplitLanes` threads
+//! write their own partial results for `Combine`, `Columns` threads own
+//! the outputs of one vector of columns.
 
 use ops_core::patterns::reduce::{
     params, partial_words, Keep, ReduceConfig, ReduceVariant, Select, WORKGROUP_SIZE,
