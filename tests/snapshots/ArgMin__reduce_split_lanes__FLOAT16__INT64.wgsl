@@ -114,7 +114,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let team = params[P_TEAM];
     let chunks = params[P_CHUNK_COUNT];
     let lane = t & (team - 1u);
-    let rest = t / team;
+    let rest = t >> countTrailingZeros(team);
     let c = rest % chunks;
     let o = rest / chunks;
     if (o >= params[P_OUTPUT_COUNT]) {
@@ -526,7 +526,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let team = params[P_TEAM];
     let chunks = params[P_CHUNK_COUNT];
     let lane = t & (team - 1u);
-    let rest = t / team;
+    let rest = t >> countTrailingZeros(team);
     let c = rest % chunks;
     let o = rest / chunks;
     if (o >= params[P_OUTPUT_COUNT]) {

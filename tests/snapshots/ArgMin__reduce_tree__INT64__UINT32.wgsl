@@ -50,22 +50,9 @@ fn rank(v: vec2<u32>) -> vec2<u32> {
 
 // Whether candidate a (rank, position) beats candidate b; either may be empty.
 fn better(rank_a: vec2<u32>, position_a: u32, rank_b: vec2<u32>, position_b: u32, last: bool) -> bool {
-    if (position_a == NO_POSITION) {
-        return false;
-    }
-    if (position_b == NO_POSITION) {
-        return true;
-    }
-    if (key_less(rank_a, rank_b)) {
-        return true;
-    }
-    if (key_less(rank_b, rank_a)) {
-        return false;
-    }
-    if (last) {
-        return position_a > position_b;
-    }
-    return position_a < position_b;
+    let tie_wins = select((position_a < position_b), (position_a > position_b), last);
+    let wins = key_less(rank_a, rank_b) | (!key_less(rank_b, rank_a) & tie_wins);
+    return (position_a != NO_POSITION) & ((position_b == NO_POSITION) | wins);
 }
 
 // Whether a candidate at a later position than the best so far beats it.
@@ -152,8 +139,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let last = params[P_TIES] == TIES_LAST;
     // A team per output element.
     let team = params[P_TEAM];
+    // Teams are powers of two: shifts, not divisions.
+    let team_shift = countTrailingZeros(team);
     let lane = lid & (team - 1u);
-    let item = group * (WORKGROUP_SIZE / team) + lid / team;
+    let item = group * (WORKGROUP_SIZE >> team_shift) + (lid >> team_shift);
     let in_range = item < params[P_OUTPUT_COUNT];
     var base = 0u;
     var first = 0u;
@@ -294,22 +283,9 @@ fn rank(v: vec2<u32>) -> vec2<u32> {
 
 // Whether candidate a (rank, position) beats candidate b; either may be empty.
 fn better(rank_a: vec2<u32>, position_a: u32, rank_b: vec2<u32>, position_b: u32, last: bool) -> bool {
-    if (position_a == NO_POSITION) {
-        return false;
-    }
-    if (position_b == NO_POSITION) {
-        return true;
-    }
-    if (key_less(rank_a, rank_b)) {
-        return true;
-    }
-    if (key_less(rank_b, rank_a)) {
-        return false;
-    }
-    if (last) {
-        return position_a > position_b;
-    }
-    return position_a < position_b;
+    let tie_wins = select((position_a < position_b), (position_a > position_b), last);
+    let wins = key_less(rank_a, rank_b) | (!key_less(rank_b, rank_a) & tie_wins);
+    return (position_a != NO_POSITION) & ((position_b == NO_POSITION) | wins);
 }
 
 // Whether a candidate at a later position than the best so far beats it.
@@ -396,8 +372,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let last = params[P_TIES] == TIES_LAST;
     // A team per output element.
     let team = params[P_TEAM];
+    // Teams are powers of two: shifts, not divisions.
+    let team_shift = countTrailingZeros(team);
     let lane = lid & (team - 1u);
-    let item = group * (WORKGROUP_SIZE / team) + lid / team;
+    let item = group * (WORKGROUP_SIZE >> team_shift) + (lid >> team_shift);
     let in_range = item < params[P_OUTPUT_COUNT];
     var base = 0u;
     var first = 0u;

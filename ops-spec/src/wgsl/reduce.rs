@@ -439,7 +439,7 @@ fn gen_lanes_body(w: &mut Writer, input_buffer: &Buffer, layout: Layout, input: 
     w.line("let team = params[P_TEAM];");
     w.line("let chunks = params[P_CHUNK_COUNT];");
     w.line("let lane = t & (team - 1u);");
-    w.line("let rest = t / team;");
+    w.line("let rest = t >> countTrailingZeros(team);");
     w.line("let c = rest % chunks;");
     w.line("let o = rest / chunks;");
     w.block("if (o >= params[P_OUTPUT_COUNT])", |w| {
@@ -541,28 +541,16 @@ fn gen_rank(w: &mut Writer, select: Select, key_ty: &str) {
     w.close();
 }
 
-/// `fn better(...)`: whether candidate `a` beats candidate `b`.
+/// `fn better(...)`: whether candidate `a` beats candidate `b`, without
+/// branches.
 fn gen_better(w: &mut Writer, key_ty: &str) {
     w.comment("Whether candidate a (rank, position) beats candidate b; either may be empty.");
     w.open(format!(
         "fn better(rank_a: {key_ty}, position_a: u32, rank_b: {key_ty}, position_b: u32, last: bool) -> bool"
     ));
-    w.block("if (position_a == NO_POSITION)", |w| {
-        w.line("return false;");
-    });
-    w.block("if (position_b == NO_POSITION)", |w| {
-        w.line("return true;");
-    });
-    w.block("if (key_less(rank_a, rank_b))", |w| {
-        w.line("return true;");
-    });
-    w.block("if (key_less(rank_b, rank_a))", |w| {
-        w.line("return false;");
-    });
-    w.block("if (last)", |w| {
-        w.line("return position_a > position_b;");
-    });
-    w.line("return position_a < position_b;");
+    w.line("let tie_wins = select((position_a < position_b), (position_a > position_b), last);");
+    w.line("let wins = key_less(rank_a, rank_b) | (!key_less(rank_b, rank_a) & tie_wins);");
+    w.line("return (position_a != NO_POSITION) & ((position_b == NO_POSITION) | wins);");
     w.close();
 }
 
@@ -803,8 +791,10 @@ fn gen_team_tree(w: &mut Writer, raw: bool) {
 /// per workgroup.
 fn gen_team_layout(w: &mut Writer) {
     w.line("let team = params[P_TEAM];");
+    w.comment("Teams are powers of two: shifts, not divisions.");
+    w.line("let team_shift = countTrailingZeros(team);");
     w.line("let lane = lid & (team - 1u);");
-    w.line("let item = group * (WORKGROUP_SIZE / team) + lid / team;");
+    w.line("let item = group * (WORKGROUP_SIZE >> team_shift) + (lid >> team_shift);");
 }
 
 /// Tree and SplitTree: a team per output (and chunk).
@@ -865,14 +855,10 @@ fn gen_combine_body(w: &mut Writer, keep: Keep, output: DataType, key_ty: &str) 
             w.line("let raw = load_partial(p);");
             w.line("let position = partial_position(p);");
             w.line("let candidate = rank(raw);");
-            w.block(
-                "if (better(candidate, position, best_rank, best_position, last))",
-                |w| {
-                    w.line("best_rank = candidate;");
-                    w.line("best_position = position;");
-                    w.line("best_raw = raw;");
-                },
-            );
+            w.line("let wins = better(candidate, position, best_rank, best_position, last);");
+            w.line("best_rank = select(best_rank, candidate, wins);");
+            w.line("best_position = select(best_position, position, wins);");
+            w.line("best_raw = select(best_raw, raw, wins);");
         });
     });
     w.line("wg_rank[lid] = best_rank;");
