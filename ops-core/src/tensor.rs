@@ -96,6 +96,10 @@ impl HostTensor {
     }
 
     /// A zero-filled tensor.
+    ///
+    /// Fails with [`OpError::TooLarge`] when the byte size does not fit the
+    /// host's address space and with [`OpError::OutOfMemory`] when the host
+    /// cannot allocate it (never aborting the process).
     pub fn zeros(desc: TensorDesc) -> Result<HostTensor, OpError> {
         let n = desc.byte_size().ok_or_else(|| OpError::TooLarge {
             what: "tensor".into(),
@@ -105,10 +109,15 @@ impl HostTensor {
             what: "tensor".into(),
             limit: "host address space".into(),
         })?;
-        Ok(HostTensor {
-            desc,
-            bytes: vec![0; n],
-        })
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(n).map_err(|e| {
+            OpError::OutOfMemory(format!(
+                "a host tensor of {n} bytes (sizes {:?}): {e}",
+                desc.sizes
+            ))
+        })?;
+        bytes.resize(n, 0);
+        Ok(HostTensor { desc, bytes })
     }
 
     /// The description.
@@ -194,6 +203,14 @@ mod tests {
         assert!(back[1].is_nan());
         assert!(t.to_vec::<f32>().is_none());
         assert!(HostTensor::from_bytes(TensorDesc::new(DataType::Int8, [3]), vec![0; 2]).is_err());
+        // 2^62 bytes fit u64 and usize but no host: an error, not an abort.
+        let huge = TensorDesc::new(DataType::Uint8, [1 << 31, 1 << 31]);
+        assert!(matches!(
+            HostTensor::zeros(huge),
+            Err(OpError::OutOfMemory(_))
+        ));
+        let zeros = HostTensor::zeros(TensorDesc::new(DataType::Float16, [3, 2])).unwrap();
+        assert_eq!(zeros.bytes(), &[0u8; 12]);
     }
 
     #[test]
