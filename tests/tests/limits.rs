@@ -177,6 +177,17 @@ fn reductions_run_segmented() {
     same_on_both(&ctx, &d, &[&x]);
 }
 
+/// GatherND1 of whole rows of a 2-D `x` by `[n, 1]` indices.
+fn gather_2d(x: &HostTensor, idx: &HostTensor) -> GatherND1Desc {
+    GatherND1Desc::builder()
+        .input(x.desc().clone())
+        .indices(idx.desc().clone())
+        .input_dimension_count(2)
+        .indices_dimension_count(2)
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn gathers_and_scatters_run_segmented() {
     let ctx = small_binding_context();
@@ -184,38 +195,20 @@ fn gathers_and_scatters_run_segmented() {
     // 32-bit data: input 12,000 bytes, indices 9,600, output 14,400.
     let x = tensor_with_edges(DataType::Float32, &[1000, 3], &mut rng);
     let idx = indices(DataType::Int64, &[1200, 1], 1000, &mut rng);
-    let d = GatherND1Desc::builder()
-        .input(x.desc().clone())
-        .indices(idx.desc().clone())
-        .input_dimension_count(2)
-        .indices_dimension_count(2)
-        .build()
-        .unwrap();
+    let d = gather_2d(&x, &idx);
     assert!(byte_size(&x) > SMALL_BINDING && byte_size(&idx) > SMALL_BINDING);
     same_on_both(&ctx, &d, &[&x, &idx]);
     // Packed 8-bit data: whole output words stored through the accessors.
     let x = tensor_with_edges(DataType::Uint8, &[5000, 2], &mut rng);
     let idx = indices(DataType::Uint32, &[3000, 1], 5000, &mut rng);
-    let d = GatherND1Desc::builder()
-        .input(x.desc().clone())
-        .indices(idx.desc().clone())
-        .input_dimension_count(2)
-        .indices_dimension_count(2)
-        .build()
-        .unwrap();
+    let d = gather_2d(&x, &idx);
     same_on_both(&ctx, &d, &[&x, &idx]);
     // An out-of-range index in the last segment of the indices: the same
     // error from both backends.
     let mut bad = indices(DataType::Int32, &[3000, 1], 5000, &mut rng).into_bytes();
     bad[2900 * 4..2901 * 4].copy_from_slice(&5000i32.to_le_bytes());
     let bad = HostTensor::from_bytes(TensorDesc::new(DataType::Int32, [3000, 1]), bad).unwrap();
-    let d = GatherND1Desc::builder()
-        .input(x.desc().clone())
-        .indices(bad.desc().clone())
-        .input_dimension_count(2)
-        .indices_dimension_count(2)
-        .build()
-        .unwrap();
+    let d = gather_2d(&x, &bad);
     let cpu = d.run_cpu(&[&x, &bad]).unwrap_err();
     assert!(
         matches!(&cpu, OpError::IndexOutOfRange { position, value: 5000, .. } if position == &[2900, 0]),
@@ -231,13 +224,7 @@ fn gathers_and_scatters_run_segmented() {
     ] {
         let x = tensor_with_edges(DataType::Float32, &[20, cols], &mut rng);
         let mut idx = indices(DataType::Int64, &[tuples, 1], 20, &mut rng);
-        let d = GatherND1Desc::builder()
-            .input(x.desc().clone())
-            .indices(idx.desc().clone())
-            .input_dimension_count(2)
-            .indices_dimension_count(2)
-            .build()
-            .unwrap();
+        let d = gather_2d(&x, &idx);
         assert!(d.gpu_plan().unwrap().passes[0].params[mode] > 0, "{cols}");
         assert!(byte_size(&x) > 2 * SMALL_BINDING);
         same_on_both(&ctx, &d, &[&x, &idx]);
@@ -342,13 +329,7 @@ fn gather_nd1_of_300_mib() {
         picks.push(rng.below(u64::from(rows)) as i64);
     }
     let idx = HostTensor::from_slice([512, 1], &picks).unwrap();
-    let d = GatherND1Desc::builder()
-        .input(x.desc().clone())
-        .indices(idx.desc().clone())
-        .input_dimension_count(2)
-        .indices_dimension_count(2)
-        .build()
-        .unwrap();
+    let d = gather_2d(&x, &idx);
     let made = start.elapsed();
     let cpu = d.run_cpu(&[&x, &idx]).unwrap();
     let cpu_time = start.elapsed() - made;
@@ -367,13 +348,7 @@ fn more_than_65535_workgroups() {
     let mut rng = Rng::new(14);
     let x = tensor_with_edges(DataType::Float32, &[2, 129], &mut rng);
     let idx = indices(DataType::Int32, &[65_600, 1], 2, &mut rng);
-    let d = GatherND1Desc::builder()
-        .input(x.desc().clone())
-        .indices(idx.desc().clone())
-        .input_dimension_count(2)
-        .indices_dimension_count(2)
-        .build()
-        .unwrap();
+    let d = gather_2d(&x, &idx);
     let plan = d.gpu_plan().unwrap();
     assert!(
         plan.passes[0].workgroups > 65_535,
@@ -391,13 +366,7 @@ fn outputs_beyond_the_limits_are_too_large() {
     let gather = |slice: u32, tuples: u32| {
         let x = HostTensor::zeros(TensorDesc::new(DataType::Float32, [1, slice])).unwrap();
         let idx = HostTensor::zeros(TensorDesc::new(DataType::Uint32, [tuples, 1])).unwrap();
-        let d = GatherND1Desc::builder()
-            .input(x.desc().clone())
-            .indices(idx.desc().clone())
-            .input_dimension_count(2)
-            .indices_dimension_count(2)
-            .build()
-            .unwrap();
+        let d = gather_2d(&x, &idx);
         (d, x, idx)
     };
     let limits = gpu().limits();
