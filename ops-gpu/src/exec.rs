@@ -13,9 +13,11 @@ use crate::context::{device_error, Scopes};
 use crate::segment::{self, Segmented};
 use crate::{Context, ExecError};
 
-/// `bytes` rounded up to whole words, at least one word.
+/// `bytes` rounded up to whole words, at least 16 bytes: the least an
+/// `array<vec4<u32>>` binding takes, so that an empty tensor can be bound
+/// as one.
 fn padded(bytes: u64) -> Option<u64> {
-    Some(bytes.checked_next_multiple_of(4)?.max(4))
+    Some(bytes.checked_next_multiple_of(4)?.max(16))
 }
 
 fn invalid(msg: String) -> ExecError {
