@@ -895,6 +895,14 @@ impl BenchReport {
             self.copy_words.gbps,
             self.copy_words.gbps / self.copy.gbps
         );
+        let alongside = self.cases.iter().map(|c| c.copy_gbps);
+        let (low, high) = alongside.fold((f64::INFINITY, 0f64), |(l, h), g| (l.min(g), h.max(g)));
+        if high > 0.0 {
+            let _ = writeln!(
+                s,
+                "copy kernel alongside the cases (the `x copy` yardstick): {low:.2} to {high:.2} GB/s"
+            );
+        }
         let _ = writeln!(s);
         let _ = writeln!(
             s,

@@ -66,6 +66,7 @@ fn smoke_table_and_filter() {
     let (code, out, err) = ops(&["bench", "--smoke", "--filter", "rows", "--no-cpu"]);
     assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
     assert!(out.contains("copy kernel:"), "{out}");
+    assert!(out.contains("copy kernel alongside the cases"), "{out}");
     assert!(out.contains("GatherND1 rows"), "{out}");
     assert!(!out.contains("ArgMin all axes"), "{out}");
     assert!(out.contains("small calls:"), "{out}");
