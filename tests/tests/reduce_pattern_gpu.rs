@@ -374,12 +374,12 @@ const CASES: &[Case] = &[
     },
 ];
 
-/// The output sizes: reduced axes kept as 1s or dropped, alternately.
-fn output_sizes(case: &Case, drop: bool) -> Vec<u32> {
-    case.sizes
+/// The output sizes: reduced axes kept as 1s, or dropped when `drop`.
+fn output_sizes(sizes: &[u32], axes: &[u32], drop: bool) -> Vec<u32> {
+    sizes
         .iter()
         .enumerate()
-        .filter_map(|(d, &s)| match (case.axes.contains(&(d as u32)), drop) {
+        .filter_map(|(d, &s)| match (axes.contains(&(d as u32)), drop) {
             (false, _) => Some(s),
             (true, false) => Some(1),
             (true, true) => None,
@@ -426,7 +426,8 @@ fn gpu_matches_cpu_reference_bitwise() {
                         Ties::Last
                     };
                     let input = input_tensor(input_dt, case.sizes, fill, &mut rng);
-                    let out_desc = TensorDesc::new(output_dt, output_sizes(case, c % 2 == 1));
+                    let out_desc =
+                        TensorDesc::new(output_dt, output_sizes(case.sizes, case.axes, c % 2 == 1));
                     let what = format!(
                         "seed {seed:#x}: {} {input_dt}->{output_dt} sizes {:?} axes {:?} {fill:?} {ties:?}",
                         op.name, case.sizes, case.axes
@@ -523,11 +524,7 @@ fn vector_variants_on_random_aligned_shapes() {
         );
         assert!(strategy.variant().is_vector(), "{what}");
         let input = input_tensor(input_dt, &sizes, fill, &mut rng);
-        let kept: Vec<u32> = (0..sizes.len() as u32)
-            .filter(|d| !axes.contains(d))
-            .map(|d| sizes[d as usize])
-            .collect();
-        let out_desc = TensorDesc::new(output_dt, kept);
+        let out_desc = TensorDesc::new(output_dt, output_sizes(&sizes, &axes, true));
         let want = reduce_cpu(&op.cfg, ties, &input, &axes, &out_desc)
             .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
         let kernels = kernels(op, input_dt, output_dt);

@@ -26,6 +26,7 @@
 //!   `ops_spec::wgsl::gather_nd` per (data type, index type) pair, with the
 //!   parameter words of [`gather_nd_params`] laid out as [`params`] documents.
 
+use super::pow2_floor;
 use crate::{
     row_major_strides, BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass,
     TensorDesc,
@@ -49,15 +50,6 @@ pub const VECTORS_PER_THREAD: u64 = 32;
 /// Vector mode needs slices of at least this many 16-byte vectors (as many
 /// bytes as [`ROW_MIN_WORDS`] words).
 pub const VECTOR_MIN: u64 = ROW_MIN_WORDS / 4;
-
-/// The largest power of two at most `v` (1 for 0).
-fn pow2_floor(v: u64) -> u64 {
-    if v <= 1 {
-        1
-    } else {
-        1 << (63 - v.leading_zeros())
-    }
-}
 
 /// The parameter words of the kernels, shared by [`gather_nd_params`] and the
 /// WGSL generator (`ops_spec::wgsl::gather_nd`).

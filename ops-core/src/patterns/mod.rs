@@ -7,3 +7,12 @@
 pub mod gather_nd;
 pub mod reduce;
 pub mod scatter_elements;
+
+/// The largest power of two at most `v` (1 for 0): team sizes.
+fn pow2_floor(v: u64) -> u64 {
+    if v <= 1 {
+        1
+    } else {
+        1 << (63 - v.leading_zeros())
+    }
+}

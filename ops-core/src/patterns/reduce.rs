@@ -15,6 +15,7 @@
 
 use std::cmp::Ordering;
 
+use super::pow2_floor;
 use crate::{
     row_major_strides, BufferRef, DataType, Element, GpuPlan, HostTensor, Kernel, OpError,
     OutputInit, Pass, TensorDesc,
@@ -202,6 +203,11 @@ pub const MIN_CHUNK: u64 = 32;
 /// Bytes the vector variants ([`ReduceVariant::is_vector`]) read at a time.
 pub const VECTOR_BYTES: u64 = 16;
 
+/// Elements of `dtype` in one [`VECTOR_BYTES`] vector (2 to 16).
+pub const fn per_vector(dtype: DataType) -> u64 {
+    VECTOR_BYTES / dtype.size_bytes() as u64
+}
+
 /// Vectors each thread of a [`ReduceVariant::SplitLanes`] team reads, at
 /// least, when teams are sized: a thread's loop, not its start-up and
 /// partial result, dominates its time.
@@ -321,15 +327,6 @@ impl ReduceStrategy {
             }
             _ => vec![self.variant(), ReduceVariant::Combine],
         }
-    }
-}
-
-/// The largest power of two at most `v` (1 for 0).
-fn pow2_floor(v: u64) -> u64 {
-    if v <= 1 {
-        1
-    } else {
-        1 << (63 - v.leading_zeros())
     }
 }
 
@@ -490,7 +487,6 @@ impl ReduceGeometry {
     ///   all-axes reduction: many workgroups, then one combine).
     pub fn strategy(&self) -> ReduceStrategy {
         let (outputs, len) = (self.output_count.max(1), self.reduce_len);
-        let combine_team = combine_team;
         let wg = u64::from(WORKGROUP_SIZE);
         if !self.is_contiguous() || len < TREE_MIN_REDUCE_LEN {
             if outputs >= TARGET_THREADS || len < 2 * MIN_CHUNK {
@@ -551,16 +547,17 @@ impl ReduceGeometry {
     ///   [`COLUMN_THREADS`] threads: chunks of at least [`MIN_COLUMN_ROWS`]
     ///   rows bring it up to about that many.
     pub fn strategy_for(&self, dtype: DataType) -> ReduceStrategy {
-        self.vector_strategy(dtype.size_bytes() as u64)
+        self.vector_strategy(dtype)
             .unwrap_or_else(|| self.strategy())
     }
 
-    fn vector_strategy(&self, bytes: u64) -> Option<ReduceStrategy> {
+    fn vector_strategy(&self, dtype: DataType) -> Option<ReduceStrategy> {
+        let bytes = dtype.size_bytes() as u64;
         let &[(len, stride)] = self.reduced.as_slice() else {
             return None;
         };
         let outputs = self.output_count;
-        let per_vector = VECTOR_BYTES / bytes;
+        let per_vector = per_vector(dtype);
         // Partial results are addressed by u32 words (3 words at most each).
         let fits = |partials: u64| {
             partials
@@ -962,8 +959,10 @@ pub fn reduce_plan(
         p[params::CHUNK_COUNT] = chunks;
         p
     };
-    let per_vector = VECTOR_BYTES / input.dtype.size_bytes() as u64;
+    let per_vector = per_vector(input.dtype);
     let len = geometry.reduce_len;
+    // The column strategies' inner block: the innermost kept dimension.
+    let inner = geometry.kept.last().map_or(1, |&(size, _)| size);
     // Each split strategy: its first pass's variant, its parameters and
     // threads, then the partial results per output and the combine team.
     let (split, split_params, threads, per_output, combine_team) =
@@ -988,7 +987,7 @@ pub fn reduce_plan(
             }
             ReduceStrategy::Columns => {
                 let mut p = base;
-                p[params::VECTORS] = vectors_word(geometry.kept.last(), per_vector)?;
+                p[params::VECTORS] = vectors_word(inner / per_vector)?;
                 plan.passes.push(Pass {
                     kernel: kernel(ReduceVariant::Columns)?,
                     buffers: input_buffers,
@@ -1030,7 +1029,7 @@ pub fn reduce_plan(
                 let vectors = len / per_vector;
                 let chunk = vectors.div_ceil(u64::from(chunks)) * per_vector;
                 let mut p = with(team, chunk, chunks);
-                p[params::VECTORS] = vectors_word(Some(&(vectors, 1)), 1)?;
+                p[params::VECTORS] = vectors_word(vectors)?;
                 let partials = u64::from(chunks) * u64::from(team);
                 (
                     ReduceVariant::SplitLanes,
@@ -1045,7 +1044,7 @@ pub fn reduce_plan(
                 combine_team,
             } => {
                 let mut p = with(1, len.div_ceil(u64::from(chunks)), chunks);
-                p[params::VECTORS] = vectors_word(geometry.kept.last(), per_vector)?;
+                p[params::VECTORS] = vectors_word(inner / per_vector)?;
                 let threads = outputs / per_vector * u64::from(chunks);
                 let partials = u64::from(chunks);
                 (
@@ -1095,12 +1094,10 @@ pub fn reduce_plan(
     Ok(plan)
 }
 
-/// The [`params::VECTORS`] word: vectors in the dimension `(size, _)` of
-/// `per_vector` elements each.
-fn vectors_word(dim: Option<&(u64, u64)>, per_vector: u64) -> Result<u32, OpError> {
-    let size = dim.map_or(0, |&(size, _)| size);
-    u32::try_from(size / per_vector).map_err(|_| OpError::TooLarge {
-        what: format!("a dimension of {size} elements"),
+/// The [`params::VECTORS`] word: a count of vectors.
+fn vectors_word(vectors: u64) -> Result<u32, OpError> {
+    u32::try_from(vectors).map_err(|_| OpError::TooLarge {
+        what: format!("{vectors} 16-byte vectors of a row or inner block"),
         limit: "u32 addressing of the reduce kernels".into(),
     })
 }

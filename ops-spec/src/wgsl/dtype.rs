@@ -71,7 +71,7 @@ pub fn raw_from_u32(dt: DataType, value: &str) -> String {
 }
 
 /// The mask of a narrow type's bits within a word, `None` for 32 and 64 bits.
-const fn lane_mask(dt: DataType) -> Option<&'static str> {
+pub(super) const fn lane_mask(dt: DataType) -> Option<&'static str> {
     match dt.size_bits() {
         8 => Some("0xffu"),
         16 => Some("0xffffu"),
@@ -80,7 +80,7 @@ const fn lane_mask(dt: DataType) -> Option<&'static str> {
 }
 
 /// `(elements per word as a shift, lane index mask, lane width in bits)` of a packed type.
-const fn lane_geometry(dt: DataType) -> (u32, u32, u32) {
+pub(super) const fn lane_geometry(dt: DataType) -> (u32, u32, u32) {
     match dt.size_bits() {
         8 => (2, 3, 8),
         _ => (1, 1, 16),

@@ -44,7 +44,7 @@
 //! the outputs of one vector of columns.
 
 use ops_core::patterns::reduce::{
-    params, partial_words, Keep, ReduceConfig, ReduceVariant, Select, WORKGROUP_SIZE,
+    params, partial_words, per_vector, Keep, ReduceConfig, ReduceVariant, Select, WORKGROUP_SIZE,
 };
 use ops_core::{Access, DataType};
 
@@ -266,10 +266,7 @@ fn reduce_module(
         w.comment(format!(
             "Elements of {input} in one vec4<u32> (16 bytes), in memory order."
         ));
-        w.line(format!(
-            "const PER_VECTOR: u32 = {}u;",
-            16 / input.size_bytes()
-        ));
+        w.line(format!("const PER_VECTOR: u32 = {}u;", per_vector(input)));
         w.comment(
             "The selection's best so far: all-ones ranks lose to (or tie with) every element.",
         );
@@ -325,15 +322,15 @@ fn reduce_module(
 /// component may cost a CPU adapter a trip through memory.
 fn vector_element(input: DataType, q: &str, j: u32) -> String {
     const C: [&str; 4] = ["x", "y", "z", "w"];
-    match input.size_bits() {
-        64 => format!("{q}.{}{}", C[2 * j as usize], C[2 * j as usize + 1]),
-        32 => format!("{q}.{}", C[j as usize]),
-        16 => format!(
-            "(({q}.{} >> {}u) & 0xffffu)",
-            C[j as usize / 2],
-            16 * (j % 2)
-        ),
-        _ => format!("(({q}.{} >> {}u) & 0xffu)", C[j as usize / 4], 8 * (j % 4)),
+    let j = j as usize;
+    match (input.size_bits(), dtype::lane_mask(input)) {
+        (64, _) => format!("{q}.{}{}", C[2 * j], C[2 * j + 1]),
+        (_, Some(mask)) => {
+            let (shift, lane, width) = dtype::lane_geometry(input);
+            let word = C[j >> shift];
+            format!("(({q}.{word} >> {}u) & {mask})", (j as u32 & lane) * width)
+        }
+        _ => format!("{q}.{}", C[j]),
     }
 }
 
@@ -432,7 +429,7 @@ fn gen_vector_loops(
 /// SplitLanes: a team per (output, chunk) over the row's vectors, each
 /// thread writing its best as partial result number `thread`.
 fn gen_lanes_body(w: &mut Writer, input_buffer: &Buffer, layout: Layout, input: DataType) {
-    let per = 16 / input.size_bytes() as u32;
+    let per = per_vector(input) as u32;
     w.comment("A team per (output, chunk) of a [outputs, len] input: the team's threads read");
     w.comment("consecutive vectors; thread t writes partial result t.");
     w.line("let t = group * WORKGROUP_SIZE + lid;");
@@ -481,7 +478,7 @@ fn gen_columns_body(
     input: DataType,
     split: bool,
 ) {
-    let per = 16 / input.size_bytes() as u32;
+    let per = per_vector(input) as u32;
     w.comment("A thread per vector of inner (and chunk) of a [outer, len, inner] input:");
     w.comment("consecutive threads read consecutive vectors of each row.");
     w.line("let t = group * WORKGROUP_SIZE + lid;");
