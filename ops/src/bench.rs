@@ -316,15 +316,9 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
 
     // The device's bandwidth figure: a copy of the main tensors' byte count.
     let copy_bytes = (options.size.max(16) / 16) * 16;
-    let copy = copy_case(&profiler, copy_bytes, options, runs, false)?;
-    let copy_words = copy_case(&profiler, copy_bytes, options, runs, true)?;
-    // The copy kernel again, run alongside every case.
-    let (copy_plan, copy_desc) = ops_gpu::copy_plan(copy_bytes)?;
-    let copy_input = random_tensor(&copy_desc, &mut Rng(0x0c0f_fee0_dead_beef))?;
-    let alongside = Alongside {
-        prepared: profiler.prepare(&copy_plan, &[&copy_input], std::slice::from_ref(&copy_desc))?,
-        bytes: 2 * copy_bytes,
-    };
+    // The copy kernel stays prepared: it runs again alongside every case.
+    let (copy, alongside) = copy_case(&profiler, copy_bytes, options, runs, false)?;
+    let (copy_words, _) = copy_case(&profiler, copy_bytes, options, runs, true)?;
     let mut results = Vec::new();
     // One data-type group at a time, so that only its inputs are in memory.
     let mut rng = Rng(CASE_SEED);
@@ -375,22 +369,6 @@ fn median(mut times: Vec<Duration>) -> (Duration, Duration) {
     (m, times[0])
 }
 
-/// Warm-up and timed runs of a prepared plan: (median, fastest).
-fn time_runs(
-    prepared: &ops_gpu::Prepared<'_>,
-    options: &BenchOptions,
-    runs: usize,
-) -> Result<(Duration, Duration), OpError> {
-    for _ in 0..options.warmup {
-        prepared.run()?;
-    }
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        times.push(prepared.run()?.best());
-    }
-    Ok(median(times))
-}
-
 /// The copy kernel, prepared once and run alongside every case.
 struct Alongside<'p> {
     prepared: ops_gpu::Prepared<'p>,
@@ -398,34 +376,39 @@ struct Alongside<'p> {
     bytes: u64,
 }
 
-/// [`time_runs`] with a copy-kernel run before each run of `prepared`:
-/// (median, fastest, the copy runs' median).
-fn time_runs_alongside(
+/// Warm-up and timed runs of a prepared plan, each timed run after a run of
+/// the copy kernel when `copy` is given: (median, fastest, the copy runs'
+/// median).
+fn time_runs(
     prepared: &ops_gpu::Prepared<'_>,
-    copy: &Alongside<'_>,
+    copy: Option<&Alongside<'_>>,
     options: &BenchOptions,
     runs: usize,
-) -> Result<(Duration, Duration, Duration), OpError> {
+) -> Result<(Duration, Duration, Option<Duration>), OpError> {
     for _ in 0..options.warmup {
         prepared.run()?;
     }
     let mut times = Vec::with_capacity(runs);
     let mut copies = Vec::with_capacity(runs);
     for _ in 0..runs {
-        copies.push(copy.prepared.run()?.best());
+        if let Some(c) = copy {
+            copies.push(c.prepared.run()?.best());
+        }
         times.push(prepared.run()?.best());
     }
     let (med, min) = median(times);
-    Ok((med, min, median(copies).0))
+    Ok((med, min, copy.map(|_| median(copies).0)))
 }
 
-fn copy_case(
-    profiler: &Profiler,
+/// The copy kernel (`words`: one `u32` a thread) over `bytes`, timed, and
+/// kept prepared for running alongside the cases.
+fn copy_case<'p>(
+    profiler: &'p Profiler,
     bytes: u64,
     options: &BenchOptions,
     runs: usize,
     words: bool,
-) -> Result<CaseResult, OpError> {
+) -> Result<(CaseResult, Alongside<'p>), OpError> {
     let (plan, desc) = if words {
         ops_gpu::copy_words_plan(bytes)?
     } else {
@@ -434,10 +417,10 @@ fn copy_case(
     let mut rng = Rng(0x0c0f_fee0_dead_beef);
     let input = random_tensor(&desc, &mut rng)?;
     let prepared = profiler.prepare(&plan, &[&input], std::slice::from_ref(&desc))?;
-    let (med, min) = time_runs(&prepared, options, runs)?;
+    let (med, min, _) = time_runs(&prepared, None, options, runs)?;
     let out = prepared.read_outputs()?;
     let moved = 2 * bytes;
-    Ok(CaseResult {
+    let result = CaseResult {
         name: "copy".into(),
         dtype: if words { "u32" } else { "vec4<u32>" }.into(),
         shape: format!("{} bytes", bytes),
@@ -451,7 +434,14 @@ fn copy_case(
         target: 1.0,
         cpu: None,
         matches_cpu: Some(out.first() == Some(&input)),
-    })
+    };
+    Ok((
+        result,
+        Alongside {
+            prepared,
+            bytes: moved,
+        },
+    ))
 }
 
 fn run_case(
@@ -465,8 +455,8 @@ fn run_case(
     let inputs: Vec<&HostTensor> = spec.inputs.iter().map(|t| t.as_ref()).collect();
     let plan = op.gpu_plan()?;
     let prepared = profiler.prepare(&plan, &inputs, &op.output_descs())?;
-    let (med, min, copy_med) = time_runs_alongside(&prepared, copy, options, runs)?;
-    let copy_gbps = gbps(copy.bytes, copy_med);
+    let (med, min, copy_med) = time_runs(&prepared, Some(copy), options, runs)?;
+    let copy_gbps = gbps(copy.bytes, copy_med.unwrap_or_default());
     let gpu_out = prepared.read_outputs()?;
     drop(prepared);
     let (cpu, matches_cpu) = if options.cpu_reference {
