@@ -15,7 +15,8 @@
 //! without a GPU); finding none is a failure, not a skip.
 
 use ops_core::patterns::gather_nd::{
-    gather_nd_cpu, gather_nd_index_error, gather_nd_plan, params, GatherNdGeometry, WORKGROUP_SIZE,
+    gather_nd_cpu, gather_nd_index_error, gather_nd_plan, params, GatherNdGeometry, GatherVariant,
+    WORKGROUP_SIZE,
 };
 use ops_core::{DataType, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::{Context, ExecError};
@@ -40,17 +41,23 @@ fn ctx() -> &'static Context {
     })
 }
 
-/// Generates and leaks one kernel, as generated code holds them in statics.
-fn kernel(data: DataType, index: DataType) -> &'static Kernel {
-    let key = gather_nd_kernel_key(OPERATOR, data, index);
-    let wgsl = gather_nd_kernel(data, index, &key, ORIGIN);
-    Box::leak(Box::new(Kernel {
-        key: Box::leak(key.into_boxed_str()),
-        wgsl: Box::leak(wgsl.into_boxed_str()),
-        entry: GATHER_ND_ENTRY,
-        bindings: GATHER_ND_BINDINGS,
-        workgroup_size: WORKGROUP_SIZE,
-    }))
+/// The kernels of one data and index type, in [`GatherVariant::ALL`] order.
+type Kernels = [&'static Kernel; 3];
+
+/// Generates and leaks the kernels of every variant, as generated code holds
+/// them in statics.
+fn kernel(data: DataType, index: DataType) -> &'static Kernels {
+    Box::leak(Box::new(GatherVariant::ALL.map(|v| {
+        let key = gather_nd_kernel_key(OPERATOR, v, data, index);
+        let wgsl = gather_nd_kernel(v, data, index, &key, ORIGIN);
+        &*Box::leak(Box::new(Kernel {
+            key: Box::leak(key.into_boxed_str()),
+            wgsl: Box::leak(wgsl.into_boxed_str()),
+            entry: GATHER_ND_ENTRY,
+            bindings: GATHER_ND_BINDINGS,
+            workgroup_size: WORKGROUP_SIZE,
+        }))
+    })))
 }
 
 /// A small seeded generator (xorshift64*), so failures reproduce.
@@ -274,7 +281,7 @@ fn plan_for(
     indices: &HostTensor,
     out: &TensorDesc,
     case: &Case,
-    k: &'static Kernel,
+    k: &'static Kernels,
 ) -> ops_core::GpuPlan {
     gather_nd_plan(
         input.desc(),
@@ -286,7 +293,10 @@ fn plan_for(
         case.input_rank,
         case.indices_rank,
         case.batch_dims,
-        k,
+        &|v| {
+            let i = GatherVariant::ALL.iter().position(|&x| x == v)?;
+            Some(k[i])
+        },
     )
     .unwrap_or_else(|e| panic!("{case:?}: plan: {e}"))
 }
@@ -530,6 +540,7 @@ fn two_dimensional_grid() {
         kernel(DataType::Uint8, DataType::Int32),
     );
     assert_eq!(plan.passes[0].params[params::ROW_BLOCKS], 0);
+    assert!(plan.passes[0].kernel.key.contains("/gather_nd_elements/"));
     assert!(plan.passes[0].workgroups > 65_535);
     let got = ctx
         .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
@@ -571,6 +582,7 @@ fn two_dimensional_grid_in_row_mode() {
     );
     assert_eq!(plan.passes[0].params[params::ROW_BLOCKS], 1);
     assert_eq!(plan.passes[0].params[params::SLICE_VECTORS], 0);
+    assert!(plan.passes[0].kernel.key.contains("/gather_nd_rows/"));
     assert_eq!(plan.passes[0].workgroups, 70_000);
     let got = ctx
         .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
@@ -668,6 +680,15 @@ fn copy_slices(cases: &[(DataType, u32, u32)], salt: u64, mode: Mode) {
                 .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
             let plan = plan_for(&input, &indices, &out, &case, kernel(data, index));
             let p = &plan.passes[0].params;
+            let variant = match mode {
+                Mode::Row => GatherVariant::Rows,
+                Mode::Vector => GatherVariant::Vectors,
+            };
+            assert!(
+                plan.passes[0].kernel.key.contains(variant.name()),
+                "{what}: {}",
+                plan.passes[0].kernel.key
+            );
             match mode {
                 Mode::Row => assert!(
                     p[params::ROW_BLOCKS] > 0 && p[params::SLICE_VECTORS] == 0,

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use ops_core::patterns::gather_nd::GatherVariant;
 use ops_core::patterns::reduce::{Keep, ReduceVariant, Select, Ties, Zeros};
 use ops_core::DataType;
 
@@ -198,18 +199,26 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 if !gather_nd_supported(a, b) {
                     continue;
                 }
-                let key = gather_nd_kernel_key(&spec.name, a, b);
-                let wgsl = gather_nd_kernel(a, b, &key, origin);
-                let id = format_ident!("K_GATHER_ND_{}_{}", a.spec_name(), b.spec_name());
-                kernels.push(gen_kernel(
-                    &id,
-                    &key,
-                    &wgsl,
-                    GATHER_ND_BINDINGS,
-                    quote!(::ops_core::__private::patterns::gather_nd::WORKGROUP_SIZE),
-                ));
-                let (da, db) = (gen_dtype(a), gen_dtype(b));
-                arms.push(quote!((#da, #db) => ::core::option::Option::Some(&#id),));
+                for v in GatherVariant::ALL {
+                    let key = gather_nd_kernel_key(&spec.name, v, a, b);
+                    let wgsl = gather_nd_kernel(v, a, b, &key, origin);
+                    let id = format_ident!(
+                        "K_{}_{}_{}",
+                        v.name().to_ascii_uppercase(),
+                        a.spec_name(),
+                        b.spec_name()
+                    );
+                    kernels.push(gen_kernel(
+                        &id,
+                        &key,
+                        &wgsl,
+                        GATHER_ND_BINDINGS,
+                        quote!(::ops_core::__private::patterns::gather_nd::WORKGROUP_SIZE),
+                    ));
+                    let vi = format_ident!("{}", format!("{v:?}"));
+                    let (da, db) = (gen_dtype(a), gen_dtype(b));
+                    arms.push(quote!((::ops_core::__private::patterns::gather_nd::GatherVariant::#vi, #da, #db) => ::core::option::Option::Some(&#id),));
+                }
             }
             let ids = kernels.iter().map(|k| k.0.clone()).collect::<Vec<_>>();
             let statics = kernels.iter().map(|k| &k.1);
@@ -229,8 +238,12 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 static INPUT_RANK: ::ops_core::__private::expr::Expr = #ir;
                 static INDICES_RANK: ::ops_core::__private::expr::Expr = #xr;
                 static BATCH_DIMS: ::ops_core::__private::expr::Expr = #bd;
-                fn kernel_for(a: ::ops_core::DataType, b: ::ops_core::DataType) -> ::core::option::Option<&'static ::ops_core::Kernel> {
-                    match (a, b) {
+                fn kernel_for(
+                    v: ::ops_core::__private::patterns::gather_nd::GatherVariant,
+                    a: ::ops_core::DataType,
+                    b: ::ops_core::DataType,
+                ) -> ::core::option::Option<&'static ::ops_core::Kernel> {
+                    match (v, a, b) {
                         #(#arms)*
                         _ => ::core::option::Option::None,
                     }
@@ -251,10 +264,14 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 },
                 gpu_plan: quote! {
                     #counts
-                    let k = kernel_for(self.#in_f.dtype, self.#ix_f.dtype).ok_or_else(|| ::ops_core::OpError::Unsupported(::std::format!(
-                        "{}: no kernel for {} data with {} indices", #name, self.#in_f.dtype, self.#ix_f.dtype)))?;
+                    let (__d, __x) = (self.#in_f.dtype, self.#ix_f.dtype);
                     ::ops_core::__private::patterns::gather_nd::gather_nd_plan(
-                        &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#out_f, #out_slot, __ir, __xr, __bd, k)
+                        &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#out_f, #out_slot, __ir, __xr, __bd,
+                        &|v| kernel_for(v, __d, __x))
+                        .map_err(|e| match e {
+                            ::ops_core::OpError::Unsupported(m) => ::ops_core::OpError::Unsupported(::std::format!("{}: {m}", #name)),
+                            e => e,
+                        })
                 },
                 index_error: quote! {
                     let counts = (|| -> ::core::result::Result<_, ::ops_core::OpError> { #counts Ok((__ir, __xr, __bd)) })();
