@@ -512,11 +512,12 @@ fn empty_tensors() {
     assert!(got[0].is_empty());
 }
 
-/// More than 65,535 workgroups: the runtime spreads them over x and y and
-/// the kernel linearises `x + y * num_workgroups.x`, guarding the tail. Rows
-/// of an odd byte count keep the element mode (one output word a thread).
+/// Rows of an odd byte count keep element mode (one output word a work
+/// item, four work items a thread): 16,800,001 words over 16,407 workgroups,
+/// the last one part-filled. (Row mode runs over more than 65,535
+/// workgroups below.)
 #[test]
-fn two_dimensional_grid() {
+fn long_odd_rows_in_element_mode() {
     let ctx = ctx();
     let row = 33_600_001u32;
     let bytes: Vec<u8> = (0..2 * row)
@@ -541,7 +542,8 @@ fn two_dimensional_grid() {
     );
     assert_eq!(plan.passes[0].params[params::ROW_BLOCKS], 0);
     assert!(plan.passes[0].kernel.key.contains("/gather_nd_elements/"));
-    assert!(plan.passes[0].workgroups > 65_535);
+    assert_eq!(plan.passes[0].params[params::WORK_COUNT], 16_800_001);
+    assert_eq!(plan.passes[0].workgroups, 16_407);
     let got = ctx
         .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
         .unwrap();

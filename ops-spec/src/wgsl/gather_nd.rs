@@ -52,7 +52,7 @@
 //! that every index value is checked as on the CPU.
 
 use ops_core::patterns::gather_nd::{
-    params, GatherVariant, ROW_BLOCK_WORDS, VECTORS_PER_THREAD, WORKGROUP_SIZE,
+    params, GatherVariant, ELEMENTS_PER_THREAD, ROW_BLOCK_WORDS, VECTORS_PER_THREAD, WORKGROUP_SIZE,
 };
 use ops_core::{Access, DataType};
 
@@ -153,6 +153,9 @@ fn gather_nd_module(
     w.line(format!(
         "const VECTORS_PER_THREAD: u32 = {VECTORS_PER_THREAD}u;"
     ));
+    w.line(format!(
+        "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
+    ));
 
     for (name, word) in [
         ("P_OUTPUT_COUNT", params::OUTPUT_COUNT),
@@ -212,27 +215,53 @@ fn gather_nd_module(
 /// Element mode: a thread per output element or packed output word.
 fn gen_elements_body(w: &mut Writer, data: DataType, layout: Layout) {
     w.line("let work = params[P_WORK_COUNT];");
-    w.block(
-        "if (group >= work / WORKGROUP_SIZE + select(0u, 1u, work % WORKGROUP_SIZE != 0u))",
-        |w| {
-            w.line("return;");
-        },
-    );
-    w.line("let item = group * WORKGROUP_SIZE + lid;");
-    w.block("if (item >= work)", |w| {
-        w.line("return;");
-    });
     w.line("let slice = params[P_SLICE_LEN];");
+    w.comment("ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart, so that");
+    w.comment("consecutive threads still take consecutive items. The branches on the");
+    w.comment("slice length stay outside the loops (inside, lavapipe ran 30% slower).");
+    w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
     w.block("if (slice == 0u)", |w| {
-        w.comment("Empty slices: item is a tuple whose indices are only checked.");
-        w.line("_ = tuple_base(item);");
+        w.comment("Empty slices: each item is a tuple whose indices are only checked.");
+        each_item(w, |w| {
+            w.line("_ = tuple_base(item);");
+        });
         w.line("return;");
     });
     if dtype::is_packed(data) {
-        gen_packed_body(w, data, layout);
+        each_item(w, |w| gen_packed_body(w, data, layout));
     } else {
-        gen_element_body(w);
+        w.comment("One output element per work item.");
+        w.block("if (slice == 1u)", |w| {
+            w.comment("Single elements: no division.");
+            each_item(w, |w| {
+                w.line("let base = tuple_base(item);");
+                w.block("if (base != BAD)", |w| {
+                    w.line("store_output(item, load_input(base));");
+                });
+            });
+            w.line("return;");
+        });
+        each_item(w, |w| {
+            w.line("let base = tuple_base(item / slice);");
+            w.block("if (base != BAD)", |w| {
+                w.line("store_output(item, load_input(base + item % slice));");
+            });
+        });
     }
+}
+
+/// A loop over the thread's work items, `item` in the body.
+fn each_item(w: &mut Writer, body: impl FnOnce(&mut Writer)) {
+    w.block(
+        "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
+        |w| {
+            w.line("let item = first + k * WORKGROUP_SIZE;");
+            w.block("if (item >= work)", |w| {
+                w.line("return;");
+            });
+            body(w);
+        },
+    );
 }
 
 /// `fn resolve(v: raw index, n: u32) -> u32`: the position in `[0, n)` index
@@ -425,24 +454,6 @@ fn gen_row_body(w: &mut Writer, data: DataType, layout: Layout) {
     );
 }
 
-/// One 32- or 64-bit output element per thread.
-fn gen_element_body(w: &mut Writer) {
-    w.comment("One output element per thread.");
-    w.block("if (slice == 1u)", |w| {
-        w.comment("Single elements: no division.");
-        w.line("let base = tuple_base(item);");
-        w.block("if (base != BAD)", |w| {
-            w.line("store_output(item, load_input(base));");
-        });
-        w.line("return;");
-    });
-    w.line("let base = tuple_base(item / slice);");
-    w.block("if (base == BAD)", |w| {
-        w.line("return;");
-    });
-    w.line("store_output(item, load_input(base + item % slice));");
-}
-
 /// One output word (4 or 2 elements) of 8- or 16-bit data per thread.
 fn gen_packed_body(w: &mut Writer, data: DataType, layout: Layout) {
     let (lanes, width) = match data.size_bits() {
@@ -466,14 +477,17 @@ fn gen_packed_body(w: &mut Writer, data: DataType, layout: Layout) {
             w.line("tuple = t;");
             w.line("base = tuple_base(t);");
             w.block("if (base == BAD)", |w| {
-                w.line("return;");
+                w.line("break;");
             });
         });
         w.line(format!(
             "word = word | (load_input(base + o % slice) << (e * {width}u));"
         ));
     });
-    w.line(BUFFERS[3].set(layout, "item", "word"));
+    w.comment("After an out-of-range index value the word is not stored.");
+    w.block("if (base != BAD)", |w| {
+        w.line(BUFFERS[3].set(layout, "item", "word"));
+    });
 }
 
 #[cfg(test)]
