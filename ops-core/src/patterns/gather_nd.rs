@@ -777,30 +777,34 @@ pub fn gather_nd_plan(
         passes: Vec::new(),
         index_checks: vec![indices_slot],
     };
-    let vectors = g.slice_vectors(input.dtype);
-    let workgroups = match (vectors, g.row_blocks(input.dtype)) {
-        (Some(_), _) => match g.vector_team(input.dtype) {
-            Some((team, blocks)) => {
-                (g.tuple_count * blocks * team).div_ceil(u64::from(WORKGROUP_SIZE))
-            }
-            None => {
-                return Err(OpError::TooLarge {
-                    what: format!("a gather of {} tuples", g.tuple_count),
-                    limit: "u32 thread indices of the vector mode".into(),
-                })
-            }
-        },
-        (None, Some(blocks)) => g.tuple_count * blocks,
-        (None, None) => work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
+    // The mode is the one `variant` picked the kernel by.
+    let too_large = |limit: &str| OpError::TooLarge {
+        what: format!("a gather of {} tuples", g.tuple_count),
+        limit: limit.into(),
+    };
+    let workgroups = match variant {
+        GatherVariant::Vectors => {
+            let (team, blocks) = g
+                .vector_team(input.dtype)
+                .ok_or_else(|| too_large("u32 thread indices of the vector mode"))?;
+            (g.tuple_count * blocks * team).div_ceil(u64::from(WORKGROUP_SIZE))
+        }
+        GatherVariant::Rows => {
+            let blocks = g
+                .row_blocks(input.dtype)
+                .ok_or_else(|| too_large("u32 workgroup indices of the row mode"))?;
+            g.tuple_count * blocks
+        }
+        GatherVariant::Elements => work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
     };
     if work > 0 {
-        let (output_words, input_vectors, output_vectors) = match vectors {
-            Some(_) => (
+        let (output_words, input_vectors, output_vectors) = match variant {
+            GatherVariant::Vectors => (
                 BufferRef::Scratch(0),
                 BufferRef::Input(input_slot),
                 BufferRef::Output(output_slot),
             ),
-            None => (
+            GatherVariant::Rows | GatherVariant::Elements => (
                 BufferRef::Output(output_slot),
                 BufferRef::Params,
                 BufferRef::Scratch(0),
