@@ -34,7 +34,9 @@ pub use op::{
     AttrInfo, AttrKind, AttrValue, IndexBounds, OpArgs, Operator, OperatorInfo, OperatorType,
     TensorInfo,
 };
-pub use plan::{split_workgroups, Access, BufferRef, GpuPlan, Kernel, OutputInit, Pass};
+pub use plan::{
+    split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, OutputInit, Pass,
+};
 pub use tensor::{row_major_strides, HostTensor, TensorDesc};
 
 /// Items only generated code may use.

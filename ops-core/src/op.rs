@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::{
-    DataType, FeatureLevel, GpuPlan, HostTensor, Kernel, OpError, TensorDesc, ValidationError,
+    DataType, DeviceClass, FeatureLevel, GpuPlan, HostTensor, Kernel, OpError, TensorDesc,
+    ValidationError,
 };
 
 /// A descriptor generated from a spec file, usable as a trait object
@@ -29,8 +30,17 @@ pub trait Operator: fmt::Debug + Send + Sync {
     /// Runs the CPU reference.
     fn run_cpu(&self, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError>;
 
-    /// The GPU plan for this descriptor (it never depends on device data).
-    fn gpu_plan(&self) -> Result<GpuPlan, OpError>;
+    /// The GPU plan for this descriptor on an adapter of `class` (it never
+    /// depends on device data; the class only changes how the work is
+    /// split, never the result).
+    fn gpu_plan_for(&self, class: DeviceClass) -> Result<GpuPlan, OpError>;
+
+    /// The GPU plan for a software adapter
+    /// ([`DeviceClass::Software`]); `ops_gpu::Context::run` asks for its
+    /// own adapter's class.
+    fn gpu_plan(&self) -> Result<GpuPlan, OpError> {
+        self.gpu_plan_for(DeviceClass::Software)
+    }
 
     /// Phrases the error for index check `check` failing at element `position`
     /// of its tensor (the GPU reports only the position).

@@ -61,6 +61,35 @@ pub struct Pass {
     pub workgroups: u64,
 }
 
+/// The kind of adapter a plan is shaped for.
+///
+/// A plan's passes compute the same result on every adapter; the class only
+/// changes how the work is split between threads, because the two kinds
+/// reward different shapes. A software adapter (Mesa's lavapipe: a few CPU
+/// cores) runs long per-thread loops best and pays for every barrier; a
+/// hardware GPU needs tens of thousands of threads with loads in flight and
+/// combines a workgroup's results cheaply in workgroup memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DeviceClass {
+    /// A CPU-backed adapter (`wgpu::DeviceType::Cpu`): few threads, long
+    /// loops, no barriers in the hot kernels.
+    #[default]
+    Software,
+    /// A hardware GPU: enough threads to fill it, workgroup trees.
+    Hardware,
+}
+
+impl DeviceClass {
+    /// The class of an adapter that is (`software`) or is not CPU-backed.
+    pub const fn of(software: bool) -> DeviceClass {
+        if software {
+            DeviceClass::Software
+        } else {
+            DeviceClass::Hardware
+        }
+    }
+}
+
 /// How an output buffer starts before the first pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputInit {

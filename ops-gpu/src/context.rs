@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use ops_core::OpError;
+use ops_core::{DeviceClass, OpError};
 
 use crate::cache::PipelineCache;
 use crate::{AdapterSummary, CacheStats, NO_ADAPTER_HELP};
@@ -30,6 +30,8 @@ pub struct Context {
     /// The byte size of every segment but the last of a segmented tensor: a
     /// multiple of the storage offset alignment, at most `max_binding`.
     pub(crate) segment: u64,
+    /// The class plans are shaped for ([`Context::device_class`]).
+    class: DeviceClass,
     summary: AdapterSummary,
     // Kept alive for the life of the device.
     _adapter: wgpu::Adapter,
@@ -241,6 +243,7 @@ impl Context {
             max_binding,
             segment: segment_size(max_binding, limits.min_storage_buffer_offset_alignment),
             limits,
+            class: DeviceClass::of(info.device_type == wgpu::DeviceType::Cpu),
             summary: summarize(info),
             _adapter: adapter,
             _instance: instance,
@@ -250,6 +253,24 @@ impl Context {
     /// The adapter this context runs on.
     pub fn adapter(&self) -> &AdapterSummary {
         &self.summary
+    }
+
+    /// The class of plans [`Context::run`] asks operators for
+    /// ([`Operator::gpu_plan_for`](ops_core::Operator::gpu_plan_for)):
+    /// [`DeviceClass::Software`] on a CPU-backed adapter such as lavapipe,
+    /// [`DeviceClass::Hardware`] otherwise, unless set by
+    /// [`Context::with_device_class`].
+    pub fn device_class(&self) -> DeviceClass {
+        self.class
+    }
+
+    /// This context asking operators for plans of `class`, whatever its
+    /// adapter is: every class computes the same results on every adapter,
+    /// so a software adapter can check the plans shaped for a hardware GPU
+    /// (and the other way round); only the speed differs.
+    pub fn with_device_class(mut self, class: DeviceClass) -> Context {
+        self.class = class;
+        self
     }
 
     /// The pipeline cache counters.

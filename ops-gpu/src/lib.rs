@@ -107,7 +107,9 @@ impl Context {
     ///
     /// Checks that `inputs` match [`Operator::input_descs`] (count, data
     /// types and sizes; [`OpError::InvalidArgument`] otherwise), executes the
-    /// operator's [`GpuPlan`] with [`Operator::output_descs`], and phrases
+    /// operator's [`GpuPlan`] for this context's
+    /// [`device_class`](Context::device_class) with
+    /// [`Operator::output_descs`], and phrases
     /// a failed index check through [`Operator::index_error`].
     pub fn run(
         &self,
@@ -135,7 +137,7 @@ impl Context {
                 )));
             }
         }
-        let plan = op.gpu_plan()?;
+        let plan = op.gpu_plan_for(self.device_class())?;
         let outputs = op.output_descs();
         match self.execute(&plan, inputs, &outputs) {
             Ok(out) => Ok(out),

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use ops_core::{
-    Access, BufferRef, DataType, FeatureLevel, GpuPlan, HostTensor, Kernel, OpArgs, OpError,
-    Operator, OperatorInfo, OperatorType, OutputInit, Pass, TensorDesc, TensorInfo,
+    Access, BufferRef, DataType, DeviceClass, FeatureLevel, GpuPlan, HostTensor, Kernel, OpArgs,
+    OpError, Operator, OperatorInfo, OperatorType, OutputInit, Pass, TensorDesc, TensorInfo,
     ValidationError,
 };
 use ops_gpu::{shared, CacheStats, Context, ExecError, NO_ADAPTER_HELP};
@@ -819,7 +819,7 @@ impl Operator for BoundedAddOne {
             .collect();
         Ok(vec![HostTensor::from_slice([self.n], &v)?])
     }
-    fn gpu_plan(&self) -> Result<GpuPlan, OpError> {
+    fn gpu_plan_for(&self, _: DeviceClass) -> Result<GpuPlan, OpError> {
         let mut plan = add_plan(self.n, 1);
         plan.passes.push(check_pass(0, self.n, self.bound, 0));
         plan.index_checks.push(0);

@@ -33,7 +33,7 @@ use std::io::{self, Write as _};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ops_core::{DataType, HostTensor, OpError, Operator, TensorDesc};
+use ops_core::{DataType, DeviceClass, HostTensor, OpError, Operator, TensorDesc};
 use ops_gpu::{CacheStats, Context, MinimalDispatch, Profiler};
 use serde_json::{json, Value};
 
@@ -65,6 +65,9 @@ pub struct BenchOptions {
     pub filter: Option<String>,
     /// Print each case to stderr as it completes.
     pub progress: bool,
+    /// The class of plans to time (`None`: the context's
+    /// [`Context::device_class`], which follows its adapter).
+    pub plans: Option<DeviceClass>,
 }
 
 impl Default for BenchOptions {
@@ -77,6 +80,7 @@ impl Default for BenchOptions {
             cpu_reference: true,
             filter: None,
             progress: false,
+            plans: None,
         }
     }
 }
@@ -94,6 +98,7 @@ impl BenchOptions {
             cpu_reference: true,
             filter: None,
             progress: false,
+            plans: None,
         }
     }
 }
@@ -130,6 +135,19 @@ pub struct BenchArgs {
     /// Print the report as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Time the plans shaped for this class of adapter, `software` or
+    /// `hardware`, instead of the adapter's own (both compute the same
+    /// results: the other class's figures, for comparison).
+    #[arg(long, value_parser = parse_class)]
+    pub plans: Option<DeviceClass>,
+}
+
+fn parse_class(s: &str) -> Result<DeviceClass, String> {
+    match s {
+        "software" => Ok(DeviceClass::Software),
+        "hardware" => Ok(DeviceClass::Hardware),
+        _ => Err(format!("`{s}`: expected `software` or `hardware`")),
+    }
 }
 
 impl BenchArgs {
@@ -150,6 +168,7 @@ impl BenchArgs {
             cpu_reference: !self.no_cpu,
             filter: self.filter.clone(),
             progress: !self.smoke,
+            plans: self.plans,
             ..base
         }
     }
@@ -286,6 +305,8 @@ pub struct BenchReport {
     pub adapter: String,
     /// True for a software adapter.
     pub software: bool,
+    /// The class of plans the cases ran ([`Context::device_class`]).
+    pub class: DeviceClass,
     /// Where the GPU times come from ([`ops_gpu::TimeSource::label`]).
     pub time_source: &'static str,
     /// The options it ran with.
@@ -306,6 +327,7 @@ pub struct BenchReport {
 /// Runs the benchmark on `ctx`'s adapter.
 pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpError> {
     let profiler = Profiler::new(ctx)?;
+    let class = options.plans.unwrap_or_else(|| ctx.device_class());
     let runs = options.runs.max(1);
     let wanted = |c: &CaseSpec| {
         options
@@ -325,7 +347,7 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
     for types in TYPE_GROUPS {
         let specs = cases_of(options.size, types, &mut rng)?;
         for spec in specs.iter().filter(|c| wanted(c)) {
-            let r = run_case(&profiler, spec, options, runs, &alongside)?;
+            let r = run_case(&profiler, class, spec, options, runs, &alongside)?;
             if options.progress {
                 eprintln!(
                     "{} {}: {:.3} ms, {:.2} GB/s, {:.2}x copy, cpu {}",
@@ -345,6 +367,7 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
     Ok(BenchReport {
         adapter: format!("{} [{}, {}]", a.name, a.backend, a.device_type),
         software: a.software,
+        class,
         time_source: profiler.time_source().label(),
         options: options.clone(),
         copy,
@@ -352,6 +375,14 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
         cases: results,
         small_call,
     })
+}
+
+/// The report's name of a plan class.
+fn class_name(class: DeviceClass) -> &'static str {
+    match class {
+        DeviceClass::Software => "software (shaped for a CPU adapter)",
+        DeviceClass::Hardware => "hardware (shaped for a GPU)",
+    }
 }
 
 fn gbps(bytes: u64, t: Duration) -> f64 {
@@ -446,6 +477,7 @@ fn copy_case<'p>(
 
 fn run_case(
     profiler: &Profiler,
+    class: DeviceClass,
     spec: &CaseSpec,
     options: &BenchOptions,
     runs: usize,
@@ -453,7 +485,7 @@ fn run_case(
 ) -> Result<CaseResult, OpError> {
     let op = spec.op.as_ref();
     let inputs: Vec<&HostTensor> = spec.inputs.iter().map(|t| t.as_ref()).collect();
-    let plan = op.gpu_plan()?;
+    let plan = op.gpu_plan_for(class)?;
     let prepared = profiler.prepare(&plan, &inputs, &op.output_descs())?;
     let (med, min, copy_med) = time_runs(&prepared, Some(copy), options, runs)?;
     let copy_gbps = gbps(copy.bytes, copy_med.unwrap_or_default());
@@ -498,7 +530,7 @@ fn small_call(ctx: &Context, calls: usize) -> Result<SmallCall, OpError> {
         .axes([1u32])
         .build()
         .map_err(|e| OpError::InvalidArgument(e.to_string()))?;
-    let plan = op.gpu_plan()?;
+    let plan = op.gpu_plan_for(ctx.device_class())?;
     let out_desc = op.output_descs().remove(0);
     let minimal = MinimalDispatch::new(ctx, &plan, SMALL_CALL_BYTES, &out_desc)?;
 
@@ -867,6 +899,7 @@ impl BenchReport {
                 ""
             }
         );
+        let _ = writeln!(s, "plans: {}", class_name(self.class));
         let _ = writeln!(
             s,
             "timing: {}; median of {} runs after {} warm-up runs; main tensors {} bytes",
@@ -957,6 +990,7 @@ impl BenchReport {
         json!({
             "adapter": self.adapter,
             "software": self.software,
+            "plans": format!("{:?}", self.class).to_lowercase(),
             "time_source": self.time_source,
             "size": o.size,
             "runs": o.runs,

@@ -19,7 +19,7 @@ use ops_core::patterns::reduce::{
     reduce_cpu, reduce_plan, Keep, ReduceConfig, ReduceGeometry, ReduceStrategy, ReduceVariant,
     Select, Ties, Zeros, WORKGROUP_SIZE,
 };
-use ops_core::{DataType, HostTensor, Kernel, OpError, TensorDesc};
+use ops_core::{DataType, DeviceClass, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::Context;
 use ops_spec::wgsl::{reduce_kernel, reduce_kernel_key, REDUCE_BINDINGS, REDUCE_ENTRY};
 
@@ -442,6 +442,7 @@ fn gpu_matches_cpu_reference_bitwise() {
                         case.axes,
                         &out_desc,
                         0,
+                        DeviceClass::Software,
                         &|v| kernels.get(&v).copied(),
                     )
                     .unwrap_or_else(|e| panic!("{what}: plan: {e}"));
@@ -477,6 +478,8 @@ fn gpu_matches_cpu_reference_bitwise() {
 /// whole 16-byte vectors: random row and chunk lengths exercise the
 /// unrolled loops' odd tails, uneven chunks and partial workgroups, with
 /// every fill and both tie rules, against the CPU reference bit for bit.
+/// Runs alternate between the plans of both device classes, so the
+/// hardware plans (`SplitLanesTree`, wider column splits) run here too.
 #[test]
 fn vector_variants_on_random_aligned_shapes() {
     let ctx = ctx();
@@ -497,7 +500,7 @@ fn vector_variants_on_random_aligned_shapes() {
                 (vec![1 + rng.below(40) as u32, len], vec![1])
             }
             1 => {
-                let len = per * (16 + rng.below(8000) as u32);
+                let len = per * (16 + rng.below(24000) as u32);
                 (vec![1 + rng.below(3) as u32, len], vec![0, 1])
             }
             2 => {
@@ -510,8 +513,13 @@ fn vector_variants_on_random_aligned_shapes() {
                 (vec![2 + rng.below(120) as u32, inner], vec![0])
             }
         };
+        let class = if (run / 4) % 2 == 0 {
+            DeviceClass::Software
+        } else {
+            DeviceClass::Hardware
+        };
         let geometry = ReduceGeometry::new(&sizes, &axes).unwrap();
-        let strategy = geometry.strategy_for(input_dt);
+        let strategy = geometry.strategy_on(input_dt, class);
         let fill = [Fill::Pool, Fill::Random, Fill::Constant][rng.below(3)];
         let ties = if rng.below(2) == 0 {
             Ties::First
@@ -519,7 +527,7 @@ fn vector_variants_on_random_aligned_shapes() {
             Ties::Last
         };
         let what = format!(
-            "seed {seed:#x} run {run}: {} {input_dt}->{output_dt} sizes {sizes:?} axes {axes:?} {fill:?} {ties:?} {strategy:?}",
+            "seed {seed:#x} run {run}: {} {input_dt}->{output_dt} sizes {sizes:?} axes {axes:?} {fill:?} {ties:?} {class:?} {strategy:?}",
             op.name
         );
         assert!(strategy.variant().is_vector(), "{what}");
@@ -528,10 +536,23 @@ fn vector_variants_on_random_aligned_shapes() {
         let want = reduce_cpu(&op.cfg, ties, &input, &axes, &out_desc)
             .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
         let kernels = kernels(op, input_dt, output_dt);
-        let plan = reduce_plan(&op.cfg, ties, input.desc(), 0, &axes, &out_desc, 0, &|v| {
-            kernels.get(&v).copied()
-        })
+        let plan = reduce_plan(
+            &op.cfg,
+            ties,
+            input.desc(),
+            0,
+            &axes,
+            &out_desc,
+            0,
+            class,
+            &|v| kernels.get(&v).copied(),
+        )
         .unwrap_or_else(|e| panic!("{what}: plan: {e}"));
+        let variants = strategy.variants();
+        assert_eq!(plan.passes.len(), variants.len(), "{what}");
+        for (pass, v) in plan.passes.iter().zip(&variants) {
+            assert_eq!(pass.kernel.key, kernels[v].key, "{what}");
+        }
         let got = ctx
             .execute(&plan, &[&input], std::slice::from_ref(&out_desc))
             .unwrap_or_else(|e| panic!("{what}: gpu: {e}"));
@@ -549,6 +570,11 @@ fn vector_variants_on_random_aligned_shapes() {
     ] {
         assert!(seen.get(&v).is_some_and(|&n| n >= 8), "{seen:?}");
     }
+    assert!(
+        seen.get(&ReduceVariant::SplitLanesTree)
+            .is_some_and(|&n| n >= 3),
+        "{seen:?}"
+    );
 }
 
 /// Hand-checked values through the GPU: the ArgMin seed examples, ties,
@@ -558,9 +584,17 @@ fn gpu_seed_examples() {
     let ctx = ctx();
     let run = |op: &Op, ties: Ties, input: &HostTensor, axes: &[u32], out: TensorDesc| {
         let k = kernels(op, input.dtype(), out.dtype);
-        let plan = reduce_plan(&op.cfg, ties, input.desc(), 0, axes, &out, 0, &|v| {
-            k.get(&v).copied()
-        })
+        let plan = reduce_plan(
+            &op.cfg,
+            ties,
+            input.desc(),
+            0,
+            axes,
+            &out,
+            0,
+            DeviceClass::Software,
+            &|v| k.get(&v).copied(),
+        )
         .unwrap();
         let got = ctx
             .execute(&plan, &[input], std::slice::from_ref(&out))
@@ -666,6 +700,7 @@ fn empty_tensors() {
         &[1],
         &out,
         0,
+        DeviceClass::Software,
         &|_| Some(k),
     )
     .unwrap();
@@ -686,6 +721,7 @@ fn empty_tensors() {
             &[1],
             &out,
             0,
+            DeviceClass::Software,
             &|_| Some(k),
         )
         .err(),
@@ -718,9 +754,17 @@ fn two_dimensional_grid() {
     let g = ReduceGeometry::new(&sizes, &[1]).unwrap();
     assert_eq!(g.strategy(), ReduceStrategy::Rows);
     let k = kernel(op, ReduceVariant::Rows, DataType::Uint8, DataType::Uint8);
-    let plan = reduce_plan(&op.cfg, Ties::Last, input.desc(), 0, &[1], &out, 0, &|_| {
-        Some(k)
-    })
+    let plan = reduce_plan(
+        &op.cfg,
+        Ties::Last,
+        input.desc(),
+        0,
+        &[1],
+        &out,
+        0,
+        DeviceClass::Software,
+        &|_| Some(k),
+    )
     .unwrap();
     assert_eq!(plan.passes[0].workgroups, 65_537);
     let t = std::time::Instant::now();

@@ -17,8 +17,8 @@ use std::cmp::Ordering;
 
 use super::pow2_floor;
 use crate::{
-    row_major_strides, BufferRef, DataType, Element, GpuPlan, HostTensor, Kernel, OpError,
-    OutputInit, Pass, TensorDesc,
+    row_major_strides, BufferRef, DataType, DeviceClass, Element, GpuPlan, HostTensor, Kernel,
+    OpError, OutputInit, Pass, TensorDesc,
 };
 
 /// What each output element keeps.
@@ -118,11 +118,17 @@ pub enum ReduceVariant {
     /// [`Columns`](Self::Columns) over chunks of the reduced dimension,
     /// writing partial results; [`Combine`](Self::Combine) follows.
     SplitColumns,
+    /// [`SplitLanes`](Self::SplitLanes) with workgroup-sized teams whose
+    /// threads then combine in shared memory, so that each (output, chunk)
+    /// writes one partial result, not one per thread: the long rows and
+    /// all-axes reductions of [`DeviceClass::Hardware`], where the combine
+    /// of a partial per thread would leave one workgroup reading them all.
+    SplitLanesTree,
 }
 
 impl ReduceVariant {
     /// Every variant.
-    pub const ALL: [ReduceVariant; 8] = [
+    pub const ALL: [ReduceVariant; 9] = [
         ReduceVariant::Rows,
         ReduceVariant::Tree,
         ReduceVariant::SplitRows,
@@ -131,11 +137,13 @@ impl ReduceVariant {
         ReduceVariant::SplitLanes,
         ReduceVariant::Columns,
         ReduceVariant::SplitColumns,
+        ReduceVariant::SplitLanesTree,
     ];
 
     /// The variant's name in kernel keys (`reduce_rows`, `reduce_tree`,
     /// `reduce_split_rows`, `reduce_split_tree`, `reduce_combine`,
-    /// `reduce_split_lanes`, `reduce_columns`, `reduce_split_columns`).
+    /// `reduce_split_lanes`, `reduce_columns`, `reduce_split_columns`,
+    /// `reduce_split_lanes_tree`).
     pub const fn name(self) -> &'static str {
         match self {
             ReduceVariant::Rows => "reduce_rows",
@@ -146,24 +154,32 @@ impl ReduceVariant {
             ReduceVariant::SplitLanes => "reduce_split_lanes",
             ReduceVariant::Columns => "reduce_columns",
             ReduceVariant::SplitColumns => "reduce_split_columns",
+            ReduceVariant::SplitLanesTree => "reduce_split_lanes_tree",
         }
     }
 
     /// True for the variants that read the input 16 bytes at a time
-    /// (`array<vec4<u32>>`): `SplitLanes`, `Columns` and `SplitColumns`.
+    /// (`array<vec4<u32>>`): `SplitLanes`, `Columns`, `SplitColumns` and
+    /// `SplitLanesTree`.
     pub const fn is_vector(self) -> bool {
         matches!(
             self,
-            ReduceVariant::SplitLanes | ReduceVariant::Columns | ReduceVariant::SplitColumns
+            ReduceVariant::SplitLanes
+                | ReduceVariant::Columns
+                | ReduceVariant::SplitColumns
+                | ReduceVariant::SplitLanesTree
         )
     }
 
     /// True for the variants that combine in shared memory (and so have
-    /// barriers): `Tree`, `SplitTree` and `Combine`.
+    /// barriers): `Tree`, `SplitTree`, `Combine` and `SplitLanesTree`.
     pub const fn is_tree(self) -> bool {
         matches!(
             self,
-            ReduceVariant::Tree | ReduceVariant::SplitTree | ReduceVariant::Combine
+            ReduceVariant::Tree
+                | ReduceVariant::SplitTree
+                | ReduceVariant::Combine
+                | ReduceVariant::SplitLanesTree
         )
     }
 
@@ -176,6 +192,7 @@ impl ReduceVariant {
                 | ReduceVariant::SplitTree
                 | ReduceVariant::SplitLanes
                 | ReduceVariant::SplitColumns
+                | ReduceVariant::SplitLanesTree
         )
     }
 }
@@ -228,6 +245,17 @@ pub const LANES_MIN_VECTORS: u64 = 16;
 /// Threads below which a [`ReduceVariant::Columns`] reduction is split over
 /// chunks of the reduced dimension ([`ReduceVariant::SplitColumns`]).
 pub const COLUMN_THREADS: u64 = 1 << 14;
+
+/// [`COLUMN_THREADS`] on [`DeviceClass::Hardware`]: a GPU needs about this
+/// many threads with loads in flight (measured on an NVIDIA H100: the
+/// strided FLOAT32 reduction of 256 MiB took 1.09 ms as 16K column threads,
+/// 0.44 ms split to 128K, 0.60 ms split to 512K).
+pub const HARDWARE_COLUMN_THREADS: u64 = 1 << 17;
+
+/// Vectors per thread of a [`ReduceVariant::SplitLanesTree`] chunk on
+/// [`DeviceClass::Hardware`] (chunks of `256 * 16` vectors, 64 KiB): many
+/// workgroups, each writing one partial result.
+pub const HARDWARE_CHUNK_LANE_VECTORS: u64 = 16;
 
 /// Fewest rows a [`ReduceVariant::SplitColumns`] chunk holds.
 pub const MIN_COLUMN_ROWS: u64 = 32;
@@ -293,6 +321,15 @@ pub enum ReduceStrategy {
         /// Threads per output of the combine pass.
         combine_team: u32,
     },
+    /// [`ReduceVariant::SplitLanesTree`] with workgroup teams over `chunks`
+    /// chunks per output (`chunks` partial results per output), then
+    /// [`ReduceVariant::Combine`] with teams of `combine_team`.
+    SplitLanesTree {
+        /// Chunks per output.
+        chunks: u32,
+        /// Threads per output of the combine pass.
+        combine_team: u32,
+    },
     /// One [`ReduceVariant::Columns`] pass.
     Columns,
     /// [`ReduceVariant::SplitColumns`] over `chunks` chunks per output, then
@@ -314,6 +351,7 @@ impl ReduceStrategy {
             ReduceStrategy::SplitRows { .. } => ReduceVariant::SplitRows,
             ReduceStrategy::SplitTree { .. } => ReduceVariant::SplitTree,
             ReduceStrategy::SplitLanes { .. } => ReduceVariant::SplitLanes,
+            ReduceStrategy::SplitLanesTree { .. } => ReduceVariant::SplitLanesTree,
             ReduceStrategy::Columns => ReduceVariant::Columns,
             ReduceStrategy::SplitColumns { .. } => ReduceVariant::SplitColumns,
         }
@@ -547,11 +585,24 @@ impl ReduceGeometry {
     ///   [`COLUMN_THREADS`] threads: chunks of at least [`MIN_COLUMN_ROWS`]
     ///   rows bring it up to about that many.
     pub fn strategy_for(&self, dtype: DataType) -> ReduceStrategy {
-        self.vector_strategy(dtype)
+        self.strategy_on(dtype, DeviceClass::Software)
+    }
+
+    /// [`strategy_for`](Self::strategy_for) on an adapter of `class`.
+    /// [`DeviceClass::Hardware`] differs in two places:
+    ///
+    /// - rows long enough for full-workgroup [`ReduceStrategy::SplitLanes`]
+    ///   teams run [`ReduceStrategy::SplitLanesTree`] over chunks of
+    ///   `WORKGROUP_SIZE * HARDWARE_CHUNK_LANE_VECTORS` vectors: one partial
+    ///   result per chunk instead of one per thread;
+    /// - column reductions are split up to [`HARDWARE_COLUMN_THREADS`]
+    ///   threads instead of [`COLUMN_THREADS`].
+    pub fn strategy_on(&self, dtype: DataType, class: DeviceClass) -> ReduceStrategy {
+        self.vector_strategy(dtype, class)
             .unwrap_or_else(|| self.strategy())
     }
 
-    fn vector_strategy(&self, dtype: DataType) -> Option<ReduceStrategy> {
+    fn vector_strategy(&self, dtype: DataType, class: DeviceClass) -> Option<ReduceStrategy> {
         let bytes = dtype.size_bytes() as u64;
         let &[(len, stride)] = self.reduced.as_slice() else {
             return None;
@@ -576,6 +627,17 @@ impl ReduceGeometry {
                 return None;
             }
             let team = pow2_floor(vectors / LANE_VECTORS).clamp(2, MAX_LANE_TEAM);
+            if class == DeviceClass::Hardware && team == MAX_LANE_TEAM {
+                let chunks = vectors.div_ceil(MAX_LANE_TEAM * HARDWARE_CHUNK_LANE_VECTORS);
+                let partials = outputs.checked_mul(chunks)?;
+                if !fits(partials) || chunks > u64::from(u32::MAX) {
+                    return None;
+                }
+                return Some(ReduceStrategy::SplitLanesTree {
+                    chunks: chunks as u32,
+                    combine_team: combine_team(chunks),
+                });
+            }
             let chunks = if team < MAX_LANE_TEAM {
                 1
             } else {
@@ -596,10 +658,14 @@ impl ReduceGeometry {
             return None;
         }
         let threads = outputs / per_vector;
-        if threads >= COLUMN_THREADS || len < 2 * MIN_COLUMN_ROWS {
+        let wanted = match class {
+            DeviceClass::Software => COLUMN_THREADS,
+            DeviceClass::Hardware => HARDWARE_COLUMN_THREADS,
+        };
+        if threads >= wanted || len < 2 * MIN_COLUMN_ROWS {
             return Some(ReduceStrategy::Columns);
         }
-        let chunks = COLUMN_THREADS.div_ceil(threads).min(len / MIN_COLUMN_ROWS);
+        let chunks = wanted.div_ceil(threads).min(len / MIN_COLUMN_ROWS);
         if chunks < 2 {
             return Some(ReduceStrategy::Columns);
         }
@@ -876,15 +942,17 @@ pub fn reduce_params(geometry: &ReduceGeometry, ties: Ties) -> Result<Vec<u32>, 
     Ok(p)
 }
 
-/// The GPU plan of a reduction, run as [`ReduceGeometry::strategy_for`]
-/// says for the input's data type (a vector strategy when rows or inner
-/// blocks are whole 16-byte vectors, else [`ReduceGeometry::strategy`]).
+/// The GPU plan of a reduction on an adapter of `class`, run as
+/// [`ReduceGeometry::strategy_on`] says for the input's data type (a vector
+/// strategy when rows or inner blocks are whole 16-byte vectors, else
+/// [`ReduceGeometry::strategy`]).
 ///
 /// - [`ReduceStrategy::Rows`], [`ReduceStrategy::Tree`] and
 ///   [`ReduceStrategy::Columns`]: one pass binding `[Params,
 ///   Input(input_slot), Output(output_slot)]`.
 /// - The split strategies: a [`ReduceVariant::SplitRows`],
-///   [`ReduceVariant::SplitTree`], [`ReduceVariant::SplitLanes`] or
+///   [`ReduceVariant::SplitTree`], [`ReduceVariant::SplitLanes`],
+///   [`ReduceVariant::SplitLanesTree`] or
 ///   [`ReduceVariant::SplitColumns`] pass binding `[Params,
 ///   Input(input_slot), Scratch(0)]` that writes its partial results (per
 ///   output: `chunk count`, or `team * chunk count` for `SplitLanes`), then
@@ -907,6 +975,7 @@ pub fn reduce_plan(
     axes: &[u32],
     output: &TensorDesc,
     output_slot: usize,
+    class: DeviceClass,
     kernel: &dyn Fn(ReduceVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
     let geometry = ReduceGeometry::new(&input.sizes, axes)?;
@@ -966,7 +1035,7 @@ pub fn reduce_plan(
     // Each split strategy: its first pass's variant, its parameters and
     // threads, then the partial results per output and the combine team.
     let (split, split_params, threads, per_output, combine_team) =
-        match geometry.strategy_for(input.dtype) {
+        match geometry.strategy_on(input.dtype, class) {
             ReduceStrategy::Rows => {
                 plan.passes.push(Pass {
                     kernel: kernel(ReduceVariant::Rows)?,
@@ -1035,6 +1104,24 @@ pub fn reduce_plan(
                     ReduceVariant::SplitLanes,
                     p,
                     outputs * partials,
+                    partials,
+                    combine_team,
+                )
+            }
+            ReduceStrategy::SplitLanesTree {
+                chunks,
+                combine_team,
+            } => {
+                // Chunks of whole vectors, a workgroup each.
+                let vectors = len / per_vector;
+                let chunk = vectors.div_ceil(u64::from(chunks)) * per_vector;
+                let mut p = with(WORKGROUP_SIZE, chunk, chunks);
+                p[params::VECTORS] = vectors_word(vectors)?;
+                let partials = u64::from(chunks);
+                (
+                    ReduceVariant::SplitLanesTree,
+                    p,
+                    outputs * partials * wg,
                     partials,
                     combine_team,
                 )
@@ -1289,6 +1376,56 @@ mod tests {
         assert_eq!(a, [1, 1, 2]);
     }
 
+    /// The bench's shapes: what each device class runs.
+    #[test]
+    fn hardware_class_strategies() {
+        let hw = |sizes: &[u32], axes: &[u32], dt| {
+            ReduceGeometry::new(sizes, axes)
+                .unwrap()
+                .strategy_on(dt, DeviceClass::Hardware)
+        };
+        let sw = |sizes: &[u32], axes: &[u32], dt| {
+            ReduceGeometry::new(sizes, axes).unwrap().strategy_for(dt)
+        };
+        let cube = [256, 256, 256];
+        let f32 = DataType::Float32;
+        // All axes: 2^22 vectors in chunks of 256 * 16, one partial each.
+        assert_eq!(
+            hw(&cube, &[0, 1, 2], f32),
+            ReduceStrategy::SplitLanesTree {
+                chunks: 1024,
+                combine_team: 64
+            }
+        );
+        assert_eq!(
+            sw(&cube, &[0, 1, 2], f32),
+            ReduceStrategy::SplitLanes {
+                team: 256,
+                chunks: 256,
+                combine_team: 256
+            }
+        );
+        // Rows of 64 vectors: the same teams of 2 on both.
+        assert_eq!(hw(&cube, &[2], f32), sw(&cube, &[2], f32));
+        // Columns: 16K threads suffice on a CPU; a GPU splits the 256 rows
+        // into 8 chunks of 32 (128K threads).
+        for axes in [[0], [1]] {
+            assert_eq!(sw(&cube, &axes, f32), ReduceStrategy::Columns);
+            assert_eq!(
+                hw(&cube, &axes, f32),
+                ReduceStrategy::SplitColumns {
+                    chunks: 8,
+                    combine_team: 1
+                }
+            );
+        }
+        // Enough column threads already: no split.
+        assert_eq!(hw(&[64, 1 << 19], &[0], f32), ReduceStrategy::Columns);
+        // Word strategies do not depend on the class.
+        let odd = [(1 << 12) + 1, 255];
+        assert_eq!(hw(&odd, &[0, 1], f32), sw(&odd, &[0, 1], f32));
+    }
+
     #[test]
     fn geometry_merges_and_picks_variants() {
         let g = ReduceGeometry::new(&[2, 1, 3, 4, 5], &[2, 3]).unwrap();
@@ -1438,9 +1575,17 @@ mod tests {
         };
         let input = TensorDesc::new(DataType::Float16, [1000, 7]);
         let out = TensorDesc::new(DataType::Float16, [1000]);
-        let plan = reduce_plan(&REDUCE_MIN, Ties::Last, &input, 0, &[1], &out, 0, &|v| {
-            (v == ReduceVariant::Rows).then_some(&K)
-        })
+        let plan = reduce_plan(
+            &REDUCE_MIN,
+            Ties::Last,
+            &input,
+            0,
+            &[1],
+            &out,
+            0,
+            DeviceClass::Software,
+            &|v| (v == ReduceVariant::Rows).then_some(&K),
+        )
         .unwrap();
         assert_eq!(plan.outputs, vec![OutputInit::Zero]);
         let pass = &plan.passes[0];
@@ -1465,6 +1610,7 @@ mod tests {
             &[0, 1],
             &TensorDesc::new(DataType::Uint32, [1, 1]),
             0,
+            DeviceClass::Software,
             &|_| Some(&K),
         )
         .unwrap();
@@ -1481,6 +1627,31 @@ mod tests {
         assert_eq!(combine.params[params::TEAM], 256);
         assert_eq!(combine.params[params::CHUNK_COUNT], 32 * 256);
         assert_eq!(combine.workgroups, 1);
+        // The same on a hardware GPU: workgroup trees over chunks of
+        // 256 * 16 vectors, one partial result each (128 of them).
+        let plan = reduce_plan(
+            &ARG_MIN,
+            Ties::First,
+            &all,
+            0,
+            &[0, 1],
+            &TensorDesc::new(DataType::Uint32, [1, 1]),
+            0,
+            DeviceClass::Hardware,
+            &|v| (v == ReduceVariant::SplitLanesTree || v == ReduceVariant::Combine).then_some(&K),
+        )
+        .unwrap();
+        assert_eq!(plan.passes.len(), 2);
+        assert_eq!(plan.scratch_bytes, vec![128 * 3 * 4]);
+        let (split, combine) = (&plan.passes[0], &plan.passes[1]);
+        assert_eq!(split.buffers[2], BufferRef::Scratch(0));
+        assert_eq!(split.workgroups, 128);
+        assert_eq!(split.params[params::CHUNK_COUNT], 128);
+        assert_eq!(split.params[params::CHUNK_LEN], 2 * 256 * 16);
+        assert_eq!(split.params[params::TEAM], 256);
+        assert_eq!(combine.params[params::TEAM], 8);
+        assert_eq!(combine.params[params::CHUNK_COUNT], 128);
+        assert_eq!(combine.workgroups, 1);
         // An odd number of FLOAT32 positions, no whole vectors: the word path.
         let odd = TensorDesc::new(DataType::Float32, [(1 << 12) + 1, 255]);
         let plan = reduce_plan(
@@ -1491,6 +1662,7 @@ mod tests {
             &[0, 1],
             &TensorDesc::new(DataType::Uint32, [1, 1]),
             0,
+            DeviceClass::Software,
             &|_| Some(&K),
         )
         .unwrap();
@@ -1507,13 +1679,24 @@ mod tests {
             &[1],
             &TensorDesc::new(DataType::Float32, [3, 1 << 16]),
             0,
+            DeviceClass::Software,
             &|_| Some(&K),
         )
         .unwrap();
         assert_eq!(plan.passes.len(), 1);
         assert_eq!(plan.passes[0].params[params::VECTORS], 1 << 14);
         assert_eq!(plan.passes[0].workgroups, 3 * (1 << 14) / 256);
-        let r = reduce_plan(&REDUCE_MIN, Ties::Last, &input, 0, &[1], &out, 0, &|_| None);
+        let r = reduce_plan(
+            &REDUCE_MIN,
+            Ties::Last,
+            &input,
+            0,
+            &[1],
+            &out,
+            0,
+            DeviceClass::Software,
+            &|_| None,
+        );
         assert!(matches!(r, Err(OpError::Unsupported(_))));
         let huge = TensorDesc::new(DataType::Float64, [1 << 20, 1 << 12]);
         let r = reduce_plan(
@@ -1524,6 +1707,7 @@ mod tests {
             &[1],
             &TensorDesc::new(DataType::Int64, [1 << 20]),
             0,
+            DeviceClass::Software,
             &|_| Some(&K),
         );
         assert!(matches!(r, Err(OpError::TooLarge { .. })));
@@ -1536,6 +1720,7 @@ mod tests {
             &[1],
             &TensorDesc::new(DataType::Int64, [0]),
             0,
+            DeviceClass::Software,
             &|_| None,
         )
         .unwrap();

@@ -21,7 +21,7 @@ pub struct ComputeCode {
     pub items: TokenStream,
     /// Body of `run_cpu` (inputs already checked).
     pub run_cpu: TokenStream,
-    /// Body of `gpu_plan`.
+    /// Body of `gpu_plan_for` (its `class: DeviceClass` argument in scope).
     pub gpu_plan: TokenStream,
     /// Body of `index_error`.
     pub index_error: TokenStream,
@@ -164,7 +164,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             let gpu_plan = quote! {
                 #axes_u32
                 ::ops_core::__private::patterns::reduce::reduce_plan(
-                    &CFG, #ties_expr, #in_desc, #in_slot, &__axes, &self.#out_f, #out_slot,
+                    &CFG, #ties_expr, #in_desc, #in_slot, &__axes, &self.#out_f, #out_slot, class,
                     &|v| kernel_for(v, (#in_desc).dtype, self.#out_f.dtype),
                 )
             };
@@ -263,6 +263,8 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     ::core::result::Result::Ok(::std::vec![out])
                 },
                 gpu_plan: quote! {
+                    // One plan for every device class.
+                    let _ = class;
                     #counts
                     let (__d, __x) = (self.#in_f.dtype, self.#ix_f.dtype);
                     ::ops_core::__private::patterns::gather_nd::gather_nd_plan(
@@ -369,6 +371,8 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     ::core::result::Result::Ok(::std::vec![out])
                 },
                 gpu_plan: quote! {
+                    // One plan for every device class.
+                    let _ = class;
                     let __axis = self.__env_count(&AXIS)?;
                     let k = kernels_for(self.#in_f.dtype, self.#ix_f.dtype).ok_or_else(|| ::ops_core::OpError::Unsupported(::std::format!(
                         "{}: no kernel for {} data with {} indices", #name, self.#in_f.dtype, self.#ix_f.dtype)))?;
@@ -401,7 +405,10 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 static KERNELS: &[&::ops_core::Kernel] = &[];
             ),
             run_cpu: quote!(::core::unreachable!()),
-            gpu_plan: quote!(::core::unreachable!()),
+            gpu_plan: quote! {
+                let _ = class;
+                ::core::unreachable!()
+            },
             index_error: quote!(::core::unreachable!()),
             index_bounds: quote!(::std::vec::Vec::new()),
             docs: Vec::new(),

@@ -696,7 +696,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                     #run_cpu
                 }
 
-                fn gpu_plan(&self) -> ::core::result::Result<::ops_core::GpuPlan, ::ops_core::OpError> {
+                fn gpu_plan_for(&self, class: ::ops_core::DeviceClass) -> ::core::result::Result<::ops_core::GpuPlan, ::ops_core::OpError> {
                     #gpu_plan
                 }
 

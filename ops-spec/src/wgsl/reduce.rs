@@ -126,7 +126,8 @@ fn reduce_buffers(variant: ReduceVariant, output: DataType) -> [Buffer<'static>;
         ReduceVariant::SplitRows
         | ReduceVariant::SplitTree
         | ReduceVariant::SplitLanes
-        | ReduceVariant::SplitColumns => {
+        | ReduceVariant::SplitColumns
+        | ReduceVariant::SplitLanesTree => {
             [params, input, Buffer::read_write("partials", false, true)]
         }
         ReduceVariant::Combine => [params, Buffer::read("partials", true), output],
@@ -254,7 +255,7 @@ fn reduce_module(
             w.line("position: u32,");
         });
         w.blank();
-        if variant.is_tree() {
+        if variant.is_tree() && !variant.is_vector() {
             gen_scan_strided(&mut w, key_ty);
             w.blank();
         } else if !variant.is_vector() {
@@ -288,7 +289,8 @@ fn reduce_module(
         ReduceVariant::SplitRows
         | ReduceVariant::SplitTree
         | ReduceVariant::SplitLanes
-        | ReduceVariant::SplitColumns => {
+        | ReduceVariant::SplitColumns
+        | ReduceVariant::SplitLanesTree => {
             gen_store_partial(&mut w, &buffers[2], layout, input);
             w.blank();
         }
@@ -309,7 +311,8 @@ fn reduce_module(
         ReduceVariant::Tree => gen_tree_body(&mut w, false),
         ReduceVariant::SplitTree => gen_tree_body(&mut w, true),
         ReduceVariant::Combine => gen_combine_body(&mut w, cfg.keep, output, key_ty),
-        ReduceVariant::SplitLanes => gen_lanes_body(&mut w, &buffers[1], layout, input),
+        ReduceVariant::SplitLanes => gen_lanes_body(&mut w, &buffers[1], layout, input, false),
+        ReduceVariant::SplitLanesTree => gen_lanes_body(&mut w, &buffers[1], layout, input, true),
         ReduceVariant::Columns => gen_columns_body(&mut w, &buffers[1], layout, input, false),
         ReduceVariant::SplitColumns => gen_columns_body(&mut w, &buffers[1], layout, input, true),
     }
@@ -427,11 +430,26 @@ fn gen_vector_loops(
 }
 
 /// SplitLanes: a team per (output, chunk) over the row's vectors, each
-/// thread writing its best as partial result number `thread`.
-fn gen_lanes_body(w: &mut Writer, input_buffer: &Buffer, layout: Layout, input: DataType) {
+/// thread writing its best as partial result number `thread`. With `tree`
+/// (SplitLanesTree, workgroup teams) the team's threads then combine in
+/// shared memory and its first thread writes the team's partial result,
+/// number `output * chunks + chunk`.
+fn gen_lanes_body(
+    w: &mut Writer,
+    input_buffer: &Buffer,
+    layout: Layout,
+    input: DataType,
+    tree: bool,
+) {
     let per = per_vector(input) as u32;
     w.comment("A team per (output, chunk) of a [outputs, len] input: the team's threads read");
-    w.comment("consecutive vectors; thread t writes partial result t.");
+    if tree {
+        w.comment(
+            "consecutive vectors, then combine; the team writes partial result o * chunks + c.",
+        );
+    } else {
+        w.comment("consecutive vectors; thread t writes partial result t.");
+    }
     w.line("let t = group * WORKGROUP_SIZE + lid;");
     w.line("let team = params[P_TEAM];");
     w.line("let chunks = params[P_CHUNK_COUNT];");
@@ -439,34 +457,53 @@ fn gen_lanes_body(w: &mut Writer, input_buffer: &Buffer, layout: Layout, input: 
     w.line("let rest = t >> countTrailingZeros(team);");
     w.line("let c = rest % chunks;");
     w.line("let o = rest / chunks;");
-    w.block("if (o >= params[P_OUTPUT_COUNT])", |w| {
-        w.line("return;");
-    });
-    w.line("let vectors = params[P_VECTORS];");
-    w.line("let chunk = params[P_CHUNK_LEN] / PER_VECTOR;");
-    w.line("let begin = min(c * chunk, vectors);");
-    w.line("let end = begin + min(chunk, vectors - begin);");
-    w.line("let row = o * vectors;");
-    w.line("var best_rank = NO_RANK;");
-    w.line("var best_position = NO_POSITION;");
-    w.block("if (begin + lane < end)", |w| {
-        w.line("best_position = (begin + lane) * PER_VECTOR;");
-    });
-    w.line("var v = begin + lane;");
-    gen_vector_loops(
-        w,
-        "v",
-        "team",
-        &|k| input_buffer.vector(layout, &format!("row + v + {k}u * team")),
-        &|w, k, last| {
-            for j in 0..per {
-                let position = format!("(v + {k}u * team) * PER_VECTOR + {j}u");
-                gen_vector_step(w, input, k, j, "", &position, last);
-            }
-        },
-        &|_| None,
-    );
-    w.line("store_partial(t, best_position, kept_offset(o));");
+    let scan = |w: &mut Writer| {
+        w.line("let vectors = params[P_VECTORS];");
+        w.line("let chunk = params[P_CHUNK_LEN] / PER_VECTOR;");
+        w.line("let begin = min(c * chunk, vectors);");
+        w.line("let end = begin + min(chunk, vectors - begin);");
+        w.line("let row = o * vectors;");
+        if !tree {
+            w.line("var best_rank = NO_RANK;");
+            w.line("var best_position = NO_POSITION;");
+        }
+        w.block("if (begin + lane < end)", |w| {
+            w.line("best_position = (begin + lane) * PER_VECTOR;");
+        });
+        w.line("var v = begin + lane;");
+        gen_vector_loops(
+            w,
+            "v",
+            "team",
+            &|k| input_buffer.vector(layout, &format!("row + v + {k}u * team")),
+            &|w, k, last| {
+                for j in 0..per {
+                    let position = format!("(v + {k}u * team) * PER_VECTOR + {j}u");
+                    gen_vector_step(w, input, k, j, "", &position, last);
+                }
+            },
+            &|_| None,
+        );
+    };
+    if tree {
+        w.comment("No early return: the team's barriers need every thread.");
+        w.line("var best_rank = NO_RANK;");
+        w.line("var best_position = NO_POSITION;");
+        w.line("let in_range = o < params[P_OUTPUT_COUNT];");
+        w.block("if (in_range)", scan);
+        w.line("wg_rank[lid] = best_rank;");
+        w.line("wg_position[lid] = best_position;");
+        gen_team_tree(w, false);
+        w.block("if (lane == 0u && in_range)", |w| {
+            w.line("store_partial(rest, wg_position[lid], kept_offset(o));");
+        });
+    } else {
+        w.block("if (o >= params[P_OUTPUT_COUNT])", |w| {
+            w.line("return;");
+        });
+        scan(w);
+        w.line("store_partial(t, best_position, kept_offset(o));");
+    }
 }
 
 /// Columns and SplitColumns: a thread per vector of `inner` of a `[outer,

@@ -12,8 +12,8 @@
 
 use ops_core::__private::support::SupportTable;
 use ops_core::{
-    AttrInfo, AttrKind, AttrValue, FeatureLevel, GpuPlan, HostTensor, OpArgs, OpError, Operator,
-    OperatorInfo, TensorDesc, TensorInfo, ValidationError,
+    AttrInfo, AttrKind, AttrValue, DeviceClass, FeatureLevel, GpuPlan, HostTensor, OpArgs, OpError,
+    Operator, OperatorInfo, TensorDesc, TensorInfo, ValidationError,
 };
 
 pub static FAKE: OperatorInfo = OperatorInfo {
@@ -226,7 +226,7 @@ impl Operator for FakeOp {
             _ => Ok(vec![inputs[0].clone()]),
         }
     }
-    fn gpu_plan(&self) -> Result<GpuPlan, OpError> {
+    fn gpu_plan_for(&self, _: DeviceClass) -> Result<GpuPlan, OpError> {
         Err(OpError::Unsupported(
             "the fake operator has no GPU plan".into(),
         ))
@@ -272,7 +272,7 @@ impl Operator for PairOp {
     fn run_cpu(&self, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError> {
         Ok(inputs.iter().map(|t| (*t).clone()).collect())
     }
-    fn gpu_plan(&self) -> Result<GpuPlan, OpError> {
+    fn gpu_plan_for(&self, _: DeviceClass) -> Result<GpuPlan, OpError> {
         Err(OpError::Unsupported("no GPU plan".into()))
     }
     fn index_error(&self, _: &[&HostTensor], _: usize, _: u64) -> OpError {
