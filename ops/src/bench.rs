@@ -8,7 +8,11 @@
 //! scratch and status initialised as the plan says, every pass), timed by
 //! GPU timestamps when the adapter has them and by submission-to-completion
 //! wall time otherwise ([`ops_gpu::TimeSource`]). A case reports the median
-//! of [`BenchOptions::runs`] runs after [`BenchOptions::warmup`] runs,
+//! of [`BenchOptions::runs`] runs after [`BenchOptions::warmup`] runs and
+//! at least [`BenchOptions::warmup_ms`] of them (a hardware GPU left idle
+//! while the CPU prepares a case's inputs drops its clocks and raises them
+//! only under sustained work: an NVIDIA H100 ran the cases at a 345 MHz
+//! shader clock instead of 1980 MHz without this),
 //! its effective bandwidth (the bytes the operator must read and write,
 //! divided by that time) and the ratio to the copy kernel's bandwidth for
 //! the same byte count. The outputs of the last run are compared bit for
@@ -55,6 +59,10 @@ pub struct BenchOptions {
     pub runs: usize,
     /// Untimed runs before them.
     pub warmup: usize,
+    /// Keep up the untimed runs (of the case and of the copy beside it)
+    /// for at least this many milliseconds, so that a hardware GPU's clocks
+    /// are up when the timed runs start.
+    pub warmup_ms: u64,
     /// Calls of the small-call comparison on each side.
     pub small_calls: usize,
     /// Run the CPU reference (once per case) for its throughput and to check
@@ -76,6 +84,7 @@ impl Default for BenchOptions {
             size: DEFAULT_SIZE,
             runs: 7,
             warmup: 2,
+            warmup_ms: 250,
             small_calls: 500,
             cpu_reference: true,
             filter: None,
@@ -94,6 +103,7 @@ impl BenchOptions {
             size: 64 << 10,
             runs: 1,
             warmup: 0,
+            warmup_ms: 0,
             small_calls: 3,
             cpu_reference: true,
             filter: None,
@@ -117,6 +127,10 @@ pub struct BenchArgs {
     /// Untimed runs before them.
     #[arg(long, default_value_t = 2)]
     pub warmup: usize,
+    /// Keep up the untimed runs for at least this many milliseconds per case
+    /// (a hardware GPU raises its clocks only under sustained work).
+    #[arg(long, default_value_t = 250)]
+    pub warmup_ms: u64,
     /// Calls on each side of the small-call comparison.
     #[arg(long, default_value_t = 500)]
     pub calls: usize,
@@ -127,7 +141,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub filter: Option<String>,
     /// CI's smoke mode: 64 KiB tensors, one run, no warm-up, three small
-    /// calls (replaces --size, --runs, --warmup and --calls). Its figures
+    /// calls (replaces --size, --runs, --warmup, --warmup-ms and --calls). Its figures
     /// mean nothing; it checks that every case still runs and matches the
     /// CPU reference.
     #[arg(long)]
@@ -160,6 +174,7 @@ impl BenchArgs {
                 size: self.size,
                 runs: self.runs,
                 warmup: self.warmup,
+                warmup_ms: self.warmup_ms,
                 small_calls: self.calls,
                 ..BenchOptions::default()
             }
@@ -416,8 +431,14 @@ fn time_runs(
     options: &BenchOptions,
     runs: usize,
 ) -> Result<(Duration, Duration, Option<Duration>), OpError> {
-    for _ in 0..options.warmup {
+    let start = Instant::now();
+    let mut warm = 0;
+    while warm < options.warmup || start.elapsed().as_millis() < u128::from(options.warmup_ms) {
+        if let Some(c) = copy {
+            c.prepared.run()?;
+        }
         prepared.run()?;
+        warm += 1;
     }
     let mut times = Vec::with_capacity(runs);
     let mut copies = Vec::with_capacity(runs);
@@ -902,8 +923,8 @@ impl BenchReport {
         let _ = writeln!(s, "plans: {}", class_name(self.class));
         let _ = writeln!(
             s,
-            "timing: {}; median of {} runs after {} warm-up runs; main tensors {} bytes",
-            self.time_source, o.runs, o.warmup, o.size
+            "timing: {}; median of {} runs after {} warm-up runs and at least {} ms of them; main tensors {} bytes",
+            self.time_source, o.runs, o.warmup, o.warmup_ms, o.size
         );
         let _ = writeln!(
             s,
@@ -995,6 +1016,7 @@ impl BenchReport {
             "size": o.size,
             "runs": o.runs,
             "warmup": o.warmup,
+            "warmup_ms": o.warmup_ms,
             "copy": self.copy.to_json(),
             "copy_words": self.copy_words.to_json(),
             "cases": self.cases.iter().map(CaseResult::to_json).collect::<Vec<_>>(),

@@ -458,3 +458,69 @@ fn every_table_combination_runs_on_the_gpu() {
     }
     assert_eq!(n, 2 * (8 + 10) * 4);
 }
+
+/// `Context::run` asks for the plans of its device class; a context set to
+/// `DeviceClass::Hardware` runs the GPU-shaped plans (workgroup trees over
+/// wide teams, wider column splits) on whatever adapter this is, and they
+/// match the CPU reference bit for bit, like the software ones. The shapes
+/// reach every hardware strategy: all axes in many chunks, rows of 64 and
+/// of 1,000 vectors, outer and middle column axes.
+#[test]
+fn hardware_class_plans_match_the_cpu_reference() {
+    let hw = ops_gpu::Context::new()
+        .unwrap()
+        .with_device_class(ops_core::DeviceClass::Hardware);
+    assert_eq!(hw.device_class(), ops_core::DeviceClass::Hardware);
+    let mut rng = Rng::new(0x4a7d_c1a5);
+    let shapes: [(&[u32], &[u32]); 5] = [
+        (&[64, 64, 64], &[0, 1, 2]),
+        (&[96, 256], &[1]),
+        (&[3, 4000], &[1]),
+        (&[128, 4096], &[0]),
+        (&[8, 64, 128], &[1]),
+    ];
+    let mut variants = std::collections::BTreeSet::new();
+    for dtype in [DataType::Float32, DataType::Float16, DataType::Int64] {
+        for (sizes, axes) in shapes {
+            let input = tensor_with_edges(dtype, sizes, &mut rng);
+            for max in [false, true] {
+                let op: Box<dyn Operator> = if max {
+                    Box::new(
+                        ArgMaxDesc::builder()
+                            .input(input.desc().clone())
+                            .output_dtype(DataType::Int64)
+                            .axes(axes.to_vec())
+                            .axis_direction(argmax::AxisDirection::Decreasing)
+                            .build()
+                            .unwrap(),
+                    )
+                } else {
+                    Box::new(
+                        ArgMinDesc::builder()
+                            .input(input.desc().clone())
+                            .output_dtype(DataType::Uint32)
+                            .axes(axes.to_vec())
+                            .build()
+                            .unwrap(),
+                    )
+                };
+                let plan = op.gpu_plan_for(ops_core::DeviceClass::Hardware).unwrap();
+                variants.extend(
+                    plan.passes
+                        .iter()
+                        .map(|p| p.kernel.key.split('/').nth(1).unwrap()),
+                );
+                let want = op.run_cpu(&[&input]).unwrap();
+                let got = hw.run(op.as_ref(), &[&input]).unwrap();
+                assert_bitwise_eq(&got[0], &want[0], &format!("{op:?}"));
+            }
+        }
+    }
+    for v in [
+        "reduce_split_lanes_tree",
+        "reduce_split_columns",
+        "reduce_combine",
+    ] {
+        assert!(variants.contains(v), "{variants:?}");
+    }
+}

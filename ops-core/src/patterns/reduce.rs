@@ -118,11 +118,13 @@ pub enum ReduceVariant {
     /// [`Columns`](Self::Columns) over chunks of the reduced dimension,
     /// writing partial results; [`Combine`](Self::Combine) follows.
     SplitColumns,
-    /// [`SplitLanes`](Self::SplitLanes) with workgroup-sized teams whose
-    /// threads then combine in shared memory, so that each (output, chunk)
-    /// writes one partial result, not one per thread: the long rows and
-    /// all-axes reductions of [`DeviceClass::Hardware`], where the combine
-    /// of a partial per thread would leave one workgroup reading them all.
+    /// [`SplitLanes`](Self::SplitLanes) whose team's threads then combine
+    /// in shared memory, so that each (output, chunk) writes one partial
+    /// result, not one per thread: the contiguous reductions of
+    /// [`DeviceClass::Hardware`], with wide teams (a warp's loads cover
+    /// whole 512-byte runs of a row) and, for all-axes reductions, without
+    /// a combine of a partial per thread that would leave one workgroup
+    /// reading them all.
     SplitLanesTree,
 }
 
@@ -257,6 +259,11 @@ pub const HARDWARE_COLUMN_THREADS: u64 = 1 << 17;
 /// workgroups, each writing one partial result.
 pub const HARDWARE_CHUNK_LANE_VECTORS: u64 = 16;
 
+/// Vectors each thread of a [`ReduceVariant::SplitLanesTree`] team reads,
+/// at least, when [`DeviceClass::Hardware`] sizes teams: rows of 64
+/// vectors get teams of 32 threads.
+pub const HARDWARE_LANE_VECTORS: u64 = 2;
+
 /// Fewest rows a [`ReduceVariant::SplitColumns`] chunk holds.
 pub const MIN_COLUMN_ROWS: u64 = 32;
 
@@ -321,10 +328,12 @@ pub enum ReduceStrategy {
         /// Threads per output of the combine pass.
         combine_team: u32,
     },
-    /// [`ReduceVariant::SplitLanesTree`] with workgroup teams over `chunks`
+    /// [`ReduceVariant::SplitLanesTree`] with teams of `team` over `chunks`
     /// chunks per output (`chunks` partial results per output), then
     /// [`ReduceVariant::Combine`] with teams of `combine_team`.
     SplitLanesTree {
+        /// Threads per (output, chunk).
+        team: u32,
         /// Chunks per output.
         chunks: u32,
         /// Threads per output of the combine pass.
@@ -591,10 +600,13 @@ impl ReduceGeometry {
     /// [`strategy_for`](Self::strategy_for) on an adapter of `class`.
     /// [`DeviceClass::Hardware`] differs in two places:
     ///
-    /// - rows long enough for full-workgroup [`ReduceStrategy::SplitLanes`]
-    ///   teams run [`ReduceStrategy::SplitLanesTree`] over chunks of
-    ///   `WORKGROUP_SIZE * HARDWARE_CHUNK_LANE_VECTORS` vectors: one partial
-    ///   result per chunk instead of one per thread;
+    /// - contiguous rows of whole vectors run
+    ///   [`ReduceStrategy::SplitLanesTree`]: teams of
+    ///   `pow2_floor(vectors / HARDWARE_LANE_VECTORS)` threads (2 to
+    ///   [`WORKGROUP_SIZE`]) combining in shared memory, full-workgroup teams
+    ///   over chunks of `WORKGROUP_SIZE * HARDWARE_CHUNK_LANE_VECTORS`
+    ///   vectors: one partial result per (output, chunk) instead of one per
+    ///   thread;
     /// - column reductions are split up to [`HARDWARE_COLUMN_THREADS`]
     ///   threads instead of [`COLUMN_THREADS`].
     pub fn strategy_on(&self, dtype: DataType, class: DeviceClass) -> ReduceStrategy {
@@ -627,13 +639,24 @@ impl ReduceGeometry {
                 return None;
             }
             let team = pow2_floor(vectors / LANE_VECTORS).clamp(2, MAX_LANE_TEAM);
-            if class == DeviceClass::Hardware && team == MAX_LANE_TEAM {
-                let chunks = vectors.div_ceil(MAX_LANE_TEAM * HARDWARE_CHUNK_LANE_VECTORS);
+            if class == DeviceClass::Hardware {
+                let team = pow2_floor(vectors / HARDWARE_LANE_VECTORS).clamp(2, MAX_LANE_TEAM);
+                let chunks = if team < MAX_LANE_TEAM {
+                    1
+                } else {
+                    vectors.div_ceil(MAX_LANE_TEAM * HARDWARE_CHUNK_LANE_VECTORS)
+                };
                 let partials = outputs.checked_mul(chunks)?;
-                if !fits(partials) || chunks > u64::from(u32::MAX) {
+                if !fits(partials)
+                    || chunks > u64::from(u32::MAX)
+                    || partials
+                        .checked_mul(team)
+                        .is_none_or(|t| t > u64::from(u32::MAX))
+                {
                     return None;
                 }
                 return Some(ReduceStrategy::SplitLanesTree {
+                    team: team as u32,
                     chunks: chunks as u32,
                     combine_team: combine_team(chunks),
                 });
@@ -1109,19 +1132,20 @@ pub fn reduce_plan(
                 )
             }
             ReduceStrategy::SplitLanesTree {
+                team,
                 chunks,
                 combine_team,
             } => {
-                // Chunks of whole vectors, a workgroup each.
+                // Chunks of whole vectors, a team each.
                 let vectors = len / per_vector;
                 let chunk = vectors.div_ceil(u64::from(chunks)) * per_vector;
-                let mut p = with(WORKGROUP_SIZE, chunk, chunks);
+                let mut p = with(team, chunk, chunks);
                 p[params::VECTORS] = vectors_word(vectors)?;
                 let partials = u64::from(chunks);
                 (
                     ReduceVariant::SplitLanesTree,
                     p,
-                    outputs * partials * wg,
+                    outputs * partials * u64::from(team),
                     partials,
                     combine_team,
                 )
@@ -1393,6 +1417,7 @@ mod tests {
         assert_eq!(
             hw(&cube, &[0, 1, 2], f32),
             ReduceStrategy::SplitLanesTree {
+                team: 256,
                 chunks: 1024,
                 combine_team: 64
             }
@@ -1405,8 +1430,24 @@ mod tests {
                 combine_team: 256
             }
         );
-        // Rows of 64 vectors: the same teams of 2 on both.
-        assert_eq!(hw(&cube, &[2], f32), sw(&cube, &[2], f32));
+        // Rows of 64 vectors: teams of 2 threads writing a partial each on a
+        // CPU, teams of 32 combining in shared memory on a GPU.
+        assert_eq!(
+            sw(&cube, &[2], f32),
+            ReduceStrategy::SplitLanes {
+                team: 2,
+                chunks: 1,
+                combine_team: 1
+            }
+        );
+        assert_eq!(
+            hw(&cube, &[2], f32),
+            ReduceStrategy::SplitLanesTree {
+                team: 32,
+                chunks: 1,
+                combine_team: 1
+            }
+        );
         // Columns: 16K threads suffice on a CPU; a GPU splits the 256 rows
         // into 8 chunks of 32 (128K threads).
         for axes in [[0], [1]] {

@@ -431,7 +431,7 @@ fn gen_vector_loops(
 
 /// SplitLanes: a team per (output, chunk) over the row's vectors, each
 /// thread writing its best as partial result number `thread`. With `tree`
-/// (SplitLanesTree, workgroup teams) the team's threads then combine in
+/// (SplitLanesTree) the team's threads then combine in
 /// shared memory and its first thread writes the team's partial result,
 /// number `output * chunks + chunk`.
 fn gen_lanes_body(
