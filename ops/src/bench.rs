@@ -84,7 +84,7 @@ impl Default for BenchOptions {
             size: DEFAULT_SIZE,
             runs: 7,
             warmup: 2,
-            warmup_ms: 250,
+            warmup_ms: 500,
             small_calls: 500,
             cpu_reference: true,
             filter: None,
@@ -129,7 +129,7 @@ pub struct BenchArgs {
     pub warmup: usize,
     /// Keep up the untimed runs for at least this many milliseconds per case
     /// (a hardware GPU raises its clocks only under sustained work).
-    #[arg(long, default_value_t = 250)]
+    #[arg(long, default_value_t = 500)]
     pub warmup_ms: u64,
     /// Calls on each side of the small-call comparison.
     #[arg(long, default_value_t = 500)]
