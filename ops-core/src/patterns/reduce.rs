@@ -1047,116 +1047,107 @@ pub fn reduce_plan(
     let inner = geometry.kept.last().map_or(1, |&(size, _)| size);
     // Each split strategy: its first pass's variant, its parameters and
     // threads, then the partial results per output and the combine team.
-    let (split, split_params, threads, per_output, combine_team) =
-        match geometry.strategy_on(input.dtype, class) {
-            ReduceStrategy::Rows => {
-                plan.passes.push(Pass {
-                    kernel: kernel(ReduceVariant::Rows)?,
-                    buffers: input_buffers,
-                    params: base,
-                    workgroups: outputs.div_ceil(wg),
-                });
-                return Ok(plan);
-            }
-            ReduceStrategy::Tree { team } => {
-                plan.passes.push(Pass {
-                    kernel: kernel(ReduceVariant::Tree)?,
-                    buffers: input_buffers,
-                    params: with(team, len, 1),
-                    workgroups: (outputs * u64::from(team)).div_ceil(wg),
-                });
-                return Ok(plan);
-            }
-            ReduceStrategy::Columns => {
-                let mut p = base;
-                p[params::VECTORS] = vectors_word(inner / per_vector)?;
-                plan.passes.push(Pass {
-                    kernel: kernel(ReduceVariant::Columns)?,
-                    buffers: input_buffers,
-                    params: p,
-                    workgroups: (outputs / per_vector).div_ceil(wg),
-                });
-                return Ok(plan);
-            }
-            ReduceStrategy::SplitRows {
-                chunks,
+    let strategy = geometry.strategy_on(input.dtype, class);
+    let (split, split_params, threads, per_output, combine_team) = match strategy {
+        ReduceStrategy::Rows => {
+            plan.passes.push(Pass {
+                kernel: kernel(ReduceVariant::Rows)?,
+                buffers: input_buffers,
+                params: base,
+                workgroups: outputs.div_ceil(wg),
+            });
+            return Ok(plan);
+        }
+        ReduceStrategy::Tree { team } => {
+            plan.passes.push(Pass {
+                kernel: kernel(ReduceVariant::Tree)?,
+                buffers: input_buffers,
+                params: with(team, len, 1),
+                workgroups: (outputs * u64::from(team)).div_ceil(wg),
+            });
+            return Ok(plan);
+        }
+        ReduceStrategy::Columns => {
+            let mut p = base;
+            p[params::VECTORS] = vectors_word(inner / per_vector)?;
+            plan.passes.push(Pass {
+                kernel: kernel(ReduceVariant::Columns)?,
+                buffers: input_buffers,
+                params: p,
+                workgroups: (outputs / per_vector).div_ceil(wg),
+            });
+            return Ok(plan);
+        }
+        ReduceStrategy::SplitRows {
+            chunks,
+            combine_team,
+        } => {
+            let p = with(1, len.div_ceil(u64::from(chunks)), chunks);
+            let partials = u64::from(chunks);
+            (
+                ReduceVariant::SplitRows,
+                p,
+                outputs * partials,
+                partials,
                 combine_team,
-            } => {
-                let p = with(1, len.div_ceil(u64::from(chunks)), chunks);
-                let partials = u64::from(chunks);
-                (
-                    ReduceVariant::SplitRows,
-                    p,
-                    outputs * partials,
-                    partials,
-                    combine_team,
-                )
-            }
-            ReduceStrategy::SplitTree {
-                team,
-                chunks,
+            )
+        }
+        ReduceStrategy::SplitTree {
+            team,
+            chunks,
+            combine_team,
+        } => {
+            let p = with(team, len.div_ceil(u64::from(chunks)), chunks);
+            let threads = outputs * u64::from(chunks) * u64::from(team);
+            let partials = u64::from(chunks);
+            (ReduceVariant::SplitTree, p, threads, partials, combine_team)
+        }
+        ReduceStrategy::SplitLanes {
+            team,
+            chunks,
+            combine_team,
+        }
+        | ReduceStrategy::SplitLanesTree {
+            team,
+            chunks,
+            combine_team,
+        } => {
+            // Chunks of whole vectors; a partial result per thread, or
+            // per team for the tree.
+            let vectors = len / per_vector;
+            let chunk = vectors.div_ceil(u64::from(chunks)) * per_vector;
+            let mut p = with(team, chunk, chunks);
+            p[params::VECTORS] = vectors_word(vectors)?;
+            let teams = outputs * u64::from(chunks);
+            let per_team = match strategy.variant() {
+                ReduceVariant::SplitLanes => u64::from(team),
+                _ => 1,
+            };
+            (
+                strategy.variant(),
+                p,
+                teams * u64::from(team),
+                u64::from(chunks) * per_team,
                 combine_team,
-            } => {
-                let p = with(team, len.div_ceil(u64::from(chunks)), chunks);
-                let threads = outputs * u64::from(chunks) * u64::from(team);
-                let partials = u64::from(chunks);
-                (ReduceVariant::SplitTree, p, threads, partials, combine_team)
-            }
-            ReduceStrategy::SplitLanes {
-                team,
-                chunks,
+            )
+        }
+        ReduceStrategy::SplitColumns {
+            chunks,
+            combine_team,
+        } => {
+            let mut p = with(1, len.div_ceil(u64::from(chunks)), chunks);
+            p[params::VECTORS] = vectors_word(inner / per_vector)?;
+            let threads = outputs / per_vector * u64::from(chunks);
+            let partials = u64::from(chunks);
+            (
+                ReduceVariant::SplitColumns,
+                p,
+                threads,
+                partials,
                 combine_team,
-            } => {
-                // Chunks of whole vectors.
-                let vectors = len / per_vector;
-                let chunk = vectors.div_ceil(u64::from(chunks)) * per_vector;
-                let mut p = with(team, chunk, chunks);
-                p[params::VECTORS] = vectors_word(vectors)?;
-                let partials = u64::from(chunks) * u64::from(team);
-                (
-                    ReduceVariant::SplitLanes,
-                    p,
-                    outputs * partials,
-                    partials,
-                    combine_team,
-                )
-            }
-            ReduceStrategy::SplitLanesTree {
-                team,
-                chunks,
-                combine_team,
-            } => {
-                // Chunks of whole vectors, a team each.
-                let vectors = len / per_vector;
-                let chunk = vectors.div_ceil(u64::from(chunks)) * per_vector;
-                let mut p = with(team, chunk, chunks);
-                p[params::VECTORS] = vectors_word(vectors)?;
-                let partials = u64::from(chunks);
-                (
-                    ReduceVariant::SplitLanesTree,
-                    p,
-                    outputs * partials * u64::from(team),
-                    partials,
-                    combine_team,
-                )
-            }
-            ReduceStrategy::SplitColumns {
-                chunks,
-                combine_team,
-            } => {
-                let mut p = with(1, len.div_ceil(u64::from(chunks)), chunks);
-                p[params::VECTORS] = vectors_word(inner / per_vector)?;
-                let threads = outputs / per_vector * u64::from(chunks);
-                let partials = u64::from(chunks);
-                (
-                    ReduceVariant::SplitColumns,
-                    p,
-                    threads,
-                    partials,
-                    combine_team,
-                )
-            }
-        };
+            )
+        }
+    };
     let partials = outputs * per_output;
     if partials.saturating_mul(partial_words(input.dtype)) > u64::from(u32::MAX)
         || threads > u64::from(u32::MAX)
