@@ -81,6 +81,29 @@ impl Preference {
     }
 }
 
+/// The device class `OPS_PLANS` asks for (`None`: unset or `auto`, the
+/// adapter's own).
+fn plans_from_env() -> Result<Option<DeviceClass>, OpError> {
+    match std::env::var("OPS_PLANS") {
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(v)) => Err(OpError::InvalidArgument(format!(
+            "OPS_PLANS must be `software`, `hardware` or `auto`, got {v:?}"
+        ))),
+        Ok(v) => parse_plans(&v),
+    }
+}
+
+fn parse_plans(v: &str) -> Result<Option<DeviceClass>, OpError> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "auto" => Ok(None),
+        "software" | "sw" | "cpu" => Ok(Some(DeviceClass::Software)),
+        "hardware" | "hw" | "gpu" => Ok(Some(DeviceClass::Hardware)),
+        _ => Err(OpError::InvalidArgument(format!(
+            "OPS_PLANS must be `software`, `hardware` or `auto`, got `{v}`"
+        ))),
+    }
+}
+
 /// Lower is better: the rank of a hardware device type.
 fn hardware_rank(t: wgpu::DeviceType) -> Option<u8> {
     match t {
@@ -121,12 +144,16 @@ impl Context {
     /// (`DeviceType::Cpu`, e.g. lavapipe). The environment variable
     /// `OPS_ADAPTER=software|hardware` forces one kind; `WGPU_BACKEND`
     /// limits the backends wgpu searches. The device gets the adapter's own
-    /// limits and no optional features.
+    /// limits and no optional features. `OPS_PLANS=software|hardware` sets
+    /// the [`device_class`](Context::device_class) whatever the adapter
+    /// (`auto` or unset: the adapter's own), so that a machine without a GPU
+    /// can run, test and fuzz the plans shaped for one.
     ///
     /// Fails with [`OpError::NoAdapter`] (its message includes
     /// [`NO_ADAPTER_HELP`]) when no adapter of the wanted kind can open a device.
     pub fn new() -> Result<Context, OpError> {
         let pref = Preference::from_env()?;
+        let plans = plans_from_env()?;
         // Native compute APIs first; OpenGL (which also probes display
         // servers) only when they offer no adapter of the wanted kind.
         let env = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
@@ -190,7 +217,11 @@ impl Context {
             };
             match pollster::block_on(adapter.request_device(&desc)) {
                 Ok((device, queue)) => {
-                    return Ok(Context::from_parts(instance, adapter, device, queue, &info));
+                    let ctx = Context::from_parts(instance, adapter, device, queue, &info);
+                    return Ok(match plans {
+                        Some(class) => ctx.with_device_class(class),
+                        None => ctx,
+                    });
                 }
                 Err(e) => failures.push(format!("{}: {e}", describe(&info))),
             }
@@ -258,8 +289,8 @@ impl Context {
     /// The class of plans [`Context::run`] asks operators for
     /// ([`Operator::gpu_plan_for`](ops_core::Operator::gpu_plan_for)):
     /// [`DeviceClass::Software`] on a CPU-backed adapter such as lavapipe,
-    /// [`DeviceClass::Hardware`] otherwise, unless set by
-    /// [`Context::with_device_class`].
+    /// [`DeviceClass::Hardware`] otherwise, unless set by `OPS_PLANS` (see
+    /// [`Context::new`]) or [`Context::with_device_class`].
     pub fn device_class(&self) -> DeviceClass {
         self.class
     }
@@ -424,6 +455,20 @@ pub(crate) fn error_text(e: &wgpu::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_ops_plans() {
+        assert_eq!(parse_plans("").unwrap(), None);
+        assert_eq!(parse_plans(" Auto ").unwrap(), None);
+        assert_eq!(
+            parse_plans("hardware").unwrap(),
+            Some(DeviceClass::Hardware)
+        );
+        assert_eq!(parse_plans("SW").unwrap(), Some(DeviceClass::Software));
+        assert!(
+            matches!(parse_plans("fast"), Err(OpError::InvalidArgument(m)) if m.contains("OPS_PLANS"))
+        );
+    }
 
     #[test]
     fn parses_ops_adapter() {

@@ -635,7 +635,8 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
         match ops_gpu::shared() {
             Ok(c) => {
                 let a = c.adapter();
-                writeln!(err, "gpu: {} [{}]", a.name, a.backend)?;
+                let plans = format!("{:?}", c.device_class()).to_lowercase();
+                writeln!(err, "gpu: {} [{}], {plans} plans", a.name, a.backend)?;
                 Some(c)
             }
             Err(e) => {

@@ -113,7 +113,11 @@ fn run(args: &RunArgs) -> io::Result<ExitCode> {
                 } else {
                     a.device_type.clone()
                 };
-                let line = format!("gpu: {} [{}, {kind}]", a.name, a.backend);
+                let plans = match context.device_class() {
+                    ops::DeviceClass::Software => "software",
+                    ops::DeviceClass::Hardware => "hardware",
+                };
+                let line = format!("gpu: {} [{}, {kind}], {plans} plans", a.name, a.backend);
                 if args.json {
                     writeln!(err, "{line}")?;
                 } else {

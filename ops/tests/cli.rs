@@ -103,6 +103,55 @@ fn repository_cases_pass_on_all_backends() {
     }
 }
 
+/// `OPS_PLANS=hardware` runs the plans shaped for a GPU on whatever
+/// adapter this is (lavapipe in CI): every case still passes, and the
+/// `gpu:` line says which plans ran. A value it does not know is an error.
+#[test]
+fn repository_cases_pass_with_hardware_plans() {
+    let mut args = vec!["run".to_owned(), "--backend".into(), "gpu".into()];
+    args.extend(
+        repository_case_files()
+            .iter()
+            .map(|p| p.display().to_string()),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_ops"))
+        .args(&args)
+        .env("OPS_PLANS", "hardware")
+        .output()
+        .expect("the ops binary runs");
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .lines()
+            .next()
+            .is_some_and(|l| l.starts_with("gpu: ") && l.ends_with(", hardware plans")),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l == "PASS argmin-seed-columns [gpu]"),
+        "{}",
+        show(&out)
+    );
+
+    let out = Command::new(env!("CARGO_BIN_EXE_ops"))
+        .args(&args)
+        .env("OPS_PLANS", "fast")
+        .output()
+        .expect("the ops binary runs");
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("OPS_PLANS must be `software`, `hardware` or `auto`, got `fast`"),
+        "{}",
+        show(&out)
+    );
+}
+
 #[test]
 fn malformed_case_file_exits_2_naming_the_file() {
     let path = temp_file("malformed.json", "[{\"name\": \"x\", }]");
