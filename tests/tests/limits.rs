@@ -400,3 +400,53 @@ fn outputs_beyond_the_limits_are_too_large() {
     let (d, x, idx) = gather(16, 4);
     same_on_both(gpu(), &d, &[&x, &idx]);
 }
+
+/// The hardware plans' kernels run segmented too: with 64 KiB bindings a
+/// 256 KiB tensor is bound in four segments, and the all-axes reduction
+/// (`reduce_split_lanes_tree`, four chunks of 64 KiB) and the split column
+/// reduction match the CPU reference bit for bit.
+#[test]
+fn hardware_plans_run_segmented() {
+    let ctx = Context::new()
+        .unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+        .with_max_binding_size(64 << 10)
+        .with_device_class(ops_core::DeviceClass::Hardware);
+    let mut rng = Rng::new(0x5e9_7ee);
+    let mut kernels = std::collections::BTreeSet::new();
+    for (dtype, sizes) in [
+        (DataType::Float32, [256u32, 256]),
+        (DataType::Float16, [256, 512]),
+        (DataType::Int64, [128, 256]),
+    ] {
+        let input = tensor_with_edges(dtype, &sizes, &mut rng);
+        assert_eq!(byte_size(&input), 256 << 10);
+        let all: Box<dyn Operator> = Box::new(
+            ArgMinDesc::builder()
+                .input(input.desc().clone())
+                .output_dtype(DataType::Int64)
+                .axes([0, 1])
+                .build()
+                .unwrap(),
+        );
+        let axes = HostTensor::from_slice([1], &[0i64]).unwrap();
+        let columns: Box<dyn Operator> = Box::new(
+            ReduceMinDesc::builder()
+                .data(input.desc().clone())
+                .axes(axes.clone())
+                .build()
+                .unwrap(),
+        );
+        for (op, inputs) in [(all, vec![&input]), (columns, vec![&input, &axes])] {
+            let plan = op.gpu_plan_for(ops_core::DeviceClass::Hardware).unwrap();
+            kernels.extend(
+                plan.passes
+                    .iter()
+                    .map(|p| p.kernel.key.split('/').nth(1).unwrap()),
+            );
+            same_on_both(&ctx, op.as_ref(), &inputs);
+        }
+    }
+    for k in ["reduce_split_lanes_tree", "reduce_split_columns"] {
+        assert!(kernels.contains(k), "{kernels:?}");
+    }
+}
