@@ -249,9 +249,10 @@ pub const LANES_MIN_VECTORS: u64 = 16;
 pub const COLUMN_THREADS: u64 = 1 << 14;
 
 /// [`COLUMN_THREADS`] on [`DeviceClass::Hardware`]: a GPU needs about this
-/// many threads with loads in flight (measured on an NVIDIA H100: the
-/// strided FLOAT32 reduction of 256 MiB took 1.09 ms as 16K column threads,
-/// 0.44 ms split to 128K, 0.60 ms split to 512K).
+/// many threads with loads in flight (measured on an NVIDIA H100, the
+/// outer-axis FLOAT32 ArgMin of 256 MiB: 0.32 ms as 16K column threads,
+/// 0.15 ms split to 128K; with its clocks low, 1.09 ms, 0.44 ms, and 0.60
+/// ms split to 512K).
 pub const HARDWARE_COLUMN_THREADS: u64 = 1 << 17;
 
 /// Vectors per thread of a [`ReduceVariant::SplitLanesTree`] chunk on
@@ -600,7 +601,7 @@ impl ReduceGeometry {
     ///   `WORKGROUP_SIZE * HARDWARE_CHUNK_LANE_VECTORS` vectors, combining
     ///   in shared memory: one partial result per chunk instead of one per
     ///   thread (measured on an H100: the all-axes FLOAT32 ArgMin of 256
-    ///   MiB took 1.56 ms with 256 partials per chunk, 0.29-0.41 ms with
+    ///   MiB took 0.40 ms with 256 partials per chunk, 0.19-0.27 ms with
     ///   one);
     /// - column reductions are split up to [`HARDWARE_COLUMN_THREADS`]
     ///   threads instead of [`COLUMN_THREADS`].
