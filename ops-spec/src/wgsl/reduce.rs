@@ -35,13 +35,16 @@
 //! dimension instead of dividing for every element.
 //!
 //! The vector variants ([`ReduceVariant::is_vector`]: `SplitLanes`,
-//! `Columns`, `SplitColumns`) bind the input as `array<vec4<u32>>` and read
+//! `Columns`, `SplitColumns`, `SplitLanesTree`) bind the input as
+//! `array<vec4<u32>>` and read
 //! 16 bytes a load, two loads in flight a step; they run when rows (or
 //! inner blocks) are whole vectors. Each thread selects over the 2 to 16
 //! elements of every vector it reads without branches (`select` on integer
 //! keys, one loop per tie rule) and without barriers: `SplitLanes` threads
 //! write their own partial results for `Combine`, `Columns` threads own
-//! the outputs of one vector of columns.
+//! the outputs of one vector of columns. `SplitLanesTree` (the hardware
+//! plans' long rows) scans as `SplitLanes` does, then combines each team in
+//! shared memory and writes one partial result per team.
 
 use ops_core::patterns::reduce::{
     params, partial_words, per_vector, Keep, ReduceConfig, ReduceVariant, Select, WORKGROUP_SIZE,
@@ -431,9 +434,9 @@ fn gen_vector_loops(
 
 /// SplitLanes: a team per (output, chunk) over the row's vectors, each
 /// thread writing its best as partial result number `thread`. With `tree`
-/// (SplitLanesTree) the team's threads then combine in
-/// shared memory and its first thread writes the team's partial result,
-/// number `output * chunks + chunk`.
+/// (SplitLanesTree) the team's threads then combine in shared memory and
+/// its first thread writes the team's partial result, number `output *
+/// chunks + chunk`.
 fn gen_lanes_body(
     w: &mut Writer,
     input_buffer: &Buffer,
