@@ -80,6 +80,18 @@ pub enum DeviceClass {
 }
 
 impl DeviceClass {
+    /// Every class.
+    pub const ALL: [DeviceClass; 2] = [DeviceClass::Software, DeviceClass::Hardware];
+
+    /// The class's name: `software` or `hardware` (as `OPS_PLANS` and
+    /// `ops bench --plans` spell it).
+    pub const fn name(self) -> &'static str {
+        match self {
+            DeviceClass::Software => "software",
+            DeviceClass::Hardware => "hardware",
+        }
+    }
+
     /// The class of an adapter that is (`software`) or is not CPU-backed.
     pub const fn of(software: bool) -> DeviceClass {
         if software {

@@ -60,12 +60,9 @@ enum Preference {
 
 impl Preference {
     fn from_env() -> Result<Preference, OpError> {
-        match std::env::var("OPS_ADAPTER") {
-            Err(std::env::VarError::NotPresent) => Ok(Preference::Auto),
-            Err(std::env::VarError::NotUnicode(v)) => Err(OpError::InvalidArgument(format!(
-                "OPS_ADAPTER must be `software` or `hardware`, got {v:?}"
-            ))),
-            Ok(v) => Preference::parse(&v),
+        match env_text("OPS_ADAPTER", "`software` or `hardware`")? {
+            None => Ok(Preference::Auto),
+            Some(v) => Preference::parse(&v),
         }
     }
 
@@ -84,12 +81,21 @@ impl Preference {
 /// The device class `OPS_PLANS` asks for (`None`: unset or `auto`, the
 /// adapter's own).
 fn plans_from_env() -> Result<Option<DeviceClass>, OpError> {
-    match std::env::var("OPS_PLANS") {
+    match env_text("OPS_PLANS", "`software`, `hardware` or `auto`")? {
+        None => Ok(None),
+        Some(v) => parse_plans(&v),
+    }
+}
+
+/// The value of environment variable `name` (`None` when unset); a value
+/// that is not Unicode is an error saying it must be one of `expected`.
+fn env_text(name: &str, expected: &str) -> Result<Option<String>, OpError> {
+    match std::env::var(name) {
         Err(std::env::VarError::NotPresent) => Ok(None),
         Err(std::env::VarError::NotUnicode(v)) => Err(OpError::InvalidArgument(format!(
-            "OPS_PLANS must be `software`, `hardware` or `auto`, got {v:?}"
+            "{name} must be {expected}, got {v:?}"
         ))),
-        Ok(v) => parse_plans(&v),
+        Ok(v) => Ok(Some(v)),
     }
 }
 

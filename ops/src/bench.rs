@@ -157,11 +157,10 @@ pub struct BenchArgs {
 }
 
 fn parse_class(s: &str) -> Result<DeviceClass, String> {
-    match s {
-        "software" => Ok(DeviceClass::Software),
-        "hardware" => Ok(DeviceClass::Hardware),
-        _ => Err(format!("`{s}`: expected `software` or `hardware`")),
-    }
+    DeviceClass::ALL
+        .into_iter()
+        .find(|c| c.name() == s)
+        .ok_or_else(|| format!("`{s}`: expected `software` or `hardware`"))
 }
 
 impl BenchArgs {
@@ -392,12 +391,13 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
     })
 }
 
-/// The report's name of a plan class.
-fn class_name(class: DeviceClass) -> &'static str {
-    match class {
-        DeviceClass::Software => "software (shaped for a CPU adapter)",
-        DeviceClass::Hardware => "hardware (shaped for a GPU)",
-    }
+/// The report's description of a plan class.
+fn class_text(class: DeviceClass) -> String {
+    let shape = match class {
+        DeviceClass::Software => "shaped for a CPU adapter",
+        DeviceClass::Hardware => "shaped for a GPU",
+    };
+    format!("{} ({shape})", class.name())
 }
 
 fn gbps(bytes: u64, t: Duration) -> f64 {
@@ -920,7 +920,7 @@ impl BenchReport {
                 ""
             }
         );
-        let _ = writeln!(s, "plans: {}", class_name(self.class));
+        let _ = writeln!(s, "plans: {}", class_text(self.class));
         let _ = writeln!(
             s,
             "timing: {}; median of {} runs after {} warm-up runs and at least {} ms of them; main tensors {} bytes",
@@ -1011,7 +1011,7 @@ impl BenchReport {
         json!({
             "adapter": self.adapter,
             "software": self.software,
-            "plans": format!("{:?}", self.class).to_lowercase(),
+            "plans": self.class.name(),
             "time_source": self.time_source,
             "size": o.size,
             "runs": o.runs,

@@ -635,7 +635,7 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
         match ops_gpu::shared() {
             Ok(c) => {
                 let a = c.adapter();
-                let plans = format!("{:?}", c.device_class()).to_lowercase();
+                let plans = c.device_class().name();
                 writeln!(err, "gpu: {} [{}], {plans} plans", a.name, a.backend)?;
                 Some(c)
             }

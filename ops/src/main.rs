@@ -113,10 +113,7 @@ fn run(args: &RunArgs) -> io::Result<ExitCode> {
                 } else {
                     a.device_type.clone()
                 };
-                let plans = match context.device_class() {
-                    ops::DeviceClass::Software => "software",
-                    ops::DeviceClass::Hardware => "hardware",
-                };
+                let plans = context.device_class().name();
                 let line = format!("gpu: {} [{}, {kind}], {plans} plans", a.name, a.backend);
                 if args.json {
                     writeln!(err, "{line}")?;

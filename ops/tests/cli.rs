@@ -7,10 +7,29 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn ops(args: &[&str]) -> Output {
+    ops_with_env(args, &[])
+}
+
+/// `ops args...` with the environment variables `env` set.
+fn ops_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ops"))
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .expect("the ops binary runs")
+}
+
+/// `ops run` with `options` over every repository case file.
+fn run_repository_cases(options: &[&str], env: &[(&str, &str)]) -> Output {
+    let files: Vec<String> = repository_case_files()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(!files.is_empty());
+    let mut args = vec!["run"];
+    args.extend_from_slice(options);
+    args.extend(files.iter().map(String::as_str));
+    ops_with_env(&args, env)
 }
 
 fn show(out: &Output) -> String {
@@ -46,12 +65,7 @@ fn temp_file(name: &str, text: &str) -> PathBuf {
 
 #[test]
 fn repository_cases_pass_on_the_cpu() {
-    let files = repository_case_files();
-    assert!(!files.is_empty());
-    let mut args = vec!["run".to_owned(), "--backend".into(), "cpu".into()];
-    args.extend(files.iter().map(|p| p.display().to_string()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = ops(&args);
+    let out = run_repository_cases(&["--backend", "cpu"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -75,14 +89,7 @@ fn repository_cases_pass_on_the_cpu() {
 /// adapter; without one the command says so and runs the CPU alone.
 #[test]
 fn repository_cases_pass_on_all_backends() {
-    let mut args = vec!["run".to_owned()];
-    args.extend(
-        repository_case_files()
-            .iter()
-            .map(|p| p.display().to_string()),
-    );
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = ops(&args);
+    let out = run_repository_cases(&[], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     if stdout.starts_with("gpu: ") {
@@ -108,18 +115,7 @@ fn repository_cases_pass_on_all_backends() {
 /// `gpu:` line says which plans ran. A value it does not know is an error.
 #[test]
 fn repository_cases_pass_with_hardware_plans() {
-    let mut args = vec!["run".to_owned(), "--backend".into(), "gpu".into()];
-    args.extend(
-        repository_case_files()
-            .iter()
-            .map(|p| p.display().to_string()),
-    );
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = Command::new(env!("CARGO_BIN_EXE_ops"))
-        .args(&args)
-        .env("OPS_PLANS", "hardware")
-        .output()
-        .expect("the ops binary runs");
+    let out = run_repository_cases(&["--backend", "gpu"], &[("OPS_PLANS", "hardware")]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -138,11 +134,7 @@ fn repository_cases_pass_with_hardware_plans() {
         show(&out)
     );
 
-    let out = Command::new(env!("CARGO_BIN_EXE_ops"))
-        .args(&args)
-        .env("OPS_PLANS", "fast")
-        .output()
-        .expect("the ops binary runs");
+    let out = run_repository_cases(&["--backend", "gpu"], &[("OPS_PLANS", "fast")]);
     assert_eq!(out.status.code(), Some(2), "{}", show(&out));
     assert!(
         String::from_utf8_lossy(&out.stderr)

@@ -397,6 +397,48 @@ fn first_difference(dt: DataType, got: &[u8], want: &[u8]) -> String {
     format!("lengths {} and {}", got.len(), want.len())
 }
 
+/// One reduction planned and run through `reduce_plan` with test kernels.
+struct Run<'a> {
+    op: &'a Op,
+    ties: Ties,
+    class: DeviceClass,
+    axes: &'a [u32],
+    out_desc: &'a TensorDesc,
+    kernels: &'a HashMap<ReduceVariant, &'static Kernel>,
+    what: &'a str,
+}
+
+impl Run<'_> {
+    /// Plans the reduction of `input`, checks that the plan's passes run
+    /// `strategy`'s variants, runs it on the GPU and returns the output.
+    fn on_gpu(&self, ctx: &Context, input: &HostTensor, strategy: ReduceStrategy) -> HostTensor {
+        let what = self.what;
+        let plan = reduce_plan(
+            &self.op.cfg,
+            self.ties,
+            input.desc(),
+            0,
+            self.axes,
+            self.out_desc,
+            0,
+            self.class,
+            &|v| self.kernels.get(&v).copied(),
+        )
+        .unwrap_or_else(|e| panic!("{what}: plan: {e}"));
+        let variants = strategy.variants();
+        assert_eq!(plan.passes.len(), variants.len(), "{what}");
+        for (pass, v) in plan.passes.iter().zip(&variants) {
+            assert_eq!(pass.kernel.key, self.kernels[v].key, "{what}");
+        }
+        let mut got = ctx
+            .execute(&plan, &[input], std::slice::from_ref(self.out_desc))
+            .unwrap_or_else(|e| panic!("{what}: gpu: {e}"));
+        assert_eq!(got.len(), 1, "{what}");
+        assert_eq!(got[0].desc(), self.out_desc, "{what}");
+        got.remove(0)
+    }
+}
+
 #[test]
 fn gpu_matches_cpu_reference_bitwise() {
     let ctx = ctx();
@@ -434,32 +476,20 @@ fn gpu_matches_cpu_reference_bitwise() {
                     );
                     let want = reduce_cpu(&op.cfg, ties, &input, case.axes, &out_desc)
                         .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
-                    let plan = reduce_plan(
-                        &op.cfg,
+                    let run = Run {
+                        op,
                         ties,
-                        input.desc(),
-                        0,
-                        case.axes,
-                        &out_desc,
-                        0,
-                        DeviceClass::Software,
-                        &|v| kernels.get(&v).copied(),
-                    )
-                    .unwrap_or_else(|e| panic!("{what}: plan: {e}"));
-                    let variants = strategy.variants();
-                    assert_eq!(plan.passes.len(), variants.len(), "{what}");
-                    for (pass, v) in plan.passes.iter().zip(&variants) {
-                        assert_eq!(pass.kernel.key, kernels[v].key, "{what}");
-                    }
-                    let got = ctx
-                        .execute(&plan, &[&input], std::slice::from_ref(&out_desc))
-                        .unwrap_or_else(|e| panic!("{what}: gpu: {e}"));
-                    assert_eq!(got.len(), 1, "{what}");
-                    assert_eq!(got[0].desc(), &out_desc, "{what}");
+                        class: DeviceClass::Software,
+                        axes: case.axes,
+                        out_desc: &out_desc,
+                        kernels: &kernels,
+                        what: &what,
+                    };
+                    let got = run.on_gpu(ctx, &input, strategy);
                     assert!(
-                        got[0].bytes() == want.bytes(),
+                        got.bytes() == want.bytes(),
                         "{what}: {}",
-                        first_difference(output_dt, got[0].bytes(), want.bytes())
+                        first_difference(output_dt, got.bytes(), want.bytes())
                     );
                     *variants_seen.entry(case.variant).or_default() += 1;
                     runs += 1;
@@ -536,30 +566,20 @@ fn vector_variants_on_random_aligned_shapes() {
         let want = reduce_cpu(&op.cfg, ties, &input, &axes, &out_desc)
             .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
         let kernels = kernels(op, input_dt, output_dt);
-        let plan = reduce_plan(
-            &op.cfg,
+        let run = Run {
+            op,
             ties,
-            input.desc(),
-            0,
-            &axes,
-            &out_desc,
-            0,
             class,
-            &|v| kernels.get(&v).copied(),
-        )
-        .unwrap_or_else(|e| panic!("{what}: plan: {e}"));
-        let variants = strategy.variants();
-        assert_eq!(plan.passes.len(), variants.len(), "{what}");
-        for (pass, v) in plan.passes.iter().zip(&variants) {
-            assert_eq!(pass.kernel.key, kernels[v].key, "{what}");
-        }
-        let got = ctx
-            .execute(&plan, &[&input], std::slice::from_ref(&out_desc))
-            .unwrap_or_else(|e| panic!("{what}: gpu: {e}"));
+            axes: &axes,
+            out_desc: &out_desc,
+            kernels: &kernels,
+            what: &what,
+        };
+        let got = run.on_gpu(ctx, &input, strategy);
         assert!(
-            got[0].bytes() == want.bytes(),
+            got.bytes() == want.bytes(),
             "{what}: {}",
-            first_difference(output_dt, got[0].bytes(), want.bytes())
+            first_difference(output_dt, got.bytes(), want.bytes())
         );
         *seen.entry(strategy.variant()).or_default() += 1;
     }

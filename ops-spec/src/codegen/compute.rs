@@ -13,7 +13,7 @@ use ops_core::DataType;
 use super::exprs::{gen_dtype, gen_expr};
 use crate::check::Checked;
 use crate::model::{Compute, Spec, TiesParam};
-use crate::wgsl::reduce::{reduce_kernel, reduce_kernel_key, reduce_supported};
+use crate::wgsl::reduce::{reduce_kernel, reduce_kernel_key, reduce_supported, REDUCE_BINDINGS};
 
 /// What a pattern contributes to the generated module.
 pub struct ComputeCode {
@@ -61,8 +61,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             ties,
             docs,
         }) => {
-            let mut kernels = Vec::new();
-            let mut arms = Vec::new();
+            let mut kernels = VariantKernels::default();
             for (a, b) in dtype_pairs(spec, *input, *output) {
                 if !reduce_supported(cfg, a, b) {
                     continue;
@@ -70,30 +69,21 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 for v in ReduceVariant::ALL {
                     let key = reduce_kernel_key(&spec.name, v, a, b);
                     let wgsl = reduce_kernel(cfg, v, a, b, &key, origin);
-                    let id = format_ident!(
-                        "K_{}_{}_{}",
-                        v.name().to_ascii_uppercase(),
-                        a.spec_name(),
-                        b.spec_name()
-                    );
                     let vi = format_ident!("{}", format!("{v:?}"));
-                    let (da, db) = (gen_dtype(a), gen_dtype(b));
-                    kernels.push(quote! {
-                        static #id: ::ops_core::Kernel = ::ops_core::Kernel {
-                            key: #key,
-                            wgsl: #wgsl,
-                            entry: "main",
-                            bindings: &[::ops_core::Access::Read, ::ops_core::Access::Read, ::ops_core::Access::ReadWrite],
-                            workgroup_size: ::ops_core::__private::patterns::reduce::WORKGROUP_SIZE,
-                        };
-                    });
-                    arms.push((id, vi, da, db));
+                    kernels.push(
+                        quote!(::ops_core::__private::patterns::reduce::ReduceVariant::#vi),
+                        v.name(),
+                        (a, b),
+                        &key,
+                        &wgsl,
+                        REDUCE_BINDINGS,
+                        quote!(::ops_core::__private::patterns::reduce::WORKGROUP_SIZE),
+                    );
                 }
             }
-            let ids: Vec<_> = arms.iter().map(|a| a.0.clone()).collect();
-            let matches = arms.iter().map(|(id, vi, da, db)| {
-                quote!((::ops_core::__private::patterns::reduce::ReduceVariant::#vi, #da, #db) => ::core::option::Option::Some(&#id),)
-            });
+            let lookup = kernels.items(quote!(
+                ::ops_core::__private::patterns::reduce::ReduceVariant
+            ));
             let keep = match cfg.keep {
                 Keep::Index => quote!(Index),
                 Keep::Value => quote!(Value),
@@ -130,24 +120,13 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             let in_slot = *input;
             let out_slot = *output - n_inputs;
             let items = quote! {
-                #(#kernels)*
-                static KERNELS: &[&::ops_core::Kernel] = &[#(&#ids),*];
+                #lookup
                 static CFG: ::ops_core::__private::patterns::reduce::ReduceConfig = ::ops_core::__private::patterns::reduce::ReduceConfig {
                     keep: ::ops_core::__private::patterns::reduce::Keep::#keep,
                     select: ::ops_core::__private::patterns::reduce::Select::#select,
                     zeros: ::ops_core::__private::patterns::reduce::Zeros::#zeros,
                 };
                 static AXES: ::ops_core::__private::expr::Expr = #axes_expr;
-                fn kernel_for(
-                    v: ::ops_core::__private::patterns::reduce::ReduceVariant,
-                    a: ::ops_core::DataType,
-                    b: ::ops_core::DataType,
-                ) -> ::core::option::Option<&'static ::ops_core::Kernel> {
-                    match (v, a, b) {
-                        #(#matches)*
-                        _ => ::core::option::Option::None,
-                    }
-                }
             };
             let axes_u32 = quote! {
                 let __axes: ::std::vec::Vec<u32> = self
@@ -193,8 +172,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             use crate::wgsl::gather_nd::{
                 gather_nd_kernel, gather_nd_kernel_key, gather_nd_supported, GATHER_ND_BINDINGS,
             };
-            let mut kernels = Vec::new();
-            let mut arms = Vec::new();
+            let mut kernels = VariantKernels::default();
             for (a, b) in dtype_pairs(spec, *input, *indices) {
                 if !gather_nd_supported(a, b) {
                     continue;
@@ -202,26 +180,21 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 for v in GatherVariant::ALL {
                     let key = gather_nd_kernel_key(&spec.name, v, a, b);
                     let wgsl = gather_nd_kernel(v, a, b, &key, origin);
-                    let id = format_ident!(
-                        "K_{}_{}_{}",
-                        v.name().to_ascii_uppercase(),
-                        a.spec_name(),
-                        b.spec_name()
-                    );
-                    kernels.push(gen_kernel(
-                        &id,
+                    let vi = format_ident!("{}", format!("{v:?}"));
+                    kernels.push(
+                        quote!(::ops_core::__private::patterns::gather_nd::GatherVariant::#vi),
+                        v.name(),
+                        (a, b),
                         &key,
                         &wgsl,
                         GATHER_ND_BINDINGS,
                         quote!(::ops_core::__private::patterns::gather_nd::WORKGROUP_SIZE),
-                    ));
-                    let vi = format_ident!("{}", format!("{v:?}"));
-                    let (da, db) = (gen_dtype(a), gen_dtype(b));
-                    arms.push(quote!((::ops_core::__private::patterns::gather_nd::GatherVariant::#vi, #da, #db) => ::core::option::Option::Some(&#id),));
+                    );
                 }
             }
-            let ids = kernels.iter().map(|k| k.0.clone()).collect::<Vec<_>>();
-            let statics = kernels.iter().map(|k| &k.1);
+            let lookup = kernels.items(quote!(
+                ::ops_core::__private::patterns::gather_nd::GatherVariant
+            ));
             let (ir, xr, bd) = (
                 gen_expr(input_rank),
                 gen_expr(indices_rank),
@@ -233,21 +206,10 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             let ix_name = &spec.tensors[*indices].name;
             let (in_slot, ix_slot, out_slot) = (*input, *indices, *output - n_inputs);
             let items = quote! {
-                #(#statics)*
-                static KERNELS: &[&::ops_core::Kernel] = &[#(&#ids),*];
+                #lookup
                 static INPUT_RANK: ::ops_core::__private::expr::Expr = #ir;
                 static INDICES_RANK: ::ops_core::__private::expr::Expr = #xr;
                 static BATCH_DIMS: ::ops_core::__private::expr::Expr = #bd;
-                fn kernel_for(
-                    v: ::ops_core::__private::patterns::gather_nd::GatherVariant,
-                    a: ::ops_core::DataType,
-                    b: ::ops_core::DataType,
-                ) -> ::core::option::Option<&'static ::ops_core::Kernel> {
-                    match (v, a, b) {
-                        #(#arms)*
-                        _ => ::core::option::Option::None,
-                    }
-                }
             };
             let counts = quote! {
                 let __ir = self.__env_count(&INPUT_RANK)?;
@@ -321,12 +283,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 for stage in ScatterStage::ALL {
                     let key = scatter_kernel_key(&spec.name, stage, a, b);
                     let wgsl = scatter_kernel(stage, a, b, &key, origin);
-                    let id = format_ident!(
-                        "K_SCATTER_{}_{}_{}",
-                        stage.name().to_ascii_uppercase(),
-                        a.spec_name(),
-                        b.spec_name()
-                    );
+                    let id = kernel_ident(stage.name(), a, b);
                     kernels.push(gen_kernel(
                         &id,
                         &key,
@@ -417,6 +374,70 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
 }
 
 /// A `static` kernel item named `id`.
+/// `K_<NAME>_<A>_<B>`: the static holding the kernel of variant (or stage)
+/// `name` for data types `a` and `b`.
+fn kernel_ident(name: &str, a: DataType, b: DataType) -> proc_macro2::Ident {
+    format_ident!(
+        "K_{}_{}_{}",
+        name.to_ascii_uppercase(),
+        a.spec_name(),
+        b.spec_name()
+    )
+}
+
+/// The kernels of a pattern with one kernel per variant and data-type pair
+/// (reduce, gather_nd), and the arms of their look-up by `(variant, a, b)`.
+#[derive(Default)]
+struct VariantKernels {
+    statics: Vec<(proc_macro2::Ident, TokenStream)>,
+    arms: Vec<TokenStream>,
+}
+
+impl VariantKernels {
+    /// Adds the kernel of `variant` (a path to the enum value; `name` in its
+    /// key) for the data types `(a, b)`.
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        variant: TokenStream,
+        name: &str,
+        (a, b): (DataType, DataType),
+        key: &str,
+        wgsl: &str,
+        bindings: &[ops_core::Access],
+        workgroup_size: TokenStream,
+    ) {
+        let id = kernel_ident(name, a, b);
+        let (da, db) = (gen_dtype(a), gen_dtype(b));
+        self.arms
+            .push(quote!((#variant, #da, #db) => ::core::option::Option::Some(&#id),));
+        self.statics
+            .push(gen_kernel(&id, key, wgsl, bindings, workgroup_size));
+    }
+
+    /// The kernel statics, `KERNELS`, and `fn kernel_for(v, a, b)` over the
+    /// variant type `ty`.
+    fn items(&self, ty: TokenStream) -> TokenStream {
+        let ids = self.statics.iter().map(|k| &k.0);
+        let statics = self.statics.iter().map(|k| &k.1);
+        let arms = &self.arms;
+        quote! {
+            #(#statics)*
+            static KERNELS: &[&::ops_core::Kernel] = &[#(&#ids),*];
+            fn kernel_for(
+                v: #ty,
+                a: ::ops_core::DataType,
+                b: ::ops_core::DataType,
+            ) -> ::core::option::Option<&'static ::ops_core::Kernel> {
+                match (v, a, b) {
+                    #(#arms)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    }
+}
+
 fn gen_kernel(
     id: &proc_macro2::Ident,
     key: &str,

@@ -373,6 +373,21 @@ fn gen_slice_vector(w: &mut Writer, data: DataType) {
     w.close();
 }
 
+/// `t` and `block`: work item `item` is block `item % blocks` of tuple
+/// `item / blocks` (`blocks` in scope); returns past the last tuple.
+fn gen_tuple_block(w: &mut Writer, item: &str) {
+    w.comment("One block per tuple (the common case): no division.");
+    w.line(format!("var t = {item};"));
+    w.line("var block = 0u;");
+    w.block("if (blocks > 1u)", |w| {
+        w.line(format!("t = {item} / blocks;"));
+        w.line(format!("block = {item} - t * blocks;"));
+    });
+    w.block("if (t >= params[P_TUPLE_COUNT])", |w| {
+        w.line("return;");
+    });
+}
+
 /// Vector mode: a workgroup copies a block of the output's 16-byte vectors.
 fn gen_vector_body(w: &mut Writer, layout: Layout) {
     let (input_v, output_v) = (&BUFFERS[5], &BUFFERS[6]);
@@ -385,16 +400,7 @@ fn gen_vector_body(w: &mut Writer, layout: Layout) {
     w.line("let thread = group * WORKGROUP_SIZE + lid;");
     w.line("let lane = thread & (team - 1u);");
     w.line("let item = thread >> countTrailingZeros(team);");
-    w.comment("One block per tuple (the common case): no division.");
-    w.line("var t = item;");
-    w.line("var block = 0u;");
-    w.block("if (blocks > 1u)", |w| {
-        w.line("t = item / blocks;");
-        w.line("block = item - t * blocks;");
-    });
-    w.block("if (t >= params[P_TUPLE_COUNT])", |w| {
-        w.line("return;");
-    });
+    gen_tuple_block(w, "item");
     w.line("let source = slice_vector(t);");
     w.block("if (source == BAD)", |w| {
         w.line("return;");
@@ -415,16 +421,7 @@ fn gen_row_body(w: &mut Writer, data: DataType, layout: Layout) {
         ROW_BLOCK_WORDS / u64::from(WORKGROUP_SIZE)
     ));
     w.line("let blocks = params[P_ROW_BLOCKS];");
-    w.comment("One block per tuple (the common case): no division.");
-    w.line("var t = group;");
-    w.line("var block = 0u;");
-    w.block("if (blocks > 1u)", |w| {
-        w.line("t = group / blocks;");
-        w.line("block = group - t * blocks;");
-    });
-    w.block("if (t >= params[P_TUPLE_COUNT])", |w| {
-        w.line("return;");
-    });
+    gen_tuple_block(w, "group");
     w.line("let base = tuple_base(t);");
     w.block("if (base == BAD)", |w| {
         w.line("return;");
