@@ -410,8 +410,15 @@ struct Run<'a> {
 
 impl Run<'_> {
     /// Plans the reduction of `input`, checks that the plan's passes run
-    /// `strategy`'s variants, runs it on the GPU and returns the output.
-    fn on_gpu(&self, ctx: &Context, input: &HostTensor, strategy: ReduceStrategy) -> HostTensor {
+    /// `strategy`'s variants, runs it on the GPU and checks the output
+    /// against `want` bit for bit.
+    fn matches(
+        &self,
+        ctx: &Context,
+        input: &HostTensor,
+        strategy: ReduceStrategy,
+        want: &HostTensor,
+    ) {
         let what = self.what;
         let plan = reduce_plan(
             &self.op.cfg,
@@ -434,8 +441,13 @@ impl Run<'_> {
             .execute(&plan, &[input], std::slice::from_ref(self.out_desc))
             .unwrap_or_else(|e| panic!("{what}: gpu: {e}"));
         assert_eq!(got.len(), 1, "{what}");
-        assert_eq!(got[0].desc(), self.out_desc, "{what}");
-        got.remove(0)
+        let got = got.remove(0);
+        assert_eq!(got.desc(), self.out_desc, "{what}");
+        assert!(
+            got.bytes() == want.bytes(),
+            "{what}: {}",
+            first_difference(self.out_desc.dtype, got.bytes(), want.bytes())
+        );
     }
 }
 
@@ -485,12 +497,7 @@ fn gpu_matches_cpu_reference_bitwise() {
                         kernels: &kernels,
                         what: &what,
                     };
-                    let got = run.on_gpu(ctx, &input, strategy);
-                    assert!(
-                        got.bytes() == want.bytes(),
-                        "{what}: {}",
-                        first_difference(output_dt, got.bytes(), want.bytes())
-                    );
+                    run.matches(ctx, &input, strategy, &want);
                     *variants_seen.entry(case.variant).or_default() += 1;
                     runs += 1;
                 }
@@ -575,12 +582,7 @@ fn vector_variants_on_random_aligned_shapes() {
             kernels: &kernels,
             what: &what,
         };
-        let got = run.on_gpu(ctx, &input, strategy);
-        assert!(
-            got.bytes() == want.bytes(),
-            "{what}: {}",
-            first_difference(output_dt, got.bytes(), want.bytes())
-        );
+        run.matches(ctx, &input, strategy, &want);
         *seen.entry(strategy.variant()).or_default() += 1;
     }
     for v in [
