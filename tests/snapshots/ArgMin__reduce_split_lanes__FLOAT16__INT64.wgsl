@@ -50,54 +50,16 @@ fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
     return key_less(candidate, best) | (last & !key_less(best, candidate));
 }
 
-fn kept_offset(o: u32) -> u32 {
-    let dims = params[P_KEPT_RANK];
-    // One dimension (the common case) or none: no division.
-    if (dims <= 1u) {
-        return o * params[P_KEPT_STRIDES];
-    }
-    var rest = o;
-    var offset = 0u;
-    for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_KEPT_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
-        rest = rest / size;
-    }
-    return offset;
-}
-
-fn reduced_offset(r: u32) -> u32 {
-    let dims = params[P_REDUCED_RANK];
-    // One dimension (the common case) or none: no division.
-    if (dims <= 1u) {
-        return r * params[P_REDUCED_STRIDES];
-    }
-    var rest = r;
-    var offset = 0u;
-    for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_REDUCED_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
-        rest = rest / size;
-    }
-    return offset;
-}
-
-// A candidate: its rank and position (NO_POSITION when empty).
-struct Best {
-    rank: u32,
-    position: u32,
-}
-
 // Elements of FLOAT16 in one vec4<u32> (16 bytes), in memory order.
 const PER_VECTOR: u32 = 8u;
 // The selection's best so far: all-ones ranks lose to (or tie with) every element.
 const NO_RANK: u32 = 0xffffffffu;
 
 // Writes partial result p: the selected element's raw bits and its position.
-fn store_partial(p: u32, position: u32, base: u32) {
+fn store_partial(p: u32, position: u32, base: u32, stride: u32) {
     var raw = 0u;
     if (position != NO_POSITION) {
-        raw = load_input(base + reduced_offset(position));
+        raw = load_input(base + position * stride);
     }
     let at = p * PARTIAL_WORDS;
     partials[at] = raw;
@@ -110,21 +72,23 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let last = params[P_TIES] == TIES_LAST;
     // A team per (output, chunk) of a [outputs, len] input: the team's threads read
     // consecutive vectors; thread t writes partial result t.
+    // Every parameter word first, before any branch (see `selected_element`).
     let t = group * WORKGROUP_SIZE + lid;
     let team = params[P_TEAM];
     let chunks = params[P_CHUNK_COUNT];
+    let outputs = params[P_OUTPUT_COUNT];
+    let vectors = params[P_VECTORS];
+    let chunk = params[P_CHUNK_LEN] / PER_VECTOR;
     let lane = t & (team - 1u);
     let rest = t >> countTrailingZeros(team);
     let c = rest % chunks;
     let o = rest / chunks;
-    if (o >= params[P_OUTPUT_COUNT]) {
+    let row = o * vectors;
+    if (o >= outputs) {
         return;
     }
-    let vectors = params[P_VECTORS];
-    let chunk = params[P_CHUNK_LEN] / PER_VECTOR;
     let begin = min(c * chunk, vectors);
     let end = begin + min(chunk, vectors - begin);
-    let row = o * vectors;
     var best_rank = NO_RANK;
     var best_position = NO_POSITION;
     if (begin + lane < end) {
@@ -344,7 +308,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
             best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
         }
     }
-    store_partial(t, best_position, kept_offset(o));
+    store_partial(t, best_position, row * PER_VECTOR, 1u);
 }
 /* @segmented 1 4 4
 // @generated from specs/argmin.op
@@ -462,54 +426,16 @@ fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
     return key_less(candidate, best) | (last & !key_less(best, candidate));
 }
 
-fn kept_offset(o: u32) -> u32 {
-    let dims = params[P_KEPT_RANK];
-    // One dimension (the common case) or none: no division.
-    if (dims <= 1u) {
-        return o * params[P_KEPT_STRIDES];
-    }
-    var rest = o;
-    var offset = 0u;
-    for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_KEPT_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
-        rest = rest / size;
-    }
-    return offset;
-}
-
-fn reduced_offset(r: u32) -> u32 {
-    let dims = params[P_REDUCED_RANK];
-    // One dimension (the common case) or none: no division.
-    if (dims <= 1u) {
-        return r * params[P_REDUCED_STRIDES];
-    }
-    var rest = r;
-    var offset = 0u;
-    for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_REDUCED_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
-        rest = rest / size;
-    }
-    return offset;
-}
-
-// A candidate: its rank and position (NO_POSITION when empty).
-struct Best {
-    rank: u32,
-    position: u32,
-}
-
 // Elements of FLOAT16 in one vec4<u32> (16 bytes), in memory order.
 const PER_VECTOR: u32 = 8u;
 // The selection's best so far: all-ones ranks lose to (or tie with) every element.
 const NO_RANK: u32 = 0xffffffffu;
 
 // Writes partial result p: the selected element's raw bits and its position.
-fn store_partial(p: u32, position: u32, base: u32) {
+fn store_partial(p: u32, position: u32, base: u32, stride: u32) {
     var raw = 0u;
     if (position != NO_POSITION) {
-        raw = load_input(base + reduced_offset(position));
+        raw = load_input(base + position * stride);
     }
     let at = p * PARTIAL_WORDS;
     partials_set(at, raw);
@@ -522,21 +448,23 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let last = params[P_TIES] == TIES_LAST;
     // A team per (output, chunk) of a [outputs, len] input: the team's threads read
     // consecutive vectors; thread t writes partial result t.
+    // Every parameter word first, before any branch (see `selected_element`).
     let t = group * WORKGROUP_SIZE + lid;
     let team = params[P_TEAM];
     let chunks = params[P_CHUNK_COUNT];
+    let outputs = params[P_OUTPUT_COUNT];
+    let vectors = params[P_VECTORS];
+    let chunk = params[P_CHUNK_LEN] / PER_VECTOR;
     let lane = t & (team - 1u);
     let rest = t >> countTrailingZeros(team);
     let c = rest % chunks;
     let o = rest / chunks;
-    if (o >= params[P_OUTPUT_COUNT]) {
+    let row = o * vectors;
+    if (o >= outputs) {
         return;
     }
-    let vectors = params[P_VECTORS];
-    let chunk = params[P_CHUNK_LEN] / PER_VECTOR;
     let begin = min(c * chunk, vectors);
     let end = begin + min(chunk, vectors - begin);
-    let row = o * vectors;
     var best_rank = NO_RANK;
     var best_position = NO_POSITION;
     if (begin + lane < end) {
@@ -756,6 +684,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
             best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
         }
     }
-    store_partial(t, best_position, kept_offset(o));
+    store_partial(t, best_position, row * PER_VECTOR, 1u);
 }
 */

@@ -52,52 +52,14 @@ fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
     return key_less(candidate, best) | (last & !key_less(best, candidate));
 }
 
-fn kept_offset(o: u32) -> u32 {
-    let dims = params[P_KEPT_RANK];
-    // One dimension (the common case) or none: no division.
-    if (dims <= 1u) {
-        return o * params[P_KEPT_STRIDES];
-    }
-    var rest = o;
-    var offset = 0u;
-    for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_KEPT_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
-        rest = rest / size;
-    }
-    return offset;
-}
-
-fn reduced_offset(r: u32) -> u32 {
-    let dims = params[P_REDUCED_RANK];
-    // One dimension (the common case) or none: no division.
-    if (dims <= 1u) {
-        return r * params[P_REDUCED_STRIDES];
-    }
-    var rest = r;
-    var offset = 0u;
-    for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_REDUCED_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
-        rest = rest / size;
-    }
-    return offset;
-}
-
-// A candidate: its rank and position (NO_POSITION when empty).
-struct Best {
-    rank: u32,
-    position: u32,
-}
-
 // Elements of FLOAT32 in one vec4<u32> (16 bytes), in memory order.
 const PER_VECTOR: u32 = 4u;
 // The selection's best so far: all-ones ranks lose to (or tie with) every element.
 const NO_RANK: u32 = 0xffffffffu;
 
 // Writes output element o: the selected element's position or bits.
-fn emit(o: u32, position: u32, base: u32) {
-    store_output(o, load_input(base + reduced_offset(position)));
+fn emit(o: u32, position: u32, base: u32, stride: u32) {
+    store_output(o, load_input(base + position * stride));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -106,19 +68,21 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let last = params[P_TIES] == TIES_LAST;
     // A thread per vector of inner (and chunk) of a [outer, len, inner] input:
     // consecutive threads read consecutive vectors of each row.
+    // Every parameter word first, before any branch (see `selected_element`).
     let t = group * WORKGROUP_SIZE + lid;
     let vectors = params[P_VECTORS];
     let chunks = params[P_CHUNK_COUNT];
+    let outputs = params[P_OUTPUT_COUNT];
+    let len = params[P_REDUCE_LEN];
+    let chunk = params[P_CHUNK_LEN];
     let column = t % vectors;
     let rest = t / vectors;
     let c = rest % chunks;
     let o = rest / chunks;
     let inner = vectors * PER_VECTOR;
-    if (o >= params[P_OUTPUT_COUNT] / inner) {
+    if (o >= outputs / inner) {
         return;
     }
-    let len = params[P_REDUCE_LEN];
-    let chunk = params[P_CHUNK_LEN];
     let begin = min(c * chunk, len);
     let end = begin + min(chunk, len - begin);
     var at = (o * len + begin) * vectors + column;
@@ -253,10 +217,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         }
     }
     let first = o * inner + column * PER_VECTOR;
-    emit(first + 0u, best_position0, kept_offset(first + 0u));
-    emit(first + 1u, best_position1, kept_offset(first + 1u));
-    emit(first + 2u, best_position2, kept_offset(first + 2u));
-    emit(first + 3u, best_position3, kept_offset(first + 3u));
+    // Output first + j's elements: base + position * inner.
+    let base = o * len * inner + column * PER_VECTOR;
+    emit(first + 0u, best_position0, base + 0u, inner);
+    emit(first + 1u, best_position1, base + 1u, inner);
+    emit(first + 2u, best_position2, base + 2u, inner);
+    emit(first + 3u, best_position3, base + 3u, inner);
 }
 /* @segmented 1 4 4
 // @generated from specs/reducemin.op
@@ -376,52 +342,14 @@ fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
     return key_less(candidate, best) | (last & !key_less(best, candidate));
 }
 
-fn kept_offset(o: u32) -> u32 {
-    let dims = params[P_KEPT_RANK];
-    // One dimension (the common case) or none: no division.
-    if (dims <= 1u) {
-        return o * params[P_KEPT_STRIDES];
-    }
-    var rest = o;
-    var offset = 0u;
-    for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_KEPT_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
-        rest = rest / size;
-    }
-    return offset;
-}
-
-fn reduced_offset(r: u32) -> u32 {
-    let dims = params[P_REDUCED_RANK];
-    // One dimension (the common case) or none: no division.
-    if (dims <= 1u) {
-        return r * params[P_REDUCED_STRIDES];
-    }
-    var rest = r;
-    var offset = 0u;
-    for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_REDUCED_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
-        rest = rest / size;
-    }
-    return offset;
-}
-
-// A candidate: its rank and position (NO_POSITION when empty).
-struct Best {
-    rank: u32,
-    position: u32,
-}
-
 // Elements of FLOAT32 in one vec4<u32> (16 bytes), in memory order.
 const PER_VECTOR: u32 = 4u;
 // The selection's best so far: all-ones ranks lose to (or tie with) every element.
 const NO_RANK: u32 = 0xffffffffu;
 
 // Writes output element o: the selected element's position or bits.
-fn emit(o: u32, position: u32, base: u32) {
-    store_output(o, load_input(base + reduced_offset(position)));
+fn emit(o: u32, position: u32, base: u32, stride: u32) {
+    store_output(o, load_input(base + position * stride));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -430,19 +358,21 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let last = params[P_TIES] == TIES_LAST;
     // A thread per vector of inner (and chunk) of a [outer, len, inner] input:
     // consecutive threads read consecutive vectors of each row.
+    // Every parameter word first, before any branch (see `selected_element`).
     let t = group * WORKGROUP_SIZE + lid;
     let vectors = params[P_VECTORS];
     let chunks = params[P_CHUNK_COUNT];
+    let outputs = params[P_OUTPUT_COUNT];
+    let len = params[P_REDUCE_LEN];
+    let chunk = params[P_CHUNK_LEN];
     let column = t % vectors;
     let rest = t / vectors;
     let c = rest % chunks;
     let o = rest / chunks;
     let inner = vectors * PER_VECTOR;
-    if (o >= params[P_OUTPUT_COUNT] / inner) {
+    if (o >= outputs / inner) {
         return;
     }
-    let len = params[P_REDUCE_LEN];
-    let chunk = params[P_CHUNK_LEN];
     let begin = min(c * chunk, len);
     let end = begin + min(chunk, len - begin);
     var at = (o * len + begin) * vectors + column;
@@ -577,9 +507,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         }
     }
     let first = o * inner + column * PER_VECTOR;
-    emit(first + 0u, best_position0, kept_offset(first + 0u));
-    emit(first + 1u, best_position1, kept_offset(first + 1u));
-    emit(first + 2u, best_position2, kept_offset(first + 2u));
-    emit(first + 3u, best_position3, kept_offset(first + 3u));
+    // Output first + j's elements: base + position * inner.
+    let base = o * len * inner + column * PER_VECTOR;
+    emit(first + 0u, best_position0, base + 0u, inner);
+    emit(first + 1u, best_position1, base + 1u, inner);
+    emit(first + 2u, best_position2, base + 2u, inner);
+    emit(first + 3u, best_position3, base + 3u, inner);
 }
 */

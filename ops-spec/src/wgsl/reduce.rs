@@ -234,6 +234,8 @@ fn reduce_module(
     if variant != ReduceVariant::Combine {
         gen_later_wins(&mut w, key_ty);
         w.blank();
+    }
+    if variant != ReduceVariant::Combine && !variant.is_vector() {
         gen_offset(
             &mut w,
             "kept_offset",
@@ -284,9 +286,10 @@ fn reduce_module(
         ));
         w.blank();
     }
+    let strided = variant.is_vector();
     match variant {
         ReduceVariant::Rows | ReduceVariant::Tree | ReduceVariant::Columns => {
-            gen_emit(&mut w, cfg.keep, output);
+            gen_emit(&mut w, cfg.keep, output, strided);
             w.blank();
         }
         ReduceVariant::SplitRows
@@ -294,7 +297,7 @@ fn reduce_module(
         | ReduceVariant::SplitLanes
         | ReduceVariant::SplitColumns
         | ReduceVariant::SplitLanesTree => {
-            gen_store_partial(&mut w, &buffers[2], layout, input);
+            gen_store_partial(&mut w, &buffers[2], layout, input, strided);
             w.blank();
         }
         ReduceVariant::Combine => {
@@ -453,19 +456,21 @@ fn gen_lanes_body(
     } else {
         w.comment("consecutive vectors; thread t writes partial result t.");
     }
+    w.comment("Every parameter word first, before any branch (see `selected_element`).");
     w.line("let t = group * WORKGROUP_SIZE + lid;");
     w.line("let team = params[P_TEAM];");
     w.line("let chunks = params[P_CHUNK_COUNT];");
+    w.line("let outputs = params[P_OUTPUT_COUNT];");
+    w.line("let vectors = params[P_VECTORS];");
+    w.line("let chunk = params[P_CHUNK_LEN] / PER_VECTOR;");
     w.line("let lane = t & (team - 1u);");
     w.line("let rest = t >> countTrailingZeros(team);");
     w.line("let c = rest % chunks;");
     w.line("let o = rest / chunks;");
+    w.line("let row = o * vectors;");
     let scan = |w: &mut Writer| {
-        w.line("let vectors = params[P_VECTORS];");
-        w.line("let chunk = params[P_CHUNK_LEN] / PER_VECTOR;");
         w.line("let begin = min(c * chunk, vectors);");
         w.line("let end = begin + min(chunk, vectors - begin);");
-        w.line("let row = o * vectors;");
         if !tree {
             w.line("var best_rank = NO_RANK;");
             w.line("var best_position = NO_POSITION;");
@@ -492,20 +497,20 @@ fn gen_lanes_body(
         w.comment("No early return: the team's barriers need every thread.");
         w.line("var best_rank = NO_RANK;");
         w.line("var best_position = NO_POSITION;");
-        w.line("let in_range = o < params[P_OUTPUT_COUNT];");
+        w.line("let in_range = o < outputs;");
         w.block("if (in_range)", scan);
         w.line("wg_rank[lid] = best_rank;");
         w.line("wg_position[lid] = best_position;");
         gen_team_tree(w, false);
         w.block("if (lane == 0u && in_range)", |w| {
-            w.line("store_partial(rest, wg_position[lid], kept_offset(o));");
+            w.line("store_partial(rest, wg_position[lid], row * PER_VECTOR, 1u);");
         });
     } else {
-        w.block("if (o >= params[P_OUTPUT_COUNT])", |w| {
+        w.block("if (o >= outputs)", |w| {
             w.line("return;");
         });
         scan(w);
-        w.line("store_partial(t, best_position, kept_offset(o));");
+        w.line("store_partial(t, best_position, row * PER_VECTOR, 1u);");
     }
 }
 
@@ -521,18 +526,23 @@ fn gen_columns_body(
     let per = per_vector(input) as u32;
     w.comment("A thread per vector of inner (and chunk) of a [outer, len, inner] input:");
     w.comment("consecutive threads read consecutive vectors of each row.");
+    w.comment("Every parameter word first, before any branch (see `selected_element`).");
     w.line("let t = group * WORKGROUP_SIZE + lid;");
     w.line("let vectors = params[P_VECTORS];");
     w.line("let chunks = params[P_CHUNK_COUNT];");
+    w.line("let outputs = params[P_OUTPUT_COUNT];");
+    w.line("let len = params[P_REDUCE_LEN];");
+    w.line("let chunk = params[P_CHUNK_LEN];");
     w.line("let column = t % vectors;");
     w.line("let rest = t / vectors;");
     w.line("let c = rest % chunks;");
     w.line("let o = rest / chunks;");
     w.line("let inner = vectors * PER_VECTOR;");
-    w.block("if (o >= params[P_OUTPUT_COUNT] / inner)", |w| {
+    w.block("if (o >= outputs / inner)", |w| {
         w.line("return;");
     });
-    gen_chunk_bounds(w);
+    w.line("let begin = min(c * chunk, len);");
+    w.line("let end = begin + min(chunk, len - begin);");
     w.line("var at = (o * len + begin) * vectors + column;");
     for j in 0..per {
         w.line(format!("var best_rank{j} = NO_RANK;"));
@@ -553,15 +563,17 @@ fn gen_columns_body(
         &|n| Some(format!("at = at + {n}u * vectors;")),
     );
     w.line("let first = o * inner + column * PER_VECTOR;");
+    w.comment("Output first + j's elements: base + position * inner.");
+    w.line("let base = o * len * inner + column * PER_VECTOR;");
     for j in 0..per {
         let out = format!("first + {j}u");
         if split {
             w.line(format!(
-                "store_partial(({out}) * chunks + c, best_position{j}, kept_offset({out}));"
+                "store_partial(({out}) * chunks + c, best_position{j}, base + {j}u, inner);"
             ));
         } else {
             w.line(format!(
-                "emit({out}, best_position{j}, kept_offset({out}));"
+                "emit({out}, best_position{j}, base + {j}u, inner);"
             ));
         }
     }
@@ -691,10 +703,35 @@ fn gen_scan_strided(w: &mut Writer, key_ty: &str) {
     w.close();
 }
 
-/// `fn emit(o, position, base)`: writes output element `o`.
-fn gen_emit(w: &mut Writer, keep: Keep, output: DataType) {
+/// The signature of `emit` and `store_partial` after their first argument,
+/// and the input element at `position`. `strided` (the vector variants):
+/// the caller passes the element offset of position 0 and the stride
+/// between positions, computed from parameter words it read at the top of
+/// the kernel. Otherwise the element is found through `reduced_offset`.
+///
+/// Why: a CPU adapter (lavapipe) reads a parameter word with one load only
+/// at the top level of the kernel; inside any branch, loop or after an
+/// early return it loops over the SIMD lanes for it, which for the inner
+/// axis's short rows cost 6% of the reduction.
+fn selected_element(strided: bool) -> (&'static str, &'static str) {
+    if strided {
+        (
+            "position: u32, base: u32, stride: u32",
+            "base + position * stride",
+        )
+    } else {
+        (
+            "position: u32, base: u32",
+            "base + reduced_offset(position)",
+        )
+    }
+}
+
+/// `fn emit(o, position, ...)`: writes output element `o`.
+fn gen_emit(w: &mut Writer, keep: Keep, output: DataType, strided: bool) {
+    let (args, element) = selected_element(strided);
     w.comment("Writes output element o: the selected element's position or bits.");
-    w.open("fn emit(o: u32, position: u32, base: u32)");
+    w.open(format!("fn emit(o: u32, {args})"));
     match keep {
         Keep::Index => {
             w.line(format!(
@@ -703,20 +740,27 @@ fn gen_emit(w: &mut Writer, keep: Keep, output: DataType) {
             ));
         }
         Keep::Value => {
-            w.line("store_output(o, load_input(base + reduced_offset(position)));");
+            w.line(format!("store_output(o, load_input({element}));"));
         }
     }
     w.close();
 }
 
-/// `fn store_partial(p, position, base)`: writes partial result `p`.
-fn gen_store_partial(w: &mut Writer, partials: &Buffer, layout: Layout, input: DataType) {
+/// `fn store_partial(p, position, ...)`: writes partial result `p`.
+fn gen_store_partial(
+    w: &mut Writer,
+    partials: &Buffer,
+    layout: Layout,
+    input: DataType,
+    strided: bool,
+) {
+    let (args, element) = selected_element(strided);
     let ty = dtype::raw_type(input);
     w.comment("Writes partial result p: the selected element's raw bits and its position.");
-    w.open("fn store_partial(p: u32, position: u32, base: u32)");
+    w.open(format!("fn store_partial(p: u32, {args})"));
     w.line(format!("var raw = {};", dtype::raw_zero(input)));
     w.block("if (position != NO_POSITION)", |w| {
-        w.line("raw = load_input(base + reduced_offset(position));");
+        w.line(format!("raw = load_input({element});"));
     });
     w.line("let at = p * PARTIAL_WORDS;");
     if ty == "u32" {
