@@ -523,6 +523,7 @@ fn vector_variants_on_random_aligned_shapes() {
     let seed = seed() ^ 0x7ec7_0a11;
     let mut rng = Rng(seed);
     let mut seen: HashMap<ReduceVariant, usize> = HashMap::new();
+    let mut combines: HashMap<ReduceVariant, usize> = HashMap::new();
     for run in 0..96 {
         let op = &OPS[rng.below(OPS.len())];
         let input_dt = DataType::ALL[rng.below(DataType::ALL.len())];
@@ -584,6 +585,13 @@ fn vector_variants_on_random_aligned_shapes() {
         };
         run.matches(ctx, &input, strategy, &want);
         *seen.entry(strategy.variant()).or_default() += 1;
+        if let Some(&combine) = strategy.variants().get(1) {
+            *combines.entry(combine).or_default() += 1;
+        }
+    }
+    // Both combine passes: teams, and one thread an output (no barrier).
+    for v in [ReduceVariant::Combine, ReduceVariant::CombineEach] {
+        assert!(combines.get(&v).is_some_and(|&n| n >= 3), "{combines:?}");
     }
     for v in [
         ReduceVariant::SplitLanes,

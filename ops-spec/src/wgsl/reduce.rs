@@ -133,7 +133,9 @@ fn reduce_buffers(variant: ReduceVariant, output: DataType) -> [Buffer<'static>;
         | ReduceVariant::SplitLanesTree => {
             [params, input, Buffer::read_write("partials", false, true)]
         }
-        ReduceVariant::Combine => [params, Buffer::read("partials", true), output],
+        ReduceVariant::Combine | ReduceVariant::CombineEach => {
+            [params, Buffer::read("partials", true), output]
+        }
         ReduceVariant::Rows | ReduceVariant::Tree | ReduceVariant::Columns => {
             [params, input, output]
         }
@@ -184,7 +186,8 @@ fn reduce_module(
     w.line(format!("const TIES_LAST: u32 = {}u;", params::TIES_LAST));
     w.comment("The position of no element: an empty candidate.");
     w.line("const NO_POSITION: u32 = 0xffffffffu;");
-    let partials = variant.is_split() || variant == ReduceVariant::Combine;
+    let combine = matches!(variant, ReduceVariant::Combine | ReduceVariant::CombineEach);
+    let partials = variant.is_split() || combine;
     if partials {
         w.comment("Words of a partial result: the selected element's raw bits, then its position.");
         w.line(format!(
@@ -209,7 +212,7 @@ fn reduce_module(
 
     w.blank();
     segments::gen_accessors(&mut w, &buffers, layout);
-    if variant != ReduceVariant::Combine {
+    if !combine {
         dtype::gen_load_from(&mut w, "load_input", &buffers[1], layout, input);
         w.blank();
     }
@@ -227,15 +230,15 @@ fn reduce_module(
     w.blank();
     gen_rank(&mut w, cfg.select, key_ty);
     w.blank();
-    if variant.is_tree() {
+    if variant.is_tree() || combine {
         gen_better(&mut w, key_ty);
         w.blank();
     }
-    if variant != ReduceVariant::Combine {
+    if !combine {
         gen_later_wins(&mut w, key_ty);
         w.blank();
     }
-    if variant != ReduceVariant::Combine && !variant.is_vector() {
+    if !combine && !variant.is_vector() {
         gen_offset(
             &mut w,
             "kept_offset",
@@ -300,7 +303,7 @@ fn reduce_module(
             gen_store_partial(&mut w, &buffers[2], layout, input, strided);
             w.blank();
         }
-        ReduceVariant::Combine => {
+        ReduceVariant::Combine | ReduceVariant::CombineEach => {
             gen_load_partial(&mut w, &buffers[1], layout, input);
             w.blank();
         }
@@ -317,6 +320,7 @@ fn reduce_module(
         ReduceVariant::Tree => gen_tree_body(&mut w, false),
         ReduceVariant::SplitTree => gen_tree_body(&mut w, true),
         ReduceVariant::Combine => gen_combine_body(&mut w, cfg.keep, output, key_ty),
+        ReduceVariant::CombineEach => gen_combine_each_body(&mut w, cfg.keep, output, key_ty),
         ReduceVariant::SplitLanes => gen_lanes_body(&mut w, &buffers[1], layout, input, false),
         ReduceVariant::SplitLanesTree => gen_lanes_body(&mut w, &buffers[1], layout, input, true),
         ReduceVariant::Columns => gen_columns_body(&mut w, &buffers[1], layout, input, false),
@@ -958,6 +962,42 @@ fn gen_combine_body(w: &mut Writer, keep: Keep, output: DataType, key_ty: &str) 
         }
         Keep::Value => {
             w.line("store_output(item, wg_raw[lid]);");
+        }
+    });
+}
+
+/// CombineEach: a thread per output over its partial results, no shared
+/// memory and no barrier (the combine teams of one thread).
+fn gen_combine_each_body(w: &mut Writer, keep: Keep, output: DataType, key_ty: &str) {
+    w.comment("A thread per output element over its partial results; no barrier.");
+    w.line("let item = group * WORKGROUP_SIZE + lid;");
+    w.line("let chunks = params[P_CHUNK_COUNT];");
+    w.line("let in_range = item < params[P_OUTPUT_COUNT];");
+    w.comment("Out of range: no partial results (no branch around the loop).");
+    w.line("let stop = select(0u, chunks, in_range);");
+    let zero = zero_of(key_ty);
+    w.line(format!("var best_rank = {zero};"));
+    w.line("var best_position = NO_POSITION;");
+    w.line(format!("var best_raw = {zero};"));
+    w.block("for (var c = 0u; c < stop; c = c + 1u)", |w| {
+        w.line("let p = item * chunks + c;");
+        w.line("let raw = load_partial(p);");
+        w.line("let position = partial_position(p);");
+        w.line("let candidate = rank(raw);");
+        w.line("let wins = better(candidate, position, best_rank, best_position, last);");
+        w.line("best_rank = select(best_rank, candidate, wins);");
+        w.line("best_position = select(best_position, position, wins);");
+        w.line("best_raw = select(best_raw, raw, wins);");
+    });
+    w.block("if (in_range)", |w| match keep {
+        Keep::Index => {
+            w.line(format!(
+                "store_output(item, {});",
+                dtype::raw_from_u32(output, "best_position")
+            ));
+        }
+        Keep::Value => {
+            w.line("store_output(item, best_raw);");
         }
     });
 }
