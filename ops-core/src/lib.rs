@@ -36,6 +36,7 @@ pub use op::{
 };
 pub use plan::{
     split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, OutputInit, Pass,
+    PARAM_WORDS,
 };
 pub use tensor::{row_major_strides, HostTensor, TensorDesc};
 

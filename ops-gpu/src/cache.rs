@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use ops_core::{Access, Kernel, OpError};
+use ops_core::{Access, BufferRef, Kernel, OpError, Pass, PARAM_WORDS};
 
 use crate::context::{device_error, Scopes};
 use crate::{segment, CacheStats};
@@ -37,6 +37,56 @@ pub(crate) struct PipelineCache {
     slots: Mutex<HashMap<(&'static str, Variant), Slot>>,
     compiled: AtomicU64,
     hits: AtomicU64,
+}
+
+/// The bind group layout entries of a kernel's `bindings`: storage
+/// buffers, and the uniform block of parameter words.
+pub(crate) fn layout_entries(bindings: &[Access]) -> Vec<wgpu::BindGroupLayoutEntry> {
+    bindings
+        .iter()
+        .enumerate()
+        .map(|(i, access)| wgpu::BindGroupLayoutEntry {
+            binding: i as u32,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: match access {
+                    Access::Uniform => wgpu::BufferBindingType::Uniform,
+                    Access::Read | Access::ReadWrite => wgpu::BufferBindingType::Storage {
+                        read_only: *access == Access::Read,
+                    },
+                },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        })
+        .collect()
+}
+
+/// Usages of a parameter buffer: generated kernels bind it as a uniform
+/// block ([`Access::Uniform`]), hand-written ones may bind it as storage.
+pub(crate) const PARAMS_USAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::UNIFORM);
+
+/// The words of pass `p`'s parameter buffer: its own, then zeros up to
+/// [`PARAM_WORDS`] (the uniform block a kernel declares). Fails when a
+/// pass binding its words as a uniform block has more of them.
+pub(crate) fn param_words(pass: &Pass, p: usize) -> Result<Vec<u32>, OpError> {
+    let uniform = pass
+        .buffers
+        .iter()
+        .zip(pass.kernel.bindings)
+        .any(|(r, a)| *r == BufferRef::Params && *a == Access::Uniform);
+    if uniform && pass.params.len() > PARAM_WORDS {
+        return Err(OpError::InvalidArgument(format!(
+            "pass {p} (`{}`) has {} parameter words; its uniform block holds {PARAM_WORDS}",
+            pass.kernel.key,
+            pass.params.len()
+        )));
+    }
+    let mut words = pass.params.clone();
+    words.resize(words.len().max(PARAM_WORDS), 0);
+    Ok(words)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -118,31 +168,17 @@ fn compile(
             ),
         });
     }
-    if bindings.len() > limits.max_storage_buffers_per_shader_stage as usize {
+    let storage = bindings.iter().filter(|a| **a != Access::Uniform).count();
+    if storage > limits.max_storage_buffers_per_shader_stage as usize {
         return Err(OpError::TooLarge {
-            what: format!("{} storage buffers of kernel `{label}`", bindings.len()),
+            what: format!("{storage} storage buffers of kernel `{label}`"),
             limit: format!(
                 "max_storage_buffers_per_shader_stage ({})",
                 limits.max_storage_buffers_per_shader_stage
             ),
         });
     }
-    let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
-        .iter()
-        .enumerate()
-        .map(|(i, access)| wgpu::BindGroupLayoutEntry {
-            binding: i as u32,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage {
-                    read_only: *access == Access::Read,
-                },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        })
-        .collect();
+    let entries = layout_entries(&bindings);
 
     let scopes = Scopes::push(device);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -177,4 +213,87 @@ fn compile(
         layout,
         pipeline,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static UNIFORM: Kernel = Kernel {
+        key: "t/uniform",
+        wgsl: "",
+        entry: "main",
+        bindings: &[Access::Uniform, Access::ReadWrite],
+        workgroup_size: 1,
+    };
+
+    static STORAGE: Kernel = Kernel {
+        key: "t/storage",
+        wgsl: "",
+        entry: "main",
+        bindings: &[Access::Read, Access::ReadWrite],
+        workgroup_size: 1,
+    };
+
+    fn pass(kernel: &'static Kernel, words: usize) -> Pass {
+        Pass {
+            kernel,
+            buffers: vec![BufferRef::Params, BufferRef::Output(0)],
+            params: (1..=words as u32).collect(),
+            workgroups: 1,
+        }
+    }
+
+    #[test]
+    fn parameter_words_fill_the_uniform_block() {
+        let words = param_words(&pass(&UNIFORM, 3), 0).unwrap();
+        assert_eq!(words.len(), PARAM_WORDS);
+        assert_eq!(&words[..4], &[1, 2, 3, 0]);
+        assert!(words[3..].iter().all(|&w| w == 0));
+        // No words at all still binds a whole (zero) block.
+        assert_eq!(
+            param_words(&pass(&UNIFORM, 0), 0).unwrap(),
+            vec![0; PARAM_WORDS]
+        );
+        assert_eq!(
+            param_words(&pass(&UNIFORM, PARAM_WORDS), 0).unwrap().len(),
+            PARAM_WORDS
+        );
+    }
+
+    #[test]
+    fn too_many_words_for_a_uniform_block_are_an_error() {
+        let e = param_words(&pass(&UNIFORM, PARAM_WORDS + 1), 2).unwrap_err();
+        assert!(
+            matches!(&e, OpError::InvalidArgument(m) if m.contains("pass 2") && m.contains("65 parameter words")),
+            "{e}"
+        );
+        // A storage array holds any count.
+        assert_eq!(
+            param_words(&pass(&STORAGE, PARAM_WORDS + 1), 0)
+                .unwrap()
+                .len(),
+            PARAM_WORDS + 1
+        );
+    }
+
+    #[test]
+    fn layout_entries_bind_the_uniform_block() {
+        let entries = layout_entries(&[Access::Uniform, Access::Read, Access::ReadWrite]);
+        let kinds: Vec<_> = entries
+            .iter()
+            .map(|e| match e.ty {
+                wgpu::BindingType::Buffer { ty, .. } => ty,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                wgpu::BufferBindingType::Uniform,
+                wgpu::BufferBindingType::Storage { read_only: true },
+                wgpu::BufferBindingType::Storage { read_only: false },
+            ]
+        );
+    }
 }

@@ -5,10 +5,10 @@ use std::sync::mpsc;
 use std::sync::Arc;
 
 use ops_core::{
-    split_workgroups, Access, BufferRef, GpuPlan, HostTensor, OpError, OutputInit, Pass, TensorDesc,
+    split_workgroups, Access, BufferRef, GpuPlan, HostTensor, OpError, OutputInit, TensorDesc,
 };
 
-use crate::cache::{Compiled, Variant};
+use crate::cache::{param_words, Compiled, Variant, PARAMS_USAGE};
 use crate::context::{device_error, Scopes};
 use crate::segment::{self, Segmented};
 use crate::{Context, ExecError};
@@ -47,15 +47,6 @@ impl Sizes {
             BufferRef::Output(i) => at(&self.outputs, i),
             BufferRef::Scratch(i) => at(&self.scratch, i),
         }
-    }
-}
-
-/// Words of a pass's parameter buffer: an empty list binds one zero word.
-fn params_of(pass: &Pass) -> &[u32] {
-    if pass.params.is_empty() {
-        &[0]
-    } else {
-        &pass.params
     }
 }
 
@@ -201,9 +192,10 @@ impl Context {
             .iter()
             .enumerate()
             .map(|(p, pass)| {
+                let words = param_words(pass, p)?.len() as u64;
                 self.buffer_size(
                     &|| format!("parameters of pass {p} (`{}`)", pass.kernel.key),
-                    (params_of(pass).len() as u64).checked_mul(4),
+                    words.checked_mul(4),
                 )
             })
             .collect::<Result<_, _>>()?;
@@ -452,12 +444,12 @@ fn submit(
             continue;
         }
         let key = pass.kernel.key;
-        let params = params_of(pass);
+        let params = param_words(pass, p)?;
         let params_buf = ctx.upload(
             &format!("params of pass {p} ({key})"),
-            bytemuck::cast_slice(params),
+            bytemuck::cast_slice(&params),
             sizes.params[p],
-            U::STORAGE,
+            PARAMS_USAGE,
         )?;
         let layout = layouts[p].as_ref();
         let mut entries = Vec::with_capacity(pass.buffers.len());
@@ -491,7 +483,8 @@ fn submit(
                         size: std::num::NonZeroU64::new(ctx.segment.min(total - offset)),
                     }),
                     (false, Some([read, read_write])) => match pass.kernel.bindings[b] {
-                        Access::Read => read.as_entire_binding(),
+                        // Parameter blocks are never segmented.
+                        Access::Read | Access::Uniform => read.as_entire_binding(),
                         Access::ReadWrite => read_write.as_entire_binding(),
                     },
                     (false, None) => {

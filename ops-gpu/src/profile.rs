@@ -29,6 +29,7 @@ use ops_core::{
     OutputInit, Pass, TensorDesc,
 };
 
+use crate::cache::{layout_entries, param_words, PARAMS_USAGE};
 use crate::context::{error_text, Scopes};
 use crate::{AdapterSummary, Context};
 
@@ -322,15 +323,11 @@ impl Profiler {
             )));
         }
         let pipeline = self.pipeline(pass.kernel)?;
-        let words: &[u32] = if pass.params.is_empty() {
-            &[0]
-        } else {
-            &pass.params
-        };
+        let words = param_words(pass, p)?;
         let params = self.filled(
             &format!("params of pass {p}"),
-            bytemuck::cast_slice(words),
-            wgpu::BufferUsages::STORAGE,
+            bytemuck::cast_slice(&words),
+            PARAMS_USAGE,
         );
         let missing = |what: &str, i: usize| {
             OpError::InvalidArgument(format!("pass {p} (`{key}`) binds missing {what} {i}"))
@@ -405,23 +402,7 @@ fn padded(bytes: u64) -> u64 {
 
 fn compile(device: &wgpu::Device, kernel: &'static Kernel) -> Result<Pipeline, OpError> {
     let key = kernel.key;
-    let entries: Vec<wgpu::BindGroupLayoutEntry> = kernel
-        .bindings
-        .iter()
-        .enumerate()
-        .map(|(i, access)| wgpu::BindGroupLayoutEntry {
-            binding: i as u32,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage {
-                    read_only: *access == Access::Read,
-                },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        })
-        .collect();
+    let entries = layout_entries(kernel.bindings);
     let scopes = Scopes::push(device);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(key),
@@ -855,13 +836,10 @@ impl MinimalDispatch {
                 mapped_at_creation: false,
             })
         };
-        let params = make(
-            "params",
-            pass.params.len() as u64 * 4,
-            U::STORAGE | U::COPY_DST,
-        );
+        let words = param_words(pass, 0)?;
+        let params = make("params", words.len() as u64 * 4, PARAMS_USAGE | U::COPY_DST);
         ctx.queue
-            .write_buffer(&params, 0, bytemuck::cast_slice(&pass.params));
+            .write_buffer(&params, 0, bytemuck::cast_slice(&words));
         let status = make("status", 4, U::STORAGE | U::COPY_DST);
         ctx.queue
             .write_buffer(&status, 0, bytemuck::bytes_of(&u32::MAX));

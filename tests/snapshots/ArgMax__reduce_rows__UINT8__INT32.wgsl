@@ -20,9 +20,14 @@ const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
 
-@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
 @group(0) @binding(1) var<storage, read> input: array<u32>;
 @group(0) @binding(2) var<storage, read_write> output: array<u32>;
+
+// Parameter word i: the same in every thread, one load wherever it is read.
+fn param(i: u32) -> u32 {
+    return params[i >> 2u][i & 3u];
+}
 
 fn load_input(i: u32) -> u32 {
     return (input[i >> 2u] >> ((i & 3u) * 8u)) & 0xffu;
@@ -51,32 +56,32 @@ fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
 }
 
 fn kept_offset(o: u32) -> u32 {
-    let dims = params[P_KEPT_RANK];
+    let dims = param(P_KEPT_RANK);
     // One dimension (the common case) or none: no division.
     if (dims <= 1u) {
-        return o * params[P_KEPT_STRIDES];
+        return o * param(P_KEPT_STRIDES);
     }
     var rest = o;
     var offset = 0u;
     for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_KEPT_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
+        let size = param(P_KEPT_SIZES + d - 1u);
+        offset = offset + (rest % size) * param(P_KEPT_STRIDES + d - 1u);
         rest = rest / size;
     }
     return offset;
 }
 
 fn reduced_offset(r: u32) -> u32 {
-    let dims = params[P_REDUCED_RANK];
+    let dims = param(P_REDUCED_RANK);
     // One dimension (the common case) or none: no division.
     if (dims <= 1u) {
-        return r * params[P_REDUCED_STRIDES];
+        return r * param(P_REDUCED_STRIDES);
     }
     var rest = r;
     var offset = 0u;
     for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_REDUCED_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
+        let size = param(P_REDUCED_SIZES + d - 1u);
+        offset = offset + (rest % size) * param(P_REDUCED_STRIDES + d - 1u);
         rest = rest / size;
     }
     return offset;
@@ -95,9 +100,9 @@ fn scan(base: u32, begin: u32, end: u32, last: bool) -> Best {
     if (begin >= end) {
         return Best(0u, NO_POSITION);
     }
-    let inner = max(params[P_REDUCED_RANK], 1u) - 1u;
-    let inner_size = params[P_REDUCED_SIZES + inner];
-    let inner_stride = params[P_REDUCED_STRIDES + inner];
+    let inner = max(param(P_REDUCED_RANK), 1u) - 1u;
+    let inner_size = param(P_REDUCED_SIZES + inner);
+    let inner_stride = param(P_REDUCED_STRIDES + inner);
     var column = begin % inner_size;
     var offset = base + reduced_offset(begin);
     var best = Best(rank(load_input(offset)), begin);
@@ -125,9 +130,9 @@ fn emit(o: u32, position: u32, base: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
-    let last = params[P_TIES] == TIES_LAST;
+    let last = param(P_TIES) == TIES_LAST;
     // One thread per output element; consecutive threads take consecutive outputs.
-    let count = params[P_OUTPUT_COUNT];
+    let count = param(P_OUTPUT_COUNT);
     if (group >= count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u)) {
         return;
     }
@@ -136,7 +141,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         return;
     }
     let base = kept_offset(item);
-    let best = scan(base, 0u, params[P_REDUCE_LEN], last);
+    let best = scan(base, 0u, param(P_REDUCE_LEN), last);
     emit(item, best.position, base);
 }
 /* @segmented 1 4 4
@@ -162,7 +167,7 @@ const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
 
-@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
 @group(0) @binding(1) var<storage, read> input_s0: array<u32>;
 @group(0) @binding(2) var<storage, read> input_s1: array<u32>;
 @group(0) @binding(3) var<storage, read> input_s2: array<u32>;
@@ -171,6 +176,11 @@ const NO_POSITION: u32 = 0xffffffffu;
 @group(0) @binding(6) var<storage, read_write> output_s1: array<u32>;
 @group(0) @binding(7) var<storage, read_write> output_s2: array<u32>;
 @group(0) @binding(8) var<storage, read_write> output_s3: array<u32>;
+
+// Parameter word i: the same in every thread, one load wherever it is read.
+fn param(i: u32) -> u32 {
+    return params[i >> 2u][i & 3u];
+}
 
 // Word i of `input`, bound in 4 segments of arrayLength(&input_s0) words.
 fn input_word(i: u32) -> u32 {
@@ -252,32 +262,32 @@ fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
 }
 
 fn kept_offset(o: u32) -> u32 {
-    let dims = params[P_KEPT_RANK];
+    let dims = param(P_KEPT_RANK);
     // One dimension (the common case) or none: no division.
     if (dims <= 1u) {
-        return o * params[P_KEPT_STRIDES];
+        return o * param(P_KEPT_STRIDES);
     }
     var rest = o;
     var offset = 0u;
     for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_KEPT_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
+        let size = param(P_KEPT_SIZES + d - 1u);
+        offset = offset + (rest % size) * param(P_KEPT_STRIDES + d - 1u);
         rest = rest / size;
     }
     return offset;
 }
 
 fn reduced_offset(r: u32) -> u32 {
-    let dims = params[P_REDUCED_RANK];
+    let dims = param(P_REDUCED_RANK);
     // One dimension (the common case) or none: no division.
     if (dims <= 1u) {
-        return r * params[P_REDUCED_STRIDES];
+        return r * param(P_REDUCED_STRIDES);
     }
     var rest = r;
     var offset = 0u;
     for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_REDUCED_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
+        let size = param(P_REDUCED_SIZES + d - 1u);
+        offset = offset + (rest % size) * param(P_REDUCED_STRIDES + d - 1u);
         rest = rest / size;
     }
     return offset;
@@ -296,9 +306,9 @@ fn scan(base: u32, begin: u32, end: u32, last: bool) -> Best {
     if (begin >= end) {
         return Best(0u, NO_POSITION);
     }
-    let inner = max(params[P_REDUCED_RANK], 1u) - 1u;
-    let inner_size = params[P_REDUCED_SIZES + inner];
-    let inner_stride = params[P_REDUCED_STRIDES + inner];
+    let inner = max(param(P_REDUCED_RANK), 1u) - 1u;
+    let inner_size = param(P_REDUCED_SIZES + inner);
+    let inner_stride = param(P_REDUCED_STRIDES + inner);
     var column = begin % inner_size;
     var offset = base + reduced_offset(begin);
     var best = Best(rank(load_input(offset)), begin);
@@ -326,9 +336,9 @@ fn emit(o: u32, position: u32, base: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
-    let last = params[P_TIES] == TIES_LAST;
+    let last = param(P_TIES) == TIES_LAST;
     // One thread per output element; consecutive threads take consecutive outputs.
-    let count = params[P_OUTPUT_COUNT];
+    let count = param(P_OUTPUT_COUNT);
     if (group >= count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u)) {
         return;
     }
@@ -337,7 +347,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         return;
     }
     let base = kept_offset(item);
-    let best = scan(base, 0u, params[P_REDUCE_LEN], last);
+    let best = scan(base, 0u, param(P_REDUCE_LEN), last);
     emit(item, best.position, base);
 }
 */

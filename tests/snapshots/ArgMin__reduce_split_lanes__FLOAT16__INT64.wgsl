@@ -22,9 +22,14 @@ const NO_POSITION: u32 = 0xffffffffu;
 // Words of a partial result: the selected element's raw bits, then its position.
 const PARTIAL_WORDS: u32 = 2u;
 
-@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
 @group(0) @binding(1) var<storage, read> input: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> partials: array<u32>;
+
+// Parameter word i: the same in every thread, one load wherever it is read.
+fn param(i: u32) -> u32 {
+    return params[i >> 2u][i & 3u];
+}
 
 fn load_input(i: u32) -> u32 {
     return (input[(i >> 1u) >> 2u][(i >> 1u) & 3u] >> ((i & 1u) * 16u)) & 0xffffu;
@@ -69,16 +74,16 @@ fn store_partial(p: u32, position: u32, base: u32, stride: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
-    let last = params[P_TIES] == TIES_LAST;
+    let last = param(P_TIES) == TIES_LAST;
     // A team per (output, chunk) of a [outputs, len] input: the team's threads read
     // consecutive vectors; thread t writes partial result t.
     // Every parameter word first, before any branch (see `selected_element`).
     let t = group * WORKGROUP_SIZE + lid;
-    let team = params[P_TEAM];
-    let chunks = params[P_CHUNK_COUNT];
-    let outputs = params[P_OUTPUT_COUNT];
-    let vectors = params[P_VECTORS];
-    let chunk = params[P_CHUNK_LEN] / PER_VECTOR;
+    let team = param(P_TEAM);
+    let chunks = param(P_CHUNK_COUNT);
+    let outputs = param(P_OUTPUT_COUNT);
+    let vectors = param(P_VECTORS);
+    let chunk = param(P_CHUNK_LEN) / PER_VECTOR;
     let lane = t & (team - 1u);
     let rest = t >> countTrailingZeros(team);
     let c = rest % chunks;
@@ -335,7 +340,7 @@ const NO_POSITION: u32 = 0xffffffffu;
 // Words of a partial result: the selected element's raw bits, then its position.
 const PARTIAL_WORDS: u32 = 2u;
 
-@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
 @group(0) @binding(1) var<storage, read> input_s0: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> input_s1: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read> input_s2: array<vec4<u32>>;
@@ -344,6 +349,11 @@ const PARTIAL_WORDS: u32 = 2u;
 @group(0) @binding(6) var<storage, read_write> partials_s1: array<u32>;
 @group(0) @binding(7) var<storage, read_write> partials_s2: array<u32>;
 @group(0) @binding(8) var<storage, read_write> partials_s3: array<u32>;
+
+// Parameter word i: the same in every thread, one load wherever it is read.
+fn param(i: u32) -> u32 {
+    return params[i >> 2u][i & 3u];
+}
 
 // Vector i of `input`, bound in 4 segments of arrayLength(&input_s0) vectors.
 fn input_vector(i: u32) -> vec4<u32> {
@@ -445,16 +455,16 @@ fn store_partial(p: u32, position: u32, base: u32, stride: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
-    let last = params[P_TIES] == TIES_LAST;
+    let last = param(P_TIES) == TIES_LAST;
     // A team per (output, chunk) of a [outputs, len] input: the team's threads read
     // consecutive vectors; thread t writes partial result t.
     // Every parameter word first, before any branch (see `selected_element`).
     let t = group * WORKGROUP_SIZE + lid;
-    let team = params[P_TEAM];
-    let chunks = params[P_CHUNK_COUNT];
-    let outputs = params[P_OUTPUT_COUNT];
-    let vectors = params[P_VECTORS];
-    let chunk = params[P_CHUNK_LEN] / PER_VECTOR;
+    let team = param(P_TEAM);
+    let chunks = param(P_CHUNK_COUNT);
+    let outputs = param(P_OUTPUT_COUNT);
+    let vectors = param(P_VECTORS);
+    let chunk = param(P_CHUNK_LEN) / PER_VECTOR;
     let lane = t & (team - 1u);
     let rest = t >> countTrailingZeros(team);
     let c = rest % chunks;

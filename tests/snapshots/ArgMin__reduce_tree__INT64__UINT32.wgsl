@@ -20,9 +20,14 @@ const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
 
-@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
 @group(0) @binding(1) var<storage, read> input: array<u32>;
 @group(0) @binding(2) var<storage, read_write> output: array<u32>;
+
+// Parameter word i: the same in every thread, one load wherever it is read.
+fn param(i: u32) -> u32 {
+    return params[i >> 2u][i & 3u];
+}
 
 var<workgroup> wg_rank: array<vec2<u32>, WORKGROUP_SIZE>;
 var<workgroup> wg_position: array<u32, WORKGROUP_SIZE>;
@@ -61,32 +66,32 @@ fn later_wins(candidate: vec2<u32>, best: vec2<u32>, last: bool) -> bool {
 }
 
 fn kept_offset(o: u32) -> u32 {
-    let dims = params[P_KEPT_RANK];
+    let dims = param(P_KEPT_RANK);
     // One dimension (the common case) or none: no division.
     if (dims <= 1u) {
-        return o * params[P_KEPT_STRIDES];
+        return o * param(P_KEPT_STRIDES);
     }
     var rest = o;
     var offset = 0u;
     for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_KEPT_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
+        let size = param(P_KEPT_SIZES + d - 1u);
+        offset = offset + (rest % size) * param(P_KEPT_STRIDES + d - 1u);
         rest = rest / size;
     }
     return offset;
 }
 
 fn reduced_offset(r: u32) -> u32 {
-    let dims = params[P_REDUCED_RANK];
+    let dims = param(P_REDUCED_RANK);
     // One dimension (the common case) or none: no division.
     if (dims <= 1u) {
-        return r * params[P_REDUCED_STRIDES];
+        return r * param(P_REDUCED_STRIDES);
     }
     var rest = r;
     var offset = 0u;
     for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_REDUCED_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
+        let size = param(P_REDUCED_SIZES + d - 1u);
+        offset = offset + (rest % size) * param(P_REDUCED_STRIDES + d - 1u);
         rest = rest / size;
     }
     return offset;
@@ -104,8 +109,8 @@ fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: boo
     if (begin >= end || end - begin <= lane) {
         return Best(vec2<u32>(0u, 0u), NO_POSITION);
     }
-    let simple = params[P_REDUCED_RANK] <= 1u;
-    let step = team * params[P_REDUCED_STRIDES];
+    let simple = param(P_REDUCED_RANK) <= 1u;
+    let step = team * param(P_REDUCED_STRIDES);
     var r = begin + lane;
     var offset = base + reduced_offset(r);
     var best = Best(rank(load_input(offset)), r);
@@ -136,20 +141,20 @@ fn emit(o: u32, position: u32, base: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
-    let last = params[P_TIES] == TIES_LAST;
+    let last = param(P_TIES) == TIES_LAST;
     // A team per output element.
-    let team = params[P_TEAM];
+    let team = param(P_TEAM);
     // Teams are powers of two: shifts, not divisions.
     let team_shift = countTrailingZeros(team);
     let lane = lid & (team - 1u);
     let item = group * (WORKGROUP_SIZE >> team_shift) + (lid >> team_shift);
-    let in_range = item < params[P_OUTPUT_COUNT];
+    let in_range = item < param(P_OUTPUT_COUNT);
     var base = 0u;
     var first = 0u;
     var stop = 0u;
     if (in_range) {
         base = kept_offset(item);
-        stop = params[P_REDUCE_LEN];
+        stop = param(P_REDUCE_LEN);
     }
     let best = scan_strided(base, first, stop, lane, team, last);
     wg_rank[lid] = best.rank;
@@ -194,7 +199,7 @@ const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
 
-@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
 @group(0) @binding(1) var<storage, read> input_s0: array<u32>;
 @group(0) @binding(2) var<storage, read> input_s1: array<u32>;
 @group(0) @binding(3) var<storage, read> input_s2: array<u32>;
@@ -203,6 +208,11 @@ const NO_POSITION: u32 = 0xffffffffu;
 @group(0) @binding(6) var<storage, read_write> output_s1: array<u32>;
 @group(0) @binding(7) var<storage, read_write> output_s2: array<u32>;
 @group(0) @binding(8) var<storage, read_write> output_s3: array<u32>;
+
+// Parameter word i: the same in every thread, one load wherever it is read.
+fn param(i: u32) -> u32 {
+    return params[i >> 2u][i & 3u];
+}
 
 var<workgroup> wg_rank: array<vec2<u32>, WORKGROUP_SIZE>;
 var<workgroup> wg_position: array<u32, WORKGROUP_SIZE>;
@@ -294,32 +304,32 @@ fn later_wins(candidate: vec2<u32>, best: vec2<u32>, last: bool) -> bool {
 }
 
 fn kept_offset(o: u32) -> u32 {
-    let dims = params[P_KEPT_RANK];
+    let dims = param(P_KEPT_RANK);
     // One dimension (the common case) or none: no division.
     if (dims <= 1u) {
-        return o * params[P_KEPT_STRIDES];
+        return o * param(P_KEPT_STRIDES);
     }
     var rest = o;
     var offset = 0u;
     for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_KEPT_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_KEPT_STRIDES + d - 1u];
+        let size = param(P_KEPT_SIZES + d - 1u);
+        offset = offset + (rest % size) * param(P_KEPT_STRIDES + d - 1u);
         rest = rest / size;
     }
     return offset;
 }
 
 fn reduced_offset(r: u32) -> u32 {
-    let dims = params[P_REDUCED_RANK];
+    let dims = param(P_REDUCED_RANK);
     // One dimension (the common case) or none: no division.
     if (dims <= 1u) {
-        return r * params[P_REDUCED_STRIDES];
+        return r * param(P_REDUCED_STRIDES);
     }
     var rest = r;
     var offset = 0u;
     for (var d = dims; d > 0u; d = d - 1u) {
-        let size = params[P_REDUCED_SIZES + d - 1u];
-        offset = offset + (rest % size) * params[P_REDUCED_STRIDES + d - 1u];
+        let size = param(P_REDUCED_SIZES + d - 1u);
+        offset = offset + (rest % size) * param(P_REDUCED_STRIDES + d - 1u);
         rest = rest / size;
     }
     return offset;
@@ -337,8 +347,8 @@ fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: boo
     if (begin >= end || end - begin <= lane) {
         return Best(vec2<u32>(0u, 0u), NO_POSITION);
     }
-    let simple = params[P_REDUCED_RANK] <= 1u;
-    let step = team * params[P_REDUCED_STRIDES];
+    let simple = param(P_REDUCED_RANK) <= 1u;
+    let step = team * param(P_REDUCED_STRIDES);
     var r = begin + lane;
     var offset = base + reduced_offset(r);
     var best = Best(rank(load_input(offset)), r);
@@ -369,20 +379,20 @@ fn emit(o: u32, position: u32, base: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
-    let last = params[P_TIES] == TIES_LAST;
+    let last = param(P_TIES) == TIES_LAST;
     // A team per output element.
-    let team = params[P_TEAM];
+    let team = param(P_TEAM);
     // Teams are powers of two: shifts, not divisions.
     let team_shift = countTrailingZeros(team);
     let lane = lid & (team - 1u);
     let item = group * (WORKGROUP_SIZE >> team_shift) + (lid >> team_shift);
-    let in_range = item < params[P_OUTPUT_COUNT];
+    let in_range = item < param(P_OUTPUT_COUNT);
     var base = 0u;
     var first = 0u;
     var stop = 0u;
     if (in_range) {
         base = kept_offset(item);
-        stop = params[P_REDUCE_LEN];
+        stop = param(P_REDUCE_LEN);
     }
     let best = scan_strided(base, first, stop, lane, team, last);
     wg_rank[lid] = best.rank;

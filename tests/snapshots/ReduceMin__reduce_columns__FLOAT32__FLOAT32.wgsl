@@ -20,9 +20,14 @@ const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
 
-@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
 @group(0) @binding(1) var<storage, read> input: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> output: array<u32>;
+
+// Parameter word i: the same in every thread, one load wherever it is read.
+fn param(i: u32) -> u32 {
+    return params[i >> 2u][i & 3u];
+}
 
 fn load_input(i: u32) -> u32 {
     return input[(i) >> 2u][(i) & 3u];
@@ -65,16 +70,16 @@ fn emit(o: u32, position: u32, base: u32, stride: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
-    let last = params[P_TIES] == TIES_LAST;
+    let last = param(P_TIES) == TIES_LAST;
     // A thread per vector of inner (and chunk) of a [outer, len, inner] input:
     // consecutive threads read consecutive vectors of each row.
     // Every parameter word first, before any branch (see `selected_element`).
     let t = group * WORKGROUP_SIZE + lid;
-    let vectors = params[P_VECTORS];
-    let chunks = params[P_CHUNK_COUNT];
-    let outputs = params[P_OUTPUT_COUNT];
-    let len = params[P_REDUCE_LEN];
-    let chunk = params[P_CHUNK_LEN];
+    let vectors = param(P_VECTORS);
+    let chunks = param(P_CHUNK_COUNT);
+    let outputs = param(P_OUTPUT_COUNT);
+    let len = param(P_REDUCE_LEN);
+    let chunk = param(P_CHUNK_LEN);
     let column = t % vectors;
     let rest = t / vectors;
     let c = rest % chunks;
@@ -247,7 +252,7 @@ const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
 
-@group(0) @binding(0) var<storage, read> params: array<u32>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
 @group(0) @binding(1) var<storage, read> input_s0: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> input_s1: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read> input_s2: array<vec4<u32>>;
@@ -256,6 +261,11 @@ const NO_POSITION: u32 = 0xffffffffu;
 @group(0) @binding(6) var<storage, read_write> output_s1: array<u32>;
 @group(0) @binding(7) var<storage, read_write> output_s2: array<u32>;
 @group(0) @binding(8) var<storage, read_write> output_s3: array<u32>;
+
+// Parameter word i: the same in every thread, one load wherever it is read.
+fn param(i: u32) -> u32 {
+    return params[i >> 2u][i & 3u];
+}
 
 // Vector i of `input`, bound in 4 segments of arrayLength(&input_s0) vectors.
 fn input_vector(i: u32) -> vec4<u32> {
@@ -355,16 +365,16 @@ fn emit(o: u32, position: u32, base: u32, stride: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
-    let last = params[P_TIES] == TIES_LAST;
+    let last = param(P_TIES) == TIES_LAST;
     // A thread per vector of inner (and chunk) of a [outer, len, inner] input:
     // consecutive threads read consecutive vectors of each row.
     // Every parameter word first, before any branch (see `selected_element`).
     let t = group * WORKGROUP_SIZE + lid;
-    let vectors = params[P_VECTORS];
-    let chunks = params[P_CHUNK_COUNT];
-    let outputs = params[P_OUTPUT_COUNT];
-    let len = params[P_REDUCE_LEN];
-    let chunk = params[P_CHUNK_LEN];
+    let vectors = param(P_VECTORS);
+    let chunks = param(P_CHUNK_COUNT);
+    let outputs = param(P_OUTPUT_COUNT);
+    let len = param(P_REDUCE_LEN);
+    let chunk = param(P_CHUNK_LEN);
     let column = t % vectors;
     let rest = t / vectors;
     let c = rest % chunks;

@@ -99,7 +99,8 @@ pub const ELEMENTS_PER_THREAD: u64 = 4;
 /// The parameter words of the kernels, shared by [`gather_nd_params`] and the
 /// WGSL generator (`ops_spec::wgsl::gather_nd`).
 ///
-/// Every constant is a word index into the `params: array<u32>` binding:
+/// Every constant is a word index into the pass's parameter words (the
+/// kernels' uniform `params` block, [`crate::Access::Uniform`]):
 ///
 /// | words | meaning |
 /// | --- | --- |

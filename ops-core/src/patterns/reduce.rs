@@ -406,7 +406,8 @@ pub const fn combine_variant(team: u32) -> ReduceVariant {
 /// The parameter words of every kernel variant, shared by [`reduce_params`]
 /// and the WGSL generator (`ops_spec::wgsl::reduce`).
 ///
-/// Every constant is a word index into the `params: array<u32>` binding:
+/// Every constant is a word index into the pass's parameter words (the
+/// kernels' uniform `params` block, [`crate::Access::Uniform`]):
 ///
 /// | words | meaning |
 /// | --- | --- |

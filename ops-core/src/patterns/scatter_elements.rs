@@ -131,7 +131,8 @@ pub const COLUMNS_MAX_WALK: u64 = 8;
 /// The parameter words of both kernels, shared by [`scatter_params`] and the
 /// WGSL generator (`ops_spec::wgsl::scatter_elements`).
 ///
-/// Every constant is a word index into the `params: array<u32>` binding:
+/// Every constant is a word index into the pass's parameter words (the
+/// kernels' uniform `params` block, [`crate::Access::Uniform`]):
 ///
 /// | word | meaning |
 /// | --- | --- |

@@ -447,6 +447,7 @@ fn gen_kernel(
 ) -> (proc_macro2::Ident, TokenStream) {
     let bindings = bindings.iter().map(|b| match b {
         ops_core::Access::Read => quote!(::ops_core::Access::Read),
+        ops_core::Access::Uniform => quote!(::ops_core::Access::Uniform),
         ops_core::Access::ReadWrite => quote!(::ops_core::Access::ReadWrite),
     });
     let item = quote! {

@@ -8,7 +8,8 @@
 //! ([`ops_core::patterns::gather_nd::params`]). Every variant has the same
 //! bindings of group 0, in order ([`GATHER_ND_BINDINGS`]):
 //!
-//! 0. `params: array<u32>` (read): the parameter words;
+//! 0. `params` (uniform, [`ops_core::Access::Uniform`]): the parameter words,
+//!    read with `param(i)`;
 //! 1. `input: array<u32>` (read): the input tensor's packed words;
 //! 2. `indices: array<u32>` (read): the index tensor's packed words;
 //! 3. `output: array<u32>` (read_write): the output tensor's packed words;
@@ -63,7 +64,7 @@ use super::writer::Writer;
 /// The bindings of every gather_nd kernel: params, input, indices, output,
 /// status, input as vectors, output as vectors.
 pub const GATHER_ND_BINDINGS: &[Access] = &[
-    Access::Read,
+    Access::Uniform,
     Access::Read,
     Access::Read,
     Access::ReadWrite,
@@ -123,7 +124,7 @@ pub fn gather_nd_kernel(
 
 /// The buffers of every gather_nd kernel, in binding order.
 const BUFFERS: [Buffer<'static>; 7] = [
-    Buffer::read("params", false),
+    Buffer::params(),
     Buffer::read("input", true),
     Buffer::read("indices", true),
     Buffer::read_write("output", false, true),
@@ -214,8 +215,8 @@ fn gather_nd_module(
 
 /// Element mode: a thread per output element or packed output word.
 fn gen_elements_body(w: &mut Writer, data: DataType, layout: Layout) {
-    w.line("let work = params[P_WORK_COUNT];");
-    w.line("let slice = params[P_SLICE_LEN];");
+    w.line("let work = param(P_WORK_COUNT);");
+    w.line("let slice = param(P_SLICE_LEN);");
     w.comment("ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart, so that");
     w.comment("consecutive threads still take consecutive items. The branches on the");
     w.comment("slice length stay outside the loops (inside, lavapipe ran 30% slower).");
@@ -334,22 +335,22 @@ fn gen_tuple_base(w: &mut Writer) {
     w.comment("The input offset of tuple t's slice; on an out-of-range index value,");
     w.comment("reports the value's position in status[0] and returns BAD.");
     w.open("fn tuple_base(t: u32) -> u32");
-    w.line("let q = params[P_TUPLE_SIZE];");
+    w.line("let q = param(P_TUPLE_SIZE);");
     w.line("var offset = 0u;");
     w.line("var bad = BAD;");
-    w.line("let per_batch = params[P_TUPLES_PER_BATCH];");
+    w.line("let per_batch = param(P_TUPLES_PER_BATCH);");
     w.comment("Without batch dimensions every tuple is in batch 0: no division.");
-    w.block("if (per_batch < params[P_TUPLE_COUNT])", |w| {
-        w.line("offset = (t / per_batch) * params[P_BATCH_STRIDE];");
+    w.block("if (per_batch < param(P_TUPLE_COUNT))", |w| {
+        w.line("offset = (t / per_batch) * param(P_BATCH_STRIDE);");
     });
     w.block("for (var j = 0u; j < q; j = j + 1u)", |w| {
         w.line("let p = t * q + j;");
-        w.line("let i = resolve(load_index(p), params[P_DIM_SIZES + j]);");
+        w.line("let i = resolve(load_index(p), param(P_DIM_SIZES + j));");
         w.block("if (i == BAD)", |w| {
             w.line("bad = p;");
             w.line("break;");
         });
-        w.line("offset = offset + i * params[P_DIM_STRIDES + j];");
+        w.line("offset = offset + i * param(P_DIM_STRIDES + j);");
     });
     w.comment("The report is outside the loop: lavapipe runs the loop faster so.");
     w.block("if (bad != BAD)", |w| {
@@ -383,7 +384,7 @@ fn gen_tuple_block(w: &mut Writer, item: &str) {
         w.line(format!("t = {item} / blocks;"));
         w.line(format!("block = {item} - t * blocks;"));
     });
-    w.block("if (t >= params[P_TUPLE_COUNT])", |w| {
+    w.block("if (t >= param(P_TUPLE_COUNT))", |w| {
         w.line("return;");
     });
 }
@@ -394,9 +395,9 @@ fn gen_vector_body(w: &mut Writer, layout: Layout) {
     w.comment("Vector mode: a team of P_VECTOR_TEAM threads per block of VECTORS_PER_THREAD");
     w.comment("vectors a thread of one tuple's slice, the team's threads on consecutive");
     w.comment("vectors; the tuple is resolved once, then the copy is a plain loop.");
-    w.line("let vs = params[P_SLICE_VECTORS];");
-    w.line("let team = params[P_VECTOR_TEAM];");
-    w.line("let blocks = params[P_VECTOR_BLOCKS];");
+    w.line("let vs = param(P_SLICE_VECTORS);");
+    w.line("let team = param(P_VECTOR_TEAM);");
+    w.line("let blocks = param(P_VECTOR_BLOCKS);");
     w.line("let thread = group * WORKGROUP_SIZE + lid;");
     w.line("let lane = thread & (team - 1u);");
     w.line("let item = thread >> countTrailingZeros(team);");
@@ -420,13 +421,13 @@ fn gen_row_body(w: &mut Writer, data: DataType, layout: Layout) {
         "{} words a thread, consecutive threads on consecutive words.",
         ROW_BLOCK_WORDS / u64::from(WORKGROUP_SIZE)
     ));
-    w.line("let blocks = params[P_ROW_BLOCKS];");
+    w.line("let blocks = param(P_ROW_BLOCKS);");
     gen_tuple_block(w, "group");
     w.line("let base = tuple_base(t);");
     w.block("if (base == BAD)", |w| {
         w.line("return;");
     });
-    w.line("let words = params[P_SLICE_WORDS];");
+    w.line("let words = param(P_SLICE_WORDS);");
     let base_word = match data.size_bits() {
         8 => "base / 4u",
         16 => "base / 2u",
@@ -462,7 +463,7 @@ fn gen_packed_body(w: &mut Writer, data: DataType, layout: Layout) {
     ));
     w.line(format!("let first = item * {lanes}u;"));
     w.line(format!(
-        "let lanes = min({lanes}u, params[P_OUTPUT_COUNT] - first);"
+        "let lanes = min({lanes}u, param(P_OUTPUT_COUNT) - first);"
     ));
     w.line("var word = 0u;");
     w.line("var tuple = BAD;");
@@ -564,7 +565,7 @@ mod tests {
         assert_eq!(GATHER_ND_BINDINGS.len(), 7);
         let text = gather_nd_kernel(Elements, DataType::Uint8, DataType::Int32, "k", "o");
         let packed = segments::plain_part(&text);
-        assert!(packed.contains("let lanes = min(4u, params[P_OUTPUT_COUNT] - first);"));
+        assert!(packed.contains("let lanes = min(4u, param(P_OUTPUT_COUNT) - first);"));
         assert_eq!(packed.matches("array<atomic<u32>>").count(), 1);
         assert!(packed.contains("var<storage, read_write> output: array<u32>;"));
         assert!(!packed.contains("atomicOr"));
@@ -580,9 +581,9 @@ mod tests {
         // Each variant holds its own mode's code alone.
         let rows = gather_nd_kernel(Rows, DataType::Float32, DataType::Int32, "k", "o");
         let rows = segments::plain_part(&rows);
-        assert!(rows.contains("let blocks = params[P_ROW_BLOCKS];"));
+        assert!(rows.contains("let blocks = param(P_ROW_BLOCKS);"));
         assert!(!rows.contains("P_SLICE_VECTORS]"));
-        assert!(!rows.contains("let work = params[P_WORK_COUNT];"));
+        assert!(!rows.contains("let work = param(P_WORK_COUNT);"));
         assert!(!packed.contains("P_ROW_BLOCKS]"));
         assert!(!packed.contains("P_SLICE_VECTORS]"));
     }
@@ -607,9 +608,9 @@ mod tests {
                 plain.contains(&format!("return base / {divisor}u;")),
                 "{data}"
             );
-            assert!(plain.contains("let vs = params[P_SLICE_VECTORS];"));
+            assert!(plain.contains("let vs = param(P_SLICE_VECTORS);"));
             assert!(!plain.contains("P_ROW_BLOCKS]"));
-            assert!(!plain.contains("let work = params[P_WORK_COUNT];"));
+            assert!(!plain.contains("let work = param(P_WORK_COUNT);"));
             let (_, segmented) = segments::segmented_part(&text).unwrap();
             assert!(segmented.contains("output_v_store(dest + r, input_v_vector(source + r));"));
             assert!(segmented.contains(

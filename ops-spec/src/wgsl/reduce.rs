@@ -6,7 +6,8 @@
 //! variants and sizes the teams. Every kernel has three bindings of group 0
 //! ([`REDUCE_BINDINGS`]):
 //!
-//! 0. `params: array<u32>` (read): the parameter words;
+//! 0. `params` (uniform, [`ops_core::Access::Uniform`]): the parameter words,
+//!    read with `param(i)`;
 //! 1. (read) `input: array<u32>`, the input tensor's packed words, or for
 //!    [`ReduceVariant::Combine`] `partials: array<u32>`, the partial results
 //!    of the split pass;
@@ -56,7 +57,7 @@ use super::segments::{self, with_segmented_variant, Buffer, Layout};
 use super::writer::Writer;
 
 /// The bindings of every reduce kernel: params, input, output.
-pub const REDUCE_BINDINGS: &[Access] = &[Access::Read, Access::Read, Access::ReadWrite];
+pub const REDUCE_BINDINGS: &[Access] = &[Access::Uniform, Access::Read, Access::ReadWrite];
 
 /// The bindings of every reduce kernel (see [`REDUCE_BINDINGS`]).
 pub fn reduce_bindings() -> &'static [Access] {
@@ -118,7 +119,7 @@ pub fn reduce_kernel(
 /// and output, the split passes writing partial results instead of the
 /// output and `Combine` reading them instead of the input.
 fn reduce_buffers(variant: ReduceVariant, output: DataType) -> [Buffer<'static>; 3] {
-    let params = Buffer::read("params", false);
+    let params = Buffer::params();
     let output = Buffer::read_write("output", dtype::is_packed(output), true);
     let input = if variant.is_vector() {
         Buffer::read_vec4("input")
@@ -313,7 +314,7 @@ fn reduce_module(
         "fn {REDUCE_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
     ));
     w.line("let group = wg.x + wg.y * num_workgroups.x;");
-    w.line("let last = params[P_TIES] == TIES_LAST;");
+    w.line("let last = param(P_TIES) == TIES_LAST;");
     match variant {
         ReduceVariant::Rows => gen_rows_body(&mut w, false),
         ReduceVariant::SplitRows => gen_rows_body(&mut w, true),
@@ -462,11 +463,11 @@ fn gen_lanes_body(
     }
     w.comment("Every parameter word first, before any branch (see `selected_element`).");
     w.line("let t = group * WORKGROUP_SIZE + lid;");
-    w.line("let team = params[P_TEAM];");
-    w.line("let chunks = params[P_CHUNK_COUNT];");
-    w.line("let outputs = params[P_OUTPUT_COUNT];");
-    w.line("let vectors = params[P_VECTORS];");
-    w.line("let chunk = params[P_CHUNK_LEN] / PER_VECTOR;");
+    w.line("let team = param(P_TEAM);");
+    w.line("let chunks = param(P_CHUNK_COUNT);");
+    w.line("let outputs = param(P_OUTPUT_COUNT);");
+    w.line("let vectors = param(P_VECTORS);");
+    w.line("let chunk = param(P_CHUNK_LEN) / PER_VECTOR;");
     w.line("let lane = t & (team - 1u);");
     w.line("let rest = t >> countTrailingZeros(team);");
     w.line("let c = rest % chunks;");
@@ -532,11 +533,11 @@ fn gen_columns_body(
     w.comment("consecutive threads read consecutive vectors of each row.");
     w.comment("Every parameter word first, before any branch (see `selected_element`).");
     w.line("let t = group * WORKGROUP_SIZE + lid;");
-    w.line("let vectors = params[P_VECTORS];");
-    w.line("let chunks = params[P_CHUNK_COUNT];");
-    w.line("let outputs = params[P_OUTPUT_COUNT];");
-    w.line("let len = params[P_REDUCE_LEN];");
-    w.line("let chunk = params[P_CHUNK_LEN];");
+    w.line("let vectors = param(P_VECTORS);");
+    w.line("let chunks = param(P_CHUNK_COUNT);");
+    w.line("let outputs = param(P_OUTPUT_COUNT);");
+    w.line("let len = param(P_REDUCE_LEN);");
+    w.line("let chunk = param(P_CHUNK_LEN);");
     w.line("let column = t % vectors;");
     w.line("let rest = t / vectors;");
     w.line("let c = rest % chunks;");
@@ -622,17 +623,17 @@ fn gen_later_wins(w: &mut Writer, key_ty: &str) {
 /// over the dimensions in the params words.
 fn gen_offset(w: &mut Writer, name: &str, arg: &str, rank: &str, sizes: &str, strides: &str) {
     w.open(format!("fn {name}({arg}: u32) -> u32"));
-    w.line(format!("let dims = params[{rank}];"));
+    w.line(format!("let dims = param({rank});"));
     w.comment("One dimension (the common case) or none: no division.");
     w.block("if (dims <= 1u)", |w| {
-        w.line(format!("return {arg} * params[{strides}];"));
+        w.line(format!("return {arg} * param({strides});"));
     });
     w.line(format!("var rest = {arg};"));
     w.line("var offset = 0u;");
     w.block("for (var d = dims; d > 0u; d = d - 1u)", |w| {
-        w.line(format!("let size = params[{sizes} + d - 1u];"));
+        w.line(format!("let size = param({sizes} + d - 1u);"));
         w.line(format!(
-            "offset = offset + (rest % size) * params[{strides} + d - 1u];"
+            "offset = offset + (rest % size) * param({strides} + d - 1u);"
         ));
         w.line("rest = rest / size;");
     });
@@ -650,9 +651,9 @@ fn gen_scan(w: &mut Writer, key_ty: &str) {
     w.block("if (begin >= end)", |w| {
         w.line(format!("return Best({}, NO_POSITION);", zero_of(key_ty)));
     });
-    w.line("let inner = max(params[P_REDUCED_RANK], 1u) - 1u;");
-    w.line("let inner_size = params[P_REDUCED_SIZES + inner];");
-    w.line("let inner_stride = params[P_REDUCED_STRIDES + inner];");
+    w.line("let inner = max(param(P_REDUCED_RANK), 1u) - 1u;");
+    w.line("let inner_size = param(P_REDUCED_SIZES + inner);");
+    w.line("let inner_stride = param(P_REDUCED_STRIDES + inner);");
     w.line("var column = begin % inner_size;");
     w.line("var offset = base + reduced_offset(begin);");
     w.line("var best = Best(rank(load_input(offset)), begin);");
@@ -682,8 +683,8 @@ fn gen_scan_strided(w: &mut Writer, key_ty: &str) {
     w.block("if (begin >= end || end - begin <= lane)", |w| {
         w.line(format!("return Best({}, NO_POSITION);", zero_of(key_ty)));
     });
-    w.line("let simple = params[P_REDUCED_RANK] <= 1u;");
-    w.line("let step = team * params[P_REDUCED_STRIDES];");
+    w.line("let simple = param(P_REDUCED_RANK) <= 1u;");
+    w.line("let step = team * param(P_REDUCED_STRIDES);");
     w.line("var r = begin + lane;");
     w.line("var offset = base + reduced_offset(r);");
     w.line("var best = Best(rank(load_input(offset)), r);");
@@ -804,8 +805,8 @@ fn gen_load_partial(w: &mut Writer, partials: &Buffer, layout: Layout, input: Da
 
 /// The chunk `[begin, end)` of positions chunk `c` covers (split passes).
 fn gen_chunk_bounds(w: &mut Writer) {
-    w.line("let len = params[P_REDUCE_LEN];");
-    w.line("let chunk = params[P_CHUNK_LEN];");
+    w.line("let len = param(P_REDUCE_LEN);");
+    w.line("let chunk = param(P_CHUNK_LEN);");
     w.line("let begin = min(c * chunk, len);");
     w.line("let end = begin + min(chunk, len - begin);");
 }
@@ -815,11 +816,11 @@ fn gen_chunk_bounds(w: &mut Writer) {
 fn gen_rows_body(w: &mut Writer, split: bool) {
     if split {
         w.comment("One thread per (output, chunk); consecutive threads take consecutive outputs.");
-        w.line("let outputs = params[P_OUTPUT_COUNT];");
-        w.line("let count = outputs * params[P_CHUNK_COUNT];");
+        w.line("let outputs = param(P_OUTPUT_COUNT);");
+        w.line("let count = outputs * param(P_CHUNK_COUNT);");
     } else {
         w.comment("One thread per output element; consecutive threads take consecutive outputs.");
-        w.line("let count = params[P_OUTPUT_COUNT];");
+        w.line("let count = param(P_OUTPUT_COUNT);");
     }
     w.block(
         "if (group >= count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u))",
@@ -837,10 +838,10 @@ fn gen_rows_body(w: &mut Writer, split: bool) {
         w.line("let base = kept_offset(o);");
         gen_chunk_bounds(w);
         w.line("let best = scan(base, begin, end, last);");
-        w.line("store_partial(o * params[P_CHUNK_COUNT] + c, best.position, base);");
+        w.line("store_partial(o * param(P_CHUNK_COUNT) + c, best.position, base);");
     } else {
         w.line("let base = kept_offset(item);");
-        w.line("let best = scan(base, 0u, params[P_REDUCE_LEN], last);");
+        w.line("let best = scan(base, 0u, param(P_REDUCE_LEN), last);");
         w.line("emit(item, best.position, base);");
     }
 }
@@ -875,7 +876,7 @@ fn gen_team_tree(w: &mut Writer, raw: bool) {
 /// The team layout: `team` threads per item, `WORKGROUP_SIZE / team` items
 /// per workgroup.
 fn gen_team_layout(w: &mut Writer) {
-    w.line("let team = params[P_TEAM];");
+    w.line("let team = param(P_TEAM);");
     w.comment("Teams are powers of two: shifts, not divisions.");
     w.line("let team_shift = countTrailingZeros(team);");
     w.line("let lane = lid & (team - 1u);");
@@ -891,10 +892,10 @@ fn gen_tree_body(w: &mut Writer, split: bool) {
     }
     gen_team_layout(w);
     if split {
-        w.line("let chunks = params[P_CHUNK_COUNT];");
-        w.line("let in_range = item < params[P_OUTPUT_COUNT] * chunks;");
+        w.line("let chunks = param(P_CHUNK_COUNT);");
+        w.line("let in_range = item < param(P_OUTPUT_COUNT) * chunks;");
     } else {
-        w.line("let in_range = item < params[P_OUTPUT_COUNT];");
+        w.line("let in_range = item < param(P_OUTPUT_COUNT);");
     }
     w.line("var base = 0u;");
     w.line("var first = 0u;");
@@ -908,7 +909,7 @@ fn gen_tree_body(w: &mut Writer, split: bool) {
             w.line("stop = end;");
         } else {
             w.line("base = kept_offset(item);");
-            w.line("stop = params[P_REDUCE_LEN];");
+            w.line("stop = param(P_REDUCE_LEN);");
         }
     });
     w.line("let best = scan_strided(base, first, stop, lane, team, last);");
@@ -928,8 +929,8 @@ fn gen_tree_body(w: &mut Writer, split: bool) {
 fn gen_combine_body(w: &mut Writer, keep: Keep, output: DataType, key_ty: &str) {
     w.comment("A team per output element over its partial results.");
     gen_team_layout(w);
-    w.line("let chunks = params[P_CHUNK_COUNT];");
-    w.line("let in_range = item < params[P_OUTPUT_COUNT];");
+    w.line("let chunks = param(P_CHUNK_COUNT);");
+    w.line("let in_range = item < param(P_OUTPUT_COUNT);");
     let zero = zero_of(key_ty);
     w.line(format!("var best_rank = {zero};"));
     w.line("var best_position = NO_POSITION;");
@@ -971,8 +972,8 @@ fn gen_combine_body(w: &mut Writer, keep: Keep, output: DataType, key_ty: &str) 
 fn gen_combine_each_body(w: &mut Writer, keep: Keep, output: DataType, key_ty: &str) {
     w.comment("A thread per output element over its partial results; no barrier.");
     w.line("let item = group * WORKGROUP_SIZE + lid;");
-    w.line("let chunks = params[P_CHUNK_COUNT];");
-    w.line("let in_range = item < params[P_OUTPUT_COUNT];");
+    w.line("let chunks = param(P_CHUNK_COUNT);");
+    w.line("let in_range = item < param(P_OUTPUT_COUNT);");
     w.comment("Out of range: no partial results (no branch around the loop).");
     w.line("let stop = select(0u, chunks, in_range);");
     let zero = zero_of(key_ty);
@@ -1136,7 +1137,7 @@ mod tests {
     fn bindings_and_packing() {
         assert_eq!(
             reduce_bindings(),
-            &[Access::Read, Access::Read, Access::ReadWrite]
+            &[Access::Uniform, Access::Read, Access::ReadWrite]
         );
         let cfg = ReduceConfig {
             keep: Keep::Value,

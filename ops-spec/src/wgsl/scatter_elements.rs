@@ -15,9 +15,9 @@
 //!
 //! | stage | 0 | 1 | 2 | 3 | 4 | 5 |
 //! | --- | --- | --- | --- | --- | --- | --- |
-//! | `Winner` | params (r) | indices (r) | winner (rw, atomic) | status (rw, atomic) | | |
-//! | `Write` | params (r) | indices (r) | updates (r) | winner (r) | status (r) | output (rw) |
-//! | `Columns` | params (r) | indices (r) | updates (r) | status (rw, atomic) | output (rw) | |
+//! | `Winner` | params (uniform) | indices (r) | winner (rw, atomic) | status (rw, atomic) | | |
+//! | `Write` | params (uniform) | indices (r) | updates (r) | winner (r) | status (r) | output (rw) |
+//! | `Columns` | params (uniform) | indices (r) | updates (r) | status (rw, atomic) | output (rw) | |
 //!
 //! The output binding is `array<atomic<u32>>` for 8- and 16-bit data types
 //! (lane stores through `atomicAnd`/`atomicOr`), `array<u32>` otherwise.
@@ -46,7 +46,7 @@ use super::writer::Writer;
 /// The bindings of the [`ScatterStage::Winner`] kernel: params, indices,
 /// winner words, status words.
 pub const SCATTER_WINNER_BINDINGS: &[Access] = &[
-    Access::Read,
+    Access::Uniform,
     Access::Read,
     Access::ReadWrite,
     Access::ReadWrite,
@@ -55,7 +55,7 @@ pub const SCATTER_WINNER_BINDINGS: &[Access] = &[
 /// The bindings of the [`ScatterStage::Write`] kernel: params, indices,
 /// updates, winner words, status words, output.
 pub const SCATTER_WRITE_BINDINGS: &[Access] = &[
-    Access::Read,
+    Access::Uniform,
     Access::Read,
     Access::Read,
     Access::Read,
@@ -66,7 +66,7 @@ pub const SCATTER_WRITE_BINDINGS: &[Access] = &[
 /// The bindings of the [`ScatterStage::Columns`] kernel: params, indices,
 /// updates, status words, output.
 pub const SCATTER_COLUMNS_BINDINGS: &[Access] = &[
-    Access::Read,
+    Access::Uniform,
     Access::Read,
     Access::Read,
     Access::ReadWrite,
@@ -134,13 +134,13 @@ pub fn scatter_kernel(
 fn scatter_buffers(stage: ScatterStage, data: DataType) -> Vec<Buffer<'static>> {
     match stage {
         ScatterStage::Winner => vec![
-            Buffer::read("params", false),
+            Buffer::params(),
             Buffer::read("indices", true),
             Buffer::read_write("winner", true, true),
             Buffer::read_write("status", true, false),
         ],
         ScatterStage::Write => vec![
-            Buffer::read("params", false),
+            Buffer::params(),
             Buffer::read("indices", true),
             Buffer::read("updates", true),
             Buffer::read("winner", true),
@@ -148,7 +148,7 @@ fn scatter_buffers(stage: ScatterStage, data: DataType) -> Vec<Buffer<'static>> 
             Buffer::read_write("output", dtype::is_packed(data), true),
         ],
         ScatterStage::Columns => vec![
-            Buffer::read("params", false),
+            Buffer::params(),
             Buffer::read("indices", true),
             Buffer::read("updates", true),
             Buffer::read_write("status", true, false),
@@ -217,9 +217,9 @@ fn scatter_module(
     w.line("let group = wg.x + wg.y * num_workgroups.x;");
     if stage == ScatterStage::Columns {
         w.comment("One thread per column (outer, i); consecutive threads take consecutive i.");
-        w.line("let count = params[P_COLUMNS];");
+        w.line("let count = param(P_COLUMNS);");
     } else {
-        w.line("let count = params[P_UPDATE_COUNT];");
+        w.line("let count = param(P_UPDATE_COUNT);");
     }
     w.comment("Guard the grid's tail before group * WORKGROUP_SIZE could wrap around.");
     w.block(
@@ -269,12 +269,12 @@ fn scatter_module(
         ScatterStage::Columns => {
             w.comment("Updates of this column, in row-major order: u, u + inner, ...; they are");
             w.comment("stored in that order, so the last one aimed at an element stays.");
-            w.line("let inner = params[P_INNER];");
+            w.line("let inner = param(P_INNER);");
             w.line("let i = u % inner;");
             w.line("let outer = u / inner;");
-            w.line("let walk = params[P_INDEX_AXIS_LEN];");
+            w.line("let walk = param(P_INDEX_AXIS_LEN);");
             w.line("var update = outer * walk * inner + i;");
-            w.line("let base = outer * params[P_AXIS_LEN] * inner + i;");
+            w.line("let base = outer * param(P_AXIS_LEN) * inner + i;");
             w.block("for (var k = 0u; k < walk; k = k + 1u)", |w| {
                 w.line("let c = axis_coordinate(load_index(update));");
                 w.block("if (c == NONE)", |w| {
@@ -300,7 +300,7 @@ fn gen_axis_coordinate(w: &mut Writer, index: DataType) {
         "fn axis_coordinate(v: {}) -> u32",
         dtype::raw_type(index)
     ));
-    w.line("let len = params[P_AXIS_LEN];");
+    w.line("let len = param(P_AXIS_LEN);");
     let negative = |w: &mut Writer, bits: &str| {
         w.comment("Negative: counts from the end; the magnitude is 2^32 - bits.");
         w.line(format!("let magnitude = 0u - {bits};"));
@@ -368,9 +368,9 @@ fn gen_target(w: &mut Writer) {
     w.block("if (c == NONE)", |w| {
         w.line("return NONE;");
     });
-    w.line("let inner = params[P_INNER];");
-    w.line("let outer = u / inner / params[P_INDEX_AXIS_LEN];");
-    w.line("return (outer * params[P_AXIS_LEN] + c) * inner + u % inner;");
+    w.line("let inner = param(P_INNER);");
+    w.line("let outer = u / inner / param(P_INDEX_AXIS_LEN);");
+    w.line("return (outer * param(P_AXIS_LEN) + c) * inner + u % inner;");
     w.close();
 }
 

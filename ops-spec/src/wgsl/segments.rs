@@ -32,7 +32,7 @@
 //! skips the routing. A block comment keeps the variant out of the plain
 //! module for every WGSL parser while keeping [`ops_core::Kernel`] as it is.
 
-use ops_core::Access;
+use ops_core::{Access, PARAM_WORDS};
 
 use super::writer::Writer;
 
@@ -95,6 +95,18 @@ impl<'a> Buffer<'a> {
         }
     }
 
+    /// The pass's parameter words, bound as a uniform array of vectors
+    /// ([`ops_core::Access::Uniform`]) and read with `param(i)` (word `i`).
+    pub const fn params() -> Buffer<'static> {
+        Buffer {
+            name: "params",
+            access: Access::Uniform,
+            atomic: false,
+            tensor: false,
+            vec4: true,
+        }
+    }
+
     /// A read-write tensor buffer bound as `array<vec4<u32>>`, read and
     /// written a vector ([`Buffer::vector`], [`Buffer::store_vector`]) or a
     /// word ([`Buffer::word`], [`Buffer::set`]) at a time.
@@ -131,13 +143,15 @@ impl<'a> Buffer<'a> {
         self.segments(layout) > 1
     }
 
-    fn store_type(&self) -> &'static str {
-        if self.atomic {
-            "array<atomic<u32>>"
+    fn store_type(&self) -> String {
+        if self.access == Access::Uniform {
+            format!("array<vec4<u32>, {}>", PARAM_WORDS / 4)
+        } else if self.atomic {
+            "array<atomic<u32>>".into()
         } else if self.vec4 {
-            "array<vec4<u32>>"
+            "array<vec4<u32>>".into()
         } else {
-            "array<u32>"
+            "array<u32>".into()
         }
     }
 
@@ -219,9 +233,10 @@ const ATOMIC_OPS: [&str; 4] = ["And", "Or", "Min", "Max"];
 pub fn declare(w: &mut Writer, buffers: &[Buffer], layout: Layout) {
     let mut binding = 0;
     for b in buffers {
-        let access = match b.access {
-            Access::Read => "read",
-            Access::ReadWrite => "read_write",
+        let space = match b.access {
+            Access::Read => "storage, read",
+            Access::ReadWrite => "storage, read_write",
+            Access::Uniform => "uniform",
         };
         let n = b.segments(layout);
         for k in 0..n {
@@ -231,11 +246,18 @@ pub fn declare(w: &mut Writer, buffers: &[Buffer], layout: Layout) {
                 b.name.to_string()
             };
             w.line(format!(
-                "@group(0) @binding({binding}) var<storage, {access}> {name}: {};",
+                "@group(0) @binding({binding}) var<{space}> {name}: {};",
                 b.store_type()
             ));
             binding += 1;
         }
+    }
+    if buffers.iter().any(|b| b.access == Access::Uniform) {
+        w.blank();
+        w.comment("Parameter word i: the same in every thread, one load wherever it is read.");
+        w.line("fn param(i: u32) -> u32 {");
+        w.line("    return params[i >> 2u][i & 3u];");
+        w.line("}");
     }
 }
 
@@ -409,7 +431,7 @@ mod tests {
     use super::*;
 
     const BUFFERS: [Buffer; 3] = [
-        Buffer::read("params", false),
+        Buffer::params(),
         Buffer::read("input", true),
         Buffer::read_write("output", true, true),
     ];
@@ -420,8 +442,8 @@ mod tests {
         w.blank();
         gen_accessors(&mut w, &BUFFERS, layout);
         w.open("@compute @workgroup_size(1) fn main()");
-        w.line(format!("let x = {};", BUFFERS[1].word(layout, "params[0]")));
-        w.line(BUFFERS[2].atomic(layout, "Or", "params[1]", "x"));
+        w.line(format!("let x = {};", BUFFERS[1].word(layout, "param(0)")));
+        w.line(BUFFERS[2].atomic(layout, "Or", "param(1)", "x"));
         w.line(BUFFERS[2].atomic(layout, "Max", "0u", "x"));
         w.close();
         w.finish()
@@ -443,8 +465,12 @@ mod tests {
     fn plain_indexes_directly() {
         let plain = module(Layout::Plain);
         assert!(plain.contains("@group(0) @binding(1) var<storage, read> input: array<u32>;"));
-        assert!(plain.contains("let x = input[params[0]];"));
-        assert!(plain.contains("atomicOr(&output[params[1]], x);"));
+        assert!(plain.contains("let x = input[param(0)];"));
+        // Parameter words: a uniform block read through `param`.
+        assert!(plain.contains("@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;"));
+        assert!(plain.contains("fn param(i: u32) -> u32 {"));
+        assert_eq!(PARAM_WORDS, 64);
+        assert!(plain.contains("atomicOr(&output[param(1)], x);"));
         assert_eq!(validate(&plain).global_variables.len(), 3);
     }
 
@@ -455,13 +481,13 @@ mod tests {
         assert!(seg.contains(
             "@group(0) @binding(8) var<storage, read_write> output_s3: array<atomic<u32>>;"
         ));
-        assert!(seg.contains("let x = input_word(params[0]);"));
-        assert!(seg.contains("output_atomic_or(params[1], x);"));
+        assert!(seg.contains("let x = input_word(param(0));"));
+        assert!(seg.contains("output_atomic_or(param(1), x);"));
         assert_eq!(validate(&seg).global_variables.len(), 9);
     }
 
     const VEC4_BUFFERS: [Buffer; 3] = [
-        Buffer::read("params", false),
+        Buffer::params(),
         Buffer::read_vec4("input"),
         Buffer::read_write_vec4("output"),
     ];
@@ -474,12 +500,12 @@ mod tests {
         w.blank();
         gen_accessors(&mut w, &VEC4_BUFFERS, layout);
         w.open("@compute @workgroup_size(1) fn main()");
-        w.line(format!("let v = {};", input.vector(layout, "params[0]")));
-        w.line(output.store_vector(layout, "params[1]", "v"));
-        w.line(format!("let x = {};", output.word(layout, "params[2]")));
+        w.line(format!("let v = {};", input.vector(layout, "param(0)")));
+        w.line(output.store_vector(layout, "param(1)", "v"));
+        w.line(format!("let x = {};", output.word(layout, "param(2)")));
         w.line(output.set(
             layout,
-            "params[3]",
+            "param(3)",
             &format!("x + {}", input.word(layout, "5u")),
         ));
         w.close();
@@ -491,9 +517,9 @@ mod tests {
         let plain = vec4_module(Layout::Plain);
         assert!(plain
             .contains("@group(0) @binding(2) var<storage, read_write> output: array<vec4<u32>>;"));
-        assert!(plain.contains("output[params[1]] = v;"));
+        assert!(plain.contains("output[param(1)] = v;"));
         assert!(plain.contains(
-            "output[(params[3]) >> 2u][(params[3]) & 3u] = x + input[(5u) >> 2u][(5u) & 3u];"
+            "output[(param(3)) >> 2u][(param(3)) & 3u] = x + input[(5u) >> 2u][(5u) & 3u];"
         ));
         assert_eq!(validate(&plain).global_variables.len(), 3);
         let seg = vec4_module(Layout::Segmented);
@@ -502,8 +528,8 @@ mod tests {
         ));
         assert!(seg.contains("fn output_store(i: u32, v: vec4<u32>)"));
         assert!(seg.contains("output_s2[r][lane] = v;"));
-        assert!(seg.contains("output_store(params[1], v);"));
-        assert!(seg.contains("output_set(params[3], x + input_word(5u));"));
+        assert!(seg.contains("output_store(param(1), v);"));
+        assert!(seg.contains("output_set(param(3), x + input_word(5u));"));
         // The read-only buffer gets no store accessors.
         assert!(!seg.contains("fn input_store"));
         assert!(!seg.contains("fn input_set"));
