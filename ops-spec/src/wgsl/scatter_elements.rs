@@ -215,6 +215,7 @@ fn scatter_module(
         "fn {SCATTER_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
     ));
     w.line("let group = wg.x + wg.y * num_workgroups.x;");
+    w.line("let axis = Axis(param(P_INNER), param(P_INDEX_AXIS_LEN), param(P_AXIS_LEN));");
     if stage == ScatterStage::Columns {
         w.comment("One thread per column (outer, i); consecutive threads take consecutive i.");
         w.line("let count = param(P_COLUMNS);");
@@ -234,7 +235,7 @@ fn scatter_module(
     });
     match stage {
         ScatterStage::Winner => {
-            w.line("let t = target_of(u);");
+            w.line("let t = target_of(u, axis);");
             w.block("if (t == NONE)", |w| {
                 w.comment("Report the lowest bad position; write nothing.");
                 w.line("atomicMin(&status[0], u);");
@@ -254,7 +255,7 @@ fn scatter_module(
             w.block("if (status[0] != NONE)", |w| {
                 w.line("return;");
             });
-            w.line("let t = target_of(u);");
+            w.line("let t = target_of(u, axis);");
             w.block(
                 format!(
                     "if (t == NONE || {} != u + 1u)",
@@ -269,14 +270,14 @@ fn scatter_module(
         ScatterStage::Columns => {
             w.comment("Updates of this column, in row-major order: u, u + inner, ...; they are");
             w.comment("stored in that order, so the last one aimed at an element stays.");
-            w.line("let inner = param(P_INNER);");
+            w.line("let inner = axis.inner;");
             w.line("let i = u % inner;");
             w.line("let outer = u / inner;");
-            w.line("let walk = param(P_INDEX_AXIS_LEN);");
+            w.line("let walk = axis.index_len;");
             w.line("var update = outer * walk * inner + i;");
-            w.line("let base = outer * param(P_AXIS_LEN) * inner + i;");
+            w.line("let base = outer * axis.len * inner + i;");
             w.block("for (var k = 0u; k < walk; k = k + 1u)", |w| {
-                w.line("let c = axis_coordinate(load_index(update));");
+                w.line("let c = axis_coordinate(load_index(update), axis.len);");
                 w.block("if (c == NONE)", |w| {
                     w.comment("The column's lowest bad position; the call fails, its outputs");
                     w.comment("are not returned, and nothing is written out of bounds.");
@@ -292,15 +293,14 @@ fn scatter_module(
     w.finish()
 }
 
-/// `fn axis_coordinate(v: raw) -> u32`: the axis coordinate a raw index
-/// value names, `NONE` when it lies outside the axis.
+/// `fn axis_coordinate(v: raw, len: u32) -> u32`: the axis coordinate a raw
+/// index value names in an axis of `len`, `NONE` when it lies outside.
 fn gen_axis_coordinate(w: &mut Writer, index: DataType) {
     w.comment("The axis coordinate index value v names, or NONE when out of range.");
     w.open(format!(
-        "fn axis_coordinate(v: {}) -> u32",
+        "fn axis_coordinate(v: {}, len: u32) -> u32",
         dtype::raw_type(index)
     ));
-    w.line("let len = param(P_AXIS_LEN);");
     let negative = |w: &mut Writer, bits: &str| {
         w.comment("Negative: counts from the end; the magnitude is 2^32 - bits.");
         w.line(format!("let magnitude = 0u - {bits};"));
@@ -356,21 +356,31 @@ fn gen_axis_coordinate(w: &mut Writer, index: DataType) {
     w.close();
 }
 
-/// `fn target_of(u: u32) -> u32`: update `u`'s target output element, `NONE`
-/// for a bad index.
+/// `struct Axis` and `fn target_of(u: u32, g: Axis) -> u32`: update `u`'s
+/// target output element, `NONE` for a bad index.
+///
+/// The kernel reads the geometry's parameter words once, at its top (`let
+/// axis = ...`): a CPU adapter (lavapipe) pays for every parameter read
+/// after a branch or an early return.
 fn gen_target(w: &mut Writer) {
+    w.comment("The geometry's parameter words, read once at the kernel's top.");
+    w.block("struct Axis", |w| {
+        w.line("inner: u32,");
+        w.line("index_len: u32,");
+        w.line("len: u32,");
+    });
+    w.blank();
     w.comment("Update u's target output element, or NONE when its index is out of range.");
     w.comment(
         "u = (outer * index_axis_len + k) * inner + i -> (outer * axis_len + c) * inner + i.",
     );
-    w.open("fn target_of(u: u32) -> u32");
-    w.line("let c = axis_coordinate(load_index(u));");
+    w.open("fn target_of(u: u32, g: Axis) -> u32");
+    w.line("let c = axis_coordinate(load_index(u), g.len);");
     w.block("if (c == NONE)", |w| {
         w.line("return NONE;");
     });
-    w.line("let inner = param(P_INNER);");
-    w.line("let outer = u / inner / param(P_INDEX_AXIS_LEN);");
-    w.line("return (outer * param(P_AXIS_LEN) + c) * inner + u % inner;");
+    w.line("let outer = u / g.inner / g.index_len;");
+    w.line("return (outer * g.len + c) * g.inner + u % g.inner;");
     w.close();
 }
 
