@@ -13,11 +13,12 @@ use crate::context::{device_error, Scopes};
 use crate::segment::{self, Segmented};
 use crate::{Context, ExecError};
 
-/// `bytes` rounded up to whole words, at least 16 bytes: the least an
-/// `array<vec4<u32>>` binding takes, so that an empty tensor can be bound
-/// as one.
+/// `bytes` rounded up to whole 16-byte vectors, at least one: every buffer
+/// can be bound as `array<vec4<u32>>` with its last elements readable (a
+/// vector kernel reads a tensor whose byte size is not a multiple of 16,
+/// such as rows of 255 FLOAT32 elements, up to its last vector).
 fn padded(bytes: u64) -> Option<u64> {
-    Some(bytes.checked_next_multiple_of(4)?.max(16))
+    Some(bytes.checked_next_multiple_of(16)?.max(16))
 }
 
 fn invalid(msg: String) -> ExecError {

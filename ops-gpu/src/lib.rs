@@ -25,7 +25,8 @@
 //!
 //! Every tensor lives on the GPU as an array of `u32` words: 8- and 16-bit
 //! elements packed little-endian into words, 64-bit values as two words.
-//! Every buffer's byte size is padded up to a multiple of 4 (and at least 4).
+//! Every buffer's byte size is padded up to a multiple of 16 (and at least 16),
+//! so that any tensor can be bound as `array<vec4<u32>>`.
 //!
 //! Nothing a caller can pass in makes the runtime panic: malformed plans,
 //! mismatched tensors, invalid WGSL, oversized buffers and wgpu validation or

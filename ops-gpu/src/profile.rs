@@ -394,10 +394,10 @@ impl Profiler {
     }
 }
 
-/// `bytes` rounded up to whole words, at least 16 bytes (an empty tensor may
-/// be bound as `array<vec4<u32>>`).
+/// `bytes` rounded up to whole 16-byte vectors, at least one (as the
+/// runtime's buffers: any tensor may be bound as `array<vec4<u32>>`).
 fn padded(bytes: u64) -> u64 {
-    bytes.next_multiple_of(4).max(16)
+    bytes.next_multiple_of(16).max(16)
 }
 
 fn compile(device: &wgpu::Device, kernel: &'static Kernel) -> Result<Pipeline, OpError> {

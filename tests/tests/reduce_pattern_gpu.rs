@@ -464,7 +464,14 @@ fn gpu_matches_cpu_reference_bitwise() {
                 let kernels = kernels(op, input_dt, output_dt);
                 for (c, case) in CASES.iter().enumerate() {
                     let geometry = ReduceGeometry::new(case.sizes, case.axes).unwrap();
-                    let strategy = geometry.strategy_for(input_dt);
+                    // The word variants through hardware plans: software plans
+                    // read ragged rows as vectors (`SplitLanesRagged`).
+                    let class = if case.variant.is_vector() {
+                        DeviceClass::Software
+                    } else {
+                        DeviceClass::Hardware
+                    };
+                    let strategy = geometry.strategy_on(input_dt, class);
                     assert_eq!(
                         strategy.variant(),
                         case.variant,
@@ -491,7 +498,7 @@ fn gpu_matches_cpu_reference_bitwise() {
                     let run = Run {
                         op,
                         ties,
-                        class: DeviceClass::Software,
+                        class,
                         axes: case.axes,
                         out_desc: &out_desc,
                         kernels: &kernels,
@@ -512,7 +519,8 @@ fn gpu_matches_cpu_reference_bitwise() {
 }
 
 /// The vector variants on random shapes whose rows (or inner blocks) are
-/// whole 16-byte vectors: random row and chunk lengths exercise the
+/// whole 16-byte vectors, and on ragged rows (`SplitLanesRagged`, software
+/// plans): random row and chunk lengths exercise the
 /// unrolled loops' odd tails, uneven chunks and partial workgroups, with
 /// every fill and both tie rules, against the CPU reference bit for bit.
 /// Runs alternate between the plans of both device classes, so the
@@ -524,7 +532,7 @@ fn vector_variants_on_random_aligned_shapes() {
     let mut rng = Rng(seed);
     let mut seen: HashMap<ReduceVariant, usize> = HashMap::new();
     let mut combines: HashMap<ReduceVariant, usize> = HashMap::new();
-    for run in 0..96 {
+    for run in 0..120 {
         let op = &OPS[rng.below(OPS.len())];
         let input_dt = DataType::ALL[rng.below(DataType::ALL.len())];
         let outputs = op.outputs(input_dt);
@@ -532,7 +540,7 @@ fn vector_variants_on_random_aligned_shapes() {
         let per = (16 / input_dt.size_bytes()) as u32;
         // [outer, len, inner] over axis 1, or a contiguous [outer, len] or
         // all-axes reduction; sizes kept to about 2^18 elements.
-        let (sizes, axes): (Vec<u32>, Vec<u32>) = match run % 4 {
+        let (sizes, axes): (Vec<u32>, Vec<u32>) = match run % 5 {
             0 => {
                 let len = per * (16 + rng.below(300) as u32);
                 (vec![1 + rng.below(40) as u32, len], vec![1])
@@ -546,12 +554,28 @@ fn vector_variants_on_random_aligned_shapes() {
                 let len = 2 + rng.below(300) as u32;
                 (vec![1 + rng.below(5) as u32, len, inner], vec![1])
             }
-            _ => {
+            3 => {
                 let inner = per * (1 + rng.below(40) as u32);
                 (vec![2 + rng.below(120) as u32, inner], vec![0])
             }
+            // Ragged rows (SplitLanesRagged): not whole vectors, each row
+            // starting anywhere in a vector; or all axes of a ragged tensor.
+            _ => {
+                let len = per * (16 + rng.below(400) as u32) + 1 + rng.below(per as usize) as u32;
+                let len = if len.is_multiple_of(per) {
+                    len + 1
+                } else {
+                    len
+                };
+                if rng.below(4) == 0 {
+                    (vec![1 + rng.below(3) as u32, len], vec![0, 1])
+                } else {
+                    (vec![1 + rng.below(40) as u32, len], vec![1])
+                }
+            }
         };
-        let class = if (run / 4) % 2 == 0 {
+        // Ragged rows run vector kernels in software plans only.
+        let class = if run % 5 == 4 || (run / 5) % 2 == 0 {
             DeviceClass::Software
         } else {
             DeviceClass::Hardware
@@ -597,6 +621,7 @@ fn vector_variants_on_random_aligned_shapes() {
         ReduceVariant::SplitLanes,
         ReduceVariant::Columns,
         ReduceVariant::SplitColumns,
+        ReduceVariant::SplitLanesRagged,
     ] {
         assert!(seen.get(&v).is_some_and(|&n| n >= 8), "{seen:?}");
     }

@@ -133,11 +133,19 @@ pub enum ReduceVariant {
     /// even when its team tree is skipped: the inner axis's combine took
     /// 0.2-0.4 ms less without it (of 0.8-1.0 ms).
     CombineEach,
+    /// [`SplitLanes`](Self::SplitLanes) over rows that are not whole
+    /// vectors (`len * size` not a multiple of 16 bytes): each row's team
+    /// reads the [`params::VECTORS`] vectors from the one holding the row's
+    /// first element, and each element counts only when its position lies
+    /// in the row. [`DeviceClass::Software`] plans only: on lavapipe, rows
+    /// of 255 FLOAT32 elements took 43.8 ms through the word variants
+    /// (`Tree`) against 10.7 ms for rows of 256 through `SplitLanes`.
+    SplitLanesRagged,
 }
 
 impl ReduceVariant {
     /// Every variant.
-    pub const ALL: [ReduceVariant; 10] = [
+    pub const ALL: [ReduceVariant; 11] = [
         ReduceVariant::Rows,
         ReduceVariant::Tree,
         ReduceVariant::SplitRows,
@@ -148,12 +156,14 @@ impl ReduceVariant {
         ReduceVariant::SplitColumns,
         ReduceVariant::SplitLanesTree,
         ReduceVariant::CombineEach,
+        ReduceVariant::SplitLanesRagged,
     ];
 
     /// The variant's name in kernel keys (`reduce_rows`, `reduce_tree`,
     /// `reduce_split_rows`, `reduce_split_tree`, `reduce_combine`,
     /// `reduce_split_lanes`, `reduce_columns`, `reduce_split_columns`,
-    /// `reduce_split_lanes_tree`, `reduce_combine_each`).
+    /// `reduce_split_lanes_tree`, `reduce_combine_each`,
+    /// `reduce_split_lanes_ragged`).
     pub const fn name(self) -> &'static str {
         match self {
             ReduceVariant::Rows => "reduce_rows",
@@ -166,12 +176,13 @@ impl ReduceVariant {
             ReduceVariant::SplitColumns => "reduce_split_columns",
             ReduceVariant::SplitLanesTree => "reduce_split_lanes_tree",
             ReduceVariant::CombineEach => "reduce_combine_each",
+            ReduceVariant::SplitLanesRagged => "reduce_split_lanes_ragged",
         }
     }
 
     /// True for the variants that read the input 16 bytes at a time
-    /// (`array<vec4<u32>>`): `SplitLanes`, `Columns`, `SplitColumns` and
-    /// `SplitLanesTree`.
+    /// (`array<vec4<u32>>`): `SplitLanes`, `Columns`, `SplitColumns`,
+    /// `SplitLanesTree` and `SplitLanesRagged`.
     pub const fn is_vector(self) -> bool {
         matches!(
             self,
@@ -179,6 +190,7 @@ impl ReduceVariant {
                 | ReduceVariant::Columns
                 | ReduceVariant::SplitColumns
                 | ReduceVariant::SplitLanesTree
+                | ReduceVariant::SplitLanesRagged
         )
     }
 
@@ -202,6 +214,7 @@ impl ReduceVariant {
             ReduceVariant::SplitRows
                 | ReduceVariant::SplitTree
                 | ReduceVariant::SplitLanes
+                | ReduceVariant::SplitLanesRagged
                 | ReduceVariant::SplitColumns
                 | ReduceVariant::SplitLanesTree
         )
@@ -210,6 +223,14 @@ impl ReduceVariant {
 
 /// Threads per workgroup of every kernel variant.
 pub const WORKGROUP_SIZE: u32 = 256;
+
+/// The vectors a [`ReduceVariant::SplitLanesRagged`] row of `len` elements
+/// of `dtype` may touch, from the vector holding its first element: at most
+/// `per_vector - 1` elements of the row before it start that vector.
+pub fn ragged_window(len: u64, dtype: DataType) -> u64 {
+    let per = per_vector(dtype);
+    (len + per - 1).div_ceil(per)
+}
 
 /// Threads a reduction should run to keep a large GPU's memory system busy
 /// (a few per core of a big discrete GPU); fewer outputs than this get their
@@ -344,6 +365,16 @@ pub enum ReduceStrategy {
         /// Threads per output of the combine pass.
         combine_team: u32,
     },
+    /// [`ReduceVariant::SplitLanesRagged`]: as `SplitLanes`, over rows
+    /// that are not whole vectors.
+    SplitLanesRagged {
+        /// Threads per (output, chunk).
+        team: u32,
+        /// Chunks per output.
+        chunks: u32,
+        /// Threads per output of the combine pass.
+        combine_team: u32,
+    },
     /// One [`ReduceVariant::Columns`] pass.
     Columns,
     /// [`ReduceVariant::SplitColumns`] over `chunks` chunks per output, then
@@ -366,6 +397,7 @@ impl ReduceStrategy {
             ReduceStrategy::SplitTree { .. } => ReduceVariant::SplitTree,
             ReduceStrategy::SplitLanes { .. } => ReduceVariant::SplitLanes,
             ReduceStrategy::SplitLanesTree { .. } => ReduceVariant::SplitLanesTree,
+            ReduceStrategy::SplitLanesRagged { .. } => ReduceVariant::SplitLanesRagged,
             ReduceStrategy::Columns => ReduceVariant::Columns,
             ReduceStrategy::SplitColumns { .. } => ReduceVariant::SplitColumns,
         }
@@ -379,6 +411,7 @@ impl ReduceStrategy {
             | ReduceStrategy::SplitTree { combine_team, .. }
             | ReduceStrategy::SplitLanes { combine_team, .. }
             | ReduceStrategy::SplitLanesTree { combine_team, .. }
+            | ReduceStrategy::SplitLanesRagged { combine_team, .. }
             | ReduceStrategy::SplitColumns { combine_team, .. } => Some(combine_team),
         }
     }
@@ -641,6 +674,43 @@ impl ReduceGeometry {
             .unwrap_or_else(|| self.strategy())
     }
 
+    /// [`ReduceStrategy::SplitLanesRagged`] for contiguous rows that are not
+    /// whole vectors, on [`DeviceClass::Software`]: the teams and chunks of
+    /// `SplitLanes` over each row's window of [`ragged_window`] vectors.
+    /// Hardware plans keep the word variants (not measured on a GPU).
+    fn ragged_strategy(&self, dtype: DataType, class: DeviceClass) -> Option<ReduceStrategy> {
+        if class != DeviceClass::Software {
+            return None;
+        }
+        let outputs = self.output_count;
+        let window = ragged_window(self.reduce_len, dtype);
+        if window < LANES_MIN_VECTORS {
+            return None;
+        }
+        let team = pow2_floor(window / LANE_VECTORS).clamp(2, MAX_LANE_TEAM);
+        let chunks = if team < MAX_LANE_TEAM {
+            1
+        } else {
+            window.div_ceil(MAX_LANE_TEAM * CHUNK_LANE_VECTORS)
+        };
+        let partials = outputs.checked_mul(team * chunks)?;
+        // Element offsets (o * len + position) and partial words fit u32.
+        if partials
+            .checked_mul(3)
+            .is_none_or(|w| w > u64::from(u32::MAX))
+            || outputs
+                .checked_mul(self.reduce_len)
+                .is_none_or(|e| e > u64::from(u32::MAX))
+        {
+            return None;
+        }
+        Some(ReduceStrategy::SplitLanesRagged {
+            team: team as u32,
+            chunks: chunks as u32,
+            combine_team: combine_team(team * chunks),
+        })
+    }
+
     fn vector_strategy(&self, dtype: DataType, class: DeviceClass) -> Option<ReduceStrategy> {
         let bytes = dtype.size_bytes() as u64;
         let &[(len, stride)] = self.reduced.as_slice() else {
@@ -659,7 +729,7 @@ impl ReduceGeometry {
         }
         if stride == 1 {
             if !(len * bytes).is_multiple_of(VECTOR_BYTES) {
-                return None;
+                return self.ragged_strategy(dtype, class);
             }
             let vectors = len / per_vector;
             if vectors < LANES_MIN_VECTORS {
@@ -1163,6 +1233,25 @@ pub fn reduce_plan(
                 combine_team,
             )
         }
+        ReduceStrategy::SplitLanesRagged {
+            team,
+            chunks,
+            combine_team,
+        } => {
+            // Each row's window of vectors, in chunks of whole vectors; a
+            // partial result per thread.
+            let window = ragged_window(len, input.dtype);
+            let chunk = window.div_ceil(u64::from(chunks)) * per_vector;
+            let mut p = with(team, chunk, chunks);
+            p[params::VECTORS] = vectors_word(window)?;
+            (
+                ReduceVariant::SplitLanesRagged,
+                p,
+                outputs * u64::from(chunks) * u64::from(team),
+                u64::from(chunks) * u64::from(team),
+                combine_team,
+            )
+        }
         ReduceStrategy::SplitColumns {
             chunks,
             combine_team,
@@ -1468,9 +1557,14 @@ mod tests {
         }
         // Enough column threads already: no split.
         assert_eq!(hw(&[64, 1 << 19], &[0], f32), ReduceStrategy::Columns);
-        // Word strategies do not depend on the class.
+        // Ragged rows: words on hardware plans, SplitLanesRagged on software.
         let odd = [(1 << 12) + 1, 255];
-        assert_eq!(hw(&odd, &[0, 1], f32), sw(&odd, &[0, 1], f32));
+        let words = ReduceGeometry::new(&odd, &[0, 1]).unwrap().strategy();
+        assert_eq!(hw(&odd, &[0, 1], f32), words);
+        assert!(matches!(
+            sw(&odd, &[0, 1], f32),
+            ReduceStrategy::SplitLanesRagged { .. }
+        ));
     }
 
     #[test]
@@ -1543,6 +1637,38 @@ mod tests {
             g.strategy_for(DataType::Float32).variants(),
             [ReduceVariant::SplitLanes, ReduceVariant::Combine]
         );
+        // Ragged rows: software plans read them as vectors too.
+        let r = ReduceGeometry::new(&[256, 256, 255], &[2]).unwrap();
+        assert_eq!(ragged_window(255, DataType::Float32), 65);
+        assert_eq!(ragged_window(7, DataType::Int8), 2);
+        assert_eq!(
+            r.strategy_on(DataType::Float32, DeviceClass::Software),
+            ReduceStrategy::SplitLanesRagged {
+                team: 2,
+                chunks: 1,
+                combine_team: 1
+            }
+        );
+        assert_eq!(
+            r.strategy_on(DataType::Float32, DeviceClass::Hardware),
+            r.strategy()
+        );
+        // A ragged row shorter than LANES_MIN_VECTORS vectors: words.
+        let r = ReduceGeometry::new(&[256, 57], &[1]).unwrap();
+        assert_eq!(
+            r.strategy_on(DataType::Float32, DeviceClass::Software),
+            r.strategy()
+        );
+        // One ragged row of 2^20 + 1 elements: chunks of workgroup teams.
+        let r = ReduceGeometry::new(&[(1 << 20) + 1], &[0]).unwrap();
+        assert!(matches!(
+            r.strategy_on(DataType::Float32, DeviceClass::Software),
+            ReduceStrategy::SplitLanesRagged {
+                team: 256,
+                chunks: 17,
+                ..
+            }
+        ));
         assert_eq!(combine_variant(1), ReduceVariant::CombineEach);
         assert_eq!(combine_variant(2), ReduceVariant::Combine);
         assert!(!ReduceVariant::CombineEach.is_tree() && !ReduceVariant::CombineEach.is_split());
@@ -1707,22 +1833,40 @@ mod tests {
         assert_eq!(combine.params[params::TEAM], 8);
         assert_eq!(combine.params[params::CHUNK_COUNT], 128);
         assert_eq!(combine.workgroups, 1);
-        // An odd number of FLOAT32 positions, no whole vectors: the word path.
+        // An odd number of FLOAT32 positions, no whole vectors: the word
+        // path on a GPU, ragged lanes over windows of vectors on a CPU.
         let odd = TensorDesc::new(DataType::Float32, [(1 << 12) + 1, 255]);
-        let plan = reduce_plan(
-            &ARG_MIN,
-            Ties::First,
-            &odd,
-            0,
-            &[0, 1],
-            &TensorDesc::new(DataType::Uint32, [1, 1]),
-            0,
-            DeviceClass::Software,
-            &|_| Some(&K),
-        )
-        .unwrap();
+        let odd_plan = |class| {
+            reduce_plan(
+                &ARG_MIN,
+                Ties::First,
+                &odd,
+                0,
+                &[0, 1],
+                &TensorDesc::new(DataType::Uint32, [1, 1]),
+                0,
+                class,
+                &|_| Some(&K),
+            )
+            .unwrap()
+        };
+        let plan = odd_plan(DeviceClass::Hardware);
         assert_eq!(plan.passes[0].params[params::TEAM], 256);
         assert_eq!(plan.passes[0].params[params::VECTORS], 0);
+        let plan = odd_plan(DeviceClass::Software);
+        let len = ((1 << 12) + 1) * 255;
+        let window = ragged_window(len, DataType::Float32);
+        assert_eq!(plan.passes[0].params[params::VECTORS] as u64, window);
+        assert_eq!(plan.passes[0].params[params::REDUCE_LEN] as u64, len);
+        assert_eq!(plan.passes[0].params[params::TEAM], 256);
+        let chunks = u64::from(plan.passes[0].params[params::CHUNK_COUNT]);
+        // Chunks of whole vectors cover the window.
+        let chunk = u64::from(plan.passes[0].params[params::CHUNK_LEN]) / 4;
+        assert!(chunk * chunks >= window && chunk * (chunks - 1) < window);
+        assert_eq!(
+            plan.passes[1].params[params::CHUNK_COUNT] as u64,
+            chunks * 256
+        );
         // A strided reduction over whole vectors: one Columns pass, a thread
         // per 4 FLOAT32 outputs.
         let strided = TensorDesc::new(DataType::Float32, [3, 64, 1 << 16]);

@@ -131,7 +131,8 @@ fn reduce_buffers(variant: ReduceVariant, output: DataType) -> [Buffer<'static>;
         | ReduceVariant::SplitTree
         | ReduceVariant::SplitLanes
         | ReduceVariant::SplitColumns
-        | ReduceVariant::SplitLanesTree => {
+        | ReduceVariant::SplitLanesTree
+        | ReduceVariant::SplitLanesRagged => {
             [params, input, Buffer::read_write("partials", false, true)]
         }
         ReduceVariant::Combine | ReduceVariant::CombineEach => {
@@ -300,7 +301,8 @@ fn reduce_module(
         | ReduceVariant::SplitTree
         | ReduceVariant::SplitLanes
         | ReduceVariant::SplitColumns
-        | ReduceVariant::SplitLanesTree => {
+        | ReduceVariant::SplitLanesTree
+        | ReduceVariant::SplitLanesRagged => {
             gen_store_partial(&mut w, &buffers[2], layout, input, strided);
             w.blank();
         }
@@ -322,8 +324,15 @@ fn reduce_module(
         ReduceVariant::SplitTree => gen_tree_body(&mut w, true),
         ReduceVariant::Combine => gen_combine_body(&mut w, cfg.keep, output, key_ty),
         ReduceVariant::CombineEach => gen_combine_each_body(&mut w, cfg.keep, output, key_ty),
-        ReduceVariant::SplitLanes => gen_lanes_body(&mut w, &buffers[1], layout, input, false),
-        ReduceVariant::SplitLanesTree => gen_lanes_body(&mut w, &buffers[1], layout, input, true),
+        ReduceVariant::SplitLanes => {
+            gen_lanes_body(&mut w, &buffers[1], layout, input, false, false)
+        }
+        ReduceVariant::SplitLanesTree => {
+            gen_lanes_body(&mut w, &buffers[1], layout, input, true, false)
+        }
+        ReduceVariant::SplitLanesRagged => {
+            gen_lanes_body(&mut w, &buffers[1], layout, input, false, true)
+        }
         ReduceVariant::Columns => gen_columns_body(&mut w, &buffers[1], layout, input, false),
         ReduceVariant::SplitColumns => gen_columns_body(&mut w, &buffers[1], layout, input, true),
     }
@@ -355,7 +364,8 @@ const UNROLL: u32 = 2;
 /// One element's step of a vector loop: element `j` of vector `q{k}` at
 /// position `position` against the best `(best_rank{suffix},
 /// best_position{suffix})`, without branches. A later position wins when its
-/// rank is smaller, or also when equal under the `last` tie rule.
+/// rank is smaller, or also when equal under the `last` tie rule, and, with
+/// `valid` (a `bool` expression), only where it holds.
 #[allow(clippy::too_many_arguments)]
 fn gen_vector_step(
     w: &mut Writer,
@@ -364,6 +374,7 @@ fn gen_vector_step(
     j: u32,
     suffix: &str,
     position: &str,
+    valid: Option<&str>,
     last: bool,
 ) {
     let rank = format!("rank_{k}_{j}");
@@ -376,6 +387,10 @@ fn gen_vector_step(
         format!("!key_less(best_rank{suffix}, {rank})")
     } else {
         format!("key_less({rank}, best_rank{suffix})")
+    };
+    let test = match valid {
+        Some(valid) => format!("({valid}) & {test}"),
+        None => test,
     };
     w.line(format!("let {wins} = {test};"));
     w.line(format!(
@@ -451,6 +466,7 @@ fn gen_lanes_body(
     layout: Layout,
     input: DataType,
     tree: bool,
+    ragged: bool,
 ) {
     let per = per_vector(input) as u32;
     w.comment("A team per (output, chunk) of a [outputs, len] input: the team's threads read");
@@ -472,7 +488,16 @@ fn gen_lanes_body(
     w.line("let rest = t >> countTrailingZeros(team);");
     w.line("let c = rest % chunks;");
     w.line("let o = rest / chunks;");
-    w.line("let row = o * vectors;");
+    if ragged {
+        w.comment("Ragged rows: row o's elements start at o * len, inside vector `row` after");
+        w.comment("`lead` elements of the row before; its window is `vectors` vectors from there.");
+        w.line("let len = param(P_REDUCE_LEN);");
+        w.line("let row_first = o * len;");
+        w.line("let row = row_first / PER_VECTOR;");
+        w.line("let lead = row_first % PER_VECTOR;");
+    } else {
+        w.line("let row = o * vectors;");
+    }
     let scan = |w: &mut Writer| {
         w.line("let begin = min(c * chunk, vectors);");
         w.line("let end = begin + min(chunk, vectors - begin);");
@@ -480,9 +505,16 @@ fn gen_lanes_body(
             w.line("var best_rank = NO_RANK;");
             w.line("var best_position = NO_POSITION;");
         }
-        w.block("if (begin + lane < end)", |w| {
-            w.line("best_position = (begin + lane) * PER_VECTOR;");
-        });
+        if ragged {
+            w.comment("The thread's first position in the row, if its first vector holds one.");
+            w.line("let p0 = (begin + lane) * PER_VECTOR;");
+            w.line("let first_at = select(p0 - lead, 0u, p0 < lead);");
+            w.line("best_position = select(NO_POSITION, first_at, begin + lane < end && first_at < len);");
+        } else {
+            w.block("if (begin + lane < end)", |w| {
+                w.line("best_position = (begin + lane) * PER_VECTOR;");
+            });
+        }
         w.line("var v = begin + lane;");
         gen_vector_loops(
             w,
@@ -492,7 +524,14 @@ fn gen_lanes_body(
             &|w, k, last| {
                 for j in 0..per {
                     let position = format!("(v + {k}u * team) * PER_VECTOR + {j}u");
-                    gen_vector_step(w, input, k, j, "", &position, last);
+                    if ragged {
+                        let at = format!("at_{k}_{j}");
+                        w.line(format!("let {at} = {position} - lead;"));
+                        let valid = format!("{at} < len");
+                        gen_vector_step(w, input, k, j, "", &at, Some(&valid), last);
+                    } else {
+                        gen_vector_step(w, input, k, j, "", &position, None, last);
+                    }
                 }
             },
             &|_| None,
@@ -515,7 +554,12 @@ fn gen_lanes_body(
             w.line("return;");
         });
         scan(w);
-        w.line("store_partial(t, best_position, row * PER_VECTOR, 1u);");
+        let first = if ragged {
+            "row_first"
+        } else {
+            "row * PER_VECTOR"
+        };
+        w.line(format!("store_partial(t, best_position, {first}, 1u);"));
     }
 }
 
@@ -562,7 +606,7 @@ fn gen_columns_body(
         &|w, k, last| {
             for j in 0..per {
                 let suffix = j.to_string();
-                gen_vector_step(w, input, k, j, &suffix, &format!("r + {k}u"), last);
+                gen_vector_step(w, input, k, j, &suffix, &format!("r + {k}u"), None, last);
             }
         },
         &|n| Some(format!("at = at + {n}u * vectors;")),
