@@ -779,6 +779,26 @@ fn cases_of(
             target: 0.8,
         });
     }
+    // Ragged rows: the inner axis of rows one element short of whole
+    // 16-byte vectors (`reduce_split_lanes_ragged` in software plans, the
+    // word variants in hardware plans).
+    let ragged_sizes = [sizes[0], sizes[1], sizes[2].max(2) - 1];
+    let ragged = Arc::new(random_tensor(&TensorDesc::new(dt, ragged_sizes), rng)?);
+    let argmin = ArgMinDesc::builder()
+        .input(ragged.desc().clone())
+        .output_dtype(DataType::Int64)
+        .axes([2])
+        .build()
+        .map_err(build_error)?;
+    out.push(CaseSpec {
+        name: "ArgMin inner axis, ragged rows".into(),
+        dtype: dt.spec_name().to_string(),
+        shape: format!("{ragged_sizes:?} -> INT64"),
+        op: Box::new(argmin),
+        bytes: ragged.bytes().len() as u64 + u64::from(sizes[0] * sizes[1]) * 8,
+        inputs: vec![ragged],
+        target: 0.8,
+    });
 
     // Gathers: rows of a 2-D tensor, and single elements of it.
     let gw = gather_dt.size_bytes();
@@ -1110,6 +1130,7 @@ mod tests {
             }
         }
         for name in [
+            "ArgMin inner axis, ragged rows",
             "GatherND1 rows",
             "GatherND1 elements",
             "Scatter unique",
