@@ -93,12 +93,47 @@ struct Best {
     position: u32,
 }
 
+// The selection's best so far: all-ones ranks lose to (or tie with) every element.
+const NO_RANK: u32 = 0xffffffffu;
+
+// The reduced dimensions' rank and innermost stride, read once at the top.
+struct Reduced {
+    dims: u32,
+    stride: u32,
+}
+
 // The best of positions [begin, end) of the sub-tensor at base, visited in order;
 // the offset steps along the innermost reduced dimension and is recomputed
 // only where that dimension wraps.
-fn scan(base: u32, begin: u32, end: u32, last: bool) -> Best {
+fn scan(base: u32, begin: u32, end: u32, last: bool, g: Reduced) -> Best {
     if (begin >= end) {
         return Best(0u, NO_POSITION);
+    }
+    // One reduced dimension (the common case): a plain stride, no wrap; lavapipe
+    // runs the general loop below as well, but once, all lanes off.
+    if (g.dims <= 1u) {
+        var best_rank = NO_RANK;
+        var best_position = begin;
+        var offset = base + begin * g.stride;
+        let offset_step = g.stride * 1u;
+        if (last) {
+            for (var i = 0u; i < end - begin; i = i + 1u) {
+                let candidate = rank(load_input(offset));
+                let wins = !key_less(best_rank, candidate);
+                best_rank = select(best_rank, candidate, wins);
+                best_position = select(best_position, begin + i * 1u, wins);
+                offset = offset + offset_step;
+            }
+        } else {
+            for (var i = 0u; i < end - begin; i = i + 1u) {
+                let candidate = rank(load_input(offset));
+                let wins = key_less(candidate, best_rank);
+                best_rank = select(best_rank, candidate, wins);
+                best_position = select(best_position, begin + i * 1u, wins);
+                offset = offset + offset_step;
+            }
+        }
+        return Best(best_rank, best_position);
     }
     let inner = max(param(P_REDUCED_RANK), 1u) - 1u;
     let inner_size = param(P_REDUCED_SIZES + inner);
@@ -131,6 +166,10 @@ fn emit(o: u32, position: u32, base: u32) {
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
     let last = param(P_TIES) == TIES_LAST;
+    // Parameter words first, before any branch: lavapipe pays for every read after one.
+    let len = param(P_REDUCE_LEN);
+    let chunk = param(P_CHUNK_LEN);
+    let reduced = Reduced(param(P_REDUCED_RANK), param(P_REDUCED_STRIDES));
     // One thread per output element; consecutive threads take consecutive outputs.
     let count = param(P_OUTPUT_COUNT);
     if (group >= count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u)) {
@@ -141,7 +180,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         return;
     }
     let base = kept_offset(item);
-    let best = scan(base, 0u, param(P_REDUCE_LEN), last);
+    let best = scan(base, 0u, len, last, reduced);
     emit(item, best.position, base);
 }
 /* @segmented 1 4 4
@@ -299,12 +338,47 @@ struct Best {
     position: u32,
 }
 
+// The selection's best so far: all-ones ranks lose to (or tie with) every element.
+const NO_RANK: u32 = 0xffffffffu;
+
+// The reduced dimensions' rank and innermost stride, read once at the top.
+struct Reduced {
+    dims: u32,
+    stride: u32,
+}
+
 // The best of positions [begin, end) of the sub-tensor at base, visited in order;
 // the offset steps along the innermost reduced dimension and is recomputed
 // only where that dimension wraps.
-fn scan(base: u32, begin: u32, end: u32, last: bool) -> Best {
+fn scan(base: u32, begin: u32, end: u32, last: bool, g: Reduced) -> Best {
     if (begin >= end) {
         return Best(0u, NO_POSITION);
+    }
+    // One reduced dimension (the common case): a plain stride, no wrap; lavapipe
+    // runs the general loop below as well, but once, all lanes off.
+    if (g.dims <= 1u) {
+        var best_rank = NO_RANK;
+        var best_position = begin;
+        var offset = base + begin * g.stride;
+        let offset_step = g.stride * 1u;
+        if (last) {
+            for (var i = 0u; i < end - begin; i = i + 1u) {
+                let candidate = rank(load_input(offset));
+                let wins = !key_less(best_rank, candidate);
+                best_rank = select(best_rank, candidate, wins);
+                best_position = select(best_position, begin + i * 1u, wins);
+                offset = offset + offset_step;
+            }
+        } else {
+            for (var i = 0u; i < end - begin; i = i + 1u) {
+                let candidate = rank(load_input(offset));
+                let wins = key_less(candidate, best_rank);
+                best_rank = select(best_rank, candidate, wins);
+                best_position = select(best_position, begin + i * 1u, wins);
+                offset = offset + offset_step;
+            }
+        }
+        return Best(best_rank, best_position);
     }
     let inner = max(param(P_REDUCED_RANK), 1u) - 1u;
     let inner_size = param(P_REDUCED_SIZES + inner);
@@ -337,6 +411,10 @@ fn emit(o: u32, position: u32, base: u32) {
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
     let last = param(P_TIES) == TIES_LAST;
+    // Parameter words first, before any branch: lavapipe pays for every read after one.
+    let len = param(P_REDUCE_LEN);
+    let chunk = param(P_CHUNK_LEN);
+    let reduced = Reduced(param(P_REDUCED_RANK), param(P_REDUCED_STRIDES));
     // One thread per output element; consecutive threads take consecutive outputs.
     let count = param(P_OUTPUT_COUNT);
     if (group >= count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u)) {
@@ -347,7 +425,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         return;
     }
     let base = kept_offset(item);
-    let best = scan(base, 0u, param(P_REDUCE_LEN), last);
+    let best = scan(base, 0u, len, last, reduced);
     emit(item, best.position, base);
 }
 */

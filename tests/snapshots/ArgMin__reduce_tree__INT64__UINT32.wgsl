@@ -103,11 +103,47 @@ struct Best {
     position: u32,
 }
 
+// The selection's best so far: all-ones ranks lose to (or tie with) every element.
+const NO_RANK: vec2<u32> = vec2<u32>(0xffffffffu, 0xffffffffu);
+
+// The reduced dimensions' rank and innermost stride, read once at the top.
+struct Reduced {
+    dims: u32,
+    stride: u32,
+}
+
 // The best of positions begin + lane, begin + lane + team, ... below end: the team's
 // threads read consecutive elements when the innermost dimension is reduced.
-fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: bool) -> Best {
+fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: bool, g: Reduced) -> Best {
     if (begin >= end || end - begin <= lane) {
         return Best(vec2<u32>(0u, 0u), NO_POSITION);
+    }
+    // One reduced dimension (the common case): a plain stride.
+    if (g.dims <= 1u) {
+        let first = begin + lane;
+        let count = (end - first - 1u) / team + 1u;
+        var best_rank = NO_RANK;
+        var best_position = first;
+        var offset = base + first * g.stride;
+        let offset_step = g.stride * team;
+        if (last) {
+            for (var i = 0u; i < count; i = i + 1u) {
+                let candidate = rank(load_input(offset));
+                let wins = !key_less(best_rank, candidate);
+                best_rank = select(best_rank, candidate, wins);
+                best_position = select(best_position, first + i * team, wins);
+                offset = offset + offset_step;
+            }
+        } else {
+            for (var i = 0u; i < count; i = i + 1u) {
+                let candidate = rank(load_input(offset));
+                let wins = key_less(candidate, best_rank);
+                best_rank = select(best_rank, candidate, wins);
+                best_position = select(best_position, first + i * team, wins);
+                offset = offset + offset_step;
+            }
+        }
+        return Best(best_rank, best_position);
     }
     let simple = param(P_REDUCED_RANK) <= 1u;
     let step = team * param(P_REDUCED_STRIDES);
@@ -148,15 +184,19 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let team_shift = countTrailingZeros(team);
     let lane = lid & (team - 1u);
     let item = group * (WORKGROUP_SIZE >> team_shift) + (lid >> team_shift);
+    // Parameter words first, before any branch: lavapipe pays for every read after one.
+    let len = param(P_REDUCE_LEN);
+    let chunk = param(P_CHUNK_LEN);
+    let reduced = Reduced(param(P_REDUCED_RANK), param(P_REDUCED_STRIDES));
     let in_range = item < param(P_OUTPUT_COUNT);
     var base = 0u;
     var first = 0u;
     var stop = 0u;
     if (in_range) {
         base = kept_offset(item);
-        stop = param(P_REDUCE_LEN);
+        stop = len;
     }
-    let best = scan_strided(base, first, stop, lane, team, last);
+    let best = scan_strided(base, first, stop, lane, team, last, reduced);
     wg_rank[lid] = best.rank;
     wg_position[lid] = best.position;
     // Combine the team's candidates; barriers stay in uniform control flow
@@ -341,11 +381,47 @@ struct Best {
     position: u32,
 }
 
+// The selection's best so far: all-ones ranks lose to (or tie with) every element.
+const NO_RANK: vec2<u32> = vec2<u32>(0xffffffffu, 0xffffffffu);
+
+// The reduced dimensions' rank and innermost stride, read once at the top.
+struct Reduced {
+    dims: u32,
+    stride: u32,
+}
+
 // The best of positions begin + lane, begin + lane + team, ... below end: the team's
 // threads read consecutive elements when the innermost dimension is reduced.
-fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: bool) -> Best {
+fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: bool, g: Reduced) -> Best {
     if (begin >= end || end - begin <= lane) {
         return Best(vec2<u32>(0u, 0u), NO_POSITION);
+    }
+    // One reduced dimension (the common case): a plain stride.
+    if (g.dims <= 1u) {
+        let first = begin + lane;
+        let count = (end - first - 1u) / team + 1u;
+        var best_rank = NO_RANK;
+        var best_position = first;
+        var offset = base + first * g.stride;
+        let offset_step = g.stride * team;
+        if (last) {
+            for (var i = 0u; i < count; i = i + 1u) {
+                let candidate = rank(load_input(offset));
+                let wins = !key_less(best_rank, candidate);
+                best_rank = select(best_rank, candidate, wins);
+                best_position = select(best_position, first + i * team, wins);
+                offset = offset + offset_step;
+            }
+        } else {
+            for (var i = 0u; i < count; i = i + 1u) {
+                let candidate = rank(load_input(offset));
+                let wins = key_less(candidate, best_rank);
+                best_rank = select(best_rank, candidate, wins);
+                best_position = select(best_position, first + i * team, wins);
+                offset = offset + offset_step;
+            }
+        }
+        return Best(best_rank, best_position);
     }
     let simple = param(P_REDUCED_RANK) <= 1u;
     let step = team * param(P_REDUCED_STRIDES);
@@ -386,15 +462,19 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let team_shift = countTrailingZeros(team);
     let lane = lid & (team - 1u);
     let item = group * (WORKGROUP_SIZE >> team_shift) + (lid >> team_shift);
+    // Parameter words first, before any branch: lavapipe pays for every read after one.
+    let len = param(P_REDUCE_LEN);
+    let chunk = param(P_CHUNK_LEN);
+    let reduced = Reduced(param(P_REDUCED_RANK), param(P_REDUCED_STRIDES));
     let in_range = item < param(P_OUTPUT_COUNT);
     var base = 0u;
     var first = 0u;
     var stop = 0u;
     if (in_range) {
         base = kept_offset(item);
-        stop = param(P_REDUCE_LEN);
+        stop = len;
     }
-    let best = scan_strided(base, first, stop, lane, team, last);
+    let best = scan_strided(base, first, stop, lane, team, last, reduced);
     wg_rank[lid] = best.rank;
     wg_position[lid] = best.position;
     // Combine the team's candidates; barriers stay in uniform control flow

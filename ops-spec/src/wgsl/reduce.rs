@@ -265,6 +265,13 @@ fn reduce_module(
             w.line("position: u32,");
         });
         w.blank();
+        gen_no_rank(&mut w, key_ty);
+        w.comment("The reduced dimensions' rank and innermost stride, read once at the top.");
+        w.block("struct Reduced", |w| {
+            w.line("dims: u32,");
+            w.line("stride: u32,");
+        });
+        w.blank();
         if variant.is_tree() && !variant.is_vector() {
             gen_scan_strided(&mut w, key_ty);
             w.blank();
@@ -278,18 +285,7 @@ fn reduce_module(
             "Elements of {input} in one vec4<u32> (16 bytes), in memory order."
         ));
         w.line(format!("const PER_VECTOR: u32 = {}u;", per_vector(input)));
-        w.comment(
-            "The selection's best so far: all-ones ranks lose to (or tie with) every element.",
-        );
-        w.line(format!(
-            "const NO_RANK: {key_ty} = {};",
-            if key_ty == "u32" {
-                "0xffffffffu"
-            } else {
-                "vec2<u32>(0xffffffffu, 0xffffffffu)"
-            }
-        ));
-        w.blank();
+        gen_no_rank(&mut w, key_ty);
     }
     let strided = variant.is_vector();
     match variant {
@@ -685,15 +681,66 @@ fn gen_offset(w: &mut Writer, name: &str, arg: &str, rank: &str, sizes: &str, st
     w.close();
 }
 
+/// `const NO_RANK`: the selection's best before any element.
+fn gen_no_rank(w: &mut Writer, key_ty: &str) {
+    w.comment("The selection's best so far: all-ones ranks lose to (or tie with) every element.");
+    w.line(format!(
+        "const NO_RANK: {key_ty} = {};",
+        if key_ty == "u32" {
+            "0xffffffffu"
+        } else {
+            "vec2<u32>(0xffffffffu, 0xffffffffu)"
+        }
+    ));
+    w.blank();
+}
+
+/// The loops of one reduced dimension for `scan` and `scan_strided`: from
+/// position `first`, `step` positions apart, below `end` (`count` of
+/// them), the input offset stepping by `stride * step`; one loop per tie
+/// rule, the selection without branches, as in the vector variants.
+fn gen_plain_scan(w: &mut Writer, first: &str, step: &str, count: &str) {
+    w.line("var best_rank = NO_RANK;");
+    w.line(format!("var best_position = {first};"));
+    w.line(format!("var offset = base + {first} * g.stride;"));
+    w.line(format!("let offset_step = g.stride * {step};"));
+    for (header, test) in [
+        ("if (last)", "!key_less(best_rank, candidate)"),
+        ("else", "key_less(candidate, best_rank)"),
+    ] {
+        if header == "else" {
+            w.reopen(header);
+        } else {
+            w.open(header);
+        }
+        w.block(format!("for (var i = 0u; i < {count}; i = i + 1u)"), |w| {
+            w.line("let candidate = rank(load_input(offset));");
+            w.line(format!("let wins = {test};"));
+            w.line("best_rank = select(best_rank, candidate, wins);");
+            w.line(format!(
+                "best_position = select(best_position, {first} + i * {step}, wins);"
+            ));
+            w.line("offset = offset + offset_step;");
+        });
+    }
+    w.close();
+    w.line("return Best(best_rank, best_position);");
+}
+
 /// `fn scan(base, begin, end, last) -> Best`: one thread over positions
 /// `[begin, end)` in order, stepping along the innermost reduced dimension.
 fn gen_scan(w: &mut Writer, key_ty: &str) {
     w.comment("The best of positions [begin, end) of the sub-tensor at base, visited in order;");
     w.comment("the offset steps along the innermost reduced dimension and is recomputed");
     w.comment("only where that dimension wraps.");
-    w.open("fn scan(base: u32, begin: u32, end: u32, last: bool) -> Best");
+    w.open("fn scan(base: u32, begin: u32, end: u32, last: bool, g: Reduced) -> Best");
     w.block("if (begin >= end)", |w| {
         w.line(format!("return Best({}, NO_POSITION);", zero_of(key_ty)));
+    });
+    w.comment("One reduced dimension (the common case): a plain stride, no wrap; lavapipe");
+    w.comment("runs the general loop below as well, but once, all lanes off.");
+    w.block("if (g.dims <= 1u)", |w| {
+        gen_plain_scan(w, "begin", "1u", "end - begin");
     });
     w.line("let inner = max(param(P_REDUCED_RANK), 1u) - 1u;");
     w.line("let inner_size = param(P_REDUCED_SIZES + inner);");
@@ -723,9 +770,15 @@ fn gen_scan(w: &mut Writer, key_ty: &str) {
 fn gen_scan_strided(w: &mut Writer, key_ty: &str) {
     w.comment("The best of positions begin + lane, begin + lane + team, ... below end: the team's");
     w.comment("threads read consecutive elements when the innermost dimension is reduced.");
-    w.open("fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: bool) -> Best");
+    w.open("fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: bool, g: Reduced) -> Best");
     w.block("if (begin >= end || end - begin <= lane)", |w| {
         w.line(format!("return Best({}, NO_POSITION);", zero_of(key_ty)));
+    });
+    w.comment("One reduced dimension (the common case): a plain stride.");
+    w.block("if (g.dims <= 1u)", |w| {
+        w.line("let first = begin + lane;");
+        w.line("let count = (end - first - 1u) / team + 1u;");
+        gen_plain_scan(w, "first", "team", "count");
     });
     w.line("let simple = param(P_REDUCED_RANK) <= 1u;");
     w.line("let step = team * param(P_REDUCED_STRIDES);");
@@ -847,21 +900,31 @@ fn gen_load_partial(w: &mut Writer, partials: &Buffer, layout: Layout, input: Da
     w.close();
 }
 
-/// The chunk `[begin, end)` of positions chunk `c` covers (split passes).
+/// The chunk `[begin, end)` of positions chunk `c` covers (split passes;
+/// `len` and `chunk` read at the top by [`gen_word_params`]).
 fn gen_chunk_bounds(w: &mut Writer) {
-    w.line("let len = param(P_REDUCE_LEN);");
-    w.line("let chunk = param(P_CHUNK_LEN);");
     w.line("let begin = min(c * chunk, len);");
     w.line("let end = begin + min(chunk, len - begin);");
+}
+
+/// The word variants' parameter words besides their layout's, read at the
+/// top of the kernel, before any branch: `len`, `chunk` and `reduced`.
+fn gen_word_params(w: &mut Writer) {
+    w.comment("Parameter words first, before any branch: lavapipe pays for every read after one.");
+    w.line("let len = param(P_REDUCE_LEN);");
+    w.line("let chunk = param(P_CHUNK_LEN);");
+    w.line("let reduced = Reduced(param(P_REDUCED_RANK), param(P_REDUCED_STRIDES));");
 }
 
 /// Rows and SplitRows: one thread per output (and chunk), consecutive
 /// threads on consecutive outputs.
 fn gen_rows_body(w: &mut Writer, split: bool) {
+    gen_word_params(w);
     if split {
         w.comment("One thread per (output, chunk); consecutive threads take consecutive outputs.");
         w.line("let outputs = param(P_OUTPUT_COUNT);");
-        w.line("let count = outputs * param(P_CHUNK_COUNT);");
+        w.line("let chunks = param(P_CHUNK_COUNT);");
+        w.line("let count = outputs * chunks;");
     } else {
         w.comment("One thread per output element; consecutive threads take consecutive outputs.");
         w.line("let count = param(P_OUTPUT_COUNT);");
@@ -881,11 +944,11 @@ fn gen_rows_body(w: &mut Writer, split: bool) {
         w.line("let c = item / outputs;");
         w.line("let base = kept_offset(o);");
         gen_chunk_bounds(w);
-        w.line("let best = scan(base, begin, end, last);");
-        w.line("store_partial(o * param(P_CHUNK_COUNT) + c, best.position, base);");
+        w.line("let best = scan(base, begin, end, last, reduced);");
+        w.line("store_partial(o * chunks + c, best.position, base);");
     } else {
         w.line("let base = kept_offset(item);");
-        w.line("let best = scan(base, 0u, param(P_REDUCE_LEN), last);");
+        w.line("let best = scan(base, 0u, len, last, reduced);");
         w.line("emit(item, best.position, base);");
     }
 }
@@ -935,6 +998,7 @@ fn gen_tree_body(w: &mut Writer, split: bool) {
         w.comment("A team per output element.");
     }
     gen_team_layout(w);
+    gen_word_params(w);
     if split {
         w.line("let chunks = param(P_CHUNK_COUNT);");
         w.line("let in_range = item < param(P_OUTPUT_COUNT) * chunks;");
@@ -953,10 +1017,10 @@ fn gen_tree_body(w: &mut Writer, split: bool) {
             w.line("stop = end;");
         } else {
             w.line("base = kept_offset(item);");
-            w.line("stop = param(P_REDUCE_LEN);");
+            w.line("stop = len;");
         }
     });
-    w.line("let best = scan_strided(base, first, stop, lane, team, last);");
+    w.line("let best = scan_strided(base, first, stop, lane, team, last, reduced);");
     w.line("wg_rank[lid] = best.rank;");
     w.line("wg_position[lid] = best.position;");
     gen_team_tree(w, false);
