@@ -1039,21 +1039,9 @@ fn gen_combine_body(w: &mut Writer, keep: Keep, output: DataType, key_ty: &str) 
     gen_team_layout(w);
     w.line("let chunks = param(P_CHUNK_COUNT);");
     w.line("let in_range = item < param(P_OUTPUT_COUNT);");
-    let zero = zero_of(key_ty);
-    w.line(format!("var best_rank = {zero};"));
-    w.line("var best_position = NO_POSITION;");
-    w.line(format!("var best_raw = {zero};"));
+    gen_combine_vars(w, key_ty);
     w.block("if (in_range)", |w| {
-        w.block("for (var c = lane; c < chunks; c = c + team)", |w| {
-            w.line("let p = item * chunks + c;");
-            w.line("let raw = load_partial(p);");
-            w.line("let position = partial_position(p);");
-            w.line("let candidate = rank(raw);");
-            w.line("let wins = better(candidate, position, best_rank, best_position, last);");
-            w.line("best_rank = select(best_rank, candidate, wins);");
-            w.line("best_position = select(best_position, position, wins);");
-            w.line("best_raw = select(best_raw, raw, wins);");
-        });
+        gen_combine_loop(w, "for (var c = lane; c < chunks; c = c + team)");
     });
     w.line("wg_rank[lid] = best_rank;");
     w.line("wg_position[lid] = best_position;");
@@ -1062,17 +1050,40 @@ fn gen_combine_body(w: &mut Writer, keep: Keep, output: DataType, key_ty: &str) 
         w.line("wg_raw[lid] = best_raw;");
     }
     gen_team_tree(w, raw);
-    w.block("if (lane == 0u && in_range)", |w| match keep {
-        Keep::Index => {
-            w.line(format!(
-                "store_output(item, {});",
-                dtype::raw_from_u32(output, "wg_position[lid]")
-            ));
-        }
-        Keep::Value => {
-            w.line("store_output(item, wg_raw[lid]);");
-        }
+    w.block("if (lane == 0u && in_range)", |w| {
+        gen_combine_store(w, keep, output, "wg_position[lid]", "wg_raw[lid]");
     });
+}
+
+/// A combine's best-so-far variables.
+fn gen_combine_vars(w: &mut Writer, key_ty: &str) {
+    let zero = zero_of(key_ty);
+    w.line(format!("var best_rank = {zero};"));
+    w.line("var best_position = NO_POSITION;");
+    w.line(format!("var best_raw = {zero};"));
+}
+
+/// A combine's loop `header` over partial results `c` of output `item`.
+fn gen_combine_loop(w: &mut Writer, header: &str) {
+    w.block(header, |w| {
+        w.line("let p = item * chunks + c;");
+        w.line("let raw = load_partial(p);");
+        w.line("let position = partial_position(p);");
+        w.line("let candidate = rank(raw);");
+        w.line("let wins = better(candidate, position, best_rank, best_position, last);");
+        w.line("best_rank = select(best_rank, candidate, wins);");
+        w.line("best_position = select(best_position, position, wins);");
+        w.line("best_raw = select(best_raw, raw, wins);");
+    });
+}
+
+/// A combine's output store: the selected position or the raw bits.
+fn gen_combine_store(w: &mut Writer, keep: Keep, output: DataType, position: &str, raw: &str) {
+    let value = match keep {
+        Keep::Index => dtype::raw_from_u32(output, position),
+        Keep::Value => raw.to_string(),
+    };
+    w.line(format!("store_output(item, {value});"));
 }
 
 /// CombineEach: a thread per output over its partial results, no shared
@@ -1084,30 +1095,10 @@ fn gen_combine_each_body(w: &mut Writer, keep: Keep, output: DataType, key_ty: &
     w.line("let in_range = item < param(P_OUTPUT_COUNT);");
     w.comment("Out of range: no partial results (no branch around the loop).");
     w.line("let stop = select(0u, chunks, in_range);");
-    let zero = zero_of(key_ty);
-    w.line(format!("var best_rank = {zero};"));
-    w.line("var best_position = NO_POSITION;");
-    w.line(format!("var best_raw = {zero};"));
-    w.block("for (var c = 0u; c < stop; c = c + 1u)", |w| {
-        w.line("let p = item * chunks + c;");
-        w.line("let raw = load_partial(p);");
-        w.line("let position = partial_position(p);");
-        w.line("let candidate = rank(raw);");
-        w.line("let wins = better(candidate, position, best_rank, best_position, last);");
-        w.line("best_rank = select(best_rank, candidate, wins);");
-        w.line("best_position = select(best_position, position, wins);");
-        w.line("best_raw = select(best_raw, raw, wins);");
-    });
-    w.block("if (in_range)", |w| match keep {
-        Keep::Index => {
-            w.line(format!(
-                "store_output(item, {});",
-                dtype::raw_from_u32(output, "best_position")
-            ));
-        }
-        Keep::Value => {
-            w.line("store_output(item, best_raw);");
-        }
+    gen_combine_vars(w, key_ty);
+    gen_combine_loop(w, "for (var c = 0u; c < stop; c = c + 1u)");
+    w.block("if (in_range)", |w| {
+        gen_combine_store(w, keep, output, "best_position", "best_raw");
     });
 }
 
