@@ -35,17 +35,28 @@
 //! step their input offsets by addition along the innermost reduced
 //! dimension instead of dividing for every element.
 //!
+//! With one reduced dimension they loop over a plain stride, selecting
+//! without branches; several take the general loop.
+//!
 //! The vector variants ([`ReduceVariant::is_vector`]: `SplitLanes`,
-//! `Columns`, `SplitColumns`, `SplitLanesTree`) bind the input as
-//! `array<vec4<u32>>` and read
+//! `Columns`, `SplitColumns`, `SplitLanesTree`, `SplitLanesRagged`) bind
+//! the input as `array<vec4<u32>>` and read
 //! 16 bytes a load, two loads in flight a step; they run when rows (or
-//! inner blocks) are whole vectors. Each thread selects over the 2 to 16
+//! inner blocks) are whole vectors, or, `SplitLanesRagged`, over rows that
+//! are not: each row's window of vectors, an element counting only inside
+//! its row. Each thread selects over the 2 to 16
 //! elements of every vector it reads without branches (`select` on integer
 //! keys, one loop per tie rule) and without barriers: `SplitLanes` threads
 //! write their own partial results for `Combine`, `Columns` threads own
 //! the outputs of one vector of columns. `SplitLanesTree` (the hardware
 //! plans' long rows) scans as `SplitLanes` does, then combines each team in
-//! shared memory and writes one partial result per team.
+//! shared memory and writes one partial result per team. `CombineEach` is
+//! `Combine` for teams of one thread, with no shared memory or barrier.
+//!
+//! Every kernel reads its parameter words (`param(i)`, a uniform block)
+//! before its first branch or loop where it can, and passes them down: a
+//! CPU adapter (lavapipe) reads a buffer word inside a branch, a loop, or
+//! after an early return lane by lane.
 
 use ops_core::patterns::reduce::{
     params, partial_words, per_vector, Keep, ReduceConfig, ReduceVariant, Select, WORKGROUP_SIZE,
