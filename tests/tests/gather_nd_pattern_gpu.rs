@@ -42,7 +42,7 @@ fn ctx() -> &'static Context {
 }
 
 /// The kernels of one data and index type, in [`GatherVariant::ALL`] order.
-type Kernels = [&'static Kernel; 3];
+type Kernels = [&'static Kernel; GatherVariant::ALL.len()];
 
 /// Generates and leaks the kernels of every variant, as generated code holds
 /// them in statics.
@@ -309,6 +309,7 @@ fn gpu_matches_cpu_reference_bitwise() {
     let mut runs = 0;
     let mut long_rows = 0;
     let mut negatives = 0;
+    let mut singles = 0;
     for data in DataType::ALL {
         for index in INDEX_TYPES {
             let k = kernel(data, index);
@@ -345,12 +346,20 @@ fn gpu_matches_cpu_reference_bitwise() {
                 if g.slice_len >= 40 {
                     long_rows += 1;
                 }
+                if plan
+                    .passes
+                    .first()
+                    .is_some_and(|p| p.kernel.key.contains(GatherVariant::Singles.name()))
+                {
+                    singles += 1;
+                }
             }
         }
     }
     assert_eq!(runs, 44 * 10);
     assert!(long_rows > 20, "{long_rows} long-row cases");
     assert!(negatives > 100, "{negatives} negative indices");
+    assert!(singles > 20, "{singles} single-element cases");
 }
 
 #[test]

@@ -69,23 +69,31 @@ pub enum GatherVariant {
     /// copied 16 bytes a load by teams of threads
     /// ([`GatherNdGeometry::vector_team`]).
     Vectors,
+    /// [`Elements`](Self::Elements) whose slices are single elements of
+    /// 32- or 64-bit data (the tuples address whole elements): that path
+    /// alone. lavapipe runs every path of a kernel, masked, whichever the
+    /// slice length takes: 8 Mi in-order FLOAT32 elements took 41.7 ms
+    /// through this path alone, 48.6 ms beside the other two.
+    Singles,
 }
 
 impl GatherVariant {
     /// Every variant.
-    pub const ALL: [GatherVariant; 3] = [
+    pub const ALL: [GatherVariant; 4] = [
         GatherVariant::Elements,
         GatherVariant::Rows,
         GatherVariant::Vectors,
+        GatherVariant::Singles,
     ];
 
     /// The variant's name in kernel keys (`gather_nd_elements`,
-    /// `gather_nd_rows`, `gather_nd_vectors`).
+    /// `gather_nd_rows`, `gather_nd_vectors`, `gather_nd_singles`).
     pub const fn name(self) -> &'static str {
         match self {
             GatherVariant::Elements => "gather_nd_elements",
             GatherVariant::Rows => "gather_nd_rows",
             GatherVariant::Vectors => "gather_nd_vectors",
+            GatherVariant::Singles => "gather_nd_singles",
         }
     }
 }
@@ -375,12 +383,15 @@ impl GatherNdGeometry {
 
     /// The kernel variant that copies slices of `data`: vector mode when
     /// [`slice_vectors`](Self::slice_vectors) allows it, else row mode when
-    /// [`row_blocks`](Self::row_blocks) does, else element mode.
+    /// [`row_blocks`](Self::row_blocks) does, else single-element mode for
+    /// slices of one 32- or 64-bit element, else element mode.
     pub fn variant(&self, data: DataType) -> GatherVariant {
         if self.slice_vectors(data).is_some() {
             GatherVariant::Vectors
         } else if self.row_blocks(data).is_some() {
             GatherVariant::Rows
+        } else if self.slice_len == 1 && data.size_bits() >= 32 {
+            GatherVariant::Singles
         } else {
             GatherVariant::Elements
         }
@@ -796,7 +807,9 @@ pub fn gather_nd_plan(
                 .ok_or_else(|| too_large("u32 workgroup indices of the row mode"))?;
             g.tuple_count * blocks
         }
-        GatherVariant::Elements => work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
+        GatherVariant::Elements | GatherVariant::Singles => {
+            work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE))
+        }
     };
     if work > 0 {
         let (output_words, input_vectors, output_vectors) = match variant {
@@ -805,7 +818,7 @@ pub fn gather_nd_plan(
                 BufferRef::Input(input_slot),
                 BufferRef::Output(output_slot),
             ),
-            GatherVariant::Rows | GatherVariant::Elements => (
+            GatherVariant::Rows | GatherVariant::Elements | GatherVariant::Singles => (
                 BufferRef::Output(output_slot),
                 BufferRef::Params,
                 BufferRef::Scratch(0),

@@ -186,7 +186,7 @@ fn gather_nd_module(
     w.blank();
     dtype::gen_load_from(&mut w, "load_index", &BUFFERS[2], layout, index);
     w.blank();
-    let elements = variant == GatherVariant::Elements;
+    let elements = matches!(variant, GatherVariant::Elements | GatherVariant::Singles);
     if elements && !dtype::is_packed(data) {
         dtype::gen_store_to(&mut w, "store_output", &BUFFERS[3], layout, data);
         w.blank();
@@ -209,6 +209,9 @@ fn gather_nd_module(
         GatherVariant::Vectors => gen_vector_body(&mut w, layout),
         GatherVariant::Rows => gen_row_body(&mut w, data, layout),
         GatherVariant::Elements => gen_elements_body(&mut w, data, layout),
+        // 8- and 16-bit data never plan it; its kernel is the element one.
+        GatherVariant::Singles if dtype::is_packed(data) => gen_elements_body(&mut w, data, layout),
+        GatherVariant::Singles => gen_singles_body(&mut w),
     }
     w.close();
     w.finish()
@@ -236,12 +239,7 @@ fn gen_elements_body(w: &mut Writer, data: DataType, layout: Layout) {
         w.comment("One output element per work item.");
         w.block("if (slice == 1u)", |w| {
             w.comment("Single elements: no division.");
-            each_item(w, |w| {
-                w.line("let base = tuple_base(item, tuples);");
-                w.block("if (base != BAD)", |w| {
-                    w.line("store_output(item, load_input(base));");
-                });
-            });
+            each_item(w, gen_single_item);
             w.line("return;");
         });
         each_item(w, |w| {
@@ -251,6 +249,23 @@ fn gen_elements_body(w: &mut Writer, data: DataType, layout: Layout) {
             });
         });
     }
+}
+
+/// One work item of single-element slices: its tuple's element, no division.
+fn gen_single_item(w: &mut Writer) {
+    w.line("let base = tuple_base(item, tuples);");
+    w.block("if (base != BAD)", |w| {
+        w.line("store_output(item, load_input(base));");
+    });
+}
+
+/// Single-element mode: the element path for slices of one element alone.
+fn gen_singles_body(w: &mut Writer) {
+    w.line("let work = param(P_WORK_COUNT);");
+    w.comment("ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart; each tuple");
+    w.comment("addresses one element (slices of one element: no division).");
+    w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
+    each_item(w, gen_single_item);
 }
 
 /// A loop over the thread's work items, `item` in the body.
@@ -548,7 +563,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(count, 3 * 11 * 4);
+        assert_eq!(count, GatherVariant::ALL.len() * 11 * 4);
     }
 
     #[test]
@@ -571,7 +586,7 @@ mod tests {
 
     #[test]
     fn keys_bindings_and_packing() {
-        use GatherVariant::{Elements, Rows, Vectors};
+        use GatherVariant::{Elements, Rows, Singles, Vectors};
         assert_eq!(
             gather_nd_kernel_key("GatherND1", Elements, DataType::Float16, DataType::Int64),
             "GatherND1/gather_nd_elements/FLOAT16/INT64"
@@ -581,6 +596,22 @@ mod tests {
             "GatherND1/gather_nd_vectors/INT8/UINT32"
         );
         assert_eq!(GATHER_ND_BINDINGS.len(), 7);
+        // Single elements: that path alone, no slice length, no division.
+        let singles = gather_nd_kernel(Singles, DataType::Float32, DataType::Int32, "k", "o");
+        let singles = segments::plain_part(&singles);
+        assert!(singles.contains("store_output(item, load_input(base));"));
+        assert!(!singles.contains("P_SLICE_LEN)") && !singles.contains("item / slice"));
+        // 8- and 16-bit data keep the element kernel (all but the header).
+        let body = |v| {
+            let text = gather_nd_kernel(v, DataType::Int8, DataType::Int32, "k", "o");
+            let plain = segments::plain_part(&text).to_string();
+            plain
+                .split_once("const WORKGROUP_SIZE")
+                .unwrap()
+                .1
+                .to_string()
+        };
+        assert_eq!(body(Singles), body(Elements));
         let text = gather_nd_kernel(Elements, DataType::Uint8, DataType::Int32, "k", "o");
         let packed = segments::plain_part(&text);
         assert!(packed.contains("let lanes = min(4u, outputs - first);"));
