@@ -68,10 +68,10 @@ pub(crate) fn layout_entries(bindings: &[Access]) -> Vec<wgpu::BindGroupLayoutEn
 pub(crate) const PARAMS_USAGE: wgpu::BufferUsages =
     wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::UNIFORM);
 
-/// The words of pass `p`'s parameter buffer: its own, then zeros up to
+/// How many words pass `p`'s parameter buffer holds: its own, at least
 /// [`PARAM_WORDS`] (the uniform block a kernel declares). Fails when a
 /// pass binding its words as a uniform block has more of them.
-pub(crate) fn param_words(pass: &Pass, p: usize) -> Result<Vec<u32>, OpError> {
+pub(crate) fn param_word_count(pass: &Pass, p: usize) -> Result<usize, OpError> {
     let uniform = pass
         .buffers
         .iter()
@@ -84,8 +84,14 @@ pub(crate) fn param_words(pass: &Pass, p: usize) -> Result<Vec<u32>, OpError> {
             pass.params.len()
         )));
     }
+    Ok(pass.params.len().max(PARAM_WORDS))
+}
+
+/// The words of pass `p`'s parameter buffer: its own, then zeros up to
+/// [`param_word_count`].
+pub(crate) fn param_words(pass: &Pass, p: usize) -> Result<Vec<u32>, OpError> {
     let mut words = pass.params.clone();
-    words.resize(words.len().max(PARAM_WORDS), 0);
+    words.resize(param_word_count(pass, p)?, 0);
     Ok(words)
 }
 

@@ -8,7 +8,7 @@ use ops_core::{
     split_workgroups, Access, BufferRef, GpuPlan, HostTensor, OpError, OutputInit, TensorDesc,
 };
 
-use crate::cache::{param_words, Compiled, Variant, PARAMS_USAGE};
+use crate::cache::{param_word_count, param_words, Compiled, Variant, PARAMS_USAGE};
 use crate::context::{device_error, Scopes};
 use crate::segment::{self, Segmented};
 use crate::{Context, ExecError};
@@ -17,7 +17,7 @@ use crate::{Context, ExecError};
 /// can be bound as `array<vec4<u32>>` with its last elements readable (a
 /// vector kernel reads a tensor whose byte size is not a multiple of 16,
 /// such as rows of 255 FLOAT32 elements, up to its last vector).
-fn padded(bytes: u64) -> Option<u64> {
+pub(crate) fn padded(bytes: u64) -> Option<u64> {
     Some(bytes.checked_next_multiple_of(16)?.max(16))
 }
 
@@ -193,7 +193,7 @@ impl Context {
             .iter()
             .enumerate()
             .map(|(p, pass)| {
-                let words = param_words(pass, p)?.len() as u64;
+                let words = param_word_count(pass, p)? as u64;
                 self.buffer_size(
                     &|| format!("parameters of pass {p} (`{}`)", pass.kernel.key),
                     words.checked_mul(4),

@@ -394,10 +394,11 @@ impl Profiler {
     }
 }
 
-/// `bytes` rounded up to whole 16-byte vectors, at least one (as the
-/// runtime's buffers: any tensor may be bound as `array<vec4<u32>>`).
+/// The runtime's padding of a buffer of `bytes` ([`crate::exec::padded`]);
+/// sizes past `u64` (which no buffer the profiler creates reaches) saturate,
+/// and wgpu refuses the buffer.
 fn padded(bytes: u64) -> u64 {
-    bytes.next_multiple_of(16).max(16)
+    crate::exec::padded(bytes).unwrap_or(u64::MAX)
 }
 
 fn compile(device: &wgpu::Device, kernel: &'static Kernel) -> Result<Pipeline, OpError> {
