@@ -425,6 +425,31 @@ impl ReduceStrategy {
     }
 }
 
+/// The team of a [`ReduceVariant::SplitLanes`] row of `vectors` vectors:
+/// `pow2_floor(vectors / LANE_VECTORS)` threads, 2 to [`MAX_LANE_TEAM`].
+fn lane_team(vectors: u64) -> u64 {
+    pow2_floor(vectors / LANE_VECTORS).clamp(2, MAX_LANE_TEAM)
+}
+
+/// The team and chunk count of a [`ReduceVariant::SplitLanes`] (or
+/// `SplitLanesRagged`) pass over `outputs` rows of `vectors` vectors: one
+/// chunk below workgroup teams, else chunks of `MAX_LANE_TEAM *
+/// CHUNK_LANE_VECTORS` vectors. `None` when the partial results (a thread
+/// each, up to 3 words) would not be addressable by u32 words.
+fn lane_split(outputs: u64, vectors: u64) -> Option<(u64, u64)> {
+    let team = lane_team(vectors);
+    let chunks = if team < MAX_LANE_TEAM {
+        1
+    } else {
+        vectors.div_ceil(MAX_LANE_TEAM * CHUNK_LANE_VECTORS)
+    };
+    let partials = outputs.checked_mul(team * chunks)?;
+    if partials.checked_mul(3)? > u64::from(u32::MAX) {
+        return None;
+    }
+    Some((team, chunks))
+}
+
 /// The combine pass's variant for teams of `team` threads:
 /// [`ReduceVariant::CombineEach`] for one thread an output, else
 /// [`ReduceVariant::Combine`].
@@ -687,20 +712,11 @@ impl ReduceGeometry {
         if window < LANES_MIN_VECTORS {
             return None;
         }
-        let team = pow2_floor(window / LANE_VECTORS).clamp(2, MAX_LANE_TEAM);
-        let chunks = if team < MAX_LANE_TEAM {
-            1
-        } else {
-            window.div_ceil(MAX_LANE_TEAM * CHUNK_LANE_VECTORS)
-        };
-        let partials = outputs.checked_mul(team * chunks)?;
-        // Element offsets (o * len + position) and partial words fit u32.
-        if partials
-            .checked_mul(3)
-            .is_none_or(|w| w > u64::from(u32::MAX))
-            || outputs
-                .checked_mul(self.reduce_len)
-                .is_none_or(|e| e > u64::from(u32::MAX))
+        let (team, chunks) = lane_split(outputs, window)?;
+        // Element offsets (o * len + position) fit u32.
+        if outputs
+            .checked_mul(self.reduce_len)
+            .is_none_or(|e| e > u64::from(u32::MAX))
         {
             return None;
         }
@@ -735,7 +751,7 @@ impl ReduceGeometry {
             if vectors < LANES_MIN_VECTORS {
                 return None;
             }
-            let team = pow2_floor(vectors / LANE_VECTORS).clamp(2, MAX_LANE_TEAM);
+            let team = lane_team(vectors);
             if class == DeviceClass::Hardware && team == MAX_LANE_TEAM {
                 let chunks = vectors.div_ceil(MAX_LANE_TEAM * HARDWARE_CHUNK_LANE_VECTORS);
                 let partials = outputs.checked_mul(chunks)?;
@@ -753,15 +769,7 @@ impl ReduceGeometry {
                     combine_team: combine_team(chunks),
                 });
             }
-            let chunks = if team < MAX_LANE_TEAM {
-                1
-            } else {
-                vectors.div_ceil(MAX_LANE_TEAM * CHUNK_LANE_VECTORS)
-            };
-            let partials = outputs.checked_mul(team * chunks)?;
-            if !fits(partials) || partials / outputs > u64::from(u32::MAX) {
-                return None;
-            }
+            let (team, chunks) = lane_split(outputs, vectors)?;
             return Some(ReduceStrategy::SplitLanes {
                 team: team as u32,
                 chunks: chunks as u32,
@@ -1213,42 +1221,31 @@ pub fn reduce_plan(
             team,
             chunks,
             combine_team,
+        }
+        | ReduceStrategy::SplitLanesRagged {
+            team,
+            chunks,
+            combine_team,
         } => {
-            // Chunks of whole vectors; a partial result per thread, or
-            // per team for the tree.
-            let vectors = len / per_vector;
+            // Chunks of whole vectors (of each ragged row's window); a
+            // partial result per thread, or per team for the tree.
+            let vectors = match strategy.variant() {
+                ReduceVariant::SplitLanesRagged => ragged_window(len, input.dtype),
+                _ => len / per_vector,
+            };
             let chunk = vectors.div_ceil(u64::from(chunks)) * per_vector;
             let mut p = with(team, chunk, chunks);
             p[params::VECTORS] = vectors_word(vectors)?;
             let teams = outputs * u64::from(chunks);
             let per_team = match strategy.variant() {
-                ReduceVariant::SplitLanes => u64::from(team),
-                _ => 1,
+                ReduceVariant::SplitLanesTree => 1,
+                _ => u64::from(team),
             };
             (
                 strategy.variant(),
                 p,
                 teams * u64::from(team),
                 u64::from(chunks) * per_team,
-                combine_team,
-            )
-        }
-        ReduceStrategy::SplitLanesRagged {
-            team,
-            chunks,
-            combine_team,
-        } => {
-            // Each row's window of vectors, in chunks of whole vectors; a
-            // partial result per thread.
-            let window = ragged_window(len, input.dtype);
-            let chunk = window.div_ceil(u64::from(chunks)) * per_vector;
-            let mut p = with(team, chunk, chunks);
-            p[params::VECTORS] = vectors_word(window)?;
-            (
-                ReduceVariant::SplitLanesRagged,
-                p,
-                outputs * u64::from(chunks) * u64::from(team),
-                u64::from(chunks) * u64::from(team),
                 combine_team,
             )
         }
