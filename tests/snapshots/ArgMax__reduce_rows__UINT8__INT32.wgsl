@@ -135,7 +135,7 @@ fn scan(base: u32, begin: u32, end: u32, last: bool, g: Reduced) -> Best {
         }
         return Best(best_rank, best_position);
     }
-    let inner = max(param(P_REDUCED_RANK), 1u) - 1u;
+    let inner = max(g.dims, 1u) - 1u;
     let inner_size = param(P_REDUCED_SIZES + inner);
     let inner_stride = param(P_REDUCED_STRIDES + inner);
     var column = begin % inner_size;
@@ -380,7 +380,7 @@ fn scan(base: u32, begin: u32, end: u32, last: bool, g: Reduced) -> Best {
         }
         return Best(best_rank, best_position);
     }
-    let inner = max(param(P_REDUCED_RANK), 1u) - 1u;
+    let inner = max(g.dims, 1u) - 1u;
     let inner_size = param(P_REDUCED_SIZES + inner);
     let inner_stride = param(P_REDUCED_STRIDES + inner);
     var column = begin % inner_size;

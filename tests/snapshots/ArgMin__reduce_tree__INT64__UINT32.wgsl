@@ -145,8 +145,7 @@ fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: boo
         }
         return Best(best_rank, best_position);
     }
-    let simple = param(P_REDUCED_RANK) <= 1u;
-    let step = team * param(P_REDUCED_STRIDES);
+    // Several reduced dimensions: the offset recomputed at every position.
     var r = begin + lane;
     var offset = base + reduced_offset(r);
     var best = Best(rank(load_input(offset)), r);
@@ -156,11 +155,7 @@ fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: boo
             break;
         }
         r = r + team;
-        if (simple) {
-            offset = offset + step;
-        } else {
-            offset = base + reduced_offset(r);
-        }
+        offset = base + reduced_offset(r);
         let candidate = rank(load_input(offset));
         if (later_wins(candidate, best.rank, last)) {
             best = Best(candidate, r);
@@ -423,8 +418,7 @@ fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: boo
         }
         return Best(best_rank, best_position);
     }
-    let simple = param(P_REDUCED_RANK) <= 1u;
-    let step = team * param(P_REDUCED_STRIDES);
+    // Several reduced dimensions: the offset recomputed at every position.
     var r = begin + lane;
     var offset = base + reduced_offset(r);
     var best = Best(rank(load_input(offset)), r);
@@ -434,11 +428,7 @@ fn scan_strided(base: u32, begin: u32, end: u32, lane: u32, team: u32, last: boo
             break;
         }
         r = r + team;
-        if (simple) {
-            offset = offset + step;
-        } else {
-            offset = base + reduced_offset(r);
-        }
+        offset = base + reduced_offset(r);
         let candidate = rank(load_input(offset));
         if (later_wins(candidate, best.rank, last)) {
             best = Best(candidate, r);

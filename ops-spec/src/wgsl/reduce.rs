@@ -597,8 +597,7 @@ fn gen_columns_body(
     w.block("if (o >= outputs / inner)", |w| {
         w.line("return;");
     });
-    w.line("let begin = min(c * chunk, len);");
-    w.line("let end = begin + min(chunk, len - begin);");
+    gen_chunk_bounds(w);
     w.line("var at = (o * len + begin) * vectors + column;");
     for j in 0..per {
         w.line(format!("var best_rank{j} = NO_RANK;"));
@@ -753,7 +752,7 @@ fn gen_scan(w: &mut Writer, key_ty: &str) {
     w.block("if (g.dims <= 1u)", |w| {
         gen_plain_scan(w, "begin", "1u", "end - begin");
     });
-    w.line("let inner = max(param(P_REDUCED_RANK), 1u) - 1u;");
+    w.line("let inner = max(g.dims, 1u) - 1u;");
     w.line("let inner_size = param(P_REDUCED_SIZES + inner);");
     w.line("let inner_stride = param(P_REDUCED_STRIDES + inner);");
     w.line("var column = begin % inner_size;");
@@ -791,8 +790,7 @@ fn gen_scan_strided(w: &mut Writer, key_ty: &str) {
         w.line("let count = (end - first - 1u) / team + 1u;");
         gen_plain_scan(w, "first", "team", "count");
     });
-    w.line("let simple = param(P_REDUCED_RANK) <= 1u;");
-    w.line("let step = team * param(P_REDUCED_STRIDES);");
+    w.comment("Several reduced dimensions: the offset recomputed at every position.");
     w.line("var r = begin + lane;");
     w.line("var offset = base + reduced_offset(r);");
     w.line("var best = Best(rank(load_input(offset)), r);");
@@ -802,11 +800,7 @@ fn gen_scan_strided(w: &mut Writer, key_ty: &str) {
             w.line("break;");
         });
         w.line("r = r + team;");
-        w.open("if (simple)");
-        w.line("offset = offset + step;");
-        w.reopen("else");
         w.line("offset = base + reduced_offset(r);");
-        w.close();
         w.line("let candidate = rank(load_input(offset));");
         w.block("if (later_wins(candidate, best.rank, last))", |w| {
             w.line("best = Best(candidate, r);");
@@ -912,7 +906,7 @@ fn gen_load_partial(w: &mut Writer, partials: &Buffer, layout: Layout, input: Da
 }
 
 /// The chunk `[begin, end)` of positions chunk `c` covers (split passes;
-/// `len` and `chunk` read at the top by [`gen_word_params`]).
+/// `len` and `chunk` read at the top, as by [`gen_word_params`]).
 fn gen_chunk_bounds(w: &mut Writer) {
     w.line("let begin = min(c * chunk, len);");
     w.line("let end = begin + min(chunk, len - begin);");
