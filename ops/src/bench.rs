@@ -796,6 +796,24 @@ fn cases_of(
         shape: format!("{ragged_sizes:?} -> INT64"),
         op: Box::new(argmin),
         bytes: ragged.bytes().len() as u64 + u64::from(sizes[0] * sizes[1]) * 8,
+        inputs: vec![Arc::clone(&ragged)],
+        target: 0.8,
+    });
+    // The middle axis of the same tensor: inner blocks that are not whole
+    // vectors (`reduce_split_columns` in phases in software plans, the
+    // word variants in hardware plans).
+    let argmin = ArgMinDesc::builder()
+        .input(ragged.desc().clone())
+        .output_dtype(DataType::Int64)
+        .axes([1])
+        .build()
+        .map_err(build_error)?;
+    out.push(CaseSpec {
+        name: "ArgMin middle axis, ragged rows".into(),
+        dtype: dt.spec_name().to_string(),
+        shape: format!("{ragged_sizes:?} -> INT64"),
+        op: Box::new(argmin),
+        bytes: ragged.bytes().len() as u64 + u64::from(sizes[0] * ragged_sizes[2]) * 8,
         inputs: vec![ragged],
         target: 0.8,
     });
@@ -1131,6 +1149,7 @@ mod tests {
         }
         for name in [
             "ArgMin inner axis, ragged rows",
+            "ArgMin middle axis, ragged rows",
             "GatherND1 rows",
             "GatherND1 elements",
             "Scatter unique",

@@ -16,8 +16,8 @@
 use std::collections::HashMap;
 
 use ops_core::patterns::reduce::{
-    reduce_cpu, reduce_plan, Keep, ReduceConfig, ReduceGeometry, ReduceStrategy, ReduceVariant,
-    Select, Ties, Zeros, WORKGROUP_SIZE,
+    phases, reduce_cpu, reduce_plan, Keep, ReduceConfig, ReduceGeometry, ReduceStrategy,
+    ReduceVariant, Select, Ties, Zeros, WORKGROUP_SIZE,
 };
 use ops_core::{DataType, DeviceClass, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::Context;
@@ -372,6 +372,18 @@ const CASES: &[Case] = &[
         axes: &[0],
         variant: ReduceVariant::SplitColumns,
     },
+    // SplitColumns in phases: inner blocks of 3 and 5 elements, read as
+    // rows of 2 (64-bit types) to 16 (8-bit) of them.
+    Case {
+        sizes: &[2, 512, 3],
+        axes: &[1],
+        variant: ReduceVariant::SplitColumns,
+    },
+    Case {
+        sizes: &[1024, 5],
+        axes: &[0],
+        variant: ReduceVariant::SplitColumns,
+    },
 ];
 
 /// The output sizes: reduced axes kept as 1s, or dropped when `drop`.
@@ -532,6 +544,7 @@ fn vector_variants_on_random_aligned_shapes() {
     let mut rng = Rng(seed);
     let mut seen: HashMap<ReduceVariant, usize> = HashMap::new();
     let mut combines: HashMap<ReduceVariant, usize> = HashMap::new();
+    let mut phased = 0;
     for run in 0..120 {
         let op = &OPS[rng.below(OPS.len())];
         let input_dt = DataType::ALL[rng.below(DataType::ALL.len())];
@@ -540,7 +553,7 @@ fn vector_variants_on_random_aligned_shapes() {
         let per = (16 / input_dt.size_bytes()) as u32;
         // [outer, len, inner] over axis 1, or a contiguous [outer, len] or
         // all-axes reduction; sizes kept to about 2^18 elements.
-        let (sizes, axes): (Vec<u32>, Vec<u32>) = match run % 5 {
+        let (sizes, axes): (Vec<u32>, Vec<u32>) = match run % 6 {
             0 => {
                 let len = per * (16 + rng.below(300) as u32);
                 (vec![1 + rng.below(40) as u32, len], vec![1])
@@ -558,6 +571,19 @@ fn vector_variants_on_random_aligned_shapes() {
                 let inner = per * (1 + rng.below(40) as u32);
                 (vec![2 + rng.below(120) as u32, inner], vec![0])
             }
+            // Inner blocks that are not whole vectors (SplitColumns in
+            // phases): len a multiple of the phases, at least 32 rows of them.
+            4 => {
+                let inner = loop {
+                    let inner = 2 + rng.below(60) as u32;
+                    if !inner.is_multiple_of(per) {
+                        break inner;
+                    }
+                };
+                let phases = phases(u64::from(inner), input_dt) as u32;
+                let len = phases * (32 + rng.below(100) as u32);
+                (vec![1 + rng.below(4) as u32, len, inner], vec![1])
+            }
             // Ragged rows (SplitLanesRagged): not whole vectors, each row
             // starting anywhere in a vector; or all axes of a ragged tensor.
             _ => {
@@ -574,8 +600,9 @@ fn vector_variants_on_random_aligned_shapes() {
                 }
             }
         };
-        // Ragged rows run vector kernels in software plans only.
-        let class = if run % 5 == 4 || (run / 5) % 2 == 0 {
+        // Ragged rows and phased columns run vector kernels in software
+        // plans only.
+        let class = if run % 6 >= 4 || (run / 6) % 2 == 0 {
             DeviceClass::Software
         } else {
             DeviceClass::Hardware
@@ -609,6 +636,9 @@ fn vector_variants_on_random_aligned_shapes() {
         };
         run.matches(ctx, &input, strategy, &want);
         *seen.entry(strategy.variant()).or_default() += 1;
+        if matches!(strategy, ReduceStrategy::SplitColumns { phases, .. } if phases > 1) {
+            phased += 1;
+        }
         if let Some(&combine) = strategy.variants().get(1) {
             *combines.entry(combine).or_default() += 1;
         }
@@ -617,6 +647,7 @@ fn vector_variants_on_random_aligned_shapes() {
     for v in [ReduceVariant::Combine, ReduceVariant::CombineEach] {
         assert!(combines.get(&v).is_some_and(|&n| n >= 3), "{combines:?}");
     }
+    assert!(phased >= 8, "{phased} phased SplitColumns runs");
     for v in [
         ReduceVariant::SplitLanes,
         ReduceVariant::Columns,

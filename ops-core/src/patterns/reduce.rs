@@ -232,6 +232,22 @@ pub fn ragged_window(len: u64, dtype: DataType) -> u64 {
     (len + per - 1).div_ceil(per)
 }
 
+/// Rows of an inner block of `inner` elements of `dtype` that make a whole
+/// number of [`VECTOR_BYTES`] vectors: 1 when the block is whole vectors,
+/// up to 16 (an odd number of 8-bit elements).
+pub fn phases(inner: u64, dtype: DataType) -> u64 {
+    let bytes = inner * dtype.size_bytes() as u64;
+    VECTOR_BYTES / gcd(bytes, VECTOR_BYTES)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// Threads a reduction should run to keep a large GPU's memory system busy
 /// (a few per core of a big discrete GPU); fewer outputs than this get their
 /// reductions split into chunks ([`ReduceStrategy`]).
@@ -380,7 +396,11 @@ pub enum ReduceStrategy {
     /// [`ReduceVariant::SplitColumns`] over `chunks` chunks per output, then
     /// [`ReduceVariant::Combine`] with teams of `combine_team`.
     SplitColumns {
-        /// Chunks per output.
+        /// Rows of the inner block that make a run of whole vectors: 1 when
+        /// the inner block is whole vectors; 2 to 16 otherwise, each output
+        /// then read in `phases` interleaved runs of positions.
+        phases: u32,
+        /// Chunks per output (of each phase).
         chunks: u32,
         /// Threads per output of the combine pass.
         combine_team: u32,
@@ -482,8 +502,9 @@ pub const fn combine_variant(team: u32) -> ReduceVariant {
 /// | 24..32 | reduced sizes, outermost first (unused slots 1) |
 /// | 32..40 | reduced input strides in elements (unused slots 0) |
 /// | 40 | chunk count: chunks per output of a split reduction (1 otherwise); partial results per output for the combine pass |
-/// | 41 | vector variants: `vec4<u32>` vectors per row (`SplitLanes`) or per `inner` (`Columns`, `SplitColumns`); 0 otherwise |
-/// | 42..44 | reserved, zero |
+/// | 41 | vector variants: `vec4<u32>` vectors per row (`SplitLanes`) or per `inner` (`Columns`), or per `phases` rows of `inner` (`SplitColumns`); 0 otherwise |
+/// | 42 | `SplitColumns`: phases, the rows of `inner` that make whole vectors (1 when `inner` is whole vectors); 1 otherwise |
+/// | 43 | reserved, zero |
 ///
 /// Output element `o` reads from input offset
 /// `sum(coord_k * kept_stride_k)` plus, for position `r` of its sub-tensor,
@@ -494,6 +515,13 @@ pub const fn combine_variant(team: u32) -> ReduceVariant {
 /// [`partial_words`] words each, the `chunk count` partials of output `o`
 /// at partial indices `o * chunk count ..`; chunk `c` covers positions
 /// `c * chunk length .. min((c + 1) * chunk length, reduce length)`.
+///
+/// A `SplitColumns` pass of `phases` P > 1 reads its `[outer, len, inner]`
+/// input as `[outer, len / P, P * inner]`, whose rows are whole vectors:
+/// its chunk length counts those rows, and it writes `P * chunk count`
+/// partial results per output, the chunks of phase `q` (positions `q`,
+/// `q + P`, ...) at `(o * P + q) * chunk count ..`; the combine pass reads
+/// them as `P * chunk count` partials per output.
 pub mod params {
     /// Output element count.
     pub const OUTPUT_COUNT: usize = 0;
@@ -523,6 +551,8 @@ pub mod params {
     pub const CHUNK_COUNT: usize = 40;
     /// Vectors per row (`SplitLanes`) or per inner block (`Columns`).
     pub const VECTORS: usize = 41;
+    /// Rows of the inner block per run of whole vectors (`SplitColumns`).
+    pub const PHASES: usize = 42;
     /// Total word count.
     pub const LEN: usize = 44;
     /// Most merged dimensions of each kind.
@@ -777,14 +807,17 @@ impl ReduceGeometry {
             });
         }
         let &(inner, inner_stride) = self.kept.last()?;
-        if inner_stride != 1 || inner != stride || !(inner * bytes).is_multiple_of(VECTOR_BYTES) {
+        if inner_stride != 1 || inner != stride {
             return None;
         }
-        let threads = outputs / per_vector;
         let wanted = match class {
             DeviceClass::Software => COLUMN_THREADS,
             DeviceClass::Hardware => HARDWARE_COLUMN_THREADS,
         };
+        if !(inner * bytes).is_multiple_of(VECTOR_BYTES) {
+            return self.phased_strategy(dtype, class, wanted);
+        }
+        let threads = outputs / per_vector;
         if threads >= wanted || len < 2 * MIN_COLUMN_ROWS {
             return Some(ReduceStrategy::Columns);
         }
@@ -796,8 +829,49 @@ impl ReduceGeometry {
             return None;
         }
         Some(ReduceStrategy::SplitColumns {
+            phases: 1,
             chunks: chunks as u32,
             combine_team: combine_team(chunks),
+        })
+    }
+
+    /// [`ReduceStrategy::SplitColumns`] of `phases` P > 1 for an `[outer,
+    /// len, inner]` reduction whose inner block is not whole vectors, on
+    /// [`DeviceClass::Software`]: P rows of `inner` make whole vectors, so
+    /// the input reads as `[outer, len / P, P * inner]` in vectors when P
+    /// divides `len` and `len / P` is at least [`MIN_COLUMN_ROWS`]. Each
+    /// output then has P partial results a chunk. Hardware plans keep the
+    /// word variants (not measured on a GPU).
+    fn phased_strategy(
+        &self,
+        dtype: DataType,
+        class: DeviceClass,
+        wanted: u64,
+    ) -> Option<ReduceStrategy> {
+        if class != DeviceClass::Software {
+            return None;
+        }
+        let bytes = dtype.size_bytes() as u64;
+        let (len, inner) = (self.reduce_len, self.kept.last()?.0);
+        let phases = phases(inner, dtype);
+        if !len.is_multiple_of(phases) || len / phases < MIN_COLUMN_ROWS {
+            return None;
+        }
+        let rows = len / phases;
+        let outer = self.output_count / inner;
+        let threads = outer * (phases * inner * bytes / VECTOR_BYTES);
+        let chunks = wanted.div_ceil(threads).min(rows / MIN_COLUMN_ROWS).max(1);
+        // Partial results (3 words at most each) and element offsets fit u32.
+        let partials = self.output_count * phases * chunks;
+        if partials.saturating_mul(3) > u64::from(u32::MAX)
+            || self.input_count > u64::from(u32::MAX)
+        {
+            return None;
+        }
+        Some(ReduceStrategy::SplitColumns {
+            phases: phases as u32,
+            chunks: chunks as u32,
+            combine_team: combine_team(phases * chunks),
         })
     }
 }
@@ -1033,6 +1107,7 @@ pub fn reduce_params(geometry: &ReduceGeometry, ties: Ties) -> Result<Vec<u32>, 
     p[params::TEAM] = 1;
     p[params::CHUNK_LEN] = p[params::REDUCE_LEN];
     p[params::CHUNK_COUNT] = 1;
+    p[params::PHASES] = 1;
     for (dims, rank_word, sizes_at, strides_at, what) in [
         (
             &geometry.kept,
@@ -1250,13 +1325,18 @@ pub fn reduce_plan(
             )
         }
         ReduceStrategy::SplitColumns {
+            phases,
             chunks,
             combine_team,
         } => {
-            let mut p = with(1, len.div_ceil(u64::from(chunks)), chunks);
-            p[params::VECTORS] = vectors_word(inner / per_vector)?;
-            let threads = outputs / per_vector * u64::from(chunks);
-            let partials = u64::from(chunks);
+            // Rows of `phases * inner` elements, whole vectors.
+            let phases = u64::from(phases);
+            let rows = len / phases;
+            let mut p = with(1, rows.div_ceil(u64::from(chunks)), chunks);
+            p[params::PHASES] = phases as u32;
+            p[params::VECTORS] = vectors_word(phases * inner / per_vector)?;
+            let threads = outputs * phases / per_vector * u64::from(chunks);
+            let partials = phases * u64::from(chunks);
             (
                 ReduceVariant::SplitColumns,
                 p,
@@ -1547,6 +1627,7 @@ mod tests {
             assert_eq!(
                 hw(&cube, &axes, f32),
                 ReduceStrategy::SplitColumns {
+                    phases: 1,
                     chunks: 8,
                     combine_team: 1
                 }
@@ -1562,6 +1643,48 @@ mod tests {
             sw(&odd, &[0, 1], f32),
             ReduceStrategy::SplitLanesRagged { .. }
         ));
+    }
+
+    #[test]
+    fn phased_columns_for_inner_blocks_not_whole_vectors() {
+        use DataType::{Float16, Float32, Int64, Int8};
+        assert_eq!(phases(255, Float32), 4);
+        assert_eq!(phases(254, Float32), 2);
+        assert_eq!(phases(256, Float32), 1);
+        assert_eq!(phases(49, Float16), 8);
+        assert_eq!(phases(49, Int8), 16);
+        assert_eq!(phases(49, Int64), 2);
+        let sw = |sizes: &[u32], dtype| {
+            ReduceGeometry::new(sizes, &[1])
+                .unwrap()
+                .strategy_on(dtype, DeviceClass::Software)
+        };
+        // [256, 256, 255] over its middle axis: rows of 4 * 255 FLOAT32
+        // elements, 65,280 threads, one chunk; 4 partial results an output.
+        assert_eq!(
+            sw(&[256, 256, 255], Float32),
+            ReduceStrategy::SplitColumns {
+                phases: 4,
+                chunks: 1,
+                combine_team: 1
+            }
+        );
+        // Few outputs: chunks of at least MIN_COLUMN_ROWS rows of phases.
+        assert_eq!(
+            sw(&[2, 1024, 49], Float16),
+            ReduceStrategy::SplitColumns {
+                phases: 8,
+                chunks: 4,
+                combine_team: 2
+            }
+        );
+        // A length that is no multiple of the phases, or under 32 rows of
+        // them, keeps the word strategy; so do hardware plans.
+        let words = |sizes: &[u32]| ReduceGeometry::new(sizes, &[1]).unwrap().strategy();
+        assert_eq!(sw(&[256, 258, 255], Float32), words(&[256, 258, 255]));
+        assert_eq!(sw(&[256, 124, 255], Float32), words(&[256, 124, 255]));
+        let g = ReduceGeometry::new(&[256, 256, 255], &[1]).unwrap();
+        assert_eq!(g.strategy_on(Float32, DeviceClass::Hardware), g.strategy());
     }
 
     #[test]
@@ -1605,6 +1728,7 @@ mod tests {
         assert_eq!(
             g.strategy_for(DataType::Int8),
             ReduceStrategy::SplitColumns {
+                phases: 1,
                 chunks: 2,
                 combine_team: 1
             }
@@ -1684,6 +1808,7 @@ mod tests {
         assert_eq!(
             g.strategy_for(DataType::Float32),
             ReduceStrategy::SplitColumns {
+                phases: 1,
                 chunks: 2,
                 combine_team: 1
             }

@@ -193,6 +193,7 @@ fn reduce_module(
         ("P_REDUCED_STRIDES", params::REDUCED_STRIDES),
         ("P_CHUNK_COUNT", params::CHUNK_COUNT),
         ("P_VECTORS", params::VECTORS),
+        ("P_PHASES", params::PHASES),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }
@@ -572,6 +573,10 @@ fn gen_lanes_body(
 
 /// Columns and SplitColumns: a thread per vector of `inner` of a `[outer,
 /// len, inner]` input (and chunk), looping over the reduced rows.
+/// SplitColumns with `phases` P > 1 takes an inner block that is not whole
+/// vectors: P of its rows are, so it reads `[outer, len / P, P * inner]`
+/// and writes, for each element, a partial result of its output's phase
+/// (its position modulo P); the combine breaks ties by position.
 fn gen_columns_body(
     w: &mut Writer,
     input_buffer: &Buffer,
@@ -582,19 +587,35 @@ fn gen_columns_body(
     let per = per_vector(input) as u32;
     w.comment("A thread per vector of inner (and chunk) of a [outer, len, inner] input:");
     w.comment("consecutive threads read consecutive vectors of each row.");
+    if split {
+        w.comment("With phases P > 1 the input is read as [outer, len / P, P * inner]:");
+        w.comment("rows of P rows of inner, whole vectors.");
+    }
     w.comment("Every parameter word first, before any branch (see `selected_element`).");
     w.line("let t = group * WORKGROUP_SIZE + lid;");
     w.line("let vectors = param(P_VECTORS);");
     w.line("let chunks = param(P_CHUNK_COUNT);");
     w.line("let outputs = param(P_OUTPUT_COUNT);");
-    w.line("let len = param(P_REDUCE_LEN);");
+    if split {
+        w.line("let phases = param(P_PHASES);");
+        w.line("let len = param(P_REDUCE_LEN) / phases;");
+    } else {
+        w.line("let len = param(P_REDUCE_LEN);");
+    }
     w.line("let chunk = param(P_CHUNK_LEN);");
     w.line("let column = t % vectors;");
     w.line("let rest = t / vectors;");
     w.line("let c = rest % chunks;");
     w.line("let o = rest / chunks;");
     w.line("let inner = vectors * PER_VECTOR;");
-    w.block("if (o >= outputs / inner)", |w| {
+    // The elements of one row of the inner block (inner itself unless phased).
+    let columns = if split {
+        w.line("let columns = inner / phases;");
+        "columns"
+    } else {
+        "inner"
+    };
+    w.block(format!("if (o >= outputs / {columns})"), |w| {
         w.line("return;");
     });
     gen_chunk_bounds(w);
@@ -617,18 +638,29 @@ fn gen_columns_body(
         },
         &|n| Some(format!("at = at + {n}u * vectors;")),
     );
-    w.line("let first = o * inner + column * PER_VECTOR;");
-    w.comment("Output first + j's elements: base + position * inner.");
-    w.line("let base = o * len * inner + column * PER_VECTOR;");
-    for j in 0..per {
-        let out = format!("first + {j}u");
-        if split {
+    if split {
+        w.comment("Element s of a row is column s % columns of phase s / columns: its");
+        w.comment("position r is row * phases + phase, at base + column + r * columns.");
+        w.line("let base = o * len * inner;");
+        w.line("var phase = column * PER_VECTOR / columns;");
+        w.line("var col = column * PER_VECTOR - phase * columns;");
+        for j in 0..per {
+            if j > 0 {
+                w.line(format!("let wrap{j} = col + 1u == columns;"));
+                w.line(format!("col = select(col + 1u, 0u, wrap{j});"));
+                w.line(format!("phase = phase + select(0u, 1u, wrap{j});"));
+            }
             w.line(format!(
-                "store_partial(({out}) * chunks + c, best_position{j}, base + {j}u, inner);"
+                "store_partial(((o * columns + col) * phases + phase) * chunks + c, best_position{j} * phases + phase, base + col, columns);"
             ));
-        } else {
+        }
+    } else {
+        w.line("let first = o * inner + column * PER_VECTOR;");
+        w.comment("Output first + j's elements: base + position * inner.");
+        w.line("let base = o * len * inner + column * PER_VECTOR;");
+        for j in 0..per {
             w.line(format!(
-                "emit({out}, best_position{j}, base + {j}u, inner);"
+                "emit(first + {j}u, best_position{j}, base + {j}u, inner);"
             ));
         }
     }
