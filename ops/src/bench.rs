@@ -26,8 +26,9 @@
 //!   random, and for the record in row-major order);
 //! - Scatter along the outer axis with unique indices (update row `k` lands
 //!   in row `perm(k)`), and with heavy collisions (every update aimed at one
-//!   of 16 rows), on a square tensor (few columns: the two-pass algorithm)
-//!   and on a wide one of 64 rows (many columns: one pass).
+//!   of 16 rows), on a square tensor (few columns: the two-pass algorithm
+//!   on a GPU; a CPU adapter walks 4,096 columns or more in one pass) and
+//!   on a wide one of 64 rows (many columns: one pass).
 //!
 //! GatherND1's tables hold no 64-bit data type, so its 64-bit cases gather
 //! FLOAT32 data with INT64 indices.
@@ -890,8 +891,8 @@ fn cases_of(
     }
 
     // Scatters along axis 0 of a 2-D tensor, updates as large as it: a
-    // square one (few columns: two passes) and a wide one of 64 rows
-    // (many columns: one pass walking each column).
+    // square one (few columns: two passes on a GPU) and a wide one of 64
+    // rows (many columns: one pass walking each column).
     let k = log2_elements(size, dt.size_bytes());
     for (shape, rows) in [("", 1u32 << (k - k / 2)), (" wide", 64.min(1 << k))] {
         let cols = (1u32 << k) / rows;

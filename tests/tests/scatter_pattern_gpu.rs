@@ -24,7 +24,7 @@ use ops_core::patterns::scatter_elements::{
     scatter_elements_cpu, scatter_elements_index_error, scatter_elements_plan_with, ScatterKernels,
     ScatterStrategy, COLUMNS_MIN, WORKGROUP_SIZE,
 };
-use ops_core::{DataType, GpuPlan, HostTensor, Kernel, OpError, TensorDesc};
+use ops_core::{DataType, DeviceClass, GpuPlan, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::{Context, ExecError};
 use ops_spec::wgsl::scatter_elements::{
     scatter_bindings, scatter_kernel, scatter_kernel_key, ScatterStage, SCATTER_ENTRY,
@@ -235,6 +235,7 @@ impl Call {
             self.input.desc(),
             0,
             self.axis,
+            DeviceClass::Hardware,
             &kernels(self.input.dtype(), self.indices.dtype()),
         )
     }

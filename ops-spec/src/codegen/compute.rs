@@ -328,13 +328,11 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     ::core::result::Result::Ok(::std::vec![out])
                 },
                 gpu_plan: quote! {
-                    // One plan for every device class.
-                    let _ = class;
                     let __axis = self.__env_count(&AXIS)?;
                     let k = kernels_for(self.#in_f.dtype, self.#ix_f.dtype).ok_or_else(|| ::ops_core::OpError::Unsupported(::std::format!(
                         "{}: no kernel for {} data with {} indices", #name, self.#in_f.dtype, self.#ix_f.dtype)))?;
                     ::ops_core::__private::patterns::scatter_elements::scatter_elements_plan(
-                        &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#up_f, #up_slot, &self.#out_f, #out_slot, __axis, &k)
+                        &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#up_f, #up_slot, &self.#out_f, #out_slot, __axis, class, &k)
                 },
                 index_error: quote! {
                     match self.__env_count(&AXIS) {
