@@ -21,7 +21,9 @@
 //! The cases, in FLOAT32, FLOAT16 (packed two to a word) and a 64-bit type:
 //!
 //! - ArgMin and ReduceMin over all axes, the innermost axis, the outermost
-//!   axis (strided) and a middle axis of a 3-D tensor;
+//!   axis (strided) and a middle axis of a 3-D tensor; ReduceMin over its
+//!   first and last axes; ArgMin over the innermost and the middle axis of
+//!   rows one element short of whole 16-byte vectors;
 //! - GatherND1 gathering whole rows, and gathering single elements (at
 //!   random, and for the record in row-major order);
 //! - Scatter along the outer axis with unique indices (update row `k` lands
@@ -780,6 +782,24 @@ fn cases_of(
             target: 0.8,
         });
     }
+    // The first and last axes: each output's rows lie a kept dimension
+    // apart (a per-channel reduction; `reduce_split_lanes` over segments in
+    // software plans, the word variants in hardware plans).
+    let axes_t = HostTensor::from_slice([2], &[0i64, 2])?;
+    let reduce_min = ReduceMinDesc::builder()
+        .data(input.desc().clone())
+        .axes(axes_t.clone())
+        .build()
+        .map_err(build_error)?;
+    out.push(CaseSpec {
+        name: "ReduceMin first and last axes".into(),
+        dtype: dt.spec_name().to_string(),
+        shape: format!("{sizes:?}"),
+        op: Box::new(reduce_min),
+        inputs: vec![Arc::clone(&input), Arc::new(axes_t)],
+        bytes: in_bytes + u64::from(sizes[1]) * dt.size_bytes() as u64,
+        target: 0.8,
+    });
     // Ragged rows: the inner axis of rows one element short of whole
     // 16-byte vectors (`reduce_split_lanes_ragged` in software plans, the
     // word variants in hardware plans).
@@ -1151,6 +1171,7 @@ mod tests {
         for name in [
             "ArgMin inner axis, ragged rows",
             "ArgMin middle axis, ragged rows",
+            "ReduceMin first and last axes",
             "GatherND1 rows",
             "GatherND1 elements",
             "Scatter unique",

@@ -32,12 +32,14 @@ fn smoke_json_report_holds_every_case() {
             .filter(|c| c["name"].as_str().unwrap_or("").starts_with(prefix))
             .count()
     };
-    // Two reductions x four axis placements x three data types, and ArgMin
-    // over the inner and middle axes of ragged rows in each data type.
+    // Two reductions x four axis placements x three data types, ArgMin
+    // over the inner and middle axes of ragged rows and ReduceMin over the
+    // first and last axes in each data type.
     assert_eq!(count("ArgMin"), 18);
     assert_eq!(count("ArgMin inner axis, ragged rows"), 3);
     assert_eq!(count("ArgMin middle axis, ragged rows"), 3);
-    assert_eq!(count("ReduceMin"), 12);
+    assert_eq!(count("ReduceMin"), 15);
+    assert_eq!(count("ReduceMin first and last axes"), 3);
     assert_eq!(count("GatherND1"), 9);
     assert_eq!(count("Scatter"), 12);
     for c in cases {

@@ -17,6 +17,7 @@ const P_REDUCED_STRIDES: u32 = 32u;
 const P_CHUNK_COUNT: u32 = 40u;
 const P_VECTORS: u32 = 41u;
 const P_PHASES: u32 = 42u;
+const P_SEGMENTS: u32 = 43u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -207,6 +208,7 @@ const P_REDUCED_STRIDES: u32 = 32u;
 const P_CHUNK_COUNT: u32 = 40u;
 const P_VECTORS: u32 = 41u;
 const P_PHASES: u32 = 42u;
+const P_SEGMENTS: u32 = 43u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;

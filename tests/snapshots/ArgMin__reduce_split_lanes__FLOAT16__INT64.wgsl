@@ -17,6 +17,7 @@ const P_REDUCED_STRIDES: u32 = 32u;
 const P_CHUNK_COUNT: u32 = 40u;
 const P_VECTORS: u32 = 41u;
 const P_PHASES: u32 = 42u;
+const P_SEGMENTS: u32 = 43u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -89,8 +90,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let rest = t >> countTrailingZeros(team);
     let c = rest % chunks;
     let o = rest / chunks;
+    // Row o of segment n = o / outputs belongs to output o % outputs (one segment
+    // unless an [segments, outputs, len] input is reduced over its first and last axes).
+    let segments = param(P_SEGMENTS);
+    let rows = outputs * segments;
     let row = o * vectors;
-    if (o >= outputs) {
+    if (o >= rows) {
         return;
     }
     let begin = min(c * chunk, vectors);
@@ -314,7 +319,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
             best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
         }
     }
-    store_partial(t, best_position, row * PER_VECTOR, 1u);
+    let n = o / outputs;
+    let first = n * vectors * PER_VECTOR;
+    let p = ((o - n * outputs) * segments + n) * chunks * team + c * team + lane;
+    let at = select(NO_POSITION, best_position + first, best_position != NO_POSITION);
+    store_partial(p, at, row * PER_VECTOR - first, 1u);
 }
 /* @segmented 1 4 4
 // @generated from specs/argmin.op
@@ -336,6 +345,7 @@ const P_REDUCED_STRIDES: u32 = 32u;
 const P_CHUNK_COUNT: u32 = 40u;
 const P_VECTORS: u32 = 41u;
 const P_PHASES: u32 = 42u;
+const P_SEGMENTS: u32 = 43u;
 const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
@@ -471,8 +481,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let rest = t >> countTrailingZeros(team);
     let c = rest % chunks;
     let o = rest / chunks;
+    // Row o of segment n = o / outputs belongs to output o % outputs (one segment
+    // unless an [segments, outputs, len] input is reduced over its first and last axes).
+    let segments = param(P_SEGMENTS);
+    let rows = outputs * segments;
     let row = o * vectors;
-    if (o >= outputs) {
+    if (o >= rows) {
         return;
     }
     let begin = min(c * chunk, vectors);
@@ -696,6 +710,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
             best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
         }
     }
-    store_partial(t, best_position, row * PER_VECTOR, 1u);
+    let n = o / outputs;
+    let first = n * vectors * PER_VECTOR;
+    let p = ((o - n * outputs) * segments + n) * chunks * team + c * team + lane;
+    let at = select(NO_POSITION, best_position + first, best_position != NO_POSITION);
+    store_partial(p, at, row * PER_VECTOR - first, 1u);
 }
 */

@@ -372,6 +372,18 @@ const CASES: &[Case] = &[
         axes: &[0],
         variant: ReduceVariant::SplitColumns,
     },
+    // SplitLanes over segments: each output's rows of 256 elements, 5
+    // (or 3 * 2) of them, lie a kept dimension apart.
+    Case {
+        sizes: &[5, 3, 256],
+        axes: &[0, 2],
+        variant: ReduceVariant::SplitLanes,
+    },
+    Case {
+        sizes: &[3, 4, 2, 16, 16],
+        axes: &[0, 2, 3, 4],
+        variant: ReduceVariant::SplitLanes,
+    },
     // SplitColumns in phases: inner blocks of 3 and 5 elements, read as
     // rows of 2 (64-bit types) to 16 (8-bit) of them.
     Case {
@@ -545,7 +557,8 @@ fn vector_variants_on_random_aligned_shapes() {
     let mut seen: HashMap<ReduceVariant, usize> = HashMap::new();
     let mut combines: HashMap<ReduceVariant, usize> = HashMap::new();
     let mut phased = 0;
-    for run in 0..120 {
+    let mut segmented = 0;
+    for run in 0..140 {
         let op = &OPS[rng.below(OPS.len())];
         let input_dt = DataType::ALL[rng.below(DataType::ALL.len())];
         let outputs = op.outputs(input_dt);
@@ -553,7 +566,7 @@ fn vector_variants_on_random_aligned_shapes() {
         let per = (16 / input_dt.size_bytes()) as u32;
         // [outer, len, inner] over axis 1, or a contiguous [outer, len] or
         // all-axes reduction; sizes kept to about 2^18 elements.
-        let (sizes, axes): (Vec<u32>, Vec<u32>) = match run % 6 {
+        let (sizes, axes): (Vec<u32>, Vec<u32>) = match run % 7 {
             0 => {
                 let len = per * (16 + rng.below(300) as u32);
                 (vec![1 + rng.below(40) as u32, len], vec![1])
@@ -570,6 +583,18 @@ fn vector_variants_on_random_aligned_shapes() {
             3 => {
                 let inner = per * (1 + rng.below(40) as u32);
                 (vec![2 + rng.below(120) as u32, inner], vec![0])
+            }
+            // Rows of whole vectors a kept dimension apart, reduced over
+            // the first and last axes (SplitLanes over segments, software
+            // plans), now and then long rows.
+            5 => {
+                let len = if rng.below(4) == 0 {
+                    per * (16 + rng.below(12000) as u32)
+                } else {
+                    per * (16 + rng.below(300) as u32)
+                };
+                let (n, c) = (2 + rng.below(5) as u32, 1 + rng.below(6) as u32);
+                (vec![n, c, len], vec![0, 2])
             }
             // Inner blocks that are not whole vectors (SplitColumns in
             // phases): len a multiple of the phases, at least 32 rows of them.
@@ -600,9 +625,9 @@ fn vector_variants_on_random_aligned_shapes() {
                 }
             }
         };
-        // Ragged rows and phased columns run vector kernels in software
-        // plans only.
-        let class = if run % 6 >= 4 || (run / 6) % 2 == 0 {
+        // Ragged rows, phased columns and segmented rows run vector
+        // kernels in software plans only.
+        let class = if run % 7 >= 4 || (run / 7) % 2 == 0 {
             DeviceClass::Software
         } else {
             DeviceClass::Hardware
@@ -639,6 +664,9 @@ fn vector_variants_on_random_aligned_shapes() {
         if matches!(strategy, ReduceStrategy::SplitColumns { phases, .. } if phases > 1) {
             phased += 1;
         }
+        if matches!(strategy, ReduceStrategy::SplitLanes { segments, .. } if segments > 1) {
+            segmented += 1;
+        }
         if let Some(&combine) = strategy.variants().get(1) {
             *combines.entry(combine).or_default() += 1;
         }
@@ -648,6 +676,7 @@ fn vector_variants_on_random_aligned_shapes() {
         assert!(combines.get(&v).is_some_and(|&n| n >= 3), "{combines:?}");
     }
     assert!(phased >= 8, "{phased} phased SplitColumns runs");
+    assert!(segmented >= 8, "{segmented} segmented lanes runs");
     for v in [
         ReduceVariant::SplitLanes,
         ReduceVariant::Columns,

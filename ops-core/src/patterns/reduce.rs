@@ -363,6 +363,11 @@ pub enum ReduceStrategy {
     /// chunks per output (`team * chunks` partial results per output), then
     /// [`ReduceVariant::Combine`] with teams of `combine_team`.
     SplitLanes {
+        /// Contiguous rows per output: 1, or for an `[segments, outputs,
+        /// len]` input reduced over its first and last axes, `segments`
+        /// (each output's rows `len` apart, its partial results
+        /// `segments * team * chunks`).
+        segments: u32,
         /// Threads per (output, chunk).
         team: u32,
         /// Chunks per output.
@@ -374,6 +379,11 @@ pub enum ReduceStrategy {
     /// chunks per output (`chunks` partial results per output), then
     /// [`ReduceVariant::Combine`] with teams of `combine_team`.
     SplitLanesTree {
+        /// Contiguous rows per output: 1, or for an `[segments, outputs,
+        /// len]` input reduced over its first and last axes, `segments`
+        /// (each output's rows `len` apart, its partial results
+        /// `segments * chunks`).
+        segments: u32,
         /// Threads per (output, chunk).
         team: u32,
         /// Chunks per output.
@@ -384,6 +394,8 @@ pub enum ReduceStrategy {
     /// [`ReduceVariant::SplitLanesRagged`]: as `SplitLanes`, over rows
     /// that are not whole vectors.
     SplitLanesRagged {
+        /// Contiguous rows per output: always 1 (see `SplitLanes`).
+        segments: u32,
         /// Threads per (output, chunk).
         team: u32,
         /// Chunks per output.
@@ -504,7 +516,7 @@ pub const fn combine_variant(team: u32) -> ReduceVariant {
 /// | 40 | chunk count: chunks per output of a split reduction (1 otherwise); partial results per output for the combine pass |
 /// | 41 | vector variants: `vec4<u32>` vectors per row (`SplitLanes`) or per `inner` (`Columns`), or per `phases` rows of `inner` (`SplitColumns`); 0 otherwise |
 /// | 42 | `SplitColumns`: phases, the rows of `inner` that make whole vectors (1 when `inner` is whole vectors); 1 otherwise |
-/// | 43 | reserved, zero |
+/// | 43 | `SplitLanes`, `SplitLanesTree`: segments, the contiguous rows of each output (1 otherwise) |
 ///
 /// Output element `o` reads from input offset
 /// `sum(coord_k * kept_stride_k)` plus, for position `r` of its sub-tensor,
@@ -515,6 +527,11 @@ pub const fn combine_variant(team: u32) -> ReduceVariant {
 /// [`partial_words`] words each, the `chunk count` partials of output `o`
 /// at partial indices `o * chunk count ..`; chunk `c` covers positions
 /// `c * chunk length .. min((c + 1) * chunk length, reduce length)`.
+///
+/// A `SplitLanes` or `SplitLanesTree` pass of `segments` S > 1 reads an
+/// `[S, outputs, len]` input as `S * outputs` rows of `len`: row `n *
+/// outputs + o`'s partial results go to output `o`'s partials, segment `n`
+/// after segments `0..n`, with positions `n * len + ..`.
 ///
 /// A `SplitColumns` pass of `phases` P > 1 reads its `[outer, len, inner]`
 /// input as `[outer, len / P, P * inner]`, whose rows are whole vectors:
@@ -553,6 +570,8 @@ pub mod params {
     pub const VECTORS: usize = 41;
     /// Rows of the inner block per run of whole vectors (`SplitColumns`).
     pub const PHASES: usize = 42;
+    /// Contiguous rows per output (`SplitLanes`, `SplitLanesTree`).
+    pub const SEGMENTS: usize = 43;
     /// Total word count.
     pub const LEN: usize = 44;
     /// Most merged dimensions of each kind.
@@ -751,18 +770,91 @@ impl ReduceGeometry {
             return None;
         }
         Some(ReduceStrategy::SplitLanesRagged {
+            segments: 1,
             team: team as u32,
             chunks: chunks as u32,
             combine_team: combine_team(team * chunks),
         })
     }
 
+    /// The contiguous rows each output reduces: `(segments, len)` for one
+    /// reduced dimension of stride 1 (`segments` 1), or for an `[segments,
+    /// outputs, len]` input reduced over its first and last axes (one kept
+    /// dimension between two reduced ones, e.g. a per-channel reduction of
+    /// `[N, C, H, W]` over axes 0, 2 and 3).
+    pub fn segmented_rows(&self) -> Option<(u64, u64)> {
+        match (self.reduced.as_slice(), self.kept.as_slice()) {
+            (&[(len, 1)], _) => Some((1, len)),
+            (&[(segments, outer_stride), (len, 1)], &[(kept, kept_stride)])
+                if kept_stride == len && outer_stride == kept * len =>
+            {
+                Some((segments, len))
+            }
+            _ => None,
+        }
+    }
+
+    /// The lanes strategies over [`segmented_rows`](Self::segmented_rows):
+    /// `outputs * segments` rows of `len` elements (segments of more than one
+    /// row on [`DeviceClass::Software`] only).
+    fn lanes_strategy(&self, dtype: DataType, class: DeviceClass) -> Option<ReduceStrategy> {
+        let (segments, len) = self.segmented_rows()?;
+        if !(len * dtype.size_bytes() as u64).is_multiple_of(VECTOR_BYTES) {
+            return if segments == 1 {
+                self.ragged_strategy(dtype, class)
+            } else {
+                None
+            };
+        }
+        let rows = self.output_count.checked_mul(segments)?;
+        let vectors = len / per_vector(dtype);
+        if vectors < LANES_MIN_VECTORS || segments > u64::from(u32::MAX) {
+            return None;
+        }
+        let team = lane_team(vectors);
+        if class == DeviceClass::Hardware && team == MAX_LANE_TEAM {
+            let chunks = vectors.div_ceil(MAX_LANE_TEAM * HARDWARE_CHUNK_LANE_VECTORS);
+            let partials = rows.checked_mul(chunks)?;
+            if partials.checked_mul(3)? > u64::from(u32::MAX)
+                || partials
+                    .checked_mul(team)
+                    .is_none_or(|t| t > u64::from(u32::MAX))
+            {
+                return None;
+            }
+            return Some(ReduceStrategy::SplitLanesTree {
+                segments: segments as u32,
+                team: team as u32,
+                chunks: chunks as u32,
+                combine_team: combine_team(segments * chunks),
+            });
+        }
+        let (team, chunks) = lane_split(rows, vectors)?;
+        Some(ReduceStrategy::SplitLanes {
+            segments: segments as u32,
+            team: team as u32,
+            chunks: chunks as u32,
+            combine_team: combine_team(segments * team * chunks),
+        })
+    }
+
     fn vector_strategy(&self, dtype: DataType, class: DeviceClass) -> Option<ReduceStrategy> {
         let bytes = dtype.size_bytes() as u64;
+        let outputs = self.output_count;
+        if outputs == 0 || self.reduce_len < 2 {
+            return None;
+        }
+        match self.segmented_rows() {
+            Some((1, _)) => return self.lanes_strategy(dtype, class),
+            // Hardware plans keep the word variants here (not measured on
+            // a GPU).
+            Some(_) if class == DeviceClass::Software => return self.lanes_strategy(dtype, class),
+            Some(_) => return None,
+            None => {}
+        }
         let &[(len, stride)] = self.reduced.as_slice() else {
             return None;
         };
-        let outputs = self.output_count;
         let per_vector = per_vector(dtype);
         // Partial results are addressed by u32 words (3 words at most each).
         let fits = |partials: u64| {
@@ -770,42 +862,6 @@ impl ReduceGeometry {
                 .checked_mul(3)
                 .is_some_and(|w| w <= u64::from(u32::MAX))
         };
-        if outputs == 0 || len < 2 {
-            return None;
-        }
-        if stride == 1 {
-            if !(len * bytes).is_multiple_of(VECTOR_BYTES) {
-                return self.ragged_strategy(dtype, class);
-            }
-            let vectors = len / per_vector;
-            if vectors < LANES_MIN_VECTORS {
-                return None;
-            }
-            let team = lane_team(vectors);
-            if class == DeviceClass::Hardware && team == MAX_LANE_TEAM {
-                let chunks = vectors.div_ceil(MAX_LANE_TEAM * HARDWARE_CHUNK_LANE_VECTORS);
-                let partials = outputs.checked_mul(chunks)?;
-                if !fits(partials)
-                    || chunks > u64::from(u32::MAX)
-                    || partials
-                        .checked_mul(team)
-                        .is_none_or(|t| t > u64::from(u32::MAX))
-                {
-                    return None;
-                }
-                return Some(ReduceStrategy::SplitLanesTree {
-                    team: team as u32,
-                    chunks: chunks as u32,
-                    combine_team: combine_team(chunks),
-                });
-            }
-            let (team, chunks) = lane_split(outputs, vectors)?;
-            return Some(ReduceStrategy::SplitLanes {
-                team: team as u32,
-                chunks: chunks as u32,
-                combine_team: combine_team(team * chunks),
-            });
-        }
         let &(inner, inner_stride) = self.kept.last()?;
         if inner_stride != 1 || inner != stride {
             return None;
@@ -1108,6 +1164,7 @@ pub fn reduce_params(geometry: &ReduceGeometry, ties: Ties) -> Result<Vec<u32>, 
     p[params::CHUNK_LEN] = p[params::REDUCE_LEN];
     p[params::CHUNK_COUNT] = 1;
     p[params::PHASES] = 1;
+    p[params::SEGMENTS] = 1;
     for (dims, rank_word, sizes_at, strides_at, what) in [
         (
             &geometry.kept,
@@ -1288,30 +1345,37 @@ pub fn reduce_plan(
             (ReduceVariant::SplitTree, p, threads, partials, combine_team)
         }
         ReduceStrategy::SplitLanes {
+            segments,
             team,
             chunks,
             combine_team,
         }
         | ReduceStrategy::SplitLanesTree {
+            segments,
             team,
             chunks,
             combine_team,
         }
         | ReduceStrategy::SplitLanesRagged {
+            segments,
             team,
             chunks,
             combine_team,
         } => {
-            // Chunks of whole vectors (of each ragged row's window); a
-            // partial result per thread, or per team for the tree.
+            // Chunks of whole vectors (of each ragged row's window) of the
+            // outputs' rows; a partial result per thread, or per team for
+            // the tree.
+            let segments = u64::from(segments);
+            let row_len = len / segments;
             let vectors = match strategy.variant() {
                 ReduceVariant::SplitLanesRagged => ragged_window(len, input.dtype),
-                _ => len / per_vector,
+                _ => row_len / per_vector,
             };
             let chunk = vectors.div_ceil(u64::from(chunks)) * per_vector;
             let mut p = with(team, chunk, chunks);
             p[params::VECTORS] = vectors_word(vectors)?;
-            let teams = outputs * u64::from(chunks);
+            p[params::SEGMENTS] = segments as u32;
+            let teams = outputs * segments * u64::from(chunks);
             let per_team = match strategy.variant() {
                 ReduceVariant::SplitLanesTree => 1,
                 _ => u64::from(team),
@@ -1320,7 +1384,7 @@ pub fn reduce_plan(
                 strategy.variant(),
                 p,
                 teams * u64::from(team),
-                u64::from(chunks) * per_team,
+                segments * u64::from(chunks) * per_team,
                 combine_team,
             )
         }
@@ -1596,6 +1660,7 @@ mod tests {
         assert_eq!(
             hw(&cube, &[0, 1, 2], f32),
             ReduceStrategy::SplitLanesTree {
+                segments: 1,
                 team: 256,
                 chunks: 1024,
                 combine_team: 64
@@ -1604,6 +1669,7 @@ mod tests {
         assert_eq!(
             sw(&cube, &[0, 1, 2], f32),
             ReduceStrategy::SplitLanes {
+                segments: 1,
                 team: 256,
                 chunks: 256,
                 combine_team: 256
@@ -1614,6 +1680,7 @@ mod tests {
         assert_eq!(
             sw(&cube, &[2], f32),
             ReduceStrategy::SplitLanes {
+                segments: 1,
                 team: 2,
                 chunks: 1,
                 combine_team: 1
@@ -1643,6 +1710,43 @@ mod tests {
             sw(&odd, &[0, 1], f32),
             ReduceStrategy::SplitLanesRagged { .. }
         ));
+    }
+
+    #[test]
+    fn segmented_lanes_for_rows_a_kept_dimension_apart() {
+        let f32 = DataType::Float32;
+        let g = ReduceGeometry::new(&[256, 256, 256], &[0, 2]).unwrap();
+        assert_eq!(g.segmented_rows(), Some((256, 256)));
+        // 65,536 rows of 64 vectors in teams of 2: 512 partials an output.
+        assert_eq!(
+            g.strategy_on(f32, DeviceClass::Software),
+            ReduceStrategy::SplitLanes {
+                segments: 256,
+                team: 2,
+                chunks: 1,
+                combine_team: 32
+            }
+        );
+        assert_eq!(g.strategy_on(f32, DeviceClass::Hardware), g.strategy());
+        // A per-channel reduction of [N, C, H, W]: rows of H * W.
+        let g = ReduceGeometry::new(&[8, 64, 16, 16], &[0, 2, 3]).unwrap();
+        assert_eq!(g.segmented_rows(), Some((8, 256)));
+        assert!(matches!(
+            g.strategy_on(f32, DeviceClass::Software),
+            ReduceStrategy::SplitLanes { segments: 8, .. }
+        ));
+        // Rows that are not whole vectors, or too short, keep the words.
+        let g = ReduceGeometry::new(&[8, 64, 255], &[0, 2]).unwrap();
+        assert_eq!(g.strategy_on(f32, DeviceClass::Software), g.strategy());
+        let g = ReduceGeometry::new(&[8, 64, 32], &[0, 2]).unwrap();
+        assert_eq!(g.strategy_on(f32, DeviceClass::Software), g.strategy());
+        // Not the layout: two kept dimensions, or the innermost kept.
+        let g = ReduceGeometry::new(&[4, 8, 64, 256], &[1, 3]).unwrap();
+        assert_eq!(g.segmented_rows(), None);
+        let g = ReduceGeometry::new(&[8, 64, 256], &[0, 1]).unwrap();
+        assert_eq!(g.segmented_rows(), None);
+        let g = ReduceGeometry::new(&[8, 64, 256], &[2]).unwrap();
+        assert_eq!(g.segmented_rows(), Some((1, 256)));
     }
 
     #[test]
@@ -1741,6 +1845,7 @@ mod tests {
         // Vector strategies: rows of whole 16-byte vectors.
         let g = ReduceGeometry::new(&[256, 256, 256], &[2]).unwrap();
         let lanes = |team, chunks, combine_team| ReduceStrategy::SplitLanes {
+            segments: 1,
             team,
             chunks,
             combine_team,
@@ -1765,6 +1870,7 @@ mod tests {
         assert_eq!(
             r.strategy_on(DataType::Float32, DeviceClass::Software),
             ReduceStrategy::SplitLanesRagged {
+                segments: 1,
                 team: 2,
                 chunks: 1,
                 combine_team: 1
@@ -1785,6 +1891,7 @@ mod tests {
         assert!(matches!(
             r.strategy_on(DataType::Float32, DeviceClass::Software),
             ReduceStrategy::SplitLanesRagged {
+                segments: 1,
                 team: 256,
                 chunks: 17,
                 ..

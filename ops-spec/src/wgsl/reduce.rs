@@ -194,6 +194,7 @@ fn reduce_module(
         ("P_CHUNK_COUNT", params::CHUNK_COUNT),
         ("P_VECTORS", params::VECTORS),
         ("P_PHASES", params::PHASES),
+        ("P_SEGMENTS", params::SEGMENTS),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }
@@ -503,7 +504,14 @@ fn gen_lanes_body(
         w.line("let row_first = o * len;");
         w.line("let row = row_first / PER_VECTOR;");
         w.line("let lead = row_first % PER_VECTOR;");
+        w.line("let rows = outputs;");
     } else {
+        w.comment("Row o of segment n = o / outputs belongs to output o % outputs (one segment");
+        w.comment(
+            "unless an [segments, outputs, len] input is reduced over its first and last axes).",
+        );
+        w.line("let segments = param(P_SEGMENTS);");
+        w.line("let rows = outputs * segments;");
         w.line("let row = o * vectors;");
     }
     let scan = |w: &mut Writer| {
@@ -549,26 +557,41 @@ fn gen_lanes_body(
         w.comment("No early return: the team's barriers need every thread.");
         w.line("var best_rank = NO_RANK;");
         w.line("var best_position = NO_POSITION;");
-        w.line("let in_range = o < outputs;");
+        w.line("let in_range = o < rows;");
         w.block("if (in_range)", scan);
         w.line("wg_rank[lid] = best_rank;");
         w.line("wg_position[lid] = best_position;");
         gen_team_tree(w, false);
         w.block("if (lane == 0u && in_range)", |w| {
-            w.line("store_partial(rest, wg_position[lid], row * PER_VECTOR, 1u);");
+            gen_segment_partial(w, "chunks", "c", "wg_position[lid]");
         });
     } else {
-        w.block("if (o >= outputs)", |w| {
+        w.block("if (o >= rows)", |w| {
             w.line("return;");
         });
         scan(w);
-        let first = if ragged {
-            "row_first"
+        if ragged {
+            w.line("store_partial(t, best_position, row_first, 1u);");
         } else {
-            "row * PER_VECTOR"
-        };
-        w.line(format!("store_partial(t, best_position, {first}, 1u);"));
+            gen_segment_partial(w, "chunks * team", "c * team + lane", "best_position");
+        }
     }
+}
+
+/// Stores the partial result of row `o` of a lanes pass: partial `slot`
+/// of the row's `per_row`, among its output's partials after those of the
+/// row's earlier segments, with positions counted from its output's first
+/// row.
+fn gen_segment_partial(w: &mut Writer, per_row: &str, slot: &str, position: &str) {
+    w.line("let n = o / outputs;");
+    w.line("let first = n * vectors * PER_VECTOR;");
+    w.line(format!(
+        "let p = ((o - n * outputs) * segments + n) * {per_row} + {slot};"
+    ));
+    w.line(format!(
+        "let at = select(NO_POSITION, {position} + first, {position} != NO_POSITION);"
+    ));
+    w.line("store_partial(p, at, row * PER_VECTOR - first, 1u);");
 }
 
 /// Columns and SplitColumns: a thread per vector of `inner` of a `[outer,
