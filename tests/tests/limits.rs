@@ -11,7 +11,8 @@
 
 use ops::{ArgMaxDesc, ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
 use ops_core::patterns::gather_nd;
-use ops_core::{DataType, HostTensor, OpError, Operator, TensorDesc};
+use ops_core::patterns::reduce::params;
+use ops_core::{DataType, DeviceClass, HostTensor, OpError, Operator, TensorDesc};
 use ops_gpu::Context;
 use ops_tests::{assert_bitwise_eq, gpu, tensor_with_edges, Rng};
 
@@ -148,6 +149,31 @@ fn reductions_run_segmented() {
         .build()
         .unwrap();
     same_on_both(&ctx, &d, &[&x, &axes]);
+    // The software plans' vector layouts read in segments: an inner block
+    // of 7 FLOAT32 elements read 4 rows at a time (SplitColumns in phases,
+    // 7,168 bytes), and rows of 64 elements a kept dimension apart
+    // (SplitLanes over segments, 5,120 bytes), on any adapter.
+    let sw = small_binding_context().with_device_class(DeviceClass::Software);
+    let x = tensor_with_edges(DataType::Float32, &[2, 128, 7], &mut rng);
+    let d = ArgMinDesc::builder()
+        .input(x.desc().clone())
+        .output_dtype(DataType::Int64)
+        .axes([1])
+        .build()
+        .unwrap();
+    let plan = d.gpu_plan_for(DeviceClass::Software).unwrap();
+    assert_eq!(plan.passes[0].params[params::PHASES], 4);
+    same_on_both(&sw, &d, &[&x]);
+    let x = tensor_with_edges(DataType::Float32, &[5, 4, 64], &mut rng);
+    let axes = HostTensor::from_slice([2], &[0i64, 2]).unwrap();
+    let d = ReduceMinDesc::builder()
+        .data(x.desc().clone())
+        .axes(axes.clone())
+        .build()
+        .unwrap();
+    let plan = d.gpu_plan_for(DeviceClass::Software).unwrap();
+    assert_eq!(plan.passes[0].params[params::SEGMENTS], 5);
+    same_on_both(&sw, &d, &[&x, &axes]);
     // Beyond four segments: an error naming the limit, nothing run.
     let x = tensor_with_edges(DataType::Int64, &[2100], &mut rng);
     let d = ArgMinDesc::builder()
