@@ -224,6 +224,25 @@ enum Fill {
     Pool,
     /// All one value: everything ties.
     Constant,
+    /// Zeros of both signs and one nonzero value, all of one sign (per
+    /// tensor): the zeros are the minimum (or the maximum), so the
+    /// selection's signed-zero rule decides.
+    Zeros,
+}
+
+/// The bits of +0, -0, 1 and -1 in `dt` (integers: 0, 0, 1, -1).
+fn zeros_and_ones(dt: DataType) -> [u64; 4] {
+    match dt {
+        DataType::Float16 => [0, 0x8000, 0x3c00, 0xbc00],
+        DataType::Float32 => [0, 0x8000_0000, 0x3f80_0000, 0xbf80_0000],
+        DataType::Float64 => [
+            0,
+            0x8000_0000_0000_0000,
+            0x3ff0_0000_0000_0000,
+            0xbff0_0000_0000_0000,
+        ],
+        _ => [0, 0, 1, u64::MAX],
+    }
 }
 
 fn input_tensor(dt: DataType, sizes: &[u32], fill: Fill, rng: &mut Rng) -> HostTensor {
@@ -232,12 +251,21 @@ fn input_tensor(dt: DataType, sizes: &[u32], fill: Fill, rng: &mut Rng) -> HostT
     let mut pool = edges(dt);
     pool.extend((0..4).map(|_| rng.next()));
     let constant = pool[rng.below(pool.len())];
+    let [zero, negative_zero, one, minus_one] = zeros_and_ones(dt);
+    let zeros = [
+        zero,
+        negative_zero,
+        zero,
+        negative_zero,
+        [one, minus_one][rng.below(2)],
+    ];
     let mut bytes = Vec::with_capacity(n * width);
     for _ in 0..n {
         let v = match fill {
             Fill::Random => rng.next(),
             Fill::Pool => pool[rng.below(pool.len())],
             Fill::Constant => constant,
+            Fill::Zeros => zeros[rng.below(zeros.len())],
         };
         bytes.extend_from_slice(&v.to_le_bytes()[..width]);
     }
@@ -634,7 +662,7 @@ fn vector_variants_on_random_aligned_shapes() {
         };
         let geometry = ReduceGeometry::new(&sizes, &axes).unwrap();
         let strategy = geometry.strategy_on(input_dt, class);
-        let fill = [Fill::Pool, Fill::Random, Fill::Constant][rng.below(3)];
+        let fill = [Fill::Pool, Fill::Random, Fill::Constant, Fill::Zeros][rng.below(4)];
         let ties = if rng.below(2) == 0 {
             Ties::First
         } else {
@@ -797,6 +825,48 @@ fn gpu_seed_examples() {
         TensorDesc::new(DataType::Uint64, [1]),
     );
     assert_eq!(min.to_vec::<u64>().unwrap(), [big]);
+
+    // FLOAT16 zeros of both signs side by side in one vector, through the
+    // vector kernels (random fills rarely make zeros the extreme): ArgMin
+    // and ArgMax take either zero as the other, ReduceMin takes -0 first.
+    let h = |v: f32| half::f16::from_f32(v);
+    let row = |fill: f32, a: f32, b: f32| {
+        let mut r = vec![h(fill); 256];
+        (r[33], r[34]) = (h(a), h(b));
+        r
+    };
+    let index = |op: &Op, ties: Ties, x: &HostTensor, axis: u32, n: u32| {
+        let out = TensorDesc::new(DataType::Int32, [n]);
+        run(op, ties, x, &[axis], out).to_vec::<i32>().unwrap()
+    };
+    // [2, 256] over axis 1: SplitLanes.
+    let rows = [row(1.0, 0.0, -0.0), row(1.0, -0.0, 0.0)].concat();
+    let lanes = HostTensor::from_slice([2, 256], &rows).unwrap();
+    assert_eq!(index(arg_min, Ties::First, &lanes, 1, 2), [33, 33]);
+    assert_eq!(index(arg_min, Ties::Last, &lanes, 1, 2), [34, 34]);
+    let rows = [row(-1.0, 0.0, -0.0), row(-1.0, -0.0, 0.0)].concat();
+    let negative = HostTensor::from_slice([2, 256], &rows).unwrap();
+    assert_eq!(index(arg_max, Ties::First, &negative, 1, 2), [33, 33]);
+    let reduce_min = &OPS[2];
+    let out = TensorDesc::new(DataType::Float16, [2]);
+    let min = run(reduce_min, Ties::First, &lanes, &[1], out);
+    let bits: Vec<u16> = min
+        .to_vec::<half::f16>()
+        .unwrap()
+        .iter()
+        .map(|z| z.to_bits())
+        .collect();
+    assert_eq!(bits, [0x8000, 0x8000]);
+    // [64, 8] over axis 0: SplitColumns, one thread down rows 10 and 11 of
+    // columns 3 (+0, -0) and 5 (-0, +0).
+    let mut grid = vec![h(1.0); 64 * 8];
+    (grid[10 * 8 + 3], grid[11 * 8 + 3]) = (h(0.0), h(-0.0));
+    (grid[10 * 8 + 5], grid[11 * 8 + 5]) = (h(-0.0), h(0.0));
+    let columns = HostTensor::from_slice([64, 8], &grid).unwrap();
+    assert_eq!(
+        index(arg_min, Ties::First, &columns, 0, 8),
+        [0, 0, 0, 10, 0, 10, 0, 0]
+    );
 }
 
 /// Zero outputs need no pass; an empty reduced dimension is an error.
