@@ -800,44 +800,33 @@ fn cases_of(
         bytes: in_bytes + u64::from(sizes[1]) * dt.size_bytes() as u64,
         target: 0.8,
     });
-    // Ragged rows: the inner axis of rows one element short of whole
-    // 16-byte vectors (`reduce_split_lanes_ragged` in software plans, the
-    // word variants in hardware plans).
+    // Ragged rows, one element short of whole 16-byte vectors: their inner
+    // axis (`reduce_split_lanes_ragged` in software plans) and their middle
+    // axis, inner blocks that are not whole vectors (`reduce_split_columns`
+    // in phases in software plans); hardware plans run the word variants.
     let ragged_sizes = [sizes[0], sizes[1], sizes[2].max(2) - 1];
     let ragged = Arc::new(random_tensor(&TensorDesc::new(dt, ragged_sizes), rng)?);
-    let argmin = ArgMinDesc::builder()
-        .input(ragged.desc().clone())
-        .output_dtype(DataType::Int64)
-        .axes([2])
-        .build()
-        .map_err(build_error)?;
-    out.push(CaseSpec {
-        name: "ArgMin inner axis, ragged rows".into(),
-        dtype: dt.spec_name().to_string(),
-        shape: format!("{ragged_sizes:?} -> INT64"),
-        op: Box::new(argmin),
-        bytes: ragged.bytes().len() as u64 + u64::from(sizes[0] * sizes[1]) * 8,
-        inputs: vec![Arc::clone(&ragged)],
-        target: 0.8,
-    });
-    // The middle axis of the same tensor: inner blocks that are not whole
-    // vectors (`reduce_split_columns` in phases in software plans, the
-    // word variants in hardware plans).
-    let argmin = ArgMinDesc::builder()
-        .input(ragged.desc().clone())
-        .output_dtype(DataType::Int64)
-        .axes([1])
-        .build()
-        .map_err(build_error)?;
-    out.push(CaseSpec {
-        name: "ArgMin middle axis, ragged rows".into(),
-        dtype: dt.spec_name().to_string(),
-        shape: format!("{ragged_sizes:?} -> INT64"),
-        op: Box::new(argmin),
-        bytes: ragged.bytes().len() as u64 + u64::from(sizes[0] * ragged_sizes[2]) * 8,
-        inputs: vec![ragged],
-        target: 0.8,
-    });
+    for (axis, placement) in [(2u32, "inner"), (1, "middle")] {
+        let kept: u64 = (0..3)
+            .filter(|&d| d != axis)
+            .map(|d| u64::from(ragged_sizes[d as usize]))
+            .product();
+        let argmin = ArgMinDesc::builder()
+            .input(ragged.desc().clone())
+            .output_dtype(DataType::Int64)
+            .axes([axis])
+            .build()
+            .map_err(build_error)?;
+        out.push(CaseSpec {
+            name: format!("ArgMin {placement} axis, ragged rows"),
+            dtype: dt.spec_name().to_string(),
+            shape: format!("{ragged_sizes:?} -> INT64"),
+            op: Box::new(argmin),
+            bytes: ragged.bytes().len() as u64 + kept * 8,
+            inputs: vec![Arc::clone(&ragged)],
+            target: 0.8,
+        });
+    }
 
     // Gathers: rows of a 2-D tensor, and single elements of it.
     let gw = gather_dt.size_bytes();
