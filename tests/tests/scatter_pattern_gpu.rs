@@ -43,8 +43,13 @@ const INDEX_TYPES: [DataType; 4] = [
 /// How many times each plan runs (the results must agree).
 const REPEATS: usize = 3;
 
-/// Every call runs with both algorithms.
-const STRATEGIES: [ScatterStrategy; 2] = [ScatterStrategy::TwoPass, ScatterStrategy::Columns];
+/// Every call runs with every algorithm (`ColumnWords` where the data is 8-
+/// or 16-bit and `inner` whole words, `Columns` otherwise).
+const STRATEGIES: [ScatterStrategy; 3] = [
+    ScatterStrategy::TwoPass,
+    ScatterStrategy::Columns,
+    ScatterStrategy::ColumnWords,
+];
 
 fn ctx() -> &'static Context {
     ops_gpu::shared().unwrap_or_else(|e| {
@@ -75,6 +80,9 @@ fn kernels(data: DataType, index: DataType) -> ScatterKernels {
             winner: kernel(ScatterStage::Winner, data, index),
             write: kernel(ScatterStage::Write, data, index),
             columns: kernel(ScatterStage::Columns, data, index),
+            column_words: ScatterStage::ColumnWords
+                .serves(data)
+                .then(|| kernel(ScatterStage::ColumnWords, data, index)),
         })
 }
 
@@ -572,6 +580,62 @@ fn wide_scatters_run_in_one_pass() {
         assert_eq!(plan.passes.len(), 1);
         assert!(plan.scratch_bytes.is_empty());
         call.check_with(ctx, "wide", None);
+    }
+}
+
+/// 8- and 16-bit data a word of columns per thread (`ColumnWords`, plain
+/// word stores): along the first and the last axis, with inner sizes of
+/// whole words, unique targets and heavy collisions, and a bad index in a
+/// word's later column reported at its own position.
+#[test]
+fn column_words_store_whole_words() {
+    let ctx = ctx();
+    let mut rng = Rng(seed() ^ 0xc01d);
+    let mut runs = 0;
+    for data in [DataType::Float16, DataType::Uint8, DataType::Int16] {
+        for index in [DataType::Int32, DataType::Int64] {
+            for (sizes, axis) in [
+                (vec![3u32, 5, 8], 1usize),
+                (vec![6, 12], 0),
+                (vec![4, 8], 0),
+            ] {
+                for spread in [Spread::Full, Spread::Tiny] {
+                    let mut index_sizes = sizes.clone();
+                    index_sizes[axis] = 2 + rng.below(7) as u32;
+                    let n: usize = index_sizes.iter().map(|&s| s as usize).product();
+                    let values = index_values(index, sizes[axis], n, spread, &mut rng);
+                    let call = Call {
+                        input: data_tensor(data, &sizes, &mut rng),
+                        indices: index_tensor(index, &index_sizes, &values),
+                        updates: data_tensor(data, &index_sizes, &mut rng),
+                        axis,
+                    };
+                    let plan = call.plan_with(Some(ScatterStrategy::ColumnWords)).unwrap();
+                    assert!(
+                        plan.passes[0].kernel.key.contains("scatter_column_words"),
+                        "{}",
+                        call.what()
+                    );
+                    call.check_with(ctx, "column words", Some(ScatterStrategy::ColumnWords));
+                    runs += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 3 * 2 * 3 * 2);
+    // A bad index in the second column of a word: its own position.
+    let sizes = [4u32, 6];
+    let values: Vec<i64> = vec![0, 1, 2, 3, 0, 9, 1, 2, 3, 0, 1, 2];
+    let call = Call {
+        input: data_tensor(DataType::Float16, &sizes, &mut rng),
+        indices: index_tensor(DataType::Int32, &[2, 6], &values),
+        updates: data_tensor(DataType::Float16, &[2, 6], &mut rng),
+        axis: 0,
+    };
+    let plan = call.plan_with(Some(ScatterStrategy::ColumnWords)).unwrap();
+    match call.gpu(ctx, &plan) {
+        Err(ExecError::Index { position, .. }) => assert_eq!(position, 5),
+        other => panic!("{other:?}"),
     }
 }
 

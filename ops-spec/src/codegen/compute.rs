@@ -280,7 +280,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     continue;
                 }
                 let mut ids = Vec::new();
-                for stage in ScatterStage::ALL {
+                for stage in ScatterStage::ALL.into_iter().filter(|s| s.serves(a)) {
                     let key = scatter_kernel_key(&spec.name, stage, a, b);
                     let wgsl = scatter_kernel(stage, a, b, &key, origin);
                     let id = kernel_ident(stage.name(), a, b);
@@ -295,7 +295,11 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 }
                 let (da, db) = (gen_dtype(a), gen_dtype(b));
                 let (w, x, c) = (&ids[0], &ids[1], &ids[2]);
-                arms.push(quote!((#da, #db) => ::core::option::Option::Some(::ops_core::__private::patterns::scatter_elements::ScatterKernels { winner: &#w, write: &#x, columns: &#c }),));
+                let words = match ids.get(3) {
+                    Some(id) => quote!(::core::option::Option::Some(&#id)),
+                    None => quote!(::core::option::Option::None),
+                };
+                arms.push(quote!((#da, #db) => ::core::option::Option::Some(::ops_core::__private::patterns::scatter_elements::ScatterKernels { winner: &#w, write: &#x, columns: &#c, column_words: #words }),));
             }
             let ids = kernels.iter().map(|k| k.0.clone()).collect::<Vec<_>>();
             let statics = kernels.iter().map(|k| &k.1);

@@ -1,12 +1,15 @@
 //! WGSL kernels of the `scatter_elements` pattern (DirectML Scatter =
 //! ScatterElements).
 //!
-//! Three kernels per (data type, index type) pair, one per [`ScatterStage`]:
-//! the plan of `ops_core::patterns::scatter_elements::scatter_elements_plan`,
-//! which fills the parameter words
+//! One kernel per [`ScatterStage`] and (data type, index type) pair
+//! (`ColumnWords` for 8- and 16-bit data only): the plan of
+//! `ops_core::patterns::scatter_elements::scatter_elements_plan`, which
+//! fills the parameter words
 //! ([`ops_core::patterns::scatter_elements::params`]), runs `Winner` then
-//! `Write` (one thread per update element `u`, row-major), or `Columns` alone
-//! (one thread per column, walking its updates along the axis in order).
+//! `Write` (one thread per update element `u`, row-major), `Columns` alone
+//! (one thread per column, walking its updates along the axis in order), or
+//! `ColumnWords` alone (one thread per `u32` word of neighbouring columns,
+//! walking them together).
 //! Each computes an update's target output element from its index value;
 //! see the pattern's module documentation for the algorithms (last write in
 //! row-major order wins).
@@ -18,9 +21,12 @@
 //! | `Winner` | params (uniform) | indices (r) | winner (rw, atomic) | status (rw, atomic) | | |
 //! | `Write` | params (uniform) | indices (r) | updates (r) | winner (r) | status (r) | output (rw) |
 //! | `Columns` | params (uniform) | indices (r) | updates (r) | status (rw, atomic) | output (rw) | |
+//! | `ColumnWords` | params (uniform) | indices (r) | updates (r) | status (rw, atomic) | output (rw) | |
 //!
 //! The output binding is `array<atomic<u32>>` for 8- and 16-bit data types
-//! (lane stores through `atomicAnd`/`atomicOr`), `array<u32>` otherwise.
+//! (lane stores through `atomicAnd`/`atomicOr`), `array<u32>` otherwise;
+//! `ColumnWords` binds it as `array<u32>` and stores whole words, each
+//! owned by one thread.
 //!
 //! The `Winner` kernel does not depend on the data type (only its header
 //! comment names it); it is still generated and keyed per (data, index)
@@ -81,7 +87,7 @@ pub fn scatter_bindings(stage: ScatterStage) -> &'static [Access] {
     match stage {
         ScatterStage::Winner => SCATTER_WINNER_BINDINGS,
         ScatterStage::Write => SCATTER_WRITE_BINDINGS,
-        ScatterStage::Columns => SCATTER_COLUMNS_BINDINGS,
+        ScatterStage::Columns | ScatterStage::ColumnWords => SCATTER_COLUMNS_BINDINGS,
     }
 }
 
@@ -124,6 +130,7 @@ pub fn scatter_kernel(
     origin: &str,
 ) -> String {
     debug_assert!(scatter_supported(data, index), "{key}");
+    debug_assert!(stage.serves(data), "{key}");
     let buffers = scatter_buffers(stage, data);
     let plain = scatter_module(stage, data, index, key, origin, Layout::Plain);
     let segmented = scatter_module(stage, data, index, key, origin, Layout::Segmented);
@@ -153,6 +160,14 @@ fn scatter_buffers(stage: ScatterStage, data: DataType) -> Vec<Buffer<'static>> 
             Buffer::read("updates", true),
             Buffer::read_write("status", true, false),
             Buffer::read_write("output", dtype::is_packed(data), true),
+        ],
+        // Each thread owns its output words: plain loads and stores.
+        ScatterStage::ColumnWords => vec![
+            Buffer::params(),
+            Buffer::read("indices", true),
+            Buffer::read("updates", true),
+            Buffer::read_write("status", true, false),
+            Buffer::read_write("output", false, true),
         ],
     }
 }
@@ -194,6 +209,10 @@ fn scatter_module(
     }
     w.comment("No element: a bad index's target; status word 0 while no index is bad.");
     w.line("const NONE: u32 = 0xffffffffu;");
+    if stage == ScatterStage::ColumnWords {
+        w.comment("Elements (columns) per u32 word.");
+        w.line(format!("const PER_WORD: u32 = {}u;", 32 / data.size_bits()));
+    }
     w.blank();
     segments::declare(&mut w, &buffers, layout);
     w.blank();
@@ -203,7 +222,7 @@ fn scatter_module(
     gen_axis_coordinate(&mut w, index);
     w.blank();
     gen_target(&mut w);
-    if stage != ScatterStage::Winner {
+    if matches!(stage, ScatterStage::Write | ScatterStage::Columns) {
         w.blank();
         dtype::gen_load_from(&mut w, "load_update", &buffer("updates"), layout, data);
         w.blank();
@@ -219,6 +238,9 @@ fn scatter_module(
     if stage == ScatterStage::Columns {
         w.comment("One thread per column (outer, i); consecutive threads take consecutive i.");
         w.line("let count = param(P_COLUMNS);");
+    } else if stage == ScatterStage::ColumnWords {
+        w.comment("One thread per word of PER_WORD columns (outer, i..); inner holds whole words.");
+        w.line("let count = param(P_COLUMNS) / PER_WORD;");
     } else {
         w.line("let count = param(P_UPDATE_COUNT);");
     }
@@ -288,9 +310,68 @@ fn scatter_module(
                 w.line("update = update + inner;");
             });
         }
+        ScatterStage::ColumnWords => gen_column_words_body(&mut w, data, layout, &buffer),
     }
     w.close();
     w.finish()
+}
+
+/// ColumnWords: a thread per word of `PER_WORD` neighbouring columns of
+/// 8- or 16-bit data. Their updates, in row-major order, share update
+/// words, and their output elements share output words that no other
+/// column touches (`inner` is a whole number of words), so the thread
+/// replaces each element's lane of its word with a plain load and store.
+fn gen_column_words_body(
+    w: &mut Writer,
+    data: DataType,
+    layout: Layout,
+    buffer: &dyn Fn(&str) -> Buffer<'static>,
+) {
+    let per = 32 / data.size_bits();
+    let width = data.size_bits();
+    let (updates, output) = (buffer("updates"), buffer("output"));
+    w.comment("Updates of these columns, in row-major order: the word at update / PER_WORD,");
+    w.comment("then inner further on; each row's elements go to their own output words.");
+    w.line("let inner = axis.inner;");
+    w.line("let first = u * PER_WORD;");
+    w.line("let i = first % inner;");
+    w.line("let outer = first / inner;");
+    w.line("let walk = axis.index_len;");
+    w.line("var update = outer * walk * inner + i;");
+    w.line("let base = outer * axis.len * inner + i;");
+    w.block("for (var k = 0u; k < walk; k = k + 1u)", |w| {
+        for j in 0..per {
+            w.line(format!(
+                "let c{j} = axis_coordinate(load_index(update + {j}u), axis.len);"
+            ));
+        }
+        let bad: Vec<String> = (0..per).map(|j| format!("(c{j} == NONE)")).collect();
+        w.block(format!("if ({})", bad.join(" | ")), |w| {
+            w.comment("The lowest bad position of the row; the call fails, its outputs are");
+            w.comment("not returned, and nothing is written out of bounds.");
+            let mut lowest = format!("update + {}u", per - 1);
+            for j in (0..per - 1).rev() {
+                lowest = format!("select({lowest}, update + {j}u, c{j} == NONE)");
+            }
+            w.line(format!("atomicMin(&status[0], {lowest});"));
+            w.line("return;");
+        });
+        w.line(format!(
+            "let bits = {};",
+            updates.word(layout, "update / PER_WORD")
+        ));
+        for j in 0..per {
+            let mask = format!("0x{:x}u", ((1u64 << width) - 1) << (j * width));
+            w.line(format!("let at{j} = (base + c{j} * inner) / PER_WORD;"));
+            let old = output.word(layout, &format!("at{j}"));
+            w.line(output.set(
+                layout,
+                &format!("at{j}"),
+                &format!("({old} & ~{mask}) | (bits & {mask})"),
+            ));
+        }
+        w.line("update = update + inner;");
+    });
 }
 
 /// `fn axis_coordinate(v: raw, len: u32) -> u32`: the axis coordinate a raw
@@ -421,7 +502,7 @@ mod tests {
     fn every_kernel_validates_on_core_webgpu() {
         let mut count = 0;
         for stage in ScatterStage::ALL {
-            for data in DataType::ALL {
+            for data in DataType::ALL.into_iter().filter(|&d| stage.serves(d)) {
                 for index in INDEX_TYPES {
                     assert!(scatter_supported(data, index));
                     let key = scatter_kernel_key("Scatter", stage, data, index);
@@ -434,7 +515,9 @@ mod tests {
                 }
             }
         }
-        assert_eq!(count, ScatterStage::ALL.len() * 11 * 4);
+        // Eleven data types for three stages, the five 8- and 16-bit ones
+        // for ColumnWords; four index types.
+        assert_eq!(count, (3 * 11 + 5) * 4);
     }
 
     #[test]
