@@ -286,6 +286,32 @@ fn gathers_and_scatters_run_segmented() {
             .unwrap();
         same_on_both(&ctx, &d, &[&x, &idx, &up]);
     }
+    // Software plans' ColumnWords (whole output words, plain stores) on an
+    // output of 16,000 bytes in segments: few updates per column.
+    let sw = small_binding_context().with_device_class(DeviceClass::Software);
+    for (dt, sizes, k) in [
+        (DataType::Uint8, [2000u32, 8], 6u32),
+        (DataType::Float16, [4000, 2], 5),
+    ] {
+        let x = tensor_with_edges(dt, &sizes, &mut rng);
+        let idx = indices(
+            DataType::Int32,
+            &[k, sizes[1]],
+            u64::from(sizes[0]),
+            &mut rng,
+        );
+        let up = tensor_with_edges(dt, &[k, sizes[1]], &mut rng);
+        let d = ScatterDesc::builder()
+            .input(x.desc().clone())
+            .indices(idx.desc().clone())
+            .updates(up.desc().clone())
+            .axis(0)
+            .build()
+            .unwrap();
+        let plan = d.gpu_plan_for(DeviceClass::Software).unwrap();
+        assert!(plan.passes[0].kernel.key.contains("scatter_column_words"));
+        same_on_both(&sw, &d, &[&x, &idx, &up]);
+    }
 }
 
 /// `bytes` bytes of pseudo-random data, cheap even in debug builds: a
