@@ -727,6 +727,15 @@ impl ReduceGeometry {
     ///   of `inner`. [`ReduceStrategy::SplitColumns`] when that is fewer than
     ///   [`COLUMN_THREADS`] threads: chunks of at least [`MIN_COLUMN_ROWS`]
     ///   rows bring it up to about that many.
+    /// - [`ReduceStrategy::SplitLanesRagged`]: rows that are not whole
+    ///   vectors, read over each row's window of vectors.
+    /// - `SplitLanes` over segments: the first and last axes of `[N, C, L]`
+    ///   ([`segmented_rows`](Self::segmented_rows)), its N * C rows of L read
+    ///   as any rows are.
+    /// - `SplitColumns` in phases: an inner block that is not whole vectors,
+    ///   read P rows of it at a time ([`phases`]).
+    ///
+    /// The last three serve [`DeviceClass::Software`] only.
     pub fn strategy_for(&self, dtype: DataType) -> ReduceStrategy {
         self.strategy_on(dtype, DeviceClass::Software)
     }
