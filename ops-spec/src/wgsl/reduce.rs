@@ -662,8 +662,9 @@ fn gen_columns_body(
         &|n| Some(format!("at = at + {n}u * vectors;")),
     );
     if split {
-        w.comment("Element s of a row is column s % columns of phase s / columns: its");
-        w.comment("position r is row * phases + phase, at base + column + r * columns.");
+        w.comment("Element s = column * PER_VECTOR + j of a row is column col = s % columns");
+        w.comment("of phase s / columns: its position r is row * phases + phase, at");
+        w.comment("base + col + r * columns.");
         w.line("let base = o * len * inner;");
         w.line("var phase = column * PER_VECTOR / columns;");
         w.line("var col = column * PER_VECTOR - phase * columns;");
