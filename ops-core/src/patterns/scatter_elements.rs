@@ -614,20 +614,23 @@ pub fn scatter_elements_plan_with(
     words(updates, g.update_count)?;
     words(output, g.output_count)?;
     let params = scatter_params(&g)?;
-    let mut strategy = strategy.unwrap_or_else(|| g.strategy_on(class));
+    let strategy = strategy.unwrap_or_else(|| g.strategy_on(class));
     // Columns of packed data a word at a time: software plans choose it,
     // tests may force it; it needs whole words of columns in `inner`.
     let per_word = 32 / u64::from(output.dtype.size_bits());
-    let words_fit = output.dtype.size_bits() < 32 && g.inner.is_multiple_of(per_word);
-    match (strategy, kernels.column_words) {
-        (ScatterStrategy::Columns, Some(_)) if class == DeviceClass::Software && words_fit => {
-            strategy = ScatterStrategy::ColumnWords;
+    let words = kernels
+        .column_words
+        .filter(|_| output.dtype.size_bits() < 32 && g.inner.is_multiple_of(per_word));
+    // The one-pass kernel and the columns each of its threads walks.
+    let walk = match (strategy, words) {
+        (ScatterStrategy::ColumnWords, Some(kernel)) => Some((kernel, per_word)),
+        (ScatterStrategy::Columns, Some(kernel)) if class == DeviceClass::Software => {
+            Some((kernel, per_word))
         }
-        (ScatterStrategy::ColumnWords, Some(_)) if words_fit => {}
-        (ScatterStrategy::ColumnWords, _) => strategy = ScatterStrategy::Columns,
-        _ => {}
-    }
-    if let (ScatterStrategy::ColumnWords, Some(kernel)) = (strategy, kernels.column_words) {
+        (ScatterStrategy::Columns | ScatterStrategy::ColumnWords, _) => Some((kernels.columns, 1)),
+        (ScatterStrategy::TwoPass, _) => None,
+    };
+    if let Some((kernel, columns_per_thread)) = walk {
         plan.passes.push(Pass {
             kernel,
             buffers: vec![
@@ -638,22 +641,7 @@ pub fn scatter_elements_plan_with(
                 BufferRef::Output(output_slot),
             ],
             params,
-            workgroups: (g.columns() / per_word).div_ceil(u64::from(WORKGROUP_SIZE)),
-        });
-        return Ok(plan);
-    }
-    if strategy == ScatterStrategy::Columns {
-        plan.passes.push(Pass {
-            kernel: kernels.columns,
-            buffers: vec![
-                BufferRef::Params,
-                BufferRef::Input(indices_slot),
-                BufferRef::Input(updates_slot),
-                BufferRef::Status,
-                BufferRef::Output(output_slot),
-            ],
-            params,
-            workgroups: g.columns().div_ceil(u64::from(WORKGROUP_SIZE)),
+            workgroups: (g.columns() / columns_per_thread).div_ceil(u64::from(WORKGROUP_SIZE)),
         });
         return Ok(plan);
     }
