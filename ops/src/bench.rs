@@ -729,6 +729,61 @@ fn cases(size: u64) -> Result<Vec<CaseSpec>, OpError> {
     Ok(out)
 }
 
+/// Elements of `input` kept by a reduction over `axes`: its output's.
+fn kept_elements(input: &HostTensor, axes: &[u32]) -> u64 {
+    (0u32..)
+        .zip(input.sizes())
+        .filter(|(d, _)| !axes.contains(d))
+        .map(|(_, &s)| u64::from(s))
+        .product()
+}
+
+/// ArgMin (INT64 indices) over `axes` of `input`.
+fn argmin_case(name: String, input: &Arc<HostTensor>, axes: &[u32]) -> Result<CaseSpec, OpError> {
+    let argmin = ArgMinDesc::builder()
+        .input(input.desc().clone())
+        .output_dtype(DataType::Int64)
+        .axes(axes.to_vec())
+        .build()
+        .map_err(build_error)?;
+    Ok(CaseSpec {
+        name,
+        dtype: input.dtype().spec_name().to_string(),
+        shape: format!("{:?} -> INT64", input.sizes()),
+        op: Box::new(argmin),
+        bytes: input.bytes().len() as u64 + kept_elements(input, axes) * 8,
+        inputs: vec![Arc::clone(input)],
+        target: 0.8,
+    })
+}
+
+/// ReduceMin over `axes` of `input`.
+fn reduce_min_case(
+    name: String,
+    input: &Arc<HostTensor>,
+    axes: &[u32],
+) -> Result<CaseSpec, OpError> {
+    let axes_t = HostTensor::from_slice(
+        [axes.len() as u32],
+        &axes.iter().map(|&a| i64::from(a)).collect::<Vec<_>>(),
+    )?;
+    let reduce_min = ReduceMinDesc::builder()
+        .data(input.desc().clone())
+        .axes(axes_t.clone())
+        .build()
+        .map_err(build_error)?;
+    let width = input.dtype().size_bytes() as u64;
+    Ok(CaseSpec {
+        name,
+        dtype: input.dtype().spec_name().to_string(),
+        shape: format!("{:?}", input.sizes()),
+        op: Box::new(reduce_min),
+        bytes: input.bytes().len() as u64 + kept_elements(input, axes) * width,
+        inputs: vec![Arc::clone(input), Arc::new(axes_t)],
+        target: 0.8,
+    })
+}
+
 /// The cases of one data-type group for main tensors of `size` bytes.
 fn cases_of(
     size: u64,
@@ -741,65 +796,27 @@ fn cases_of(
     let side = k / 3;
     let sizes = [1u32 << (k - 2 * side), 1 << side, 1 << side];
     let input = Arc::new(random_tensor(&TensorDesc::new(dt, sizes), rng)?);
-    let in_bytes = input.bytes().len() as u64;
     for placement in Placement::ALL {
         let axes = placement.axes();
-        let kept: u64 = (0..3)
-            .filter(|d| !axes.contains(d))
-            .map(|d| u64::from(sizes[d as usize]))
-            .product();
-        let argmin = ArgMinDesc::builder()
-            .input(input.desc().clone())
-            .output_dtype(DataType::Int64)
-            .axes(axes)
-            .build()
-            .map_err(build_error)?;
-        out.push(CaseSpec {
-            name: format!("ArgMin {}", placement.name()),
-            dtype: dt.spec_name().to_string(),
-            shape: format!("{sizes:?} -> INT64"),
-            op: Box::new(argmin),
-            inputs: vec![Arc::clone(&input)],
-            bytes: in_bytes + kept * 8,
-            target: 0.8,
-        });
-        let axes_t = HostTensor::from_slice(
-            [axes.len() as u32],
-            &axes.iter().map(|&a| i64::from(a)).collect::<Vec<_>>(),
-        )?;
-        let reduce_min = ReduceMinDesc::builder()
-            .data(input.desc().clone())
-            .axes(axes_t.clone())
-            .build()
-            .map_err(build_error)?;
-        out.push(CaseSpec {
-            name: format!("ReduceMin {}", placement.name()),
-            dtype: dt.spec_name().to_string(),
-            shape: format!("{sizes:?}"),
-            op: Box::new(reduce_min),
-            inputs: vec![Arc::clone(&input), Arc::new(axes_t)],
-            bytes: in_bytes + kept * dt.size_bytes() as u64,
-            target: 0.8,
-        });
+        out.push(argmin_case(
+            format!("ArgMin {}", placement.name()),
+            &input,
+            axes,
+        )?);
+        out.push(reduce_min_case(
+            format!("ReduceMin {}", placement.name()),
+            &input,
+            axes,
+        )?);
     }
     // The first and last axes: each output's rows lie a kept dimension
     // apart (a per-channel reduction; `reduce_split_lanes` over segments in
     // software plans, the word variants in hardware plans).
-    let axes_t = HostTensor::from_slice([2], &[0i64, 2])?;
-    let reduce_min = ReduceMinDesc::builder()
-        .data(input.desc().clone())
-        .axes(axes_t.clone())
-        .build()
-        .map_err(build_error)?;
-    out.push(CaseSpec {
-        name: "ReduceMin first and last axes".into(),
-        dtype: dt.spec_name().to_string(),
-        shape: format!("{sizes:?}"),
-        op: Box::new(reduce_min),
-        inputs: vec![Arc::clone(&input), Arc::new(axes_t)],
-        bytes: in_bytes + u64::from(sizes[1]) * dt.size_bytes() as u64,
-        target: 0.8,
-    });
+    out.push(reduce_min_case(
+        "ReduceMin first and last axes".into(),
+        &input,
+        &[0, 2],
+    )?);
     // Ragged rows, one element short of whole 16-byte vectors: their inner
     // axis (`reduce_split_lanes_ragged` in software plans) and their middle
     // axis, inner blocks that are not whole vectors (`reduce_split_columns`
@@ -807,25 +824,11 @@ fn cases_of(
     let ragged_sizes = [sizes[0], sizes[1], sizes[2].max(2) - 1];
     let ragged = Arc::new(random_tensor(&TensorDesc::new(dt, ragged_sizes), rng)?);
     for (axis, placement) in [(2u32, "inner"), (1, "middle")] {
-        let kept: u64 = (0..3)
-            .filter(|&d| d != axis)
-            .map(|d| u64::from(ragged_sizes[d as usize]))
-            .product();
-        let argmin = ArgMinDesc::builder()
-            .input(ragged.desc().clone())
-            .output_dtype(DataType::Int64)
-            .axes([axis])
-            .build()
-            .map_err(build_error)?;
-        out.push(CaseSpec {
-            name: format!("ArgMin {placement} axis, ragged rows"),
-            dtype: dt.spec_name().to_string(),
-            shape: format!("{ragged_sizes:?} -> INT64"),
-            op: Box::new(argmin),
-            bytes: ragged.bytes().len() as u64 + kept * 8,
-            inputs: vec![Arc::clone(&ragged)],
-            target: 0.8,
-        });
+        out.push(argmin_case(
+            format!("ArgMin {placement} axis, ragged rows"),
+            &ragged,
+            &[axis],
+        )?);
     }
 
     // Gathers: rows of a 2-D tensor, and single elements of it.
