@@ -476,10 +476,18 @@ fn lane_split(outputs: u64, vectors: u64) -> Option<(u64, u64)> {
         vectors.div_ceil(MAX_LANE_TEAM * CHUNK_LANE_VECTORS)
     };
     let partials = outputs.checked_mul(team * chunks)?;
-    if partials.checked_mul(3)? > u64::from(u32::MAX) {
+    if !partials_fit(partials) {
         return None;
     }
     Some((team, chunks))
+}
+
+/// Whether `partials` partial results, [`partial_words`] (3 at most) each,
+/// are addressable by u32 words.
+fn partials_fit(partials: u64) -> bool {
+    partials
+        .checked_mul(3)
+        .is_some_and(|w| w <= u64::from(u32::MAX))
 }
 
 /// The combine pass's variant for teams of `team` threads:
@@ -824,7 +832,7 @@ impl ReduceGeometry {
         if class == DeviceClass::Hardware && team == MAX_LANE_TEAM {
             let chunks = vectors.div_ceil(MAX_LANE_TEAM * HARDWARE_CHUNK_LANE_VECTORS);
             let partials = rows.checked_mul(chunks)?;
-            if partials.checked_mul(3)? > u64::from(u32::MAX)
+            if !partials_fit(partials)
                 || partials
                     .checked_mul(team)
                     .is_none_or(|t| t > u64::from(u32::MAX))
@@ -865,12 +873,6 @@ impl ReduceGeometry {
             return None;
         };
         let per_vector = per_vector(dtype);
-        // Partial results are addressed by u32 words (3 words at most each).
-        let fits = |partials: u64| {
-            partials
-                .checked_mul(3)
-                .is_some_and(|w| w <= u64::from(u32::MAX))
-        };
         let &(inner, inner_stride) = self.kept.last()?;
         if inner_stride != 1 || inner != stride {
             return None;
@@ -890,7 +892,7 @@ impl ReduceGeometry {
         if chunks < 2 {
             return Some(ReduceStrategy::Columns);
         }
-        if !fits(outputs * chunks) {
+        if !partials_fit(outputs * chunks) {
             return None;
         }
         Some(ReduceStrategy::SplitColumns {
@@ -926,9 +928,8 @@ impl ReduceGeometry {
         let outer = self.output_count / inner;
         let threads = outer * (phases * inner * bytes / VECTOR_BYTES);
         let chunks = wanted.div_ceil(threads).min(rows / MIN_COLUMN_ROWS).max(1);
-        // Partial results (3 words at most each) and element offsets fit u32.
-        let partials = self.output_count * phases * chunks;
-        if partials.saturating_mul(3) > u64::from(u32::MAX)
+        // Partial results and element offsets fit u32.
+        if !partials_fit(self.output_count.saturating_mul(phases * chunks))
             || self.input_count > u64::from(u32::MAX)
         {
             return None;
