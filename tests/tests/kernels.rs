@@ -58,6 +58,7 @@ fn snapshots_of_selected_kernels_match() {
         "ArgMax/reduce_rows/UINT8/INT32",
         "ArgMin/reduce_split_lanes/FLOAT16/INT64",
         "ReduceMin/reduce_columns/FLOAT32/FLOAT32",
+        "Scatter/scatter_column_vectors/FLOAT16/INT32",
     ];
     for key in wanted {
         let k = ops::catalog()

@@ -286,12 +286,16 @@ fn gathers_and_scatters_run_segmented() {
             .unwrap();
         same_on_both(&ctx, &d, &[&x, &idx, &up]);
     }
-    // Software plans' ColumnWords (whole output words, plain stores) on an
-    // output of 16,000 bytes in segments: few updates per column.
+    // Software plans' ColumnWords (whole output words, plain stores) and
+    // ColumnVectors (vectors of updates and indices, whole-vector stores)
+    // on outputs of 16,000 to 16,320 bytes in segments, the vector walks'
+    // indices and updates too: few updates per column.
     let sw = small_binding_context().with_device_class(DeviceClass::Software);
-    for (dt, sizes, k) in [
-        (DataType::Uint8, [2000u32, 8], 6u32),
-        (DataType::Float16, [4000, 2], 5),
+    for (dt, sizes, k, kernel) in [
+        (DataType::Uint8, [2000u32, 8], 6u32, "scatter_column_words"),
+        (DataType::Float16, [4000, 2], 5, "scatter_column_words"),
+        (DataType::Float32, [30, 136], 8, "scatter_column_vectors"),
+        (DataType::Int64, [15, 136], 8, "scatter_column_vectors"),
     ] {
         let x = tensor_with_edges(dt, &sizes, &mut rng);
         let idx = indices(
@@ -309,7 +313,7 @@ fn gathers_and_scatters_run_segmented() {
             .build()
             .unwrap();
         let plan = d.gpu_plan_for(DeviceClass::Software).unwrap();
-        assert!(plan.passes[0].kernel.key.contains("scatter_column_words"));
+        assert!(plan.passes[0].kernel.key.contains(kernel));
         same_on_both(&sw, &d, &[&x, &idx, &up]);
     }
 }

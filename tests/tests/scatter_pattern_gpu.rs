@@ -22,7 +22,7 @@ use std::sync::Mutex;
 
 use ops_core::patterns::scatter_elements::{
     scatter_elements_cpu, scatter_elements_index_error, scatter_elements_plan_with, ScatterKernels,
-    ScatterStrategy, COLUMNS_MIN, WORKGROUP_SIZE,
+    ScatterStrategy, COLUMNS_MIN, LOCKSTEP_ROWS, WORKGROUP_SIZE,
 };
 use ops_core::{DataType, DeviceClass, GpuPlan, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::{Context, ExecError};
@@ -43,12 +43,14 @@ const INDEX_TYPES: [DataType; 4] = [
 /// How many times each plan runs (the results must agree).
 const REPEATS: usize = 3;
 
-/// Every call runs with every algorithm (`ColumnWords` where the data is 8-
-/// or 16-bit and `inner` whole words, `Columns` otherwise).
-const STRATEGIES: [ScatterStrategy; 3] = [
+/// Every call runs with every algorithm (`ColumnVectors` where `inner` is
+/// whole vectors, `ColumnWords` where the data is 8- or 16-bit and `inner`
+/// whole words, `Columns` otherwise).
+const STRATEGIES: [ScatterStrategy; 4] = [
     ScatterStrategy::TwoPass,
     ScatterStrategy::Columns,
     ScatterStrategy::ColumnWords,
+    ScatterStrategy::ColumnVectors,
 ];
 
 fn ctx() -> &'static Context {
@@ -83,6 +85,7 @@ fn kernels(data: DataType, index: DataType) -> ScatterKernels {
             column_words: ScatterStage::ColumnWords
                 .serves(data)
                 .then(|| kernel(ScatterStage::ColumnWords, data, index)),
+            column_vectors: kernel(ScatterStage::ColumnVectors, data, index),
         })
 }
 
@@ -637,6 +640,91 @@ fn column_words_store_whole_words() {
         Err(ExecError::Index { position, .. }) => assert_eq!(position, 5),
         other => panic!("{other:?}"),
     }
+}
+
+/// A vector of columns per thread (`ColumnVectors`: 16 / element bytes
+/// neighbouring columns, the workgroup's threads in lock step), for every
+/// data type: walks longer than `LOCKSTEP_ROWS`, more than one workgroup
+/// with idle threads in the last, unique targets and heavy collisions,
+/// indices read as whole vectors (INT32 and INT64 for data no wider) and a
+/// word at a time (INT32 for 64-bit data). Bad indices: the lowest
+/// position wins across threads and rows, also when another thread's bad
+/// index lies in an earlier lock-step window, and a bad index in a
+/// vector's later column is reported at its own position.
+#[test]
+fn column_vectors_walk_in_lock_step() {
+    let ctx = ctx();
+    let mut rng = Rng(seed() ^ 0x7ec);
+    let mut runs = 0;
+    for data in DataType::ALL {
+        let per = 16 / data.size_bytes() as u32;
+        for index in [DataType::Int32, DataType::Int64] {
+            // [outer, axis, inner] along the axis: 1 or 2 workgroups + 3 threads.
+            let threads = if runs % 2 == 0 { 3 } else { WORKGROUP_SIZE + 3 };
+            for (sizes, axis, walk) in [
+                (vec![2u32, 5, 2 * per], 1usize, 3u32),
+                (vec![9, threads * per], 0, LOCKSTEP_ROWS + 9),
+            ] {
+                for spread in [Spread::Full, Spread::Tiny] {
+                    let mut index_sizes = sizes.clone();
+                    index_sizes[axis] = walk;
+                    let n: usize = index_sizes.iter().map(|&s| s as usize).product();
+                    let values = index_values(index, sizes[axis], n, spread, &mut rng);
+                    let call = Call {
+                        input: data_tensor(data, &sizes, &mut rng),
+                        indices: index_tensor(index, &index_sizes, &values),
+                        updates: data_tensor(data, &index_sizes, &mut rng),
+                        axis,
+                    };
+                    let plan = call
+                        .plan_with(Some(ScatterStrategy::ColumnVectors))
+                        .unwrap();
+                    assert!(
+                        plan.passes[0].kernel.key.contains("scatter_column_vectors"),
+                        "{}",
+                        call.what()
+                    );
+                    call.check_with(ctx, "column vectors", Some(ScatterStrategy::ColumnVectors));
+                    runs += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(runs, 11 * 2 * 2 * 2);
+    // FLOAT32 [9, 4 * 259] along axis 0, walks of 80 rows: 259 threads.
+    let (rows, cols, walk) = (9u32, 4 * 259u32, 80u32);
+    let n = (walk * cols) as usize;
+    let good = index_values(DataType::Int32, rows, n, Spread::Full, &mut rng);
+    let bad_run = |bad_at: &[usize]| {
+        let mut values = good.clone();
+        for &p in bad_at {
+            values[p] = i64::from(rows) + 3;
+        }
+        let call = Call {
+            input: data_tensor(DataType::Float32, &[rows, cols], &mut Rng(5)),
+            indices: index_tensor(DataType::Int32, &[walk, cols], &values),
+            updates: data_tensor(DataType::Float32, &[walk, cols], &mut Rng(6)),
+            axis: 0,
+        };
+        let plan = call
+            .plan_with(Some(ScatterStrategy::ColumnVectors))
+            .unwrap();
+        match call.gpu(ctx, &plan) {
+            Err(ExecError::Index { position, .. }) => position,
+            other => panic!("bad at {bad_at:?}: {other:?}"),
+        }
+    };
+    let at = |row: u32, col: u32| (row * cols + col) as usize;
+    // The third column of a vector: its own position, not the vector's.
+    assert_eq!(bad_run(&[at(2, 6)]), at(2, 6) as u64);
+    // Two threads: one bad in row 70 (second window), one in row 3; and in
+    // the last workgroup's only thread's columns, rows 1 and 75.
+    assert_eq!(bad_run(&[at(70, 1), at(3, 9)]), at(3, 9) as u64);
+    assert_eq!(
+        bad_run(&[at(75, cols - 1), at(1, cols - 2)]),
+        at(1, cols - 2) as u64
+    );
+    assert_eq!(bad_run(&[at(79, 0)]), at(79, 0) as u64);
 }
 
 /// Just-in-range extremes: `-len` and `len - 1` for every index type, on

@@ -31,12 +31,13 @@
 //! The output starts as a copy of the input ([`OutputInit::CopyOfInput`]).
 //! Two updates can only hit the same output element when they share their
 //! *column*: the coordinates off the axis (`outer`, `inner` below). The plan
-//! picks one of three algorithms ([`ScatterGeometry::strategy_on`] for the
-//! device class, then the data type):
+//! picks one of four algorithms ([`ScatterGeometry::strategy_on`], for the
+//! device class and the data type):
 //!
 //! - [`ScatterStrategy::Columns`], when there are at least
 //!   [`COLUMNS_MIN`] columns ([`SOFTWARE_COLUMNS_MIN`] in software plans)
-//!   or at most [`COLUMNS_MAX_WALK`] updates per column: one pass, one thread per column (consecutive threads on
+//!   or at most [`COLUMNS_MAX_WALK`] updates per column: one pass, one
+//!   thread per column (consecutive threads on
 //!   consecutive inner coordinates) walking its updates along the axis in
 //!   order and storing each, so the last one in row-major order is stored
 //!   last. No atomics but the lane stores of 8- and 16-bit data, no scratch.
@@ -53,6 +54,32 @@
 //!   with collisions as `Columns`, 327 and 179 ms as `ColumnWords`; 64 rows
 //!   of 2^19 columns 362-371 ms, 121 ms. Hardware plans keep `Columns`
 //!   (not measured on a GPU).
+//! - [`ScatterStrategy::ColumnVectors`], in software plans, for any data
+//!   type whose `inner` is a whole number of 16-byte vectors (the
+//!   preferred walk there): one thread per `vec4<u32>` of 16 (8-bit) to 2
+//!   (64-bit) neighbouring columns. Each row of the walk reads the
+//!   columns' updates as one vector, their indices as whole vectors when
+//!   they fill some (else a word at a time), and stores each column's
+//!   element in its own output word(s), owned by the thread as in
+//!   `ColumnWords`; when every column of the vector aims at one output
+//!   row, the vector is stored whole (one store instead of 2 to 16, and no
+//!   read-modify-write of 8- and 16-bit lanes). The threads of a workgroup walk the rows in lock step:
+//!   a `workgroupBarrier` every [`LOCKSTEP_ROWS`] rows keeps them within
+//!   that many rows of one another. A CPU adapter otherwise runs a
+//!   workgroup's SIMD batches one after another, each walking the whole
+//!   axis: 32 bytes of each row, a new page per row for each of three
+//!   tensors. In lock step a workgroup reads and writes 4 KiB of each row
+//!   together. A bad index reports the lowest bad position of its row of
+//!   the vector and ends the thread's stores (it keeps meeting the
+//!   barriers). Measured on lavapipe (2 cores, FLOAT32 `[4096, 4096]`
+//!   with INT32 indices, updates as large as the data): `Columns` 185-190
+//!   ms (unique indices) and 113-131 ms (collisions); a vector a thread
+//!   without barriers 132 and 63-66 ms; with barriers (every 16 or 64 rows
+//!   alike) 62-64 and 57-60 ms; the same kernel reading its indices a word
+//!   at a time 69-72 ms; workgroups of 64 threads instead of 256 66-80 ms.
+//!   FLOAT16 `[8192, 4096]`: 702 and 430 ms as `Columns`, 327 and 179 ms
+//!   as `ColumnWords`, 117-124 ms a vector a thread storing lane by lane,
+//!   90-99 ms with the whole-vector store.
 //! - [`ScatterStrategy::TwoPass`] otherwise: scratch buffer 0 holds one
 //!   zero-filled `u32` *winner* word per output element, and both passes run
 //!   one thread per update element `u` (row-major), which computes its target
@@ -94,25 +121,32 @@ pub enum ScatterStage {
     /// word of neighbouring columns of 8- or 16-bit data stores its updates
     /// in order with plain word stores (no atomics).
     ColumnWords,
+    /// The one pass of [`ScatterStrategy::ColumnVectors`]: a thread per
+    /// `vec4<u32>` of neighbouring columns stores its updates in order,
+    /// the workgroup's threads a row at a time in lock step.
+    ColumnVectors,
 }
 
 impl ScatterStage {
     /// Every stage.
-    pub const ALL: [ScatterStage; 4] = [
+    pub const ALL: [ScatterStage; 5] = [
         ScatterStage::Winner,
         ScatterStage::Write,
         ScatterStage::Columns,
         ScatterStage::ColumnWords,
+        ScatterStage::ColumnVectors,
     ];
 
     /// The stage's name in kernel keys (`scatter_winner`, `scatter_write`,
-    /// `scatter_columns`, `scatter_column_words`).
+    /// `scatter_columns`, `scatter_column_words`,
+    /// `scatter_column_vectors`).
     pub const fn name(self) -> &'static str {
         match self {
             ScatterStage::Winner => "scatter_winner",
             ScatterStage::Write => "scatter_write",
             ScatterStage::Columns => "scatter_columns",
             ScatterStage::ColumnWords => "scatter_column_words",
+            ScatterStage::ColumnVectors => "scatter_column_vectors",
         }
     }
 
@@ -137,6 +171,8 @@ pub struct ScatterKernels {
     pub columns: &'static Kernel,
     /// The [`ScatterStage::ColumnWords`] kernel, for 8- and 16-bit data.
     pub column_words: Option<&'static Kernel>,
+    /// The [`ScatterStage::ColumnVectors`] kernel.
+    pub column_vectors: &'static Kernel,
 }
 
 /// How [`scatter_elements_plan`] runs a scatter (see the module
@@ -153,13 +189,25 @@ pub enum ScatterStrategy {
     /// [`DeviceClass::Software`] instead of `Columns` when the data is 8- or
     /// 16-bit and `inner` a whole number of words (else `Columns`).
     ColumnWords,
+    /// [`ScatterStage::ColumnVectors`], a thread per `vec4<u32>` of
+    /// neighbouring columns (16 / element bytes of them), the workgroup in
+    /// lock step: on [`DeviceClass::Software`] instead of `Columns` or
+    /// `ColumnWords` when `inner` is a whole number of vectors (else
+    /// `ColumnWords` where it fits, then `Columns`).
+    ColumnVectors,
 }
+
+/// The rows a [`ScatterStage::ColumnVectors`] thread walks between two
+/// workgroup barriers (see the module documentation).
+pub const LOCKSTEP_ROWS: u32 = 64;
 
 /// [`ScatterStrategy::Columns`] is chosen with at least this many columns:
 /// enough threads to keep a large GPU's memory system busy.
 pub const COLUMNS_MIN: u64 = 1 << 16;
 
-/// [`COLUMNS_MIN`] on [`DeviceClass::Software`]: a CPU adapter (lavapipe)
+/// [`COLUMNS_MIN`] on [`DeviceClass::Software`] for the walks of a column
+/// or a word of columns a thread (vectors of columns walk from
+/// [`SOFTWARE_VECTOR_THREADS_MIN`] threads): a CPU adapter (lavapipe)
 /// runs a few threads at a time, so 16 workgroups of column threads keep
 /// up to 16 cores busy, and the two passes' per-update atomics cost it more
 /// than a long walk. Measured on lavapipe (2 cores, 64 MiB, updates as
@@ -169,6 +217,16 @@ pub const COLUMNS_MIN: u64 = 1 << 16;
 /// walk was not always faster: INT64 `[4096, 2048]` with unique indices
 /// took 145 ms walking against 121 ms in two passes.
 pub const SOFTWARE_COLUMNS_MIN: u64 = 1 << 12;
+
+/// [`ScatterStrategy::ColumnVectors`] is chosen on
+/// [`DeviceClass::Software`] from this many threads (vectors of columns).
+/// On lavapipe (2 cores, FLOAT32, updates as large as 64 MiB of data) two
+/// passes took 344-383 ms with 1,024 to 2,048 columns, 391-569 ms with 256
+/// and 508-555 ms with 64; walking a vector of columns a thread, 65 ms with
+/// 2,048 columns (512 threads), 110-121 ms with 1,024 (256 threads, one
+/// workgroup, one core), 328-338 ms with 256 and 297-312 ms with 64 (16
+/// threads).
+pub const SOFTWARE_VECTOR_THREADS_MIN: u64 = 16;
 
 /// [`ScatterStrategy::Columns`] is also chosen when each column holds at
 /// most this many updates, whatever the column count.
@@ -291,25 +349,49 @@ impl ScatterGeometry {
     }
 
     /// The algorithm [`scatter_elements_plan`] runs on a GPU
-    /// ([`DeviceClass::Hardware`]): [`ScatterStrategy::Columns`] with at
-    /// least [`COLUMNS_MIN`] columns or at most [`COLUMNS_MAX_WALK`] updates
-    /// per column, [`ScatterStrategy::TwoPass`] otherwise.
+    /// ([`DeviceClass::Hardware`]), whatever the data type:
+    /// [`ScatterStrategy::Columns`] with at least [`COLUMNS_MIN`] columns or
+    /// at most [`COLUMNS_MAX_WALK`] updates per column,
+    /// [`ScatterStrategy::TwoPass`] otherwise.
     pub fn strategy(&self) -> ScatterStrategy {
-        self.strategy_on(DeviceClass::Hardware)
-    }
-
-    /// [`strategy`](Self::strategy) on an adapter of `class`:
-    /// [`DeviceClass::Software`] walks columns from [`SOFTWARE_COLUMNS_MIN`]
-    /// of them.
-    pub fn strategy_on(&self, class: DeviceClass) -> ScatterStrategy {
-        let columns_min = match class {
-            DeviceClass::Hardware => COLUMNS_MIN,
-            DeviceClass::Software => SOFTWARE_COLUMNS_MIN,
-        };
-        if self.columns() >= columns_min || self.index_axis_len <= COLUMNS_MAX_WALK {
+        let walk = self.columns() >= COLUMNS_MIN || self.index_axis_len <= COLUMNS_MAX_WALK;
+        if walk {
             ScatterStrategy::Columns
         } else {
             ScatterStrategy::TwoPass
+        }
+    }
+
+    /// The algorithm for `data` on an adapter of `class`:
+    /// [`strategy`](Self::strategy) on [`DeviceClass::Hardware`]. On
+    /// [`DeviceClass::Software`]:
+    ///
+    /// - [`ScatterStrategy::ColumnVectors`] when `inner` is a whole number
+    ///   of 16-byte vectors and the walk has at least
+    ///   [`SOFTWARE_VECTOR_THREADS_MIN`] threads (or at most
+    ///   [`COLUMNS_MAX_WALK`] updates per column);
+    /// - else, from [`SOFTWARE_COLUMNS_MIN`] columns (or with short walks),
+    ///   [`ScatterStrategy::ColumnWords`] for 8- and 16-bit data whose
+    ///   `inner` is a whole number of words, [`ScatterStrategy::Columns`]
+    ///   otherwise;
+    /// - else [`ScatterStrategy::TwoPass`].
+    pub fn strategy_on(&self, class: DeviceClass, data: DataType) -> ScatterStrategy {
+        if class == DeviceClass::Hardware {
+            return self.strategy();
+        }
+        let bits = u64::from(data.size_bits());
+        let short = self.index_axis_len <= COLUMNS_MAX_WALK;
+        let (per_vector, per_word) = (128 / bits, 32 / bits);
+        if self.inner.is_multiple_of(per_vector)
+            && (short || self.columns() / per_vector >= SOFTWARE_VECTOR_THREADS_MIN)
+        {
+            ScatterStrategy::ColumnVectors
+        } else if !short && self.columns() < SOFTWARE_COLUMNS_MIN {
+            ScatterStrategy::TwoPass
+        } else if bits < 32 && self.inner.is_multiple_of(per_word) {
+            ScatterStrategy::ColumnWords
+        } else {
+            ScatterStrategy::Columns
         }
     }
 
@@ -614,21 +696,28 @@ pub fn scatter_elements_plan_with(
     words(updates, g.update_count)?;
     words(output, g.output_count)?;
     let params = scatter_params(&g)?;
-    let strategy = strategy.unwrap_or_else(|| g.strategy_on(class));
-    // Columns of packed data a word at a time: software plans choose it,
-    // tests may force it; it needs whole words of columns in `inner`.
-    let per_word = 32 / u64::from(output.dtype.size_bits());
+    let strategy = strategy.unwrap_or_else(|| g.strategy_on(class, output.dtype));
+    // Columns a vector, or (packed data) a word, at a time: software plans
+    // choose them, tests may force them; each needs whole vectors (words)
+    // of columns in `inner`, else the plan falls back to the next narrower.
+    let bits = u64::from(output.dtype.size_bits());
+    let per_vector = 128 / bits;
+    let vectors = g
+        .inner
+        .is_multiple_of(per_vector)
+        .then_some((kernels.column_vectors, per_vector));
+    let per_word = 32 / bits;
     let words = kernels
         .column_words
-        .filter(|_| output.dtype.size_bits() < 32 && g.inner.is_multiple_of(per_word));
+        .filter(|_| bits < 32 && g.inner.is_multiple_of(per_word))
+        .map(|kernel| (kernel, per_word));
+    let columns = (kernels.columns, 1);
     // The one-pass kernel and the columns each of its threads walks.
-    let walk = match (strategy, words) {
-        (ScatterStrategy::ColumnWords, Some(kernel)) => Some((kernel, per_word)),
-        (ScatterStrategy::Columns, Some(kernel)) if class == DeviceClass::Software => {
-            Some((kernel, per_word))
-        }
-        (ScatterStrategy::Columns | ScatterStrategy::ColumnWords, _) => Some((kernels.columns, 1)),
-        (ScatterStrategy::TwoPass, _) => None,
+    let walk = match strategy {
+        ScatterStrategy::TwoPass => None,
+        ScatterStrategy::Columns => Some(columns),
+        ScatterStrategy::ColumnWords => Some(words.unwrap_or(columns)),
+        ScatterStrategy::ColumnVectors => Some(vectors.or(words).unwrap_or(columns)),
     };
     if let Some((kernel, columns_per_thread)) = walk {
         plan.passes.push(Pass {
@@ -929,6 +1018,7 @@ mod tests {
             write: &K,
             columns: &K,
             column_words: None,
+            column_vectors: &K,
         };
         let input = TensorDesc::new(DataType::Float32, [2, 3]);
         let indices = TensorDesc::new(DataType::Int64, [2, 0]);
@@ -1000,11 +1090,19 @@ mod tests {
             bindings: &[],
             workgroup_size: WORKGROUP_SIZE,
         };
+        static V: Kernel = Kernel {
+            key: "test/scatter_column_vectors",
+            wgsl: "",
+            entry: "main",
+            bindings: &[],
+            workgroup_size: WORKGROUP_SIZE,
+        };
         let kernels = ScatterKernels {
             winner: &W,
             write: &X,
             columns: &C,
             column_words: None,
+            column_vectors: &V,
         };
         let input = TensorDesc::new(DataType::Float16, [4, 5, 6]);
         let idx = TensorDesc::new(DataType::Uint64, [4, 300, 6]);
@@ -1099,17 +1197,42 @@ mod tests {
         assert!(g.is_err());
         let g = ScatterGeometry::new(&[100, 256], &[300, 256], 0).unwrap();
         assert_eq!(g.strategy(), ScatterStrategy::TwoPass);
-        // A CPU adapter walks columns from SOFTWARE_COLUMNS_MIN of them.
+        // A CPU adapter walks vectors of columns from
+        // SOFTWARE_VECTOR_THREADS_MIN threads, other walks from
+        // SOFTWARE_COLUMNS_MIN columns.
+        let on = |sizes: [u32; 2], data: DataType| {
+            let g = ScatterGeometry::new(&sizes, &[300, sizes[1]], 0).unwrap();
+            assert_eq!(g.strategy_on(DeviceClass::Hardware, data), g.strategy());
+            g.strategy_on(DeviceClass::Software, data)
+        };
+        use DataType::{Float16, Float32, Int64, Uint8};
+        assert_eq!(on([100, 64], Float32), ScatterStrategy::ColumnVectors);
+        assert_eq!(on([100, 60], Float32), ScatterStrategy::TwoPass);
+        assert_eq!(on([100, 32], Int64), ScatterStrategy::ColumnVectors);
+        assert_eq!(on([100, 30], Int64), ScatterStrategy::TwoPass);
+        assert_eq!(on([100, 256], Uint8), ScatterStrategy::ColumnVectors);
+        assert_eq!(on([100, 240], Uint8), ScatterStrategy::TwoPass);
+        assert_eq!(on([100, 4096], Float16), ScatterStrategy::ColumnVectors);
+        assert_eq!(on([100, 4098], Float16), ScatterStrategy::ColumnWords);
+        assert_eq!(on([100, 4094], Float16), ScatterStrategy::TwoPass);
+        assert_eq!(on([100, 4098], Float32), ScatterStrategy::Columns);
+        assert_eq!(on([100, 4097], Uint8), ScatterStrategy::Columns);
+        assert_eq!(on([100, 4095], Int64), ScatterStrategy::TwoPass);
         let g = ScatterGeometry::new(&[100, 4096], &[300, 4096], 0).unwrap();
         assert_eq!(g.strategy(), ScatterStrategy::TwoPass);
+        // Short walks: one pass whatever the column count.
+        let g = ScatterGeometry::new(&[100, 6], &[8, 6], 0).unwrap();
         assert_eq!(
-            g.strategy_on(DeviceClass::Software),
+            g.strategy_on(DeviceClass::Software, Float32),
             ScatterStrategy::Columns
         );
-        let g = ScatterGeometry::new(&[100, 4095], &[300, 4095], 0).unwrap();
         assert_eq!(
-            g.strategy_on(DeviceClass::Software),
-            ScatterStrategy::TwoPass
+            g.strategy_on(DeviceClass::Software, Int64),
+            ScatterStrategy::ColumnVectors
+        );
+        assert_eq!(
+            g.strategy_on(DeviceClass::Software, Float16),
+            ScatterStrategy::ColumnWords
         );
         // Output slot 1 starts as a copy; slot 0 is zero.
         let plan = scatter_elements_plan(
@@ -1160,6 +1283,95 @@ mod tests {
             &kernels
         )
         .is_ok());
+    }
+
+    /// Which walk a plan runs: software plans take a vector of columns a
+    /// thread where `inner` holds whole vectors, else a word (8- and 16-bit
+    /// data), else a column; hardware plans a column unless forced.
+    #[test]
+    fn column_walks() {
+        fn kernel(key: &'static str) -> &'static Kernel {
+            Box::leak(Box::new(Kernel {
+                key,
+                wgsl: "",
+                entry: "main",
+                bindings: &[],
+                workgroup_size: WORKGROUP_SIZE,
+            }))
+        }
+        let kernels = ScatterKernels {
+            winner: kernel("winner"),
+            write: kernel("write"),
+            columns: kernel("columns"),
+            column_words: Some(kernel("words")),
+            column_vectors: kernel("vectors"),
+        };
+        let walk = |dtype: DataType, inner: u32, class, strategy| {
+            let input = TensorDesc::new(dtype, [4, 8, inner]);
+            let idx = TensorDesc::new(DataType::Int32, [4, 8, inner]);
+            let upd = TensorDesc::new(dtype, [4, 8, inner]);
+            let plan = scatter_elements_plan_with(
+                strategy, &input, 0, &idx, 1, &upd, 2, &input, 0, 1, class, &kernels,
+            )
+            .unwrap();
+            assert_eq!(plan.passes.len(), 1);
+            assert!(plan.scratch_bytes.is_empty());
+            let p = &plan.passes[0];
+            (p.kernel.key, p.workgroups)
+        };
+        let software = DeviceClass::Software;
+        // 4 * 1024 columns: 1,024 threads of 4 FLOAT32 columns, 2,048 of 2 INT64.
+        assert_eq!(
+            walk(DataType::Float32, 1024, software, None),
+            ("vectors", 4)
+        );
+        assert_eq!(walk(DataType::Int64, 1024, software, None), ("vectors", 8));
+        assert_eq!(
+            walk(DataType::Float16, 1024, software, None),
+            ("vectors", 2)
+        );
+        assert_eq!(walk(DataType::Uint8, 1024, software, None), ("vectors", 1));
+        // Whole words but not whole vectors: 8- and 16-bit data take words.
+        assert_eq!(walk(DataType::Float16, 1026, software, None), ("words", 9));
+        assert_eq!(
+            walk(DataType::Float32, 1026, software, None),
+            ("columns", 17)
+        );
+        assert_eq!(
+            walk(DataType::Float16, 1025, software, None),
+            ("columns", 17)
+        );
+        // Hardware plans walk a column a thread unless a test forces more.
+        let hardware = DeviceClass::Hardware;
+        assert_eq!(
+            walk(DataType::Float32, 1024, hardware, None),
+            ("columns", 16)
+        );
+        let vectors = Some(ScatterStrategy::ColumnVectors);
+        assert_eq!(
+            walk(DataType::Float32, 1024, hardware, vectors),
+            ("vectors", 4)
+        );
+        assert_eq!(
+            walk(DataType::Float16, 1026, hardware, vectors),
+            ("words", 9)
+        );
+        assert_eq!(
+            walk(DataType::Float32, 1026, hardware, vectors),
+            ("columns", 17)
+        );
+        let words = Some(ScatterStrategy::ColumnWords);
+        assert_eq!(walk(DataType::Float16, 1024, software, words), ("words", 8));
+        assert_eq!(
+            walk(DataType::Float32, 1024, software, words),
+            ("columns", 16)
+        );
+        // A forced strategy is the kernel it names, on either class.
+        let columns = Some(ScatterStrategy::Columns);
+        assert_eq!(
+            walk(DataType::Float16, 1024, software, columns),
+            ("columns", 16)
+        );
     }
 
     #[test]

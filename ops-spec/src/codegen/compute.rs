@@ -279,7 +279,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 if !scatter_supported(a, b) {
                     continue;
                 }
-                let mut ids = Vec::new();
+                let mut ids = std::collections::HashMap::new();
                 for stage in ScatterStage::ALL.into_iter().filter(|s| s.serves(a)) {
                     let key = scatter_kernel_key(&spec.name, stage, a, b);
                     let wgsl = scatter_kernel(stage, a, b, &key, origin);
@@ -291,15 +291,20 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                         scatter_bindings(stage),
                         quote!(::ops_core::__private::patterns::scatter_elements::WORKGROUP_SIZE),
                     ));
-                    ids.push(id);
+                    ids.insert(stage, id);
                 }
                 let (da, db) = (gen_dtype(a), gen_dtype(b));
-                let (w, x, c) = (&ids[0], &ids[1], &ids[2]);
-                let words = match ids.get(3) {
+                let (w, x, c, v) = (
+                    &ids[&ScatterStage::Winner],
+                    &ids[&ScatterStage::Write],
+                    &ids[&ScatterStage::Columns],
+                    &ids[&ScatterStage::ColumnVectors],
+                );
+                let words = match ids.get(&ScatterStage::ColumnWords) {
                     Some(id) => quote!(::core::option::Option::Some(&#id)),
                     None => quote!(::core::option::Option::None),
                 };
-                arms.push(quote!((#da, #db) => ::core::option::Option::Some(::ops_core::__private::patterns::scatter_elements::ScatterKernels { winner: &#w, write: &#x, columns: &#c, column_words: #words }),));
+                arms.push(quote!((#da, #db) => ::core::option::Option::Some(::ops_core::__private::patterns::scatter_elements::ScatterKernels { winner: &#w, write: &#x, columns: &#c, column_words: #words, column_vectors: &#v }),));
             }
             let ids = kernels.iter().map(|k| k.0.clone()).collect::<Vec<_>>();
             let statics = kernels.iter().map(|k| &k.1);

@@ -40,7 +40,7 @@
 //! (`[0, dim - 1]` unsigned) for any axis size up to `u32::MAX`. 8- and
 //! 16-bit index types are also supported (sign-extended to 32 bits).
 
-use ops_core::patterns::scatter_elements::{params, WORKGROUP_SIZE};
+use ops_core::patterns::scatter_elements::{params, LOCKSTEP_ROWS, WORKGROUP_SIZE};
 use ops_core::{Access, DataType};
 
 pub use ops_core::patterns::scatter_elements::ScatterStage;
@@ -87,7 +87,9 @@ pub fn scatter_bindings(stage: ScatterStage) -> &'static [Access] {
     match stage {
         ScatterStage::Winner => SCATTER_WINNER_BINDINGS,
         ScatterStage::Write => SCATTER_WRITE_BINDINGS,
-        ScatterStage::Columns | ScatterStage::ColumnWords => SCATTER_COLUMNS_BINDINGS,
+        ScatterStage::Columns | ScatterStage::ColumnWords | ScatterStage::ColumnVectors => {
+            SCATTER_COLUMNS_BINDINGS
+        }
     }
 }
 
@@ -131,14 +133,21 @@ pub fn scatter_kernel(
 ) -> String {
     debug_assert!(scatter_supported(data, index), "{key}");
     debug_assert!(stage.serves(data), "{key}");
-    let buffers = scatter_buffers(stage, data);
+    let buffers = scatter_buffers(stage, data, index);
     let plain = scatter_module(stage, data, index, key, origin, Layout::Plain);
     let segmented = scatter_module(stage, data, index, key, origin, Layout::Segmented);
     with_segmented_variant(plain, &segmented, &buffers)
 }
 
+/// Whether a [`ScatterStage::ColumnVectors`] thread reads its columns'
+/// indices as whole vectors: they fill `index bytes / data bytes` of them
+/// when an index is at least as wide as an element (else words).
+fn index_vectors(data: DataType, index: DataType) -> bool {
+    index.size_bytes() >= data.size_bytes()
+}
+
 /// The buffers of a stage's kernel, in binding order.
-fn scatter_buffers(stage: ScatterStage, data: DataType) -> Vec<Buffer<'static>> {
+fn scatter_buffers(stage: ScatterStage, data: DataType, index: DataType) -> Vec<Buffer<'static>> {
     match stage {
         ScatterStage::Winner => vec![
             Buffer::params(),
@@ -169,6 +178,19 @@ fn scatter_buffers(stage: ScatterStage, data: DataType) -> Vec<Buffer<'static>> 
             Buffer::read_write("status", true, false),
             Buffer::read_write("output", false, true),
         ],
+        // The same, reading updates (and, when they fill some, indices) a
+        // vector at a time.
+        ScatterStage::ColumnVectors => vec![
+            Buffer::params(),
+            if index_vectors(data, index) {
+                Buffer::read_vec4("indices")
+            } else {
+                Buffer::read("indices", true)
+            },
+            Buffer::read_vec4("updates"),
+            Buffer::read_write("status", true, false),
+            Buffer::read_write_vec4("output"),
+        ],
     }
 }
 
@@ -181,7 +203,7 @@ fn scatter_module(
     origin: &str,
     layout: Layout,
 ) -> String {
-    let buffers = scatter_buffers(stage, data);
+    let buffers = scatter_buffers(stage, data, index);
     let buffer = |name: &str| {
         *buffers
             .iter()
@@ -213,6 +235,15 @@ fn scatter_module(
         w.comment("Elements (columns) per u32 word.");
         w.line(format!("const PER_WORD: u32 = {}u;", 32 / data.size_bits()));
     }
+    if stage == ScatterStage::ColumnVectors {
+        w.comment("Elements (columns) per vec4<u32>.");
+        w.line(format!(
+            "const PER_VECTOR: u32 = {}u;",
+            128 / data.size_bits()
+        ));
+        w.comment("Rows a thread walks between two workgroup barriers.");
+        w.line(format!("const LOCKSTEP_ROWS: u32 = {LOCKSTEP_ROWS}u;"));
+    }
     w.blank();
     segments::declare(&mut w, &buffers, layout);
     w.blank();
@@ -235,6 +266,11 @@ fn scatter_module(
     ));
     w.line("let group = wg.x + wg.y * num_workgroups.x;");
     w.line("let axis = Axis(param(P_INNER), param(P_INDEX_AXIS_LEN), param(P_AXIS_LEN));");
+    if stage == ScatterStage::ColumnVectors {
+        gen_column_vectors_body(&mut w, data, index, layout, &buffer);
+        w.close();
+        return w.finish();
+    }
     if stage == ScatterStage::Columns {
         w.comment("One thread per column (outer, i); consecutive threads take consecutive i.");
         w.line("let count = param(P_COLUMNS);");
@@ -311,6 +347,7 @@ fn scatter_module(
             });
         }
         ScatterStage::ColumnWords => gen_column_words_body(&mut w, data, layout, &buffer),
+        ScatterStage::ColumnVectors => unreachable!("generated above"),
     }
     w.close();
     w.finish()
@@ -371,6 +408,147 @@ fn gen_column_words_body(
             ));
         }
         w.line("update = update + inner;");
+    });
+}
+
+/// ColumnVectors: a thread per `vec4<u32>` of `PER_VECTOR` neighbouring
+/// columns (`inner` is a whole number of vectors), the workgroup's threads
+/// in lock step. Each row reads the columns' updates as one vector and
+/// their indices as `index bytes / data bytes` vectors (or, narrower
+/// indices, a word at a time), and stores each column's element in its own
+/// output word(s), which no other thread touches: plain stores, and a
+/// plain load and store for 8- and 16-bit lanes.
+///
+/// Every thread of the workgroup meets a barrier every `LOCKSTEP_ROWS`
+/// rows, so no thread returns early: threads past the last vector and
+/// threads that met a bad index keep walking without loading or storing.
+fn gen_column_vectors_body(
+    w: &mut Writer,
+    data: DataType,
+    index: DataType,
+    layout: Layout,
+    buffer: &dyn Fn(&str) -> Buffer<'static>,
+) {
+    let per = 128 / data.size_bits();
+    let width = data.size_bits();
+    let (indices, updates, output) = (buffer("indices"), buffer("updates"), buffer("output"));
+    w.comment("One thread per vector of PER_VECTOR columns (outer, i..); inner holds whole");
+    w.comment("vectors. No early return: every thread meets every barrier.");
+    w.line("let count = param(P_COLUMNS) / PER_VECTOR;");
+    w.line("let walk = axis.index_len;");
+    w.line("let inner = axis.inner;");
+    w.comment("Threads past the last vector (and the grid's tail, where group * WORKGROUP_SIZE");
+    w.comment("could wrap around) walk without loading or storing.");
+    w.line("let groups = count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u);");
+    w.line("let u = group * WORKGROUP_SIZE + lid;");
+    w.line("var live = group < groups && u < count;");
+    w.line("let first = u * PER_VECTOR;");
+    w.line("let i = first % inner;");
+    w.line("let outer = first / inner;");
+    w.line("var update = outer * walk * inner + i;");
+    w.line("let base = outer * axis.len * inner + i;");
+    w.comment("Updates of these columns, in row-major order: the vector at update / PER_VECTOR,");
+    w.comment("then inner further on; each column's element goes to its own output word(s).");
+    w.block("for (var k = 0u; k < walk; k = k + 1u)", |w| {
+        w.block("if (live)", |w| {
+            // Column j's raw index value.
+            let raw: Vec<String> = if index_vectors(data, index) {
+                let n = index.size_bytes() / data.size_bytes();
+                for m in 0..n {
+                    w.line(format!(
+                        "let iv{m} = {};",
+                        indices.vector(layout, &format!("update / PER_VECTOR * {n}u + {m}u"))
+                    ));
+                }
+                let word = |x: usize| format!("iv{}[{}]", x / 4, x % 4);
+                let ib = index.size_bits() as usize;
+                (0..per as usize)
+                    .map(|j| match ib {
+                        64 => format!("vec2<u32>({}, {})", word(2 * j), word(2 * j + 1)),
+                        32 => word(j),
+                        _ => {
+                            let lanes = 32 / ib;
+                            format!(
+                                "(({} >> {}u) & 0x{:x}u)",
+                                word(j / lanes),
+                                (j % lanes) * ib,
+                                (1u64 << ib) - 1
+                            )
+                        }
+                    })
+                    .collect()
+            } else {
+                (0..per)
+                    .map(|j| format!("load_index(update + {j}u)"))
+                    .collect()
+            };
+            for (j, r) in raw.iter().enumerate() {
+                w.line(format!("let c{j} = axis_coordinate({r}, axis.len);"));
+            }
+            let bad: Vec<String> = (0..per).map(|j| format!("(c{j} == NONE)")).collect();
+            w.block(format!("if ({})", bad.join(" | ")), |w| {
+                w.comment("The lowest bad position of the row; the call fails, its outputs are");
+                w.comment("not returned, and nothing is written out of bounds.");
+                let mut lowest = format!("update + {}u", per - 1);
+                for j in (0..per - 1).rev() {
+                    lowest = format!("select({lowest}, update + {j}u, c{j} == NONE)");
+                }
+                w.line(format!("atomicMin(&status[0], {lowest});"));
+                w.line("live = false;");
+            });
+            w.block("if (live)", |w| {
+                w.line(format!(
+                    "let v = {};",
+                    updates.vector(layout, "update / PER_VECTOR")
+                ));
+                let same: Vec<String> = (1..per).map(|j| format!("(c{j} == c0)")).collect();
+                w.comment("Every column into one output row: the vector goes whole.");
+                w.line(format!("let same = {};", same.join(" & ")));
+                w.open("if (same)");
+                w.line(output.store_vector(layout, "(base + c0 * inner) / PER_VECTOR", "v"));
+                w.reopen("else");
+                for j in 0..per {
+                    w.line(format!("let t{j} = base + {j}u + c{j} * inner;"));
+                    match width {
+                        64 => {
+                            w.line(output.set(
+                                layout,
+                                &format!("2u * t{j}"),
+                                &format!("v[{}]", 2 * j),
+                            ));
+                            w.line(output.set(
+                                layout,
+                                &format!("2u * t{j} + 1u"),
+                                &format!("v[{}]", 2 * j + 1),
+                            ));
+                        }
+                        32 => {
+                            w.line(output.set(layout, &format!("t{j}"), &format!("v[{j}]")));
+                        }
+                        _ => {
+                            // The element's lane: the same in the update
+                            // vector's word as in its output word.
+                            let lanes = 32 / width;
+                            let mask =
+                                format!("0x{:x}u", ((1u64 << width) - 1) << ((j % lanes) * width));
+                            let at = format!("t{j} / {lanes}u");
+                            let old = output.word(layout, &at);
+                            w.line(output.set(
+                                layout,
+                                &at,
+                                &format!("({old} & ~{mask}) | (v[{}] & {mask})", j / lanes),
+                            ));
+                        }
+                    }
+                }
+                w.close();
+            });
+            w.line("update = update + inner;");
+        });
+        w.comment("Lock step: the workgroup's threads stay within LOCKSTEP_ROWS rows.");
+        w.block("if (k % LOCKSTEP_ROWS == LOCKSTEP_ROWS - 1u)", |w| {
+            w.line("workgroupBarrier();");
+        });
     });
 }
 
@@ -515,9 +693,9 @@ mod tests {
                 }
             }
         }
-        // Eleven data types for three stages, the five 8- and 16-bit ones
+        // Eleven data types for four stages, the five 8- and 16-bit ones
         // for ColumnWords; four index types.
-        assert_eq!(count, (3 * 11 + 5) * 4);
+        assert_eq!(count, (4 * 11 + 5) * 4);
     }
 
     #[test]

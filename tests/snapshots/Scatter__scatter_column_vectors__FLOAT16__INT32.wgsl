@@ -1,0 +1,397 @@
+// @generated from specs/scatter.op
+// kernel: Scatter/scatter_column_vectors/FLOAT16/INT32
+// scatter_elements (scatter_column_vectors): data FLOAT16, index INT32
+// The last update in row-major order wins each output element.
+
+const WORKGROUP_SIZE: u32 = 256u;
+const P_UPDATE_COUNT: u32 = 0u;
+const P_INNER: u32 = 1u;
+const P_INDEX_AXIS_LEN: u32 = 2u;
+const P_AXIS_LEN: u32 = 3u;
+const P_COLUMNS: u32 = 5u;
+// No element: a bad index's target; status word 0 while no index is bad.
+const NONE: u32 = 0xffffffffu;
+// Elements (columns) per vec4<u32>.
+const PER_VECTOR: u32 = 8u;
+// Rows a thread walks between two workgroup barriers.
+const LOCKSTEP_ROWS: u32 = 64u;
+
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
+@group(0) @binding(1) var<storage, read> indices: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> updates: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read_write> status: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> output: array<vec4<u32>>;
+
+// Parameter word i: the same in every thread, one load wherever it is read.
+fn param(i: u32) -> u32 {
+    return params[i >> 2u][i & 3u];
+}
+
+fn load_index(i: u32) -> u32 {
+    return indices[(i) >> 2u][(i) & 3u];
+}
+
+// The axis coordinate index value v names, or NONE when out of range.
+fn axis_coordinate(v: u32, len: u32) -> u32 {
+    let b = v;
+    if (b < 0x80000000u) {
+        if (b < len) {
+            return b;
+        }
+        return NONE;
+    }
+    // Negative: counts from the end; the magnitude is 2^32 - bits.
+    let magnitude = 0u - b;
+    if (magnitude <= len) {
+        return len - magnitude;
+    }
+    return NONE;
+}
+
+// The geometry's parameter words, read once at the kernel's top.
+struct Axis {
+    inner: u32,
+    index_len: u32,
+    len: u32,
+}
+
+// Update u's target output element, or NONE when its index is out of range.
+// u = (outer * index_axis_len + k) * inner + i -> (outer * axis_len + c) * inner + i.
+fn target_of(u: u32, g: Axis) -> u32 {
+    let c = axis_coordinate(load_index(u), g.len);
+    if (c == NONE) {
+        return NONE;
+    }
+    let outer = u / g.inner / g.index_len;
+    return (outer * g.len + c) * g.inner + u % g.inner;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let group = wg.x + wg.y * num_workgroups.x;
+    let axis = Axis(param(P_INNER), param(P_INDEX_AXIS_LEN), param(P_AXIS_LEN));
+    // One thread per vector of PER_VECTOR columns (outer, i..); inner holds whole
+    // vectors. No early return: every thread meets every barrier.
+    let count = param(P_COLUMNS) / PER_VECTOR;
+    let walk = axis.index_len;
+    let inner = axis.inner;
+    // Threads past the last vector (and the grid's tail, where group * WORKGROUP_SIZE
+    // could wrap around) walk without loading or storing.
+    let groups = count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u);
+    let u = group * WORKGROUP_SIZE + lid;
+    var live = group < groups && u < count;
+    let first = u * PER_VECTOR;
+    let i = first % inner;
+    let outer = first / inner;
+    var update = outer * walk * inner + i;
+    let base = outer * axis.len * inner + i;
+    // Updates of these columns, in row-major order: the vector at update / PER_VECTOR,
+    // then inner further on; each column's element goes to its own output word(s).
+    for (var k = 0u; k < walk; k = k + 1u) {
+        if (live) {
+            let iv0 = indices[update / PER_VECTOR * 2u + 0u];
+            let iv1 = indices[update / PER_VECTOR * 2u + 1u];
+            let c0 = axis_coordinate(iv0[0], axis.len);
+            let c1 = axis_coordinate(iv0[1], axis.len);
+            let c2 = axis_coordinate(iv0[2], axis.len);
+            let c3 = axis_coordinate(iv0[3], axis.len);
+            let c4 = axis_coordinate(iv1[0], axis.len);
+            let c5 = axis_coordinate(iv1[1], axis.len);
+            let c6 = axis_coordinate(iv1[2], axis.len);
+            let c7 = axis_coordinate(iv1[3], axis.len);
+            if ((c0 == NONE) | (c1 == NONE) | (c2 == NONE) | (c3 == NONE) | (c4 == NONE) | (c5 == NONE) | (c6 == NONE) | (c7 == NONE)) {
+                // The lowest bad position of the row; the call fails, its outputs are
+                // not returned, and nothing is written out of bounds.
+                atomicMin(&status[0], select(select(select(select(select(select(select(update + 7u, update + 6u, c6 == NONE), update + 5u, c5 == NONE), update + 4u, c4 == NONE), update + 3u, c3 == NONE), update + 2u, c2 == NONE), update + 1u, c1 == NONE), update + 0u, c0 == NONE));
+                live = false;
+            }
+            if (live) {
+                let v = updates[update / PER_VECTOR];
+                // Every column into one output row: the vector goes whole.
+                let same = (c1 == c0) & (c2 == c0) & (c3 == c0) & (c4 == c0) & (c5 == c0) & (c6 == c0) & (c7 == c0);
+                if (same) {
+                    output[(base + c0 * inner) / PER_VECTOR] = v;
+                } else {
+                    let t0 = base + 0u + c0 * inner;
+                    output[(t0 / 2u) >> 2u][(t0 / 2u) & 3u] = (output[(t0 / 2u) >> 2u][(t0 / 2u) & 3u] & ~0xffffu) | (v[0] & 0xffffu);
+                    let t1 = base + 1u + c1 * inner;
+                    output[(t1 / 2u) >> 2u][(t1 / 2u) & 3u] = (output[(t1 / 2u) >> 2u][(t1 / 2u) & 3u] & ~0xffff0000u) | (v[0] & 0xffff0000u);
+                    let t2 = base + 2u + c2 * inner;
+                    output[(t2 / 2u) >> 2u][(t2 / 2u) & 3u] = (output[(t2 / 2u) >> 2u][(t2 / 2u) & 3u] & ~0xffffu) | (v[1] & 0xffffu);
+                    let t3 = base + 3u + c3 * inner;
+                    output[(t3 / 2u) >> 2u][(t3 / 2u) & 3u] = (output[(t3 / 2u) >> 2u][(t3 / 2u) & 3u] & ~0xffff0000u) | (v[1] & 0xffff0000u);
+                    let t4 = base + 4u + c4 * inner;
+                    output[(t4 / 2u) >> 2u][(t4 / 2u) & 3u] = (output[(t4 / 2u) >> 2u][(t4 / 2u) & 3u] & ~0xffffu) | (v[2] & 0xffffu);
+                    let t5 = base + 5u + c5 * inner;
+                    output[(t5 / 2u) >> 2u][(t5 / 2u) & 3u] = (output[(t5 / 2u) >> 2u][(t5 / 2u) & 3u] & ~0xffff0000u) | (v[2] & 0xffff0000u);
+                    let t6 = base + 6u + c6 * inner;
+                    output[(t6 / 2u) >> 2u][(t6 / 2u) & 3u] = (output[(t6 / 2u) >> 2u][(t6 / 2u) & 3u] & ~0xffffu) | (v[3] & 0xffffu);
+                    let t7 = base + 7u + c7 * inner;
+                    output[(t7 / 2u) >> 2u][(t7 / 2u) & 3u] = (output[(t7 / 2u) >> 2u][(t7 / 2u) & 3u] & ~0xffff0000u) | (v[3] & 0xffff0000u);
+                }
+            }
+            update = update + inner;
+        }
+        // Lock step: the workgroup's threads stay within LOCKSTEP_ROWS rows.
+        if (k % LOCKSTEP_ROWS == LOCKSTEP_ROWS - 1u) {
+            workgroupBarrier();
+        }
+    }
+}
+/* @segmented 1 4 4 1 4
+// @generated from specs/scatter.op
+// kernel: Scatter/scatter_column_vectors/FLOAT16/INT32
+// scatter_elements (scatter_column_vectors): data FLOAT16, index INT32
+// The last update in row-major order wins each output element.
+
+const WORKGROUP_SIZE: u32 = 256u;
+const P_UPDATE_COUNT: u32 = 0u;
+const P_INNER: u32 = 1u;
+const P_INDEX_AXIS_LEN: u32 = 2u;
+const P_AXIS_LEN: u32 = 3u;
+const P_COLUMNS: u32 = 5u;
+// No element: a bad index's target; status word 0 while no index is bad.
+const NONE: u32 = 0xffffffffu;
+// Elements (columns) per vec4<u32>.
+const PER_VECTOR: u32 = 8u;
+// Rows a thread walks between two workgroup barriers.
+const LOCKSTEP_ROWS: u32 = 64u;
+
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
+@group(0) @binding(1) var<storage, read> indices_s0: array<vec4<u32>>;
+@group(0) @binding(2) var<storage, read> indices_s1: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> indices_s2: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read> indices_s3: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read> updates_s0: array<vec4<u32>>;
+@group(0) @binding(6) var<storage, read> updates_s1: array<vec4<u32>>;
+@group(0) @binding(7) var<storage, read> updates_s2: array<vec4<u32>>;
+@group(0) @binding(8) var<storage, read> updates_s3: array<vec4<u32>>;
+@group(0) @binding(9) var<storage, read_write> status: array<atomic<u32>>;
+@group(0) @binding(10) var<storage, read_write> output_s0: array<vec4<u32>>;
+@group(0) @binding(11) var<storage, read_write> output_s1: array<vec4<u32>>;
+@group(0) @binding(12) var<storage, read_write> output_s2: array<vec4<u32>>;
+@group(0) @binding(13) var<storage, read_write> output_s3: array<vec4<u32>>;
+
+// Parameter word i: the same in every thread, one load wherever it is read.
+fn param(i: u32) -> u32 {
+    return params[i >> 2u][i & 3u];
+}
+
+// Vector i of `indices`, bound in 4 segments of arrayLength(&indices_s0) vectors.
+fn indices_vector(i: u32) -> vec4<u32> {
+    let n = arrayLength(&indices_s0);
+    if (i < n) {
+        return indices_s0[i];
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        return indices_s1[r];
+    }
+    if (s == 2u) {
+        return indices_s2[r];
+    }
+    return indices_s3[r];
+}
+
+fn indices_word(i: u32) -> u32 {
+    return indices_vector(i >> 2u)[i & 3u];
+}
+
+// Vector i of `updates`, bound in 4 segments of arrayLength(&updates_s0) vectors.
+fn updates_vector(i: u32) -> vec4<u32> {
+    let n = arrayLength(&updates_s0);
+    if (i < n) {
+        return updates_s0[i];
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        return updates_s1[r];
+    }
+    if (s == 2u) {
+        return updates_s2[r];
+    }
+    return updates_s3[r];
+}
+
+fn updates_word(i: u32) -> u32 {
+    return updates_vector(i >> 2u)[i & 3u];
+}
+
+// Vector i of `output`, bound in 4 segments of arrayLength(&output_s0) vectors.
+fn output_vector(i: u32) -> vec4<u32> {
+    let n = arrayLength(&output_s0);
+    if (i < n) {
+        return output_s0[i];
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        return output_s1[r];
+    }
+    if (s == 2u) {
+        return output_s2[r];
+    }
+    return output_s3[r];
+}
+
+fn output_word(i: u32) -> u32 {
+    return output_vector(i >> 2u)[i & 3u];
+}
+
+fn output_store(i: u32, v: vec4<u32>) {
+    let n = arrayLength(&output_s0);
+    if (i < n) {
+        output_s0[i] = v;
+        return;
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        output_s1[r] = v;
+        return;
+    }
+    if (s == 2u) {
+        output_s2[r] = v;
+        return;
+    }
+    output_s3[r] = v;
+}
+
+// Word `lane` of vector i: a store of that word alone.
+fn output_set_lane(i: u32, lane: u32, v: u32) {
+    let n = arrayLength(&output_s0);
+    if (i < n) {
+        output_s0[i][lane] = v;
+        return;
+    }
+    let s = i / n;
+    let r = i - s * n;
+    if (s == 1u) {
+        output_s1[r][lane] = v;
+        return;
+    }
+    if (s == 2u) {
+        output_s2[r][lane] = v;
+        return;
+    }
+    output_s3[r][lane] = v;
+}
+
+fn output_set(i: u32, v: u32) {
+    output_set_lane(i >> 2u, i & 3u, v);
+}
+
+fn load_index(i: u32) -> u32 {
+    return indices_word(i);
+}
+
+// The axis coordinate index value v names, or NONE when out of range.
+fn axis_coordinate(v: u32, len: u32) -> u32 {
+    let b = v;
+    if (b < 0x80000000u) {
+        if (b < len) {
+            return b;
+        }
+        return NONE;
+    }
+    // Negative: counts from the end; the magnitude is 2^32 - bits.
+    let magnitude = 0u - b;
+    if (magnitude <= len) {
+        return len - magnitude;
+    }
+    return NONE;
+}
+
+// The geometry's parameter words, read once at the kernel's top.
+struct Axis {
+    inner: u32,
+    index_len: u32,
+    len: u32,
+}
+
+// Update u's target output element, or NONE when its index is out of range.
+// u = (outer * index_axis_len + k) * inner + i -> (outer * axis_len + c) * inner + i.
+fn target_of(u: u32, g: Axis) -> u32 {
+    let c = axis_coordinate(load_index(u), g.len);
+    if (c == NONE) {
+        return NONE;
+    }
+    let outer = u / g.inner / g.index_len;
+    return (outer * g.len + c) * g.inner + u % g.inner;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let group = wg.x + wg.y * num_workgroups.x;
+    let axis = Axis(param(P_INNER), param(P_INDEX_AXIS_LEN), param(P_AXIS_LEN));
+    // One thread per vector of PER_VECTOR columns (outer, i..); inner holds whole
+    // vectors. No early return: every thread meets every barrier.
+    let count = param(P_COLUMNS) / PER_VECTOR;
+    let walk = axis.index_len;
+    let inner = axis.inner;
+    // Threads past the last vector (and the grid's tail, where group * WORKGROUP_SIZE
+    // could wrap around) walk without loading or storing.
+    let groups = count / WORKGROUP_SIZE + select(0u, 1u, count % WORKGROUP_SIZE != 0u);
+    let u = group * WORKGROUP_SIZE + lid;
+    var live = group < groups && u < count;
+    let first = u * PER_VECTOR;
+    let i = first % inner;
+    let outer = first / inner;
+    var update = outer * walk * inner + i;
+    let base = outer * axis.len * inner + i;
+    // Updates of these columns, in row-major order: the vector at update / PER_VECTOR,
+    // then inner further on; each column's element goes to its own output word(s).
+    for (var k = 0u; k < walk; k = k + 1u) {
+        if (live) {
+            let iv0 = indices_vector(update / PER_VECTOR * 2u + 0u);
+            let iv1 = indices_vector(update / PER_VECTOR * 2u + 1u);
+            let c0 = axis_coordinate(iv0[0], axis.len);
+            let c1 = axis_coordinate(iv0[1], axis.len);
+            let c2 = axis_coordinate(iv0[2], axis.len);
+            let c3 = axis_coordinate(iv0[3], axis.len);
+            let c4 = axis_coordinate(iv1[0], axis.len);
+            let c5 = axis_coordinate(iv1[1], axis.len);
+            let c6 = axis_coordinate(iv1[2], axis.len);
+            let c7 = axis_coordinate(iv1[3], axis.len);
+            if ((c0 == NONE) | (c1 == NONE) | (c2 == NONE) | (c3 == NONE) | (c4 == NONE) | (c5 == NONE) | (c6 == NONE) | (c7 == NONE)) {
+                // The lowest bad position of the row; the call fails, its outputs are
+                // not returned, and nothing is written out of bounds.
+                atomicMin(&status[0], select(select(select(select(select(select(select(update + 7u, update + 6u, c6 == NONE), update + 5u, c5 == NONE), update + 4u, c4 == NONE), update + 3u, c3 == NONE), update + 2u, c2 == NONE), update + 1u, c1 == NONE), update + 0u, c0 == NONE));
+                live = false;
+            }
+            if (live) {
+                let v = updates_vector(update / PER_VECTOR);
+                // Every column into one output row: the vector goes whole.
+                let same = (c1 == c0) & (c2 == c0) & (c3 == c0) & (c4 == c0) & (c5 == c0) & (c6 == c0) & (c7 == c0);
+                if (same) {
+                    output_store((base + c0 * inner) / PER_VECTOR, v);
+                } else {
+                    let t0 = base + 0u + c0 * inner;
+                    output_set(t0 / 2u, (output_word(t0 / 2u) & ~0xffffu) | (v[0] & 0xffffu));
+                    let t1 = base + 1u + c1 * inner;
+                    output_set(t1 / 2u, (output_word(t1 / 2u) & ~0xffff0000u) | (v[0] & 0xffff0000u));
+                    let t2 = base + 2u + c2 * inner;
+                    output_set(t2 / 2u, (output_word(t2 / 2u) & ~0xffffu) | (v[1] & 0xffffu));
+                    let t3 = base + 3u + c3 * inner;
+                    output_set(t3 / 2u, (output_word(t3 / 2u) & ~0xffff0000u) | (v[1] & 0xffff0000u));
+                    let t4 = base + 4u + c4 * inner;
+                    output_set(t4 / 2u, (output_word(t4 / 2u) & ~0xffffu) | (v[2] & 0xffffu));
+                    let t5 = base + 5u + c5 * inner;
+                    output_set(t5 / 2u, (output_word(t5 / 2u) & ~0xffff0000u) | (v[2] & 0xffff0000u));
+                    let t6 = base + 6u + c6 * inner;
+                    output_set(t6 / 2u, (output_word(t6 / 2u) & ~0xffffu) | (v[3] & 0xffffu));
+                    let t7 = base + 7u + c7 * inner;
+                    output_set(t7 / 2u, (output_word(t7 / 2u) & ~0xffff0000u) | (v[3] & 0xffff0000u));
+                }
+            }
+            update = update + inner;
+        }
+        // Lock step: the workgroup's threads stay within LOCKSTEP_ROWS rows.
+        if (k % LOCKSTEP_ROWS == LOCKSTEP_ROWS - 1u) {
+            workgroupBarrier();
+        }
+    }
+}
+*/
