@@ -18,7 +18,7 @@ use ops_core::patterns::gather_nd::{
     gather_nd_cpu, gather_nd_index_error, gather_nd_plan, params, GatherNdGeometry, GatherVariant,
     WORKGROUP_SIZE,
 };
-use ops_core::{DataType, HostTensor, Kernel, OpError, TensorDesc};
+use ops_core::{DataType, DeviceClass, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::{Context, ExecError};
 use ops_spec::wgsl::gather_nd::{
     gather_nd_kernel, gather_nd_kernel_key, GATHER_ND_BINDINGS, GATHER_ND_ENTRY,
@@ -41,22 +41,26 @@ fn ctx() -> &'static Context {
     })
 }
 
-/// The kernels of one data and index type, in [`GatherVariant::ALL`] order.
-type Kernels = [&'static Kernel; GatherVariant::ALL.len()];
+/// The kernels of one data and index type, in [`GatherVariant::ALL`] order
+/// (`None` for a variant that does not serve the data type).
+type Kernels = [Option<&'static Kernel>; GatherVariant::ALL.len()];
 
 /// Generates and leaks the kernels of every variant, as generated code holds
 /// them in statics.
 fn kernel(data: DataType, index: DataType) -> &'static Kernels {
     Box::leak(Box::new(GatherVariant::ALL.map(|v| {
+        if !v.serves(data) {
+            return None;
+        }
         let key = gather_nd_kernel_key(OPERATOR, v, data, index);
         let wgsl = gather_nd_kernel(v, data, index, &key, ORIGIN);
-        &*Box::leak(Box::new(Kernel {
+        Some(&*Box::leak(Box::new(Kernel {
             key: Box::leak(key.into_boxed_str()),
             wgsl: Box::leak(wgsl.into_boxed_str()),
             entry: GATHER_ND_ENTRY,
             bindings: GATHER_ND_BINDINGS,
             workgroup_size: WORKGROUP_SIZE,
-        }))
+        })))
     })))
 }
 
@@ -283,6 +287,18 @@ fn plan_for(
     case: &Case,
     k: &'static Kernels,
 ) -> ops_core::GpuPlan {
+    plan_on(DeviceClass::Hardware, input, indices, out, case, k)
+}
+
+/// [`plan_for`] on an adapter of `class`.
+fn plan_on(
+    class: DeviceClass,
+    input: &HostTensor,
+    indices: &HostTensor,
+    out: &TensorDesc,
+    case: &Case,
+    k: &'static Kernels,
+) -> ops_core::GpuPlan {
     gather_nd_plan(
         input.desc(),
         0,
@@ -293,9 +309,10 @@ fn plan_for(
         case.input_rank,
         case.indices_rank,
         case.batch_dims,
+        class,
         &|v| {
             let i = GatherVariant::ALL.iter().position(|&x| x == v)?;
-            Some(k[i])
+            k[i]
         },
     )
     .unwrap_or_else(|e| panic!("{case:?}: plan: {e}"))
@@ -310,6 +327,7 @@ fn gpu_matches_cpu_reference_bitwise() {
     let mut long_rows = 0;
     let mut negatives = 0;
     let mut singles = 0;
+    let mut single_vectors = 0;
     for data in DataType::ALL {
         for index in INDEX_TYPES {
             let k = kernel(data, index);
@@ -353,6 +371,20 @@ fn gpu_matches_cpu_reference_bitwise() {
                 {
                     singles += 1;
                 }
+                // Software plans, where they take another kernel.
+                let software = plan_on(DeviceClass::Software, &input, &indices, &out, &case, k);
+                let key = |p: &ops_core::GpuPlan| p.passes.first().map(|p| p.kernel.key);
+                if key(&software) != key(&plan) {
+                    let got = ctx
+                        .execute(&software, &[&input, &indices], std::slice::from_ref(&out))
+                        .unwrap_or_else(|e| panic!("{what}: software plan: {e}"));
+                    assert!(
+                        got[0].bytes() == want.bytes(),
+                        "{what}: software plan: {}",
+                        first_difference(data, got[0].bytes(), want.bytes())
+                    );
+                    single_vectors += 1;
+                }
             }
         }
     }
@@ -360,6 +392,7 @@ fn gpu_matches_cpu_reference_bitwise() {
     assert!(long_rows > 20, "{long_rows} long-row cases");
     assert!(negatives > 100, "{negatives} negative indices");
     assert!(singles > 20, "{singles} single-element cases");
+    assert!(single_vectors > 10, "{single_vectors} single-vector cases");
 }
 
 #[test]
@@ -399,24 +432,27 @@ fn out_of_range_indices_fail_the_index_check() {
                     matches!(want, OpError::IndexOutOfRange { .. }),
                     "{what}: {want}"
                 );
-                let plan = plan_for(&input, &indices, &out, &case, k);
-                assert_eq!(plan.index_checks, [1], "{what}");
-                match ctx.execute(&plan, &[&input, &indices], std::slice::from_ref(&out)) {
-                    Err(ExecError::Index { check, position }) => {
-                        assert_eq!(check, 0, "{what}");
-                        assert_eq!(position, lowest, "{what}");
-                        let got = gather_nd_index_error(
-                            input.desc(),
-                            &indices,
-                            case.input_rank,
-                            case.indices_rank,
-                            case.batch_dims,
-                            INDICES,
-                            position,
-                        );
-                        assert_eq!(got, want, "{what}");
+                for class in [DeviceClass::Hardware, DeviceClass::Software] {
+                    let plan = plan_on(class, &input, &indices, &out, &case, k);
+                    let what = format!("{what} {class:?}");
+                    assert_eq!(plan.index_checks, [1], "{what}");
+                    match ctx.execute(&plan, &[&input, &indices], std::slice::from_ref(&out)) {
+                        Err(ExecError::Index { check, position }) => {
+                            assert_eq!(check, 0, "{what}");
+                            assert_eq!(position, lowest, "{what}");
+                            let got = gather_nd_index_error(
+                                input.desc(),
+                                &indices,
+                                case.input_rank,
+                                case.indices_rank,
+                                case.batch_dims,
+                                INDICES,
+                                position,
+                            );
+                            assert_eq!(got, want, "{what}");
+                        }
+                        other => panic!("{what}: {other:?}"),
                     }
-                    other => panic!("{what}: {other:?}"),
                 }
             }
         }
@@ -519,6 +555,96 @@ fn empty_tensors() {
         .execute(&plan, &[&input, &none], std::slice::from_ref(&out))
         .unwrap();
     assert!(got[0].is_empty());
+}
+
+/// Software plans' single-vector kernels (four single elements a thread):
+/// tuples of one and two index values, every index type, 32- and 64-bit
+/// data, several workgroups and a last thread of 1 to 3 items, without a
+/// batch dimension and with one of size 1 (a batch dimension of size 2
+/// takes the element-by-element kernel); bad indices in the vector path
+/// (the lowest of two, in a thread's second tuple's last value) and in the
+/// tail.
+#[test]
+fn single_vectors_four_elements_a_thread() {
+    let ctx = ctx();
+    let mut rng = Rng(seed() ^ 0x5e4);
+    let mut runs = 0;
+    for data in [DataType::Float32, DataType::Int32, DataType::Uint64] {
+        for index in INDEX_TYPES {
+            let k = kernel(data, index);
+            for (q, batches) in [(1usize, 0u32), (2, 0), (2, 1), (1, 2)] {
+                let tuples = 4 * 260 + 1 + rng.below(3) as u32;
+                let dims: Vec<u32> = (0..q).map(|_| 3 + rng.below(60) as u32).collect();
+                let (mut input, mut indices) = (Vec::new(), Vec::new());
+                if batches > 0 {
+                    input.push(batches);
+                    indices.push(batches);
+                }
+                let batch = usize::from(batches > 0);
+                input.extend(&dims);
+                indices.extend([tuples / batches.max(1), q as u32]);
+                let case = Case {
+                    input_rank: input.len(),
+                    indices_rank: indices.len(),
+                    input,
+                    indices,
+                    batch_dims: batch,
+                };
+                let g = geometry(&case);
+                let x = data_tensor(data, &case.input, &mut rng);
+                let values = valid_indices(&g, index, &mut rng);
+                let ix = index_tensor(index, &case.indices, &values);
+                let out = output_desc(&g, data, case.input.len());
+                let what = format!("{data}/{index} {case:?}");
+                let plan = plan_on(DeviceClass::Software, &x, &ix, &out, &case, k);
+                let variant = match (q, batches) {
+                    (_, 2) => "gather_nd_singles",
+                    (1, _) => "single_vectors_1",
+                    _ => "single_vectors_2",
+                };
+                assert!(plan.passes[0].kernel.key.contains(variant), "{what}");
+                let want = gather_nd_cpu(
+                    &x,
+                    &ix,
+                    &out,
+                    case.input_rank,
+                    case.indices_rank,
+                    batch,
+                    INDICES,
+                )
+                .unwrap();
+                let got = ctx
+                    .execute(&plan, &[&x, &ix], std::slice::from_ref(&out))
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(
+                    got[0].bytes() == want.bytes(),
+                    "{what}: {}",
+                    first_difference(data, got[0].bytes(), want.bytes())
+                );
+                // Bad values: at positions p and later ones, the lowest wins.
+                let last = values.len() - 1;
+                for bad_at in [
+                    vec![5 * q + q - 1, 40 * q],
+                    vec![last],
+                    vec![last - 1, last],
+                ] {
+                    let mut bad = values.clone();
+                    for &p in &bad_at {
+                        bad[p] = bad_index(index, i128::from(g.dims[p % q].0 as u32), &mut rng);
+                    }
+                    let ix = index_tensor(index, &case.indices, &bad);
+                    match ctx.execute(&plan, &[&x, &ix], std::slice::from_ref(&out)) {
+                        Err(ExecError::Index { position, .. }) => {
+                            assert_eq!(position, bad_at[0] as u64, "{what} bad at {bad_at:?}");
+                        }
+                        other => panic!("{what} bad at {bad_at:?}: {other:?}"),
+                    }
+                }
+                runs += 1;
+            }
+        }
+    }
+    assert_eq!(runs, 3 * 4 * 4);
 }
 
 /// Rows of an odd byte count keep element mode (one output word a work

@@ -203,7 +203,8 @@ fn reductions_run_segmented() {
     same_on_both(&ctx, &d, &[&x]);
 }
 
-/// GatherND1 of whole rows of a 2-D `x` by `[n, 1]` indices.
+/// GatherND1 of a 2-D `x` by `[n, 1]` (whole rows) or `[n, 2]` (elements)
+/// indices.
 fn gather_2d(x: &HostTensor, idx: &HostTensor) -> GatherND1Desc {
     GatherND1Desc::builder()
         .input(x.desc().clone())
@@ -224,6 +225,20 @@ fn gathers_and_scatters_run_segmented() {
     let d = gather_2d(&x, &idx);
     assert!(byte_size(&x) > SMALL_BINDING && byte_size(&idx) > SMALL_BINDING);
     same_on_both(&ctx, &d, &[&x, &idx]);
+    // Software plans' single vectors (four elements a thread, tuples read
+    // and elements stored as vectors): input 12,000 bytes, index pairs
+    // 8,008, output 4,004 (1,001 elements: a last thread of one).
+    let sw = small_binding_context().with_device_class(DeviceClass::Software);
+    let x = tensor_with_edges(DataType::Int32, &[60, 50], &mut rng);
+    let idx = indices(DataType::Int32, &[1001, 2], 50, &mut rng);
+    let d = gather_2d(&x, &idx);
+    let plan = d.gpu_plan_for(DeviceClass::Software).unwrap();
+    assert!(plan.passes[0]
+        .kernel
+        .key
+        .contains("gather_nd_single_vectors_2"));
+    assert!(byte_size(&x) > 2 * SMALL_BINDING && byte_size(&idx) > SMALL_BINDING);
+    same_on_both(&sw, &d, &[&x, &idx]);
     // Packed 8-bit data: whole output words stored through the accessors.
     let x = tensor_with_edges(DataType::Uint8, &[5000, 2], &mut rng);
     let idx = indices(DataType::Uint32, &[3000, 1], 5000, &mut rng);

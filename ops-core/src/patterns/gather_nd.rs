@@ -29,8 +29,8 @@
 
 use super::pow2_floor;
 use crate::{
-    row_major_strides, BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass,
-    TensorDesc,
+    row_major_strides, BufferRef, DataType, DeviceClass, GpuPlan, HostTensor, Kernel, OpError,
+    OutputInit, Pass, TensorDesc,
 };
 
 /// Threads per workgroup of the kernels.
@@ -75,25 +75,57 @@ pub enum GatherVariant {
     /// slice length takes: 8 Mi in-order FLOAT32 elements took 41.7 ms
     /// through this path alone, 48.6 ms beside the other two.
     Singles,
+    /// [`Singles`](Self::Singles) of tuples of one index value, four
+    /// consecutive output elements a thread: their tuples read as one
+    /// vector (two for 64-bit indices), their elements stored as one
+    /// vector (two for 64-bit data). In software plans
+    /// ([`GatherNdGeometry::variant_on`]).
+    SingleVectors1,
+    /// The same for tuples of two index values (a 2-D element gather).
+    SingleVectors2,
 }
 
 impl GatherVariant {
     /// Every variant.
-    pub const ALL: [GatherVariant; 4] = [
+    pub const ALL: [GatherVariant; 6] = [
         GatherVariant::Elements,
         GatherVariant::Rows,
         GatherVariant::Vectors,
         GatherVariant::Singles,
+        GatherVariant::SingleVectors1,
+        GatherVariant::SingleVectors2,
     ];
 
     /// The variant's name in kernel keys (`gather_nd_elements`,
-    /// `gather_nd_rows`, `gather_nd_vectors`, `gather_nd_singles`).
+    /// `gather_nd_rows`, `gather_nd_vectors`, `gather_nd_singles`,
+    /// `gather_nd_single_vectors_1`, `gather_nd_single_vectors_2`).
     pub const fn name(self) -> &'static str {
         match self {
             GatherVariant::Elements => "gather_nd_elements",
             GatherVariant::Rows => "gather_nd_rows",
             GatherVariant::Vectors => "gather_nd_vectors",
             GatherVariant::Singles => "gather_nd_singles",
+            GatherVariant::SingleVectors1 => "gather_nd_single_vectors_1",
+            GatherVariant::SingleVectors2 => "gather_nd_single_vectors_2",
+        }
+    }
+
+    /// The tuple size a [`SingleVectors1`](Self::SingleVectors1) or
+    /// [`SingleVectors2`](Self::SingleVectors2) kernel is generated for.
+    pub const fn single_vectors_tuple(self) -> Option<usize> {
+        match self {
+            GatherVariant::SingleVectors1 => Some(1),
+            GatherVariant::SingleVectors2 => Some(2),
+            _ => None,
+        }
+    }
+
+    /// Whether a data type has this variant's kernel: every type but the
+    /// single-vector variants, which serve 32- and 64-bit data only.
+    pub const fn serves(self, data: DataType) -> bool {
+        match self.single_vectors_tuple() {
+            Some(_) => data.size_bits() >= 32,
+            None => true,
         }
     }
 }
@@ -379,6 +411,29 @@ impl GatherNdGeometry {
         let blocks = vectors.div_ceil(team * VECTORS_PER_THREAD);
         let threads = self.tuple_count.checked_mul(blocks)?.checked_mul(team)?;
         (threads <= u64::from(u32::MAX)).then_some((team, blocks))
+    }
+
+    /// [`variant`](Self::variant) on an adapter of `class`: software plans
+    /// read the tuples of single elements four at a time
+    /// ([`GatherVariant::SingleVectors1`], [`GatherVariant::SingleVectors2`])
+    /// when a tuple holds one or two index values and there is one batch
+    /// (the kernels compute no batch offset: lavapipe would pay for its
+    /// division in every thread, batches or not). Measured on lavapipe (2
+    /// cores, FLOAT32 `[4096, 4096]` by 8 Mi INT32 pairs): 45-48 ms in
+    /// row-major order and 147-190 ms at random as `Singles`, 14-18 ms and
+    /// 94-101 ms four a thread; `Singles` spends most of it in its loop
+    /// over a tuple of run-time length (four a thread through that loop:
+    /// 41 ms in order).
+    pub fn variant_on(&self, class: DeviceClass, data: DataType) -> GatherVariant {
+        let variant = self.variant(data);
+        if self.tuples_per_batch < self.tuple_count {
+            return variant;
+        }
+        match (class, variant, self.tuple_size) {
+            (DeviceClass::Software, GatherVariant::Singles, 1) => GatherVariant::SingleVectors1,
+            (DeviceClass::Software, GatherVariant::Singles, 2) => GatherVariant::SingleVectors2,
+            _ => variant,
+        }
     }
 
     /// The kernel variant that copies slices of `data`: vector mode when
@@ -717,9 +772,13 @@ pub fn gather_nd_params(geometry: &GatherNdGeometry, data: DataType) -> Result<V
 /// runs in row mode ([`GatherVariant::Rows`]) when
 /// [`GatherNdGeometry::row_blocks`] allows it (`tuple count * row blocks`
 /// workgroups), else [`ELEMENTS_PER_THREAD`] work items a thread
-/// ([`GatherVariant::Elements`]),
+/// ([`GatherVariant::Elements`], [`GatherVariant::Singles`]),
 /// binding `[Params, Input(input_slot), Input(indices_slot),
-/// Output(output_slot), Status, Params, Scratch(0)]`. The bindings a mode
+/// Output(output_slot), Status, Params, Scratch(0)]`; the single-vector
+/// variants of software plans ([`GatherNdGeometry::variant_on`] for
+/// `class`) run four elements a thread, binding `[Params,
+/// Input(input_slot), Input(indices_slot), Scratch(0), Status, Params,
+/// Output(output_slot)]`: the output through binding 6 only. The bindings a mode
 /// does not use get the parameters or a 16-byte scratch buffer (the least a
 /// vec4 binding takes, and no buffer is bound both read-only and writable).
 ///
@@ -740,6 +799,7 @@ pub fn gather_nd_plan(
     input_rank: usize,
     indices_rank: usize,
     batch_dims: usize,
+    class: DeviceClass,
     kernel: &dyn Fn(GatherVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
     let g = GatherNdGeometry::new(
@@ -750,7 +810,7 @@ pub fn gather_nd_plan(
         batch_dims,
     )?;
     check_call(&g, input.dtype, indices.dtype, output)?;
-    let variant = g.variant(input.dtype);
+    let variant = g.variant_on(class, input.dtype);
     let kernel = kernel(variant).ok_or_else(|| {
         OpError::Unsupported(format!(
             "no {} kernel for {} data with {} indices",
@@ -807,7 +867,10 @@ pub fn gather_nd_plan(
                 .ok_or_else(|| too_large("u32 workgroup indices of the row mode"))?;
             g.tuple_count * blocks
         }
-        GatherVariant::Elements | GatherVariant::Singles => {
+        GatherVariant::Elements
+        | GatherVariant::Singles
+        | GatherVariant::SingleVectors1
+        | GatherVariant::SingleVectors2 => {
             work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE))
         }
     };
@@ -816,6 +879,11 @@ pub fn gather_nd_plan(
             GatherVariant::Vectors => (
                 BufferRef::Scratch(0),
                 BufferRef::Input(input_slot),
+                BufferRef::Output(output_slot),
+            ),
+            GatherVariant::SingleVectors1 | GatherVariant::SingleVectors2 => (
+                BufferRef::Scratch(0),
+                BufferRef::Params,
                 BufferRef::Output(output_slot),
             ),
             GatherVariant::Rows | GatherVariant::Elements | GatherVariant::Singles => (
@@ -1185,10 +1253,13 @@ mod tests {
         }
     }
 
-    static KERNELS: [Kernel; 3] = [
+    static KERNELS: [Kernel; 6] = [
         test_kernel("test/gather_nd_elements"),
         test_kernel("test/gather_nd_rows"),
         test_kernel("test/gather_nd_vectors"),
+        test_kernel("test/gather_nd_singles"),
+        test_kernel("test/gather_nd_single_vectors_1"),
+        test_kernel("test/gather_nd_single_vectors_2"),
     ];
 
     /// The test kernel of each variant.
@@ -1197,12 +1268,107 @@ mod tests {
         Some(&KERNELS[i])
     }
 
+    /// Tuples of one or two index values selecting single 32- or 64-bit
+    /// elements: four a thread in software plans, the output through the
+    /// vector binding alone; other shapes and hardware plans as before.
+    #[test]
+    fn single_vectors_in_software_plans() {
+        let plan = |data: DataType, input: &[u32], q: u32, class| {
+            let mut out = vec![1000u32];
+            out.extend(&input[q as usize..]);
+            let plan = gather_nd_plan(
+                &TensorDesc::new(data, input.to_vec()),
+                0,
+                &TensorDesc::new(DataType::Int32, [1000, q]),
+                1,
+                &TensorDesc::new(data, out),
+                0,
+                input.len(),
+                2,
+                0,
+                class,
+                &k,
+            )
+            .unwrap();
+            let pass = &plan.passes[0];
+            (pass.kernel.key, pass.workgroups, pass.buffers.clone())
+        };
+        let software = DeviceClass::Software;
+        let (key, workgroups, buffers) = plan(DataType::Float32, &[64, 64], 2, software);
+        assert_eq!(key, "test/gather_nd_single_vectors_2");
+        assert_eq!(workgroups, 1);
+        assert_eq!(
+            buffers,
+            [
+                BufferRef::Params,
+                BufferRef::Input(0),
+                BufferRef::Input(1),
+                BufferRef::Scratch(0),
+                BufferRef::Status,
+                BufferRef::Params,
+                BufferRef::Output(0),
+            ]
+        );
+        let key = |data, input: &[u32], q, class| plan(data, input, q, class).0;
+        assert_eq!(
+            key(DataType::Int32, &[64], 1, software),
+            "test/gather_nd_single_vectors_1"
+        );
+        assert_eq!(
+            key(DataType::Float32, &[8, 8, 8], 3, software),
+            "test/gather_nd_singles"
+        );
+        // Batches: element by element.
+        let batched = gather_nd_plan(
+            &TensorDesc::new(DataType::Float32, [2, 8, 8]),
+            0,
+            &TensorDesc::new(DataType::Int32, [2, 500, 2]),
+            1,
+            &TensorDesc::new(DataType::Float32, [2, 500]),
+            0,
+            3,
+            3,
+            1,
+            software,
+            &k,
+        )
+        .unwrap();
+        assert_eq!(batched.passes[0].kernel.key, "test/gather_nd_singles");
+        assert_eq!(
+            key(DataType::Float16, &[64, 64], 2, software),
+            "test/gather_nd_elements"
+        );
+        assert_eq!(
+            key(DataType::Float32, &[64, 64], 1, software),
+            "test/gather_nd_elements"
+        );
+        assert_eq!(
+            key(DataType::Float32, &[64, 64], 2, DeviceClass::Hardware),
+            "test/gather_nd_singles"
+        );
+        assert!(!GatherVariant::SingleVectors2.serves(DataType::Float16));
+        assert!(GatherVariant::SingleVectors1.serves(DataType::Int64));
+    }
+
     #[test]
     fn plan_shape() {
         let input = TensorDesc::new(DataType::Float16, [1, 1000, 7]);
         let indices = TensorDesc::new(DataType::Int64, [1, 300, 1]);
         let out = TensorDesc::new(DataType::Float16, [1, 300, 7]);
-        let plan = gather_nd_plan(&input, 1, &indices, 0, &out, 0, 2, 2, 0, &k).unwrap();
+        let plan = gather_nd_plan(
+            &input,
+            1,
+            &indices,
+            0,
+            &out,
+            0,
+            2,
+            2,
+            0,
+            DeviceClass::Hardware,
+            &k,
+        )
+        .unwrap();
         assert_eq!(plan.outputs, vec![OutputInit::Overwritten]);
         assert_eq!(plan.index_checks, vec![0]);
         assert_eq!(plan.scratch_bytes, [16]);
@@ -1239,7 +1405,20 @@ mod tests {
         let input = TensorDesc::new(DataType::Float32, [1000, 10_002]);
         let indices = TensorDesc::new(DataType::Uint32, [300, 1]);
         let out = TensorDesc::new(DataType::Float32, [300, 10_002]);
-        let plan = gather_nd_plan(&input, 0, &indices, 1, &out, 0, 2, 2, 0, &k).unwrap();
+        let plan = gather_nd_plan(
+            &input,
+            0,
+            &indices,
+            1,
+            &out,
+            0,
+            2,
+            2,
+            0,
+            DeviceClass::Hardware,
+            &k,
+        )
+        .unwrap();
         let pass = &plan.passes[0];
         assert_eq!(pass.kernel.key, "test/gather_nd_rows");
         assert_eq!(pass.params[params::ROW_BLOCKS], 3);
@@ -1255,7 +1434,20 @@ mod tests {
         // threads), through the vec4 bindings.
         let input = TensorDesc::new(DataType::Float32, [1000, 10_000]);
         let out = TensorDesc::new(DataType::Float32, [300, 10_000]);
-        let plan = gather_nd_plan(&input, 0, &indices, 1, &out, 0, 2, 2, 0, &k).unwrap();
+        let plan = gather_nd_plan(
+            &input,
+            0,
+            &indices,
+            1,
+            &out,
+            0,
+            2,
+            2,
+            0,
+            DeviceClass::Hardware,
+            &k,
+        )
+        .unwrap();
         let pass = &plan.passes[0];
         assert_eq!(pass.kernel.key, "test/gather_nd_vectors");
         assert_eq!(pass.params[params::SLICE_VECTORS], 2500);
@@ -1310,6 +1502,7 @@ mod tests {
             2,
             2,
             0,
+            DeviceClass::Hardware,
             &k,
         )
         .unwrap();
@@ -1325,6 +1518,7 @@ mod tests {
             2,
             2,
             0,
+            DeviceClass::Hardware,
             &k,
         )
         .unwrap();
@@ -1342,6 +1536,7 @@ mod tests {
             2,
             2,
             0,
+            DeviceClass::Hardware,
             &k,
         );
         assert!(matches!(r, Err(OpError::TooLarge { .. })), "{r:?}");
@@ -1356,6 +1551,7 @@ mod tests {
             9,
             1,
             0,
+            DeviceClass::Hardware,
             &k,
         );
         assert!(matches!(r, Err(OpError::TooLarge { .. })), "{r:?}");
@@ -1366,11 +1562,35 @@ mod tests {
             bindings: &[],
             workgroup_size: 64,
         };
-        let r = gather_nd_plan(&input, 1, &indices, 0, &out, 0, 2, 2, 0, &|_| Some(&WIDE));
+        let r = gather_nd_plan(
+            &input,
+            1,
+            &indices,
+            0,
+            &out,
+            0,
+            2,
+            2,
+            0,
+            DeviceClass::Hardware,
+            &|_| Some(&WIDE),
+        );
         assert!(matches!(r, Err(OpError::InvalidArgument(_))), "{r:?}");
         // A variant without a kernel: unsupported, naming the variant.
         let rows_only = |v| (v == GatherVariant::Rows).then(|| &KERNELS[1]);
-        let r = gather_nd_plan(&input, 1, &indices, 0, &out, 0, 2, 2, 0, &rows_only);
+        let r = gather_nd_plan(
+            &input,
+            1,
+            &indices,
+            0,
+            &out,
+            0,
+            2,
+            2,
+            0,
+            DeviceClass::Hardware,
+            &rows_only,
+        );
         assert!(
             matches!(&r, Err(OpError::Unsupported(m)) if m.contains("gather_nd_vectors")),
             "{r:?}"

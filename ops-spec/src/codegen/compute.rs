@@ -177,7 +177,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 if !gather_nd_supported(a, b) {
                     continue;
                 }
-                for v in GatherVariant::ALL {
+                for v in GatherVariant::ALL.into_iter().filter(|v| v.serves(a)) {
                     let key = gather_nd_kernel_key(&spec.name, v, a, b);
                     let wgsl = gather_nd_kernel(v, a, b, &key, origin);
                     let vi = format_ident!("{}", format!("{v:?}"));
@@ -225,13 +225,11 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     ::core::result::Result::Ok(::std::vec![out])
                 },
                 gpu_plan: quote! {
-                    // One plan for every device class.
-                    let _ = class;
                     #counts
                     let (__d, __x) = (self.#in_f.dtype, self.#ix_f.dtype);
                     ::ops_core::__private::patterns::gather_nd::gather_nd_plan(
                         &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#out_f, #out_slot, __ir, __xr, __bd,
-                        &|v| kernel_for(v, __d, __x))
+                        class, &|v| kernel_for(v, __d, __x))
                         .map_err(|e| match e {
                             ::ops_core::OpError::Unsupported(m) => ::ops_core::OpError::Unsupported(::std::format!("{}: {m}", #name)),
                             e => e,

@@ -1,8 +1,9 @@
 //! WGSL kernels of the `gather_nd` pattern (GatherND1).
 //!
 //! One kernel per variant
-//! ([`ops_core::patterns::gather_nd::GatherVariant`]: element, row and vector
-//! mode), data type and index type, each holding only its own mode's code;
+//! ([`ops_core::patterns::gather_nd::GatherVariant`]: element, row, vector,
+//! single-element and single-vector mode), data type and index type, each
+//! holding only its own mode's code;
 //! the plan builder `ops_core::patterns::gather_nd::gather_nd_plan` picks the
 //! variant and fills the parameter words
 //! ([`ops_core::patterns::gather_nd::params`]). Every variant has the same
@@ -11,7 +12,8 @@
 //! 0. `params` (uniform, [`ops_core::Access::Uniform`]): the parameter words,
 //!    read with `param(i)`;
 //! 1. `input: array<u32>` (read): the input tensor's packed words;
-//! 2. `indices: array<u32>` (read): the index tensor's packed words;
+//! 2. `indices: array<u32>` (read): the index tensor's packed words
+//!    (`array<vec4<u32>>` in single-vector mode, read 16 bytes a load);
 //! 3. `output: array<u32>` (read_write): the output tensor's packed words;
 //! 4. `status: array<atomic<u32>>` (read_write): word 0 receives, by
 //!    `atomicMin`, the position of the lowest out-of-range index element a
@@ -20,8 +22,8 @@
 //! 5. `input_v: array<vec4<u32>>` (read): the input again, 16 bytes a load
 //!    (vector mode; other modes bind the parameters here);
 //! 6. `output_v: array<vec4<u32>>` (read_write): the output, 16 bytes a
-//!    store (vector mode, which binds a 16-byte scratch buffer as `output`;
-//!    other modes bind the scratch buffer here).
+//!    store (vector and single-vector mode, which bind a 16-byte scratch
+//!    buffer as `output`; other modes bind the scratch buffer here).
 //!
 //! Each thread owns whole output words, so no output store needs atomics: a
 //! 32-bit or 64-bit element per thread, or for 8- and 16-bit data the 4 or 2
@@ -38,6 +40,11 @@
 //! its tuple's index values once and then copies in a plain loop. On
 //! lavapipe, whose cost is per invocation more than per byte, a layout whose
 //! threads changed tuple inside their loop ran at 0.6x the copy kernel.
+//!
+//! Single-vector mode (software plans; slices of one 32- or 64-bit element
+//! selected by tuples of one or two index values, one batch): four
+//! consecutive output elements a thread, their tuples read as vectors and
+//! resolved unrolled, their elements stored as one or two vectors.
 //!
 //! Row mode (slices of at least `ROW_MIN_WORDS` whole words): each workgroup
 //! copies a block of words of one tuple's slice, so the tuple's index values
@@ -119,7 +126,17 @@ pub fn gather_nd_kernel(
     debug_assert!(gather_nd_supported(data, index), "{key}");
     let plain = gather_nd_module(variant, data, index, key, origin, Layout::Plain);
     let segmented = gather_nd_module(variant, data, index, key, origin, Layout::Segmented);
-    with_segmented_variant(plain, &segmented, &BUFFERS)
+    with_segmented_variant(plain, &segmented, &buffers(variant))
+}
+
+/// The buffers of a variant's kernel: [`BUFFERS`], the indices bound as
+/// vectors for the single-vector variants.
+fn buffers(variant: GatherVariant) -> [Buffer<'static>; 7] {
+    let mut buffers = BUFFERS;
+    if variant.single_vectors_tuple().is_some() {
+        buffers[2] = Buffer::read_vec4("indices");
+    }
+    buffers
 }
 
 /// The buffers of every gather_nd kernel, in binding order.
@@ -179,16 +196,23 @@ fn gather_nd_module(
     w.comment("Not an index, not an offset: an out-of-range index value.");
     w.line("const BAD: u32 = 0xffffffffu;");
     w.blank();
-    segments::declare(&mut w, &BUFFERS, layout);
+    let buffers = buffers(variant);
+    segments::declare(&mut w, &buffers, layout);
     w.blank();
-    segments::gen_accessors(&mut w, &BUFFERS, layout);
-    dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
+    segments::gen_accessors(&mut w, &buffers, layout);
+    dtype::gen_load_from(&mut w, "load_input", &buffers[1], layout, data);
     w.blank();
-    dtype::gen_load_from(&mut w, "load_index", &BUFFERS[2], layout, index);
+    dtype::gen_load_from(&mut w, "load_index", &buffers[2], layout, index);
     w.blank();
     let elements = matches!(variant, GatherVariant::Elements | GatherVariant::Singles);
     if elements && !dtype::is_packed(data) {
-        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[3], layout, data);
+        dtype::gen_store_to(&mut w, "store_output", &buffers[3], layout, data);
+        w.blank();
+    }
+    let tuple = variant.single_vectors_tuple();
+    if tuple.is_some() {
+        // Their output is bound as vectors only (binding 6).
+        dtype::gen_store_to(&mut w, "store_output", &buffers[6], layout, data);
         w.blank();
     }
     gen_resolve(&mut w, index);
@@ -212,6 +236,10 @@ fn gather_nd_module(
         // 8- and 16-bit data never plan it; its kernel is the element one.
         GatherVariant::Singles if dtype::is_packed(data) => gen_elements_body(&mut w, data, layout),
         GatherVariant::Singles => gen_singles_body(&mut w),
+        GatherVariant::SingleVectors1 | GatherVariant::SingleVectors2 => {
+            let q = tuple.expect("a single-vector variant");
+            gen_single_vectors_body(&mut w, data, index, q, layout, &buffers);
+        }
     }
     w.close();
     w.finish()
@@ -266,6 +294,117 @@ fn gen_singles_body(w: &mut Writer) {
     w.comment("addresses one element (slices of one element: no division).");
     w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
     each_item(w, gen_single_item);
+}
+
+/// Single-vector mode: four consecutive work items a thread, each a tuple of
+/// `q` index values (1 or 2) selecting one 32- or 64-bit element, one batch
+/// (the plan takes it for gathers without batches only). The thread reads
+/// the four tuples as `q` vectors (`2 * q` for 64-bit indices), resolves
+/// the `4 * q` values unrolled (no loop over the tuple, the dimension sizes
+/// and strides read once), loads the four elements and stores them as one
+/// vector (two for 64-bit data); 8- and 16-bit indices (outside the
+/// tables) are read a value at a time.
+///
+/// No branch but the early returns: lavapipe runs both sides of a branch
+/// and every loop body at least once, whichever lanes take them. The last
+/// thread, when the work is not a multiple of four, reads its index vectors
+/// clamped to the last one and ignores the items past the end; it stores
+/// its first output vector whole (the buffer is padded to whole vectors)
+/// and a second one (64-bit data) only when it holds an item.
+fn gen_single_vectors_body(
+    w: &mut Writer,
+    data: DataType,
+    index: DataType,
+    q: usize,
+    layout: Layout,
+    buffers: &[Buffer<'static>; 7],
+) {
+    let (indices, output_v) = (&buffers[2], &buffers[6]);
+    let iw = index.size_bytes().div_ceil(4);
+    let dw = data.size_bytes() / 4;
+    w.line("let work = param(P_WORK_COUNT);");
+    for j in 0..q {
+        w.line(format!("let n{j} = param(P_DIM_SIZES + {j}u);"));
+        w.line(format!("let s{j} = param(P_DIM_STRIDES + {j}u);"));
+    }
+    w.comment("Four consecutive work items a thread; each tuple addresses one element.");
+    w.comment("Guard the grid's tail before group * WORKGROUP_SIZE could wrap around.");
+    w.block(
+        "if (group >= work / (4u * WORKGROUP_SIZE) + select(0u, 1u, work % (4u * WORKGROUP_SIZE) != 0u))",
+        |w| {
+            w.line("return;");
+        },
+    );
+    w.line("let t = group * WORKGROUP_SIZE + lid;");
+    w.line("let first = 4u * t;");
+    w.block("if (first >= work)", |w| {
+        w.line("return;");
+    });
+    w.comment("Items past the end (the last thread's): ignored.");
+    for m in 1..4 {
+        w.line(format!("let live{m} = first + {m}u < work;"));
+    }
+    // Indices narrower than a word (outside the tables) are read a value at
+    // a time.
+    let narrow = index.size_bits() < 32;
+    let vectors = if narrow { 0 } else { q * iw };
+    if vectors > 0 {
+        w.line(format!("let last = ({}u * work - 1u) / 4u;", q * iw));
+    }
+    for m in 0..vectors {
+        w.line(format!(
+            "let iv{m} = {};",
+            indices.vector(layout, &format!("min({vectors}u * t + {m}u, last)"))
+        ));
+    }
+    let word = |x: usize| format!("iv{}[{}]", x / 4, x % 4);
+    let mut lowest = String::new();
+    let mut bad = Vec::new();
+    for m in (0..4).rev() {
+        for j in (0..q).rev() {
+            let x = (m * q + j) * iw;
+            let p = format!("{q}u * first + {}u", m * q + j);
+            let raw = if narrow {
+                format!("load_index(min({p}, {q}u * work - 1u))")
+            } else if iw == 2 {
+                format!("vec2<u32>({}, {})", word(x), word(x + 1))
+            } else {
+                word(x)
+            };
+            w.line(format!("let v{m}_{j} = resolve({raw}, n{j});"));
+            w.line(match m {
+                0 => format!("let bad{m}_{j} = v{m}_{j} == BAD;"),
+                _ => format!("let bad{m}_{j} = (v{m}_{j} == BAD) & live{m};"),
+            });
+            w.line(format!(
+                "let r{m}_{j} = select(v{m}_{j}, 0u, v{m}_{j} == BAD);"
+            ));
+            lowest = if lowest.is_empty() {
+                p
+            } else {
+                format!("select({lowest}, {p}, bad{m}_{j})")
+            };
+            bad.push(format!("bad{m}_{j}"));
+        }
+    }
+    bad.reverse();
+    w.block(format!("if ({})", bad.join(" | ")), |w| {
+        w.comment("The lowest bad index position of the four tuples.");
+        w.line(format!("atomicMin(&status[0], {lowest});"));
+        w.line("return;");
+    });
+    for m in 0..4 {
+        let terms: Vec<String> = (0..q).map(|j| format!("r{m}_{j} * s{j}")).collect();
+        w.line(format!("let e{m} = load_input({});", terms.join(" + ")));
+    }
+    if dw == 1 {
+        w.line(output_v.store_vector(layout, "t", "vec4<u32>(e0, e1, e2, e3)"));
+    } else {
+        w.line(output_v.store_vector(layout, "2u * t", "vec4<u32>(e0, e1)"));
+        w.block("if (live2)", |w| {
+            w.line(output_v.store_vector(layout, "2u * t + 1u", "vec4<u32>(e2, e3)"));
+        });
+    }
 }
 
 /// A loop over the thread's work items, `item` in the body.
@@ -550,7 +689,7 @@ mod tests {
     fn every_kernel_validates_on_core_webgpu() {
         let mut count = 0;
         for variant in GatherVariant::ALL {
-            for data in DataType::ALL {
+            for data in DataType::ALL.into_iter().filter(|&d| variant.serves(d)) {
                 for index in INDEX_TYPES {
                     assert!(gather_nd_supported(data, index));
                     let key = gather_nd_kernel_key("GatherND1", variant, data, index);
@@ -563,7 +702,9 @@ mod tests {
                 }
             }
         }
-        assert_eq!(count, GatherVariant::ALL.len() * 11 * 4);
+        // Four variants for the eleven data types, two (the single-vector
+        // ones) for the six 32- and 64-bit types; four index types.
+        assert_eq!(count, (4 * 11 + 2 * 6) * 4);
     }
 
     #[test]
@@ -575,7 +716,7 @@ mod tests {
             DataType::Uint8,
         ] {
             for data in [DataType::Float64, DataType::Int8, DataType::Uint16] {
-                for variant in GatherVariant::ALL {
+                for variant in GatherVariant::ALL.into_iter().filter(|v| v.serves(data)) {
                     let key = gather_nd_kernel_key("Gather", variant, data, index);
                     validate(&key, &gather_nd_kernel(variant, data, index, &key, "x"));
                 }
