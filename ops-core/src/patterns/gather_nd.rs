@@ -75,10 +75,10 @@ pub enum GatherVariant {
     /// slice length takes: 8 Mi in-order FLOAT32 elements took 41.7 ms
     /// through this path alone, 48.6 ms beside the other two.
     Singles,
-    /// [`Singles`](Self::Singles) of tuples of one index value, four
-    /// consecutive output elements a thread: their tuples read as one
-    /// vector (two for 64-bit indices), their elements stored as one
-    /// vector (two for 64-bit data). In software plans
+    /// Slices of one element selected by tuples of one index value, a
+    /// vector of output elements a thread ([`single_vector_items`]: 16, 8
+    /// or 4, and 4 of 64-bit data in two vectors): their tuples read as
+    /// whole vectors, their elements stored as one. In software plans
     /// ([`GatherNdGeometry::variant_on`]).
     SingleVectors1,
     /// The same for tuples of two index values (a 2-D element gather).
@@ -119,15 +119,14 @@ impl GatherVariant {
             _ => None,
         }
     }
+}
 
-    /// Whether a data type has this variant's kernel: every type but the
-    /// single-vector variants, which serve 32- and 64-bit data only.
-    pub const fn serves(self, data: DataType) -> bool {
-        match self.single_vectors_tuple() {
-            Some(_) => data.size_bits() >= 32,
-            None => true,
-        }
-    }
+/// The output elements a [`GatherVariant::SingleVectors1`] or
+/// [`GatherVariant::SingleVectors2`] thread gathers: a `vec4<u32>` of them
+/// (16 bytes), and four of 64-bit data (two vectors).
+pub const fn single_vector_items(data: DataType) -> u64 {
+    let bytes = data.size_bytes() as u64;
+    16 / if bytes < 4 { bytes } else { 4 }
 }
 
 /// Work items a thread of element mode ([`GatherVariant::Elements`]) takes,
@@ -414,7 +413,7 @@ impl GatherNdGeometry {
     }
 
     /// [`variant`](Self::variant) on an adapter of `class`: software plans
-    /// read the tuples of single elements four at a time
+    /// read the tuples of single elements a vector of elements at a time
     /// ([`GatherVariant::SingleVectors1`], [`GatherVariant::SingleVectors2`])
     /// when a tuple holds one or two index values and there is one batch
     /// (the kernels compute no batch offset: lavapipe would pay for its
@@ -426,12 +425,12 @@ impl GatherNdGeometry {
     /// 41 ms in order).
     pub fn variant_on(&self, class: DeviceClass, data: DataType) -> GatherVariant {
         let variant = self.variant(data);
-        if self.tuples_per_batch < self.tuple_count {
-            return variant;
-        }
-        match (class, variant, self.tuple_size) {
-            (DeviceClass::Software, GatherVariant::Singles, 1) => GatherVariant::SingleVectors1,
-            (DeviceClass::Software, GatherVariant::Singles, 2) => GatherVariant::SingleVectors2,
+        let singles = matches!(variant, GatherVariant::Singles | GatherVariant::Elements)
+            && self.slice_len == 1
+            && self.tuples_per_batch >= self.tuple_count;
+        match (class, singles, self.tuple_size) {
+            (DeviceClass::Software, true, 1) => GatherVariant::SingleVectors1,
+            (DeviceClass::Software, true, 2) => GatherVariant::SingleVectors2,
             _ => variant,
         }
     }
@@ -867,12 +866,12 @@ pub fn gather_nd_plan(
                 .ok_or_else(|| too_large("u32 workgroup indices of the row mode"))?;
             g.tuple_count * blocks
         }
-        GatherVariant::Elements
-        | GatherVariant::Singles
-        | GatherVariant::SingleVectors1
-        | GatherVariant::SingleVectors2 => {
+        GatherVariant::Elements | GatherVariant::Singles => {
             work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE))
         }
+        GatherVariant::SingleVectors1 | GatherVariant::SingleVectors2 => g
+            .output_count
+            .div_ceil(single_vector_items(input.dtype) * u64::from(WORKGROUP_SIZE)),
     };
     if work > 0 {
         let (output_words, input_vectors, output_vectors) = match variant {
@@ -1310,6 +1309,13 @@ mod tests {
             ]
         );
         let key = |data, input: &[u32], q, class| plan(data, input, q, class).0;
+        // 1,000 FLOAT16 elements, 8 a thread: 125 threads; UINT8, 16 a
+        // thread; FLOAT64, 4 a thread.
+        assert_eq!(plan(DataType::Float16, &[64, 64], 2, software).1, 1);
+        assert_eq!(single_vector_items(DataType::Float16), 8);
+        assert_eq!(single_vector_items(DataType::Uint8), 16);
+        assert_eq!(single_vector_items(DataType::Float64), 4);
+        assert_eq!(single_vector_items(DataType::Int32), 4);
         assert_eq!(
             key(DataType::Int32, &[64], 1, software),
             "test/gather_nd_single_vectors_1"
@@ -1336,6 +1342,10 @@ mod tests {
         assert_eq!(batched.passes[0].kernel.key, "test/gather_nd_singles");
         assert_eq!(
             key(DataType::Float16, &[64, 64], 2, software),
+            "test/gather_nd_single_vectors_2"
+        );
+        assert_eq!(
+            key(DataType::Float16, &[64, 64], 2, DeviceClass::Hardware),
             "test/gather_nd_elements"
         );
         assert_eq!(
@@ -1346,8 +1356,6 @@ mod tests {
             key(DataType::Float32, &[64, 64], 2, DeviceClass::Hardware),
             "test/gather_nd_singles"
         );
-        assert!(!GatherVariant::SingleVectors2.serves(DataType::Float16));
-        assert!(GatherVariant::SingleVectors1.serves(DataType::Int64));
     }
 
     #[test]

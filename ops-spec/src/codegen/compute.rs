@@ -177,7 +177,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 if !gather_nd_supported(a, b) {
                     continue;
                 }
-                for v in GatherVariant::ALL.into_iter().filter(|v| v.serves(a)) {
+                for v in GatherVariant::ALL {
                     let key = gather_nd_kernel_key(&spec.name, v, a, b);
                     let wgsl = gather_nd_kernel(v, a, b, &key, origin);
                     let vi = format_ident!("{}", format!("{v:?}"));
