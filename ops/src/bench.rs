@@ -27,10 +27,11 @@
 //! - GatherND1 gathering whole rows, and gathering single elements (at
 //!   random, and for the record in row-major order);
 //! - Scatter along the outer axis with unique indices (update row `k` lands
-//!   in row `perm(k)`), and with heavy collisions (every update aimed at one
-//!   of 16 rows), on a square tensor (few columns: the two-pass algorithm
-//!   on a GPU; a CPU adapter walks 4,096 columns or more in one pass) and
-//!   on a wide one of 64 rows (many columns: one pass).
+//!   in row `perm(k)`), with heavy collisions (every update aimed at one
+//!   of 16 rows), and with random indices (each update element aimed at a
+//!   row of its own, at random), on a square tensor (few columns: the
+//!   two-pass algorithm on a GPU; a CPU adapter walks the columns in one
+//!   pass) and on a wide one of 64 rows (many columns: one pass).
 //!
 //! GatherND1's tables hold no 64-bit data type, so its 64-bit cases gather
 //! FLOAT32 data with INT64 indices.
@@ -917,7 +918,14 @@ fn cases_of(
         let unique = index_tensor(index_dt, &[rows, cols], |i| ((i / c) * 0x9e37_79b1) % r)?;
         // Collisions: every update aims at one of 16 rows.
         let colliding = index_tensor(index_dt, &[rows, cols], |i| (i / c) % 16.min(r))?;
-        for (name, indices) in [("unique", unique), ("collisions", colliding)] {
+        // Random: each update element aims at a row of its own choosing, so
+        // neighbouring columns go to different rows.
+        let random = index_tensor(index_dt, &[rows, cols], |i| mix(i ^ 0x5ca7) % r)?;
+        for (name, indices) in [
+            ("unique", unique),
+            ("collisions", colliding),
+            ("random", random),
+        ] {
             let scatter = ScatterDesc::builder()
                 .input(data.desc().clone())
                 .indices(indices.desc().clone())
@@ -1168,6 +1176,8 @@ mod tests {
             "GatherND1 elements",
             "Scatter unique",
             "Scatter collisions",
+            "Scatter random",
+            "Scatter random wide",
         ] {
             assert_eq!(cases.iter().filter(|c| c.name == name).count(), 3, "{name}");
         }
