@@ -290,6 +290,15 @@ impl Call {
         }
     }
 
+    /// [`check_with`](Self::check_with) the algorithm `strategy` forces,
+    /// asserting that its plan runs the kernel named `kernel`.
+    fn check_forced(&self, ctx: &Context, strategy: ScatterStrategy, kernel: &str) {
+        let plan = self.plan_with(Some(strategy)).unwrap();
+        let key = plan.passes[0].kernel.key;
+        assert!(key.contains(kernel), "{}: {key}", self.what());
+        self.check_with(ctx, kernel, Some(strategy));
+    }
+
     fn check_with(&self, ctx: &Context, context: &str, strategy: Option<ScatterStrategy>) {
         let what = format!("{context}: {}", self.what());
         let want = self.cpu().unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
@@ -613,13 +622,7 @@ fn column_words_store_whole_words() {
                         updates: data_tensor(data, &index_sizes, &mut rng),
                         axis,
                     };
-                    let plan = call.plan_with(Some(ScatterStrategy::ColumnWords)).unwrap();
-                    assert!(
-                        plan.passes[0].kernel.key.contains("scatter_column_words"),
-                        "{}",
-                        call.what()
-                    );
-                    call.check_with(ctx, "column words", Some(ScatterStrategy::ColumnWords));
+                    call.check_forced(ctx, ScatterStrategy::ColumnWords, "scatter_column_words");
                     runs += 1;
                 }
             }
@@ -676,15 +679,11 @@ fn column_vectors_walk_in_lock_step() {
                         updates: data_tensor(data, &index_sizes, &mut rng),
                         axis,
                     };
-                    let plan = call
-                        .plan_with(Some(ScatterStrategy::ColumnVectors))
-                        .unwrap();
-                    assert!(
-                        plan.passes[0].kernel.key.contains("scatter_column_vectors"),
-                        "{}",
-                        call.what()
+                    call.check_forced(
+                        ctx,
+                        ScatterStrategy::ColumnVectors,
+                        "scatter_column_vectors",
                     );
-                    call.check_with(ctx, "column vectors", Some(ScatterStrategy::ColumnVectors));
                     runs += 1;
                 }
             }

@@ -382,17 +382,7 @@ fn gen_column_words_body(
                 "let c{j} = axis_coordinate(load_index(update + {j}u), axis.len);"
             ));
         }
-        let bad: Vec<String> = (0..per).map(|j| format!("(c{j} == NONE)")).collect();
-        w.block(format!("if ({})", bad.join(" | ")), |w| {
-            w.comment("The lowest bad position of the row; the call fails, its outputs are");
-            w.comment("not returned, and nothing is written out of bounds.");
-            let mut lowest = format!("update + {}u", per - 1);
-            for j in (0..per - 1).rev() {
-                lowest = format!("select({lowest}, update + {j}u, c{j} == NONE)");
-            }
-            w.line(format!("atomicMin(&status[0], {lowest});"));
-            w.line("return;");
-        });
+        gen_report_bad_columns(w, per, "return;");
         w.line(format!(
             "let bits = {};",
             updates.word(layout, "update / PER_WORD")
@@ -485,17 +475,7 @@ fn gen_column_vectors_body(
             for (j, r) in raw.iter().enumerate() {
                 w.line(format!("let c{j} = axis_coordinate({r}, axis.len);"));
             }
-            let bad: Vec<String> = (0..per).map(|j| format!("(c{j} == NONE)")).collect();
-            w.block(format!("if ({})", bad.join(" | ")), |w| {
-                w.comment("The lowest bad position of the row; the call fails, its outputs are");
-                w.comment("not returned, and nothing is written out of bounds.");
-                let mut lowest = format!("update + {}u", per - 1);
-                for j in (0..per - 1).rev() {
-                    lowest = format!("select({lowest}, update + {j}u, c{j} == NONE)");
-                }
-                w.line(format!("atomicMin(&status[0], {lowest});"));
-                w.line("live = false;");
-            });
+            gen_report_bad_columns(w, per, "live = false;");
             w.block("if (live)", |w| {
                 w.line(format!(
                     "let v = {};",
@@ -549,6 +529,23 @@ fn gen_column_vectors_body(
         w.block("if (k % LOCKSTEP_ROWS == LOCKSTEP_ROWS - 1u)", |w| {
             w.line("workgroupBarrier();");
         });
+    });
+}
+
+/// The walks' check of a row of `per` columns (`c0` .. coordinates, `NONE`
+/// for a bad index value): the lowest bad position of the row goes to
+/// status word 0, then `then` runs (ending the thread's stores).
+fn gen_report_bad_columns(w: &mut Writer, per: u32, then: &str) {
+    let bad: Vec<String> = (0..per).map(|j| format!("(c{j} == NONE)")).collect();
+    w.block(format!("if ({})", bad.join(" | ")), |w| {
+        w.comment("The lowest bad position of the row; the call fails, its outputs are");
+        w.comment("not returned, and nothing is written out of bounds.");
+        let mut lowest = format!("update + {}u", per - 1);
+        for j in (0..per - 1).rev() {
+            lowest = format!("select({lowest}, update + {j}u, c{j} == NONE)");
+        }
+        w.line(format!("atomicMin(&status[0], {lowest});"));
+        w.line(then);
     });
 }
 
