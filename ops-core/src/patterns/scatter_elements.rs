@@ -63,7 +63,10 @@
 //!   element in its own output word(s), owned by the thread as in
 //!   `ColumnWords`; when every column of the vector aims at one output
 //!   row, the vector is stored whole (one store instead of 2 to 16, and no
-//!   read-modify-write of 8- and 16-bit lanes). The threads of a workgroup walk the rows in lock step:
+//!   read-modify-write of 8- and 16-bit lanes). Otherwise 8- and 16-bit
+//!   columns load all their output words first (with random indices each
+//!   goes to a row of its own, and the loads overlap), then store each
+//!   word with the lanes of the columns aimed at it. The threads of a workgroup walk the rows in lock step:
 //!   a `workgroupBarrier` every [`LOCKSTEP_ROWS`] rows keeps them within
 //!   that many rows of one another. A CPU adapter otherwise runs a
 //!   workgroup's SIMD batches one after another, each walking the whole
