@@ -387,16 +387,7 @@ fn gen_column_words_body(
             "let bits = {};",
             updates.word(layout, "update / PER_WORD")
         ));
-        for j in 0..per {
-            let mask = format!("0x{:x}u", ((1u64 << width) - 1) << (j * width));
-            w.line(format!("let at{j} = (base + c{j} * inner) / PER_WORD;"));
-            let old = output.word(layout, &format!("at{j}"));
-            w.line(output.set(
-                layout,
-                &format!("at{j}"),
-                &format!("({old} & ~{mask}) | (bits & {mask})"),
-            ));
-        }
+        gen_lane_stores(w, width, 1, &|_| "bits".into(), layout, &output);
         w.line("update = update + inner;");
     });
 }
@@ -488,7 +479,8 @@ fn gen_column_vectors_body(
                 w.line(output.store_vector(layout, "(base + c0 * inner) / PER_VECTOR", "v"));
                 w.reopen("else");
                 if width < 32 {
-                    gen_lane_stores(w, width, layout, &output);
+                    let word = |g: u32| format!("v[{g}]");
+                    gen_lane_stores(w, width, 4, &word, layout, &output);
                 } else {
                     for j in 0..per {
                         w.line(format!("let t{j} = base + {j}u + c{j} * inner;"));
@@ -513,19 +505,28 @@ fn gen_column_vectors_body(
     });
 }
 
-/// The lane stores of a row of 8- or 16-bit columns in the vector walk
-/// (`c0` .. their coordinates, `v` the update vector): every column's
-/// output word is loaded first, so that the loads, which go to rows of
-/// their own with random indices, overlap; then each word is stored with
-/// the lanes of all the columns of its update word that aim at it (columns
-/// of one update word share an output word when they aim at one row).
+/// The lane stores of a row of 8- or 16-bit columns in the vector and word
+/// walks (`c0` .. their coordinates; `words` update words of them,
+/// `update_word(g)` the expression of word `g`): every column's output word
+/// is loaded first, so that the loads, which go to rows of their own with
+/// random indices, overlap; then each word is stored with the lanes of all
+/// the columns of its update word that aim at it (columns of one update
+/// word share an output word when they aim at one row).
 /// Measured on lavapipe with a random row per update element, alternating
 /// runs in one process: FLOAT16 `[8192, 4096]` 466-528 ms loading and
 /// storing column by column, 353-366 ms so; 64 rows of 2^19 columns
-/// 139-144 ms either way.
-fn gen_lane_stores(w: &mut Writer, width: u32, layout: Layout, output: &Buffer<'static>) {
+/// 139-144 ms either way. The word walk (two loads a row) measured the
+/// same either way: 362-367 ms column by column, 370-374 ms so.
+fn gen_lane_stores(
+    w: &mut Writer,
+    width: u32,
+    words: u32,
+    update_word: &dyn Fn(u32) -> String,
+    layout: Layout,
+    output: &Buffer<'static>,
+) {
     let lanes = 32 / width;
-    let per = 4 * lanes;
+    let per = words * lanes;
     for j in 0..per {
         w.line(format!(
             "let w{j} = (base + {j}u + c{j} * inner) / {lanes}u;"
@@ -536,10 +537,11 @@ fn gen_lane_stores(w: &mut Writer, width: u32, layout: Layout, output: &Buffer<'
         ));
     }
     for j in 0..per {
-        let (g, first) = (j / lanes, j / lanes * lanes);
+        let (bits, first) = (update_word(j / lanes), j / lanes * lanes);
         let lane = |k: u32| {
             let mask = format!("0x{:x}u", ((1u64 << width) - 1) << ((k % lanes) * width));
-            move |word: &str| format!("(({word}) & ~{mask}) | (v[{g}] & {mask})")
+            let bits = bits.clone();
+            move |word: &str| format!("(({word}) & ~{mask}) | ({bits} & {mask})")
         };
         let mut value = lane(j)(&format!("o{j}"));
         for k in (first..first + lanes).filter(|&k| k != j) {
