@@ -83,13 +83,15 @@ pub struct Pass {
 /// A plan's passes compute the same result on every adapter; the class only
 /// changes how the work is split between threads, because the two kinds
 /// reward different shapes. A software adapter (Mesa's lavapipe: a few CPU
-/// cores) runs long per-thread loops best and pays for every barrier; a
+/// cores) runs long per-thread loops best, executes every branch of a
+/// kernel, and pays for every barrier (the scatter's vector walk meets one
+/// every 64 rows, to keep a workgroup's SIMD batches on the same rows); a
 /// hardware GPU needs tens of thousands of threads with loads in flight and
 /// combines a workgroup's results cheaply in workgroup memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DeviceClass {
     /// A CPU-backed adapter (`wgpu::DeviceType::Cpu`): few threads, long
-    /// loops, no barriers in the hot kernels.
+    /// loops, few barriers.
     #[default]
     Software,
     /// A hardware GPU: enough threads to fill it, workgroup trees.
