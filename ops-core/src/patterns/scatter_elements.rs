@@ -66,9 +66,10 @@
 //!   read-modify-write of 8- and 16-bit lanes). Otherwise 8- and 16-bit
 //!   columns load all their output words first (with random indices each
 //!   goes to a row of its own, and the loads overlap), then store each
-//!   word with the lanes of the columns aimed at it. The threads of a workgroup walk the rows in lock step:
-//!   a `workgroupBarrier` every [`LOCKSTEP_ROWS`] rows keeps them within
-//!   that many rows of one another. A CPU adapter otherwise runs a
+//!   word with the lanes of the columns aimed at it. The threads of a
+//!   workgroup walk the rows in lock step: a `workgroupBarrier` every
+//!   [`LOCKSTEP_ROWS`] rows keeps them within that many rows of one
+//!   another. A CPU adapter otherwise runs a
 //!   workgroup's SIMD batches one after another, each walking the whole
 //!   axis: 32 bytes of each row, a new page per row for each of three
 //!   tensors. In lock step a workgroup reads and writes 4 KiB of each row
@@ -78,11 +79,11 @@
 //!   with INT32 indices, updates as large as the data): `Columns` 185-190
 //!   ms (unique indices) and 113-131 ms (collisions); a vector a thread
 //!   without barriers 132 and 63-66 ms; with barriers (every 16 or 64 rows
-//!   alike) 62-64 and 57-60 ms; the same kernel reading its indices a word
-//!   at a time 69-72 ms; workgroups of 64 threads instead of 256 66-80 ms.
+//!   alike) 62-64 and 57-63 ms; the same kernel reading its indices a word
+//!   at a time 69-72 ms; workgroups of 64 threads instead of 256 61-80 ms.
 //!   FLOAT16 `[8192, 4096]`: 702 and 430 ms as `Columns`, 327 and 179 ms
-//!   as `ColumnWords`, 117-124 ms a vector a thread storing lane by lane,
-//!   90-99 ms with the whole-vector store.
+//!   as `ColumnWords`, 117-126 ms a vector a thread storing lane by lane,
+//!   90-95 ms with the whole-vector store.
 //! - [`ScatterStrategy::TwoPass`] otherwise: scratch buffer 0 holds one
 //!   zero-filled `u32` *winner* word per output element, and both passes run
 //!   one thread per update element `u` (row-major), which computes its target
@@ -357,8 +358,7 @@ impl ScatterGeometry {
     /// at most [`COLUMNS_MAX_WALK`] updates per column,
     /// [`ScatterStrategy::TwoPass`] otherwise.
     pub fn strategy(&self) -> ScatterStrategy {
-        let walk = self.columns() >= COLUMNS_MIN || self.index_axis_len <= COLUMNS_MAX_WALK;
-        if walk {
+        if self.columns() >= COLUMNS_MIN || self.index_axis_len <= COLUMNS_MAX_WALK {
             ScatterStrategy::Columns
         } else {
             ScatterStrategy::TwoPass
@@ -382,20 +382,33 @@ impl ScatterGeometry {
         if class == DeviceClass::Hardware {
             return self.strategy();
         }
-        let bits = u64::from(data.size_bits());
         let short = self.index_axis_len <= COLUMNS_MAX_WALK;
-        let (per_vector, per_word) = (128 / bits, 32 / bits);
-        if self.inner.is_multiple_of(per_vector)
-            && (short || self.columns() / per_vector >= SOFTWARE_VECTOR_THREADS_MIN)
-        {
+        let vector_threads = self.vector_walk(data).map(|per| self.columns() / per);
+        if vector_threads.is_some_and(|threads| short || threads >= SOFTWARE_VECTOR_THREADS_MIN) {
             ScatterStrategy::ColumnVectors
         } else if !short && self.columns() < SOFTWARE_COLUMNS_MIN {
             ScatterStrategy::TwoPass
-        } else if bits < 32 && self.inner.is_multiple_of(per_word) {
+        } else if self.word_walk(data).is_some() {
             ScatterStrategy::ColumnWords
         } else {
             ScatterStrategy::Columns
         }
+    }
+
+    /// The columns a [`ScatterStage::ColumnVectors`] thread walks for
+    /// `data` (a `vec4<u32>` of them: 16 / element bytes), when `inner` is
+    /// a whole number of such vectors.
+    pub fn vector_walk(&self, data: DataType) -> Option<u64> {
+        let per = 128 / u64::from(data.size_bits());
+        self.inner.is_multiple_of(per).then_some(per)
+    }
+
+    /// The columns a [`ScatterStage::ColumnWords`] thread walks for 8- or
+    /// 16-bit `data` (a `u32` word of them), when `inner` is a whole number
+    /// of such words; `None` for wider data.
+    pub fn word_walk(&self, data: DataType) -> Option<u64> {
+        let per = 32 / u64::from(data.size_bits());
+        (per > 1 && self.inner.is_multiple_of(per)).then_some(per)
     }
 
     /// The target output element of update `u` whose axis coordinate is `c`
@@ -703,17 +716,10 @@ pub fn scatter_elements_plan_with(
     // Columns a vector, or (packed data) a word, at a time: software plans
     // choose them, tests may force them; each needs whole vectors (words)
     // of columns in `inner`, else the plan falls back to the next narrower.
-    let bits = u64::from(output.dtype.size_bits());
-    let per_vector = 128 / bits;
     let vectors = g
-        .inner
-        .is_multiple_of(per_vector)
-        .then_some((kernels.column_vectors, per_vector));
-    let per_word = 32 / bits;
-    let words = kernels
-        .column_words
-        .filter(|_| bits < 32 && g.inner.is_multiple_of(per_word))
-        .map(|kernel| (kernel, per_word));
+        .vector_walk(output.dtype)
+        .map(|per| (kernels.column_vectors, per));
+    let words = kernels.column_words.zip(g.word_walk(output.dtype));
     let columns = (kernels.columns, 1);
     // The one-pass kernel and the columns each of its threads walks.
     let walk = match strategy {
