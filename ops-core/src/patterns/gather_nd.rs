@@ -424,14 +424,12 @@ impl GatherNdGeometry {
     /// over a tuple of run-time length (four a thread through that loop:
     /// 41 ms in order).
     pub fn variant_on(&self, class: DeviceClass, data: DataType) -> GatherVariant {
-        let variant = self.variant(data);
-        let singles = matches!(variant, GatherVariant::Singles | GatherVariant::Elements)
-            && self.slice_len == 1
-            && self.tuples_per_batch >= self.tuple_count;
+        // Slices of one element are never vector or row mode.
+        let singles = self.slice_len == 1 && self.tuples_per_batch >= self.tuple_count;
         match (class, singles, self.tuple_size) {
             (DeviceClass::Software, true, 1) => GatherVariant::SingleVectors1,
             (DeviceClass::Software, true, 2) => GatherVariant::SingleVectors2,
-            _ => variant,
+            _ => self.variant(data),
         }
     }
 
@@ -775,7 +773,7 @@ pub fn gather_nd_params(geometry: &GatherNdGeometry, data: DataType) -> Result<V
 /// binding `[Params, Input(input_slot), Input(indices_slot),
 /// Output(output_slot), Status, Params, Scratch(0)]`; the single-vector
 /// variants of software plans ([`GatherNdGeometry::variant_on`] for
-/// `class`) run four elements a thread, binding `[Params,
+/// `class`) run [`single_vector_items`] elements a thread, binding `[Params,
 /// Input(input_slot), Input(indices_slot), Scratch(0), Status, Params,
 /// Output(output_slot)]`: the output through binding 6 only. The bindings a mode
 /// does not use get the parameters or a 16-byte scratch buffer (the least a
@@ -1267,8 +1265,8 @@ mod tests {
         Some(&KERNELS[i])
     }
 
-    /// Tuples of one or two index values selecting single 32- or 64-bit
-    /// elements: four a thread in software plans, the output through the
+    /// Tuples of one or two index values selecting single elements: a
+    /// vector of them a thread in software plans, the output through the
     /// vector binding alone; other shapes and hardware plans as before.
     #[test]
     fn single_vectors_in_software_plans() {

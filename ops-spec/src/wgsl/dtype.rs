@@ -70,6 +70,26 @@ pub fn raw_from_u32(dt: DataType, value: &str) -> String {
     }
 }
 
+/// A WGSL expression for raw element `e` of `dt` in a block of words held
+/// in registers, `word(i)` the expression of the block's word `i`: two
+/// words of a 64-bit element, one of a 32-bit one, a lane of an 8- or
+/// 16-bit one (packed as in memory, low lanes first).
+pub fn raw_in_words(dt: DataType, e: usize, word: &dyn Fn(usize) -> String) -> String {
+    match (dt.size_bits() as usize, lane_mask(dt)) {
+        (64, _) => format!("vec2<u32>({}, {})", word(2 * e), word(2 * e + 1)),
+        (32, _) => word(e),
+        (bits, Some(mask)) => {
+            let lanes = 32 / bits;
+            format!(
+                "(({} >> {}u) & {mask})",
+                word(e / lanes),
+                (e % lanes) * bits
+            )
+        }
+        _ => unreachable!("every data type is 8, 16, 32 or 64 bits"),
+    }
+}
+
 /// The mask of a narrow type's bits within a word, `None` for 32 and 64 bits.
 pub(super) const fn lane_mask(dt: DataType) -> Option<&'static str> {
     match dt.size_bits() {

@@ -41,10 +41,11 @@
 //! lavapipe, whose cost is per invocation more than per byte, a layout whose
 //! threads changed tuple inside their loop ran at 0.6x the copy kernel.
 //!
-//! Single-vector mode (software plans; slices of one 32- or 64-bit element
-//! selected by tuples of one or two index values, one batch): four
-//! consecutive output elements a thread, their tuples read as vectors and
-//! resolved unrolled, their elements stored as one or two vectors.
+//! Single-vector mode (software plans; slices of one element selected by
+//! tuples of one or two index values, one batch): a vector of consecutive
+//! output elements a thread (16 of 8-bit data down to 4 of 32- and 64-bit
+//! data), their tuples read as vectors and resolved unrolled, their
+//! elements stored as one vector (two of 64-bit data).
 //!
 //! Row mode (slices of at least `ROW_MIN_WORDS` whole words): each workgroup
 //! copies a block of words of one tuple's slice, so the tuple's index values
@@ -210,7 +211,6 @@ fn gather_nd_module(
         dtype::gen_store_to(&mut w, "store_output", &buffers[3], layout, data);
         w.blank();
     }
-    let tuple = variant.single_vectors_tuple();
     gen_resolve(&mut w, index);
     w.blank();
     gen_tuple_base(&mut w);
@@ -232,9 +232,11 @@ fn gather_nd_module(
         // 8- and 16-bit data never plan it; its kernel is the element one.
         GatherVariant::Singles if dtype::is_packed(data) => gen_elements_body(&mut w, data, layout),
         GatherVariant::Singles => gen_singles_body(&mut w),
-        GatherVariant::SingleVectors1 | GatherVariant::SingleVectors2 => {
-            let q = tuple.expect("a single-vector variant");
-            gen_single_vectors_body(&mut w, data, index, q, layout, &buffers);
+        GatherVariant::SingleVectors1 => {
+            gen_single_vectors_body(&mut w, data, index, 1, layout, &buffers)
+        }
+        GatherVariant::SingleVectors2 => {
+            gen_single_vectors_body(&mut w, data, index, 2, layout, &buffers)
         }
     }
     w.close();
@@ -363,14 +365,11 @@ fn gen_single_vectors_body(
     let mut bad = Vec::new();
     for m in (0..k).rev() {
         for j in (0..q).rev() {
-            let x = (m * q + j) * iw;
             let p = format!("{q}u * first + {}u", m * q + j);
             let raw = if narrow {
                 format!("load_index(min({p}, {q}u * count - 1u))")
-            } else if iw == 2 {
-                format!("vec2<u32>({}, {})", word(x), word(x + 1))
             } else {
-                word(x)
+                dtype::raw_in_words(index, m * q + j, &word)
             };
             w.line(format!("let v{m}_{j} = resolve({raw}, n{j});"));
             w.line(match m {

@@ -7,9 +7,10 @@
 //! fills the parameter words
 //! ([`ops_core::patterns::scatter_elements::params`]), runs `Winner` then
 //! `Write` (one thread per update element `u`, row-major), `Columns` alone
-//! (one thread per column, walking its updates along the axis in order), or
+//! (one thread per column, walking its updates along the axis in order),
 //! `ColumnWords` alone (one thread per `u32` word of neighbouring columns,
-//! walking them together).
+//! walking them together) or `ColumnVectors` alone (one thread per
+//! `vec4<u32>` of neighbouring columns, the workgroup in lock step).
 //! Each computes an update's target output element from its index value;
 //! see the pattern's module documentation for the algorithms (last write in
 //! row-major order wins).
@@ -22,11 +23,14 @@
 //! | `Write` | params (uniform) | indices (r) | updates (r) | winner (r) | status (r) | output (rw) |
 //! | `Columns` | params (uniform) | indices (r) | updates (r) | status (rw, atomic) | output (rw) | |
 //! | `ColumnWords` | params (uniform) | indices (r) | updates (r) | status (rw, atomic) | output (rw) | |
+//! | `ColumnVectors` | params (uniform) | indices (r) | updates (r) | status (rw, atomic) | output (rw) | |
 //!
 //! The output binding is `array<atomic<u32>>` for 8- and 16-bit data types
 //! (lane stores through `atomicAnd`/`atomicOr`), `array<u32>` otherwise;
 //! `ColumnWords` binds it as `array<u32>` and stores whole words, each
-//! owned by one thread.
+//! owned by one thread. `ColumnVectors` binds the updates and the output
+//! as `array<vec4<u32>>`, and the indices too when an index is at least as
+//! wide as an element.
 //!
 //! The `Winner` kernel does not depend on the data type (only its header
 //! comment names it); it is still generated and keyed per (data, index)
@@ -397,8 +401,9 @@ fn gen_column_words_body(
 /// in lock step. Each row reads the columns' updates as one vector and
 /// their indices as `index bytes / data bytes` vectors (or, narrower
 /// indices, a word at a time), and stores each column's element in its own
-/// output word(s), which no other thread touches: plain stores, and a
-/// plain load and store for 8- and 16-bit lanes.
+/// output word(s), which no other thread touches: the whole vector when
+/// every column aims at one row, else plain word stores, and for 8- and
+/// 16-bit lanes [`gen_lane_stores`].
 ///
 /// Every thread of the workgroup meets a barrier every `LOCKSTEP_ROWS`
 /// rows, so no thread returns early: threads past the last vector and
@@ -442,21 +447,8 @@ fn gen_column_vectors_body(
                     ));
                 }
                 let word = |x: usize| format!("iv{}[{}]", x / 4, x % 4);
-                let ib = index.size_bits() as usize;
                 (0..per as usize)
-                    .map(|j| match ib {
-                        64 => format!("vec2<u32>({}, {})", word(2 * j), word(2 * j + 1)),
-                        32 => word(j),
-                        _ => {
-                            let lanes = 32 / ib;
-                            format!(
-                                "(({} >> {}u) & 0x{:x}u)",
-                                word(j / lanes),
-                                (j % lanes) * ib,
-                                (1u64 << ib) - 1
-                            )
-                        }
-                    })
+                    .map(|j| dtype::raw_in_words(index, j, &word))
                     .collect()
             } else {
                 (0..per)
