@@ -203,6 +203,17 @@ fn reductions_run_segmented() {
     same_on_both(&ctx, &d, &[&x]);
 }
 
+/// Scatter of `up` into `x` along axis 0 at `idx`.
+fn scatter_axis0(x: &HostTensor, idx: &HostTensor, up: &HostTensor) -> ScatterDesc {
+    ScatterDesc::builder()
+        .input(x.desc().clone())
+        .indices(idx.desc().clone())
+        .updates(up.desc().clone())
+        .axis(0)
+        .build()
+        .unwrap()
+}
+
 /// GatherND1 of a 2-D `x` by `[n, 1]` (whole rows) or `[n, 2]` (elements)
 /// indices.
 fn gather_2d(x: &HostTensor, idx: &HostTensor) -> GatherND1Desc {
@@ -292,13 +303,7 @@ fn gathers_and_scatters_run_segmented() {
         let x = tensor_with_edges(dt, &[2000, 2], &mut rng);
         let idx = indices(ix, &[1000, 2], 2000, &mut rng);
         let up = tensor_with_edges(dt, &[1000, 2], &mut rng);
-        let d = ScatterDesc::builder()
-            .input(x.desc().clone())
-            .indices(idx.desc().clone())
-            .updates(up.desc().clone())
-            .axis(0)
-            .build()
-            .unwrap();
+        let d = scatter_axis0(&x, &idx, &up);
         same_on_both(&ctx, &d, &[&x, &idx, &up]);
     }
     // Software plans' ColumnWords (whole output words, plain stores) and
@@ -320,13 +325,7 @@ fn gathers_and_scatters_run_segmented() {
             &mut rng,
         );
         let up = tensor_with_edges(dt, &[k, sizes[1]], &mut rng);
-        let d = ScatterDesc::builder()
-            .input(x.desc().clone())
-            .indices(idx.desc().clone())
-            .updates(up.desc().clone())
-            .axis(0)
-            .build()
-            .unwrap();
+        let d = scatter_axis0(&x, &idx, &up);
         let plan = d.gpu_plan_for(DeviceClass::Software).unwrap();
         assert!(plan.passes[0].kernel.key.contains(kernel));
         same_on_both(&sw, &d, &[&x, &idx, &up]);
