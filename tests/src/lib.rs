@@ -2,7 +2,7 @@
 //! skipping, without an adapter), edge-value tensor data and a small
 //! deterministic generator for it (re-exported from `ops_core::fuzz`).
 
-use ops_core::HostTensor;
+use ops_core::{DataType, HostTensor, TensorDesc};
 
 /// The shared GPU context; panics with the fix when no adapter exists.
 pub fn gpu() -> &'static ops_gpu::Context {
@@ -30,4 +30,73 @@ pub fn assert_bitwise_eq(got: &HostTensor, want: &HostTensor, context: &str) {
             &want.bytes()[i * w..(i + 1) * w]
         );
     }
+}
+
+/// Float pairs that probe every part of the generated order key: all
+/// 65,536 FLOAT16 values, each beside another (`[65536, 2]`, reduced over
+/// axis 1, and `[2, 65536]`, over axis 0: rows and columns kernels), and
+/// every ordered pair of FLOAT32 values around zero, the infinities and
+/// the NaNs of both signs.
+pub fn float_pairs() -> Vec<(HostTensor, HostTensor)> {
+    let f16: Vec<u16> = (0..=0xffffu32)
+        .flat_map(|i| {
+            [
+                i as u16,
+                (i.wrapping_mul(40503).wrapping_add(12345) & 0xffff) as u16,
+            ]
+        })
+        .collect();
+    let f32_edges: [u32; 24] = [
+        0,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x007f_ffff,
+        0x807f_ffff,
+        0x0080_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x7f7f_ffff,
+        0xff7f_ffff,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7f80_0001,
+        0xff80_0001,
+        0x7fc0_0000,
+        0xffc0_0000,
+        0x7fff_ffff,
+        0xffff_ffff,
+        0x7fbf_ffff,
+        0x7f7f_fffe,
+        0xff7f_fffe,
+        0x0000_0002,
+        0x8000_0002,
+    ];
+    let f32: Vec<u32> = f32_edges
+        .iter()
+        .flat_map(|&a| f32_edges.iter().flat_map(move |&b| [a, b]))
+        .collect();
+    let pairs = |dt: DataType, bytes: Vec<u8>, n: u32| {
+        let rows = HostTensor::from_bytes(TensorDesc::new(dt, [n, 2]), bytes.clone()).unwrap();
+        let w = dt.size_bytes();
+        let mut columns = vec![0u8; bytes.len()];
+        for (i, element) in bytes.chunks(w).enumerate() {
+            let at = ((i % 2) * n as usize + i / 2) * w;
+            columns[at..at + w].copy_from_slice(element);
+        }
+        let columns = HostTensor::from_bytes(TensorDesc::new(dt, [2, n]), columns).unwrap();
+        (rows, columns)
+    };
+    vec![
+        pairs(
+            DataType::Float16,
+            f16.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            65536,
+        ),
+        pairs(
+            DataType::Float32,
+            f32.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            (f32_edges.len() * f32_edges.len()) as u32,
+        ),
+    ]
 }

@@ -12,7 +12,7 @@ use ops_core::fuzz;
 use ops_core::{
     AttrValue, DataType, FeatureLevel, HostTensor, OpArgs, OpError, Operator, TensorDesc,
 };
-use ops_tests::{assert_bitwise_eq, gpu, tensor_with_edges, Rng};
+use ops_tests::{assert_bitwise_eq, float_pairs, gpu, tensor_with_edges, Rng};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -142,6 +142,38 @@ fn signed_zeros_tie_and_nan_is_selected() {
             [1],
             "NaN wins ArgMax too"
         );
+    }
+}
+
+#[test]
+fn float_pairs_select_as_the_cpu_reference() {
+    for (rows, columns) in float_pairs() {
+        for (input, axis) in [(&rows, 1), (&columns, 0)] {
+            for dir in [
+                argmin::AxisDirection::Increasing,
+                argmin::AxisDirection::Decreasing,
+            ] {
+                let d = ArgMinDesc::builder()
+                    .input(input.desc().clone())
+                    .output_dtype(DataType::Uint32)
+                    .axes([axis])
+                    .axis_direction(dir)
+                    .build()
+                    .unwrap();
+                let picks = run_both(&d, &[input]).to_vec::<u32>().unwrap();
+                assert!(
+                    picks.contains(&0) && picks.contains(&1),
+                    "{d:?}: both sides win"
+                );
+            }
+            let d = ArgMaxDesc::builder()
+                .input(input.desc().clone())
+                .output_dtype(DataType::Uint32)
+                .axes([axis])
+                .build()
+                .unwrap();
+            run_both(&d, &[input]);
+        }
     }
 }
 

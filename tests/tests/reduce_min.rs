@@ -5,7 +5,7 @@
 use ops::ReduceMinDesc;
 use ops_core::fuzz;
 use ops_core::{DataType, FeatureLevel, HostTensor, OpError, Operator, TensorDesc};
-use ops_tests::{assert_bitwise_eq, gpu, tensor_with_edges, Rng};
+use ops_tests::{assert_bitwise_eq, float_pairs, gpu, tensor_with_edges, Rng};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -44,6 +44,17 @@ fn seed_shape_examples() {
         let x = tensor_with_edges(DataType::Float32, &data.sizes, &mut Rng::new(7));
         let out = run_both(&d, &x, &a);
         assert_eq!(out.sizes(), want);
+    }
+}
+
+#[test]
+fn float_pairs_reduce_as_the_cpu_reference() {
+    for (rows, columns) in float_pairs() {
+        for (input, axis) in [(&rows, 1), (&columns, 0)] {
+            let (d, a) = desc(input.desc().clone(), &[axis], false);
+            let out = run_both(&d, input, &a);
+            assert_eq!(out.sizes(), &input.sizes()[1 - axis as usize..][..1]);
+        }
     }
 }
 
