@@ -54,6 +54,16 @@ fn rank(v: u32) -> u32 {
     return order_key(v);
 }
 
+fn unkey(k: u32) -> u32 {
+    // A set sign bit in the key: a positive value (sign set); else every bit flipped.
+    return select(~k, k ^ 0x80000000u, (k & 0x80000000u) != 0u);
+}
+
+// The raw bits of a rank (not a NaN's: rank 0).
+fn unrank(rank: u32) -> u32 {
+    return unkey(rank);
+}
+
 // Whether a candidate at a later position than the best so far beats it.
 fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
     return key_less(candidate, best) | (last & !key_less(best, candidate));
@@ -92,7 +102,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     }
     let begin = min(c * chunk, len);
     let end = begin + min(chunk, len - begin);
-    var at = (o * len + begin) * vectors + column;
+    let start = (o * len + begin) * vectors + column;
+    var at = start;
     var best_rank0 = NO_RANK;
     var best_position0 = begin;
     var best_rank1 = NO_RANK;
@@ -102,134 +113,177 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     var best_rank3 = NO_RANK;
     var best_position3 = begin;
     var r = begin;
-    // The tie rule is uniform: one loop for each, no per-element test of it.
-    let first_r = r;
-    if (last) {
-        r = first_r;
-        for (; r + 1u * 1u < end; r = r + 2u * 1u) {
-            let q0 = input[at + 0u * vectors];
-            let q1 = input[at + 1u * vectors];
-            let rank_0_0 = rank(q0.x);
-            let wins_0_0 = !key_less(best_rank0, rank_0_0);
-            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
-            best_position0 = select(best_position0, r + 0u, wins_0_0);
-            let rank_0_1 = rank(q0.y);
-            let wins_0_1 = !key_less(best_rank1, rank_0_1);
-            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
-            best_position1 = select(best_position1, r + 0u, wins_0_1);
-            let rank_0_2 = rank(q0.z);
-            let wins_0_2 = !key_less(best_rank2, rank_0_2);
-            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
-            best_position2 = select(best_position2, r + 0u, wins_0_2);
-            let rank_0_3 = rank(q0.w);
-            let wins_0_3 = !key_less(best_rank3, rank_0_3);
-            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
-            best_position3 = select(best_position3, r + 0u, wins_0_3);
-            let rank_1_0 = rank(q1.x);
-            let wins_1_0 = !key_less(best_rank0, rank_1_0);
-            best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
-            best_position0 = select(best_position0, r + 1u, wins_1_0);
-            let rank_1_1 = rank(q1.y);
-            let wins_1_1 = !key_less(best_rank1, rank_1_1);
-            best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
-            best_position1 = select(best_position1, r + 1u, wins_1_1);
-            let rank_1_2 = rank(q1.z);
-            let wins_1_2 = !key_less(best_rank2, rank_1_2);
-            best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
-            best_position2 = select(best_position2, r + 1u, wins_1_2);
-            let rank_1_3 = rank(q1.w);
-            let wins_1_3 = !key_less(best_rank3, rank_1_3);
-            best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
-            best_position3 = select(best_position3, r + 1u, wins_1_3);
-            at = at + 2u * vectors;
+    // Equal ranks are equal bits: the smallest rank alone, no position, no tie rule.
+    for (; r + 1u * 1u < end; r = r + 2u * 1u) {
+        let q0 = input[at + 0u * vectors];
+        let q1 = input[at + 1u * vectors];
+        best_rank0 = min(best_rank0, rank(q0.x));
+        best_rank1 = min(best_rank1, rank(q0.y));
+        best_rank2 = min(best_rank2, rank(q0.z));
+        best_rank3 = min(best_rank3, rank(q0.w));
+        best_rank0 = min(best_rank0, rank(q1.x));
+        best_rank1 = min(best_rank1, rank(q1.y));
+        best_rank2 = min(best_rank2, rank(q1.z));
+        best_rank3 = min(best_rank3, rank(q1.w));
+        at = at + 2u * vectors;
+    }
+    for (; r < end; r = r + 1u) {
+        let q0 = input[at + 0u * vectors];
+        best_rank0 = min(best_rank0, rank(q0.x));
+        best_rank1 = min(best_rank1, rank(q0.y));
+        best_rank2 = min(best_rank2, rank(q0.z));
+        best_rank3 = min(best_rank3, rank(q0.w));
+        at = at + 1u * vectors;
+    }
+    // The best bits from the best ranks (a split pass's partial results carry
+    // the chunk's first row as their position: equal ranks, equal bits).
+    var raw0 = unrank(best_rank0);
+    var raw1 = unrank(best_rank1);
+    var raw2 = unrank(best_rank2);
+    var raw3 = unrank(best_rank3);
+    if ((best_rank0 == 0u) | (best_rank1 == 0u) | (best_rank2 == 0u) | (best_rank3 == 0u)) {
+        // A NaN: again with positions, for the first (last) NaN's bits.
+        best_rank0 = NO_RANK;
+        best_rank1 = NO_RANK;
+        best_rank2 = NO_RANK;
+        best_rank3 = NO_RANK;
+        r = begin;
+        at = start;
+        // The tie rule is uniform: one loop for each, no per-element test of it.
+        let first_r = r;
+        if (last) {
+            r = first_r;
+            for (; r + 1u * 1u < end; r = r + 2u * 1u) {
+                let q0 = input[at + 0u * vectors];
+                let q1 = input[at + 1u * vectors];
+                let rank_0_0 = rank(q0.x);
+                let wins_0_0 = !key_less(best_rank0, rank_0_0);
+                best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+                best_position0 = select(best_position0, r + 0u, wins_0_0);
+                let rank_0_1 = rank(q0.y);
+                let wins_0_1 = !key_less(best_rank1, rank_0_1);
+                best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+                best_position1 = select(best_position1, r + 0u, wins_0_1);
+                let rank_0_2 = rank(q0.z);
+                let wins_0_2 = !key_less(best_rank2, rank_0_2);
+                best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+                best_position2 = select(best_position2, r + 0u, wins_0_2);
+                let rank_0_3 = rank(q0.w);
+                let wins_0_3 = !key_less(best_rank3, rank_0_3);
+                best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+                best_position3 = select(best_position3, r + 0u, wins_0_3);
+                let rank_1_0 = rank(q1.x);
+                let wins_1_0 = !key_less(best_rank0, rank_1_0);
+                best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
+                best_position0 = select(best_position0, r + 1u, wins_1_0);
+                let rank_1_1 = rank(q1.y);
+                let wins_1_1 = !key_less(best_rank1, rank_1_1);
+                best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
+                best_position1 = select(best_position1, r + 1u, wins_1_1);
+                let rank_1_2 = rank(q1.z);
+                let wins_1_2 = !key_less(best_rank2, rank_1_2);
+                best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
+                best_position2 = select(best_position2, r + 1u, wins_1_2);
+                let rank_1_3 = rank(q1.w);
+                let wins_1_3 = !key_less(best_rank3, rank_1_3);
+                best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
+                best_position3 = select(best_position3, r + 1u, wins_1_3);
+                at = at + 2u * vectors;
+            }
+            for (; r < end; r = r + 1u) {
+                let q0 = input[at + 0u * vectors];
+                let rank_0_0 = rank(q0.x);
+                let wins_0_0 = !key_less(best_rank0, rank_0_0);
+                best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+                best_position0 = select(best_position0, r + 0u, wins_0_0);
+                let rank_0_1 = rank(q0.y);
+                let wins_0_1 = !key_less(best_rank1, rank_0_1);
+                best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+                best_position1 = select(best_position1, r + 0u, wins_0_1);
+                let rank_0_2 = rank(q0.z);
+                let wins_0_2 = !key_less(best_rank2, rank_0_2);
+                best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+                best_position2 = select(best_position2, r + 0u, wins_0_2);
+                let rank_0_3 = rank(q0.w);
+                let wins_0_3 = !key_less(best_rank3, rank_0_3);
+                best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+                best_position3 = select(best_position3, r + 0u, wins_0_3);
+                at = at + 1u * vectors;
+            }
+        } else {
+            r = first_r;
+            for (; r + 1u * 1u < end; r = r + 2u * 1u) {
+                let q0 = input[at + 0u * vectors];
+                let q1 = input[at + 1u * vectors];
+                let rank_0_0 = rank(q0.x);
+                let wins_0_0 = key_less(rank_0_0, best_rank0);
+                best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+                best_position0 = select(best_position0, r + 0u, wins_0_0);
+                let rank_0_1 = rank(q0.y);
+                let wins_0_1 = key_less(rank_0_1, best_rank1);
+                best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+                best_position1 = select(best_position1, r + 0u, wins_0_1);
+                let rank_0_2 = rank(q0.z);
+                let wins_0_2 = key_less(rank_0_2, best_rank2);
+                best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+                best_position2 = select(best_position2, r + 0u, wins_0_2);
+                let rank_0_3 = rank(q0.w);
+                let wins_0_3 = key_less(rank_0_3, best_rank3);
+                best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+                best_position3 = select(best_position3, r + 0u, wins_0_3);
+                let rank_1_0 = rank(q1.x);
+                let wins_1_0 = key_less(rank_1_0, best_rank0);
+                best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
+                best_position0 = select(best_position0, r + 1u, wins_1_0);
+                let rank_1_1 = rank(q1.y);
+                let wins_1_1 = key_less(rank_1_1, best_rank1);
+                best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
+                best_position1 = select(best_position1, r + 1u, wins_1_1);
+                let rank_1_2 = rank(q1.z);
+                let wins_1_2 = key_less(rank_1_2, best_rank2);
+                best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
+                best_position2 = select(best_position2, r + 1u, wins_1_2);
+                let rank_1_3 = rank(q1.w);
+                let wins_1_3 = key_less(rank_1_3, best_rank3);
+                best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
+                best_position3 = select(best_position3, r + 1u, wins_1_3);
+                at = at + 2u * vectors;
+            }
+            for (; r < end; r = r + 1u) {
+                let q0 = input[at + 0u * vectors];
+                let rank_0_0 = rank(q0.x);
+                let wins_0_0 = key_less(rank_0_0, best_rank0);
+                best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+                best_position0 = select(best_position0, r + 0u, wins_0_0);
+                let rank_0_1 = rank(q0.y);
+                let wins_0_1 = key_less(rank_0_1, best_rank1);
+                best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+                best_position1 = select(best_position1, r + 0u, wins_0_1);
+                let rank_0_2 = rank(q0.z);
+                let wins_0_2 = key_less(rank_0_2, best_rank2);
+                best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+                best_position2 = select(best_position2, r + 0u, wins_0_2);
+                let rank_0_3 = rank(q0.w);
+                let wins_0_3 = key_less(rank_0_3, best_rank3);
+                best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+                best_position3 = select(best_position3, r + 0u, wins_0_3);
+                at = at + 1u * vectors;
+            }
         }
-        for (; r < end; r = r + 1u) {
-            let q0 = input[at + 0u * vectors];
-            let rank_0_0 = rank(q0.x);
-            let wins_0_0 = !key_less(best_rank0, rank_0_0);
-            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
-            best_position0 = select(best_position0, r + 0u, wins_0_0);
-            let rank_0_1 = rank(q0.y);
-            let wins_0_1 = !key_less(best_rank1, rank_0_1);
-            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
-            best_position1 = select(best_position1, r + 0u, wins_0_1);
-            let rank_0_2 = rank(q0.z);
-            let wins_0_2 = !key_less(best_rank2, rank_0_2);
-            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
-            best_position2 = select(best_position2, r + 0u, wins_0_2);
-            let rank_0_3 = rank(q0.w);
-            let wins_0_3 = !key_less(best_rank3, rank_0_3);
-            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
-            best_position3 = select(best_position3, r + 0u, wins_0_3);
-            at = at + 1u * vectors;
-        }
-    } else {
-        r = first_r;
-        for (; r + 1u * 1u < end; r = r + 2u * 1u) {
-            let q0 = input[at + 0u * vectors];
-            let q1 = input[at + 1u * vectors];
-            let rank_0_0 = rank(q0.x);
-            let wins_0_0 = key_less(rank_0_0, best_rank0);
-            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
-            best_position0 = select(best_position0, r + 0u, wins_0_0);
-            let rank_0_1 = rank(q0.y);
-            let wins_0_1 = key_less(rank_0_1, best_rank1);
-            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
-            best_position1 = select(best_position1, r + 0u, wins_0_1);
-            let rank_0_2 = rank(q0.z);
-            let wins_0_2 = key_less(rank_0_2, best_rank2);
-            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
-            best_position2 = select(best_position2, r + 0u, wins_0_2);
-            let rank_0_3 = rank(q0.w);
-            let wins_0_3 = key_less(rank_0_3, best_rank3);
-            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
-            best_position3 = select(best_position3, r + 0u, wins_0_3);
-            let rank_1_0 = rank(q1.x);
-            let wins_1_0 = key_less(rank_1_0, best_rank0);
-            best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
-            best_position0 = select(best_position0, r + 1u, wins_1_0);
-            let rank_1_1 = rank(q1.y);
-            let wins_1_1 = key_less(rank_1_1, best_rank1);
-            best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
-            best_position1 = select(best_position1, r + 1u, wins_1_1);
-            let rank_1_2 = rank(q1.z);
-            let wins_1_2 = key_less(rank_1_2, best_rank2);
-            best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
-            best_position2 = select(best_position2, r + 1u, wins_1_2);
-            let rank_1_3 = rank(q1.w);
-            let wins_1_3 = key_less(rank_1_3, best_rank3);
-            best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
-            best_position3 = select(best_position3, r + 1u, wins_1_3);
-            at = at + 2u * vectors;
-        }
-        for (; r < end; r = r + 1u) {
-            let q0 = input[at + 0u * vectors];
-            let rank_0_0 = rank(q0.x);
-            let wins_0_0 = key_less(rank_0_0, best_rank0);
-            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
-            best_position0 = select(best_position0, r + 0u, wins_0_0);
-            let rank_0_1 = rank(q0.y);
-            let wins_0_1 = key_less(rank_0_1, best_rank1);
-            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
-            best_position1 = select(best_position1, r + 0u, wins_0_1);
-            let rank_0_2 = rank(q0.z);
-            let wins_0_2 = key_less(rank_0_2, best_rank2);
-            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
-            best_position2 = select(best_position2, r + 0u, wins_0_2);
-            let rank_0_3 = rank(q0.w);
-            let wins_0_3 = key_less(rank_0_3, best_rank3);
-            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
-            best_position3 = select(best_position3, r + 0u, wins_0_3);
-            at = at + 1u * vectors;
-        }
+        // Element j of row r: (o * len + r) * inner + column * PER_VECTOR + j.
+        let element = o * len * inner + column * PER_VECTOR;
+        raw0 = load_input(element + 0u + best_position0 * inner);
+        raw1 = load_input(element + 1u + best_position1 * inner);
+        raw2 = load_input(element + 2u + best_position2 * inner);
+        raw3 = load_input(element + 3u + best_position3 * inner);
     }
     let first = o * inner + column * PER_VECTOR;
     // Output first + j's elements: base + position * inner.
     let base = o * len * inner + column * PER_VECTOR;
-    emit(first + 0u, best_position0, base + 0u, inner);
-    emit(first + 1u, best_position1, base + 1u, inner);
-    emit(first + 2u, best_position2, base + 2u, inner);
-    emit(first + 3u, best_position3, base + 3u, inner);
+    store_output(first + 0u, raw0);
+    store_output(first + 1u, raw1);
+    store_output(first + 2u, raw2);
+    store_output(first + 3u, raw3);
 }
 /* @segmented 1 4 4
 // @generated from specs/reducemin.op
@@ -351,6 +405,16 @@ fn rank(v: u32) -> u32 {
     return order_key(v);
 }
 
+fn unkey(k: u32) -> u32 {
+    // A set sign bit in the key: a positive value (sign set); else every bit flipped.
+    return select(~k, k ^ 0x80000000u, (k & 0x80000000u) != 0u);
+}
+
+// The raw bits of a rank (not a NaN's: rank 0).
+fn unrank(rank: u32) -> u32 {
+    return unkey(rank);
+}
+
 // Whether a candidate at a later position than the best so far beats it.
 fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
     return key_less(candidate, best) | (last & !key_less(best, candidate));
@@ -389,7 +453,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     }
     let begin = min(c * chunk, len);
     let end = begin + min(chunk, len - begin);
-    var at = (o * len + begin) * vectors + column;
+    let start = (o * len + begin) * vectors + column;
+    var at = start;
     var best_rank0 = NO_RANK;
     var best_position0 = begin;
     var best_rank1 = NO_RANK;
@@ -399,133 +464,176 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     var best_rank3 = NO_RANK;
     var best_position3 = begin;
     var r = begin;
-    // The tie rule is uniform: one loop for each, no per-element test of it.
-    let first_r = r;
-    if (last) {
-        r = first_r;
-        for (; r + 1u * 1u < end; r = r + 2u * 1u) {
-            let q0 = input_vector(at + 0u * vectors);
-            let q1 = input_vector(at + 1u * vectors);
-            let rank_0_0 = rank(q0.x);
-            let wins_0_0 = !key_less(best_rank0, rank_0_0);
-            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
-            best_position0 = select(best_position0, r + 0u, wins_0_0);
-            let rank_0_1 = rank(q0.y);
-            let wins_0_1 = !key_less(best_rank1, rank_0_1);
-            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
-            best_position1 = select(best_position1, r + 0u, wins_0_1);
-            let rank_0_2 = rank(q0.z);
-            let wins_0_2 = !key_less(best_rank2, rank_0_2);
-            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
-            best_position2 = select(best_position2, r + 0u, wins_0_2);
-            let rank_0_3 = rank(q0.w);
-            let wins_0_3 = !key_less(best_rank3, rank_0_3);
-            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
-            best_position3 = select(best_position3, r + 0u, wins_0_3);
-            let rank_1_0 = rank(q1.x);
-            let wins_1_0 = !key_less(best_rank0, rank_1_0);
-            best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
-            best_position0 = select(best_position0, r + 1u, wins_1_0);
-            let rank_1_1 = rank(q1.y);
-            let wins_1_1 = !key_less(best_rank1, rank_1_1);
-            best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
-            best_position1 = select(best_position1, r + 1u, wins_1_1);
-            let rank_1_2 = rank(q1.z);
-            let wins_1_2 = !key_less(best_rank2, rank_1_2);
-            best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
-            best_position2 = select(best_position2, r + 1u, wins_1_2);
-            let rank_1_3 = rank(q1.w);
-            let wins_1_3 = !key_less(best_rank3, rank_1_3);
-            best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
-            best_position3 = select(best_position3, r + 1u, wins_1_3);
-            at = at + 2u * vectors;
+    // Equal ranks are equal bits: the smallest rank alone, no position, no tie rule.
+    for (; r + 1u * 1u < end; r = r + 2u * 1u) {
+        let q0 = input_vector(at + 0u * vectors);
+        let q1 = input_vector(at + 1u * vectors);
+        best_rank0 = min(best_rank0, rank(q0.x));
+        best_rank1 = min(best_rank1, rank(q0.y));
+        best_rank2 = min(best_rank2, rank(q0.z));
+        best_rank3 = min(best_rank3, rank(q0.w));
+        best_rank0 = min(best_rank0, rank(q1.x));
+        best_rank1 = min(best_rank1, rank(q1.y));
+        best_rank2 = min(best_rank2, rank(q1.z));
+        best_rank3 = min(best_rank3, rank(q1.w));
+        at = at + 2u * vectors;
+    }
+    for (; r < end; r = r + 1u) {
+        let q0 = input_vector(at + 0u * vectors);
+        best_rank0 = min(best_rank0, rank(q0.x));
+        best_rank1 = min(best_rank1, rank(q0.y));
+        best_rank2 = min(best_rank2, rank(q0.z));
+        best_rank3 = min(best_rank3, rank(q0.w));
+        at = at + 1u * vectors;
+    }
+    // The best bits from the best ranks (a split pass's partial results carry
+    // the chunk's first row as their position: equal ranks, equal bits).
+    var raw0 = unrank(best_rank0);
+    var raw1 = unrank(best_rank1);
+    var raw2 = unrank(best_rank2);
+    var raw3 = unrank(best_rank3);
+    if ((best_rank0 == 0u) | (best_rank1 == 0u) | (best_rank2 == 0u) | (best_rank3 == 0u)) {
+        // A NaN: again with positions, for the first (last) NaN's bits.
+        best_rank0 = NO_RANK;
+        best_rank1 = NO_RANK;
+        best_rank2 = NO_RANK;
+        best_rank3 = NO_RANK;
+        r = begin;
+        at = start;
+        // The tie rule is uniform: one loop for each, no per-element test of it.
+        let first_r = r;
+        if (last) {
+            r = first_r;
+            for (; r + 1u * 1u < end; r = r + 2u * 1u) {
+                let q0 = input_vector(at + 0u * vectors);
+                let q1 = input_vector(at + 1u * vectors);
+                let rank_0_0 = rank(q0.x);
+                let wins_0_0 = !key_less(best_rank0, rank_0_0);
+                best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+                best_position0 = select(best_position0, r + 0u, wins_0_0);
+                let rank_0_1 = rank(q0.y);
+                let wins_0_1 = !key_less(best_rank1, rank_0_1);
+                best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+                best_position1 = select(best_position1, r + 0u, wins_0_1);
+                let rank_0_2 = rank(q0.z);
+                let wins_0_2 = !key_less(best_rank2, rank_0_2);
+                best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+                best_position2 = select(best_position2, r + 0u, wins_0_2);
+                let rank_0_3 = rank(q0.w);
+                let wins_0_3 = !key_less(best_rank3, rank_0_3);
+                best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+                best_position3 = select(best_position3, r + 0u, wins_0_3);
+                let rank_1_0 = rank(q1.x);
+                let wins_1_0 = !key_less(best_rank0, rank_1_0);
+                best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
+                best_position0 = select(best_position0, r + 1u, wins_1_0);
+                let rank_1_1 = rank(q1.y);
+                let wins_1_1 = !key_less(best_rank1, rank_1_1);
+                best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
+                best_position1 = select(best_position1, r + 1u, wins_1_1);
+                let rank_1_2 = rank(q1.z);
+                let wins_1_2 = !key_less(best_rank2, rank_1_2);
+                best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
+                best_position2 = select(best_position2, r + 1u, wins_1_2);
+                let rank_1_3 = rank(q1.w);
+                let wins_1_3 = !key_less(best_rank3, rank_1_3);
+                best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
+                best_position3 = select(best_position3, r + 1u, wins_1_3);
+                at = at + 2u * vectors;
+            }
+            for (; r < end; r = r + 1u) {
+                let q0 = input_vector(at + 0u * vectors);
+                let rank_0_0 = rank(q0.x);
+                let wins_0_0 = !key_less(best_rank0, rank_0_0);
+                best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+                best_position0 = select(best_position0, r + 0u, wins_0_0);
+                let rank_0_1 = rank(q0.y);
+                let wins_0_1 = !key_less(best_rank1, rank_0_1);
+                best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+                best_position1 = select(best_position1, r + 0u, wins_0_1);
+                let rank_0_2 = rank(q0.z);
+                let wins_0_2 = !key_less(best_rank2, rank_0_2);
+                best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+                best_position2 = select(best_position2, r + 0u, wins_0_2);
+                let rank_0_3 = rank(q0.w);
+                let wins_0_3 = !key_less(best_rank3, rank_0_3);
+                best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+                best_position3 = select(best_position3, r + 0u, wins_0_3);
+                at = at + 1u * vectors;
+            }
+        } else {
+            r = first_r;
+            for (; r + 1u * 1u < end; r = r + 2u * 1u) {
+                let q0 = input_vector(at + 0u * vectors);
+                let q1 = input_vector(at + 1u * vectors);
+                let rank_0_0 = rank(q0.x);
+                let wins_0_0 = key_less(rank_0_0, best_rank0);
+                best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+                best_position0 = select(best_position0, r + 0u, wins_0_0);
+                let rank_0_1 = rank(q0.y);
+                let wins_0_1 = key_less(rank_0_1, best_rank1);
+                best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+                best_position1 = select(best_position1, r + 0u, wins_0_1);
+                let rank_0_2 = rank(q0.z);
+                let wins_0_2 = key_less(rank_0_2, best_rank2);
+                best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+                best_position2 = select(best_position2, r + 0u, wins_0_2);
+                let rank_0_3 = rank(q0.w);
+                let wins_0_3 = key_less(rank_0_3, best_rank3);
+                best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+                best_position3 = select(best_position3, r + 0u, wins_0_3);
+                let rank_1_0 = rank(q1.x);
+                let wins_1_0 = key_less(rank_1_0, best_rank0);
+                best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
+                best_position0 = select(best_position0, r + 1u, wins_1_0);
+                let rank_1_1 = rank(q1.y);
+                let wins_1_1 = key_less(rank_1_1, best_rank1);
+                best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
+                best_position1 = select(best_position1, r + 1u, wins_1_1);
+                let rank_1_2 = rank(q1.z);
+                let wins_1_2 = key_less(rank_1_2, best_rank2);
+                best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
+                best_position2 = select(best_position2, r + 1u, wins_1_2);
+                let rank_1_3 = rank(q1.w);
+                let wins_1_3 = key_less(rank_1_3, best_rank3);
+                best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
+                best_position3 = select(best_position3, r + 1u, wins_1_3);
+                at = at + 2u * vectors;
+            }
+            for (; r < end; r = r + 1u) {
+                let q0 = input_vector(at + 0u * vectors);
+                let rank_0_0 = rank(q0.x);
+                let wins_0_0 = key_less(rank_0_0, best_rank0);
+                best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
+                best_position0 = select(best_position0, r + 0u, wins_0_0);
+                let rank_0_1 = rank(q0.y);
+                let wins_0_1 = key_less(rank_0_1, best_rank1);
+                best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
+                best_position1 = select(best_position1, r + 0u, wins_0_1);
+                let rank_0_2 = rank(q0.z);
+                let wins_0_2 = key_less(rank_0_2, best_rank2);
+                best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
+                best_position2 = select(best_position2, r + 0u, wins_0_2);
+                let rank_0_3 = rank(q0.w);
+                let wins_0_3 = key_less(rank_0_3, best_rank3);
+                best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
+                best_position3 = select(best_position3, r + 0u, wins_0_3);
+                at = at + 1u * vectors;
+            }
         }
-        for (; r < end; r = r + 1u) {
-            let q0 = input_vector(at + 0u * vectors);
-            let rank_0_0 = rank(q0.x);
-            let wins_0_0 = !key_less(best_rank0, rank_0_0);
-            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
-            best_position0 = select(best_position0, r + 0u, wins_0_0);
-            let rank_0_1 = rank(q0.y);
-            let wins_0_1 = !key_less(best_rank1, rank_0_1);
-            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
-            best_position1 = select(best_position1, r + 0u, wins_0_1);
-            let rank_0_2 = rank(q0.z);
-            let wins_0_2 = !key_less(best_rank2, rank_0_2);
-            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
-            best_position2 = select(best_position2, r + 0u, wins_0_2);
-            let rank_0_3 = rank(q0.w);
-            let wins_0_3 = !key_less(best_rank3, rank_0_3);
-            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
-            best_position3 = select(best_position3, r + 0u, wins_0_3);
-            at = at + 1u * vectors;
-        }
-    } else {
-        r = first_r;
-        for (; r + 1u * 1u < end; r = r + 2u * 1u) {
-            let q0 = input_vector(at + 0u * vectors);
-            let q1 = input_vector(at + 1u * vectors);
-            let rank_0_0 = rank(q0.x);
-            let wins_0_0 = key_less(rank_0_0, best_rank0);
-            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
-            best_position0 = select(best_position0, r + 0u, wins_0_0);
-            let rank_0_1 = rank(q0.y);
-            let wins_0_1 = key_less(rank_0_1, best_rank1);
-            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
-            best_position1 = select(best_position1, r + 0u, wins_0_1);
-            let rank_0_2 = rank(q0.z);
-            let wins_0_2 = key_less(rank_0_2, best_rank2);
-            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
-            best_position2 = select(best_position2, r + 0u, wins_0_2);
-            let rank_0_3 = rank(q0.w);
-            let wins_0_3 = key_less(rank_0_3, best_rank3);
-            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
-            best_position3 = select(best_position3, r + 0u, wins_0_3);
-            let rank_1_0 = rank(q1.x);
-            let wins_1_0 = key_less(rank_1_0, best_rank0);
-            best_rank0 = select(best_rank0, rank_1_0, wins_1_0);
-            best_position0 = select(best_position0, r + 1u, wins_1_0);
-            let rank_1_1 = rank(q1.y);
-            let wins_1_1 = key_less(rank_1_1, best_rank1);
-            best_rank1 = select(best_rank1, rank_1_1, wins_1_1);
-            best_position1 = select(best_position1, r + 1u, wins_1_1);
-            let rank_1_2 = rank(q1.z);
-            let wins_1_2 = key_less(rank_1_2, best_rank2);
-            best_rank2 = select(best_rank2, rank_1_2, wins_1_2);
-            best_position2 = select(best_position2, r + 1u, wins_1_2);
-            let rank_1_3 = rank(q1.w);
-            let wins_1_3 = key_less(rank_1_3, best_rank3);
-            best_rank3 = select(best_rank3, rank_1_3, wins_1_3);
-            best_position3 = select(best_position3, r + 1u, wins_1_3);
-            at = at + 2u * vectors;
-        }
-        for (; r < end; r = r + 1u) {
-            let q0 = input_vector(at + 0u * vectors);
-            let rank_0_0 = rank(q0.x);
-            let wins_0_0 = key_less(rank_0_0, best_rank0);
-            best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
-            best_position0 = select(best_position0, r + 0u, wins_0_0);
-            let rank_0_1 = rank(q0.y);
-            let wins_0_1 = key_less(rank_0_1, best_rank1);
-            best_rank1 = select(best_rank1, rank_0_1, wins_0_1);
-            best_position1 = select(best_position1, r + 0u, wins_0_1);
-            let rank_0_2 = rank(q0.z);
-            let wins_0_2 = key_less(rank_0_2, best_rank2);
-            best_rank2 = select(best_rank2, rank_0_2, wins_0_2);
-            best_position2 = select(best_position2, r + 0u, wins_0_2);
-            let rank_0_3 = rank(q0.w);
-            let wins_0_3 = key_less(rank_0_3, best_rank3);
-            best_rank3 = select(best_rank3, rank_0_3, wins_0_3);
-            best_position3 = select(best_position3, r + 0u, wins_0_3);
-            at = at + 1u * vectors;
-        }
+        // Element j of row r: (o * len + r) * inner + column * PER_VECTOR + j.
+        let element = o * len * inner + column * PER_VECTOR;
+        raw0 = load_input(element + 0u + best_position0 * inner);
+        raw1 = load_input(element + 1u + best_position1 * inner);
+        raw2 = load_input(element + 2u + best_position2 * inner);
+        raw3 = load_input(element + 3u + best_position3 * inner);
     }
     let first = o * inner + column * PER_VECTOR;
     // Output first + j's elements: base + position * inner.
     let base = o * len * inner + column * PER_VECTOR;
-    emit(first + 0u, best_position0, base + 0u, inner);
-    emit(first + 1u, best_position1, base + 1u, inner);
-    emit(first + 2u, best_position2, base + 2u, inner);
-    emit(first + 3u, best_position3, base + 3u, inner);
+    store_output(first + 0u, raw0);
+    store_output(first + 1u, raw1);
+    store_output(first + 2u, raw2);
+    store_output(first + 3u, raw3);
 }
 */

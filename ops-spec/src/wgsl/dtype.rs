@@ -276,6 +276,42 @@ pub fn gen_key(w: &mut Writer, name: &str, dt: DataType, zeros: Zeros, nan: NanK
     w.close();
 }
 
+/// True when [`gen_key`]'s key for `dt` under `zeros` is one word and one
+/// to one on every value but NaN: equal keys are equal bits, so a selection
+/// of values can keep the best key alone and turn it back into bits
+/// ([`gen_unkey`]). Not for 64-bit types (two-word keys) nor for floats
+/// whose zeros tie ([`Zeros::Equal`]).
+pub fn key_inverts(dt: DataType, zeros: Zeros) -> bool {
+    !is_wide(dt) && (!dt.is_float() || zeros == Zeros::NegativeFirst)
+}
+
+/// Writes `fn {name}(k: u32) -> u32`, the inverse of [`gen_key`] where
+/// [`key_inverts`] holds: the raw bits whose key is `k`. A NaN's key gives
+/// no NaN back: a caller that may meet NaNs must find their bits itself.
+pub fn gen_unkey(w: &mut Writer, name: &str, dt: DataType) {
+    debug_assert!(!is_wide(dt), "one-word keys only");
+    w.open(format!("fn {name}(k: u32) -> u32"));
+    match dt {
+        DataType::Int8 => w.line("return k ^ 0x80u;"),
+        DataType::Int16 => w.line("return k ^ 0x8000u;"),
+        DataType::Int32 => w.line("return k ^ 0x80000000u;"),
+        DataType::Float16 => {
+            w.comment(
+                "A set sign bit in the key: a positive value (sign set); else every bit flipped.",
+            );
+            w.line("return select(k ^ 0xffffu, k ^ 0x8000u, (k & 0x8000u) != 0u);")
+        }
+        DataType::Float32 => {
+            w.comment(
+                "A set sign bit in the key: a positive value (sign set); else every bit flipped.",
+            );
+            w.line("return select(~k, k ^ 0x80000000u, (k & 0x80000000u) != 0u);")
+        }
+        _ => w.line("return k;"),
+    };
+    w.close();
+}
+
 /// Writes `fn {name}(a: key, b: key) -> bool`: `a < b` as unsigned keys of
 /// [`gen_key`] (two-word keys compare the high word, then the low word).
 pub fn gen_key_less(w: &mut Writer, name: &str, dt: DataType) {
