@@ -174,6 +174,35 @@ fn reductions_run_segmented() {
     let plan = d.gpu_plan_for(DeviceClass::Software).unwrap();
     assert_eq!(plan.passes[0].params[params::SEGMENTS], 5);
     same_on_both(&sw, &d, &[&x, &axes]);
+    // ReduceMin's column walks (ranks alone, again with positions after a
+    // NaN) over segments: FLOAT16 columns of whole vectors (6,144 bytes)
+    // and a FLOAT32 inner block of 7 read 4 rows at a time (7,168 bytes).
+    for (sizes, kernel) in [
+        (
+            [3u32, 64, 16],
+            "ReduceMin/reduce_split_columns/FLOAT16/FLOAT16",
+        ),
+        (
+            [2, 128, 7],
+            "ReduceMin/reduce_split_columns/FLOAT32/FLOAT32",
+        ),
+    ] {
+        let dtype = if sizes[2] == 16 {
+            DataType::Float16
+        } else {
+            DataType::Float32
+        };
+        let x = tensor_with_edges(dtype, &sizes, &mut rng);
+        let axes = HostTensor::from_slice([1], &[1i64]).unwrap();
+        let d = ReduceMinDesc::builder()
+            .data(x.desc().clone())
+            .axes(axes.clone())
+            .build()
+            .unwrap();
+        let plan = d.gpu_plan_for(DeviceClass::Software).unwrap();
+        assert_eq!(plan.passes[0].kernel.key, kernel);
+        same_on_both(&sw, &d, &[&x, &axes]);
+    }
     // Beyond four segments: an error naming the limit, nothing run.
     let x = tensor_with_edges(DataType::Int64, &[2100], &mut rng);
     let d = ArgMinDesc::builder()
