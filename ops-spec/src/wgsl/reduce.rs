@@ -509,16 +509,16 @@ fn gen_unrolled_loops(
     );
 }
 
-/// The loops of a selection that keeps ranks alone ([`RanksOnly`]): the
-/// best rank of `best_rank{suffix(j)}` is the `min` of element `j`'s ranks,
-/// no position and no tie rule. Arguments as for [`gen_vector_loops`].
+/// The loops of a column walk that keeps ranks alone ([`RanksOnly`]):
+/// `best_rank{j}` becomes the `min` of the ranks of each vector's element
+/// `j`, with no position and no tie rule. Arguments as for
+/// [`gen_vector_loops`].
 fn gen_rank_loops(
     w: &mut Writer,
     input: DataType,
     counter: &str,
     step: &str,
     load: &dyn Fn(u32) -> String,
-    suffix: &dyn Fn(u32) -> String,
     advance: &dyn Fn(u32) -> Option<String>,
 ) {
     let per = per_vector(input) as u32;
@@ -530,7 +530,7 @@ fn gen_rank_loops(
         load,
         &|w, k| {
             for j in 0..per {
-                let best = format!("best_rank{}", suffix(j));
+                let best = format!("best_rank{j}");
                 w.line(format!(
                     "{best} = min({best}, rank({}));",
                     vector_element(input, &format!("q{k}"), j)
@@ -781,7 +781,7 @@ fn gen_columns_body(
     match ranks {
         None => positions(w),
         Some(ranks) => {
-            gen_rank_loops(w, input, "r", "1u", &load, &|j| j.to_string(), &advance);
+            gen_rank_loops(w, input, "r", "1u", &load, &advance);
             w.comment("The best bits from the best ranks (a split pass's partial results carry");
             w.comment("the chunk's first row as their position: equal ranks, equal bits).");
             for j in 0..per {
