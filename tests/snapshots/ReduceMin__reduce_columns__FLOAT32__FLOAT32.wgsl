@@ -74,11 +74,6 @@ const PER_VECTOR: u32 = 4u;
 // The selection's best so far: all-ones ranks lose to (or tie with) every element.
 const NO_RANK: u32 = 0xffffffffu;
 
-// Writes output element o: the selected element's position or bits.
-fn emit(o: u32, position: u32, base: u32, stride: u32) {
-    store_output(o, load_input(base + position * stride));
-}
-
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let group = wg.x + wg.y * num_workgroups.x;
@@ -278,8 +273,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         raw3 = load_input(element + 3u + best_position3 * inner);
     }
     let first = o * inner + column * PER_VECTOR;
-    // Output first + j's elements: base + position * inner.
-    let base = o * len * inner + column * PER_VECTOR;
     store_output(first + 0u, raw0);
     store_output(first + 1u, raw1);
     store_output(first + 2u, raw2);
@@ -424,11 +417,6 @@ fn later_wins(candidate: u32, best: u32, last: bool) -> bool {
 const PER_VECTOR: u32 = 4u;
 // The selection's best so far: all-ones ranks lose to (or tie with) every element.
 const NO_RANK: u32 = 0xffffffffu;
-
-// Writes output element o: the selected element's position or bits.
-fn emit(o: u32, position: u32, base: u32, stride: u32) {
-    store_output(o, load_input(base + position * stride));
-}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -629,8 +617,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         raw3 = load_input(element + 3u + best_position3 * inner);
     }
     let first = o * inner + column * PER_VECTOR;
-    // Output first + j's elements: base + position * inner.
-    let base = o * len * inner + column * PER_VECTOR;
     store_output(first + 0u, raw0);
     store_output(first + 1u, raw1);
     store_output(first + 2u, raw2);

@@ -76,14 +76,17 @@ pub fn float_pairs() -> Vec<(HostTensor, HostTensor)> {
         .iter()
         .flat_map(|&a| f32_edges.iter().flat_map(move |&b| [a, b]))
         .collect();
-    let pairs = |dt: DataType, bytes: Vec<u8>, n: u32| {
-        let rows = HostTensor::from_bytes(TensorDesc::new(dt, [n, 2]), bytes.clone()).unwrap();
+    // `bytes` holds n pairs: as [n, 2] and, transposed, as [2, n].
+    let pairs = |dt: DataType, bytes: Vec<u8>| {
         let w = dt.size_bytes();
+        let n = bytes.len() / (2 * w);
         let mut columns = vec![0u8; bytes.len()];
         for (i, element) in bytes.chunks(w).enumerate() {
-            let at = ((i % 2) * n as usize + i / 2) * w;
+            let at = ((i % 2) * n + i / 2) * w;
             columns[at..at + w].copy_from_slice(element);
         }
+        let n = n as u32;
+        let rows = HostTensor::from_bytes(TensorDesc::new(dt, [n, 2]), bytes).unwrap();
         let columns = HostTensor::from_bytes(TensorDesc::new(dt, [2, n]), columns).unwrap();
         (rows, columns)
     };
@@ -91,12 +94,10 @@ pub fn float_pairs() -> Vec<(HostTensor, HostTensor)> {
         pairs(
             DataType::Float16,
             f16.iter().flat_map(|v| v.to_le_bytes()).collect(),
-            65536,
         ),
         pairs(
             DataType::Float32,
             f32.iter().flat_map(|v| v.to_le_bytes()).collect(),
-            (f32_edges.len() * f32_edges.len()) as u32,
         ),
     ]
 }

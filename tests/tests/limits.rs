@@ -177,21 +177,18 @@ fn reductions_run_segmented() {
     // ReduceMin's column walks (ranks alone, again with positions after a
     // NaN) over segments: FLOAT16 columns of whole vectors (6,144 bytes)
     // and a FLOAT32 inner block of 7 read 4 rows at a time (7,168 bytes).
-    for (sizes, kernel) in [
+    for (dtype, sizes, kernel) in [
         (
+            DataType::Float16,
             [3u32, 64, 16],
             "ReduceMin/reduce_split_columns/FLOAT16/FLOAT16",
         ),
         (
+            DataType::Float32,
             [2, 128, 7],
             "ReduceMin/reduce_split_columns/FLOAT32/FLOAT32",
         ),
     ] {
-        let dtype = if sizes[2] == 16 {
-            DataType::Float16
-        } else {
-            DataType::Float32
-        };
         let x = tensor_with_edges(dtype, &sizes, &mut rng);
         let axes = HostTensor::from_slice([1], &[1i64]).unwrap();
         let d = ReduceMinDesc::builder()

@@ -55,7 +55,7 @@
 //! The column variants of a selection of values whose keys invert
 //! (ReduceMin below 64 bits) keep the best rank alone, with no position
 //! and no tie rule, and walk again with positions only after a NaN
-//! (`RanksOnly`).
+//! (`ranks_only`).
 //!
 //! Every kernel reads its parameter words (`param(i)`, a uniform block)
 //! before its first branch or loop where it can, and passes them down: a
@@ -249,8 +249,8 @@ fn reduce_module(
     w.blank();
     gen_rank(&mut w, cfg.select, key_ty);
     w.blank();
-    let ranks_only = RanksOnly::of(cfg, variant, input);
-    if ranks_only.is_some() {
+    let ranks_only = ranks_only(cfg, variant, input);
+    if ranks_only {
         dtype::gen_unkey(&mut w, "unkey", input);
         w.blank();
         w.comment("The raw bits of a rank (not a NaN's: rank 0).");
@@ -319,6 +319,7 @@ fn reduce_module(
     }
     let strided = variant.is_vector();
     match variant {
+        ReduceVariant::Columns if ranks_only => {}
         ReduceVariant::Rows | ReduceVariant::Tree | ReduceVariant::Columns => {
             gen_emit(&mut w, cfg.keep, output, strided);
             w.blank();
@@ -329,12 +330,12 @@ fn reduce_module(
         | ReduceVariant::SplitColumns
         | ReduceVariant::SplitLanesTree
         | ReduceVariant::SplitLanesRagged => {
-            gen_store_partial(&mut w, &buffers[2], layout, input, strided);
-            w.blank();
-            if ranks_only.is_some() {
+            if ranks_only {
                 gen_store_partial_raw(&mut w, &buffers[2], layout);
-                w.blank();
+            } else {
+                gen_store_partial(&mut w, &buffers[2], layout, input, strided);
             }
+            w.blank();
         }
         ReduceVariant::Combine | ReduceVariant::CombineEach => {
             gen_load_partial(&mut w, &buffers[1], layout, input);
@@ -509,7 +510,7 @@ fn gen_unrolled_loops(
     );
 }
 
-/// The loops of a column walk that keeps ranks alone ([`RanksOnly`]):
+/// The loops of a column walk that keeps ranks alone ([`ranks_only`]):
 /// `best_rank{j}` becomes the `min` of the ranks of each vector's element
 /// `j`, with no position and no tie rule. Arguments as for
 /// [`gen_vector_loops`].
@@ -541,8 +542,8 @@ fn gen_rank_loops(
     );
 }
 
-/// A column variant (`Columns`, `SplitColumns`) of a selection of values
-/// whose ranks invert ([`dtype::key_inverts`]): its loops keep the smallest
+/// Whether a column variant (`Columns`, `SplitColumns`) of a selection of
+/// values whose ranks invert ([`dtype::key_inverts`]): its loops keep the smallest
 /// rank alone, a `min` an element instead of a compare and two `select`s,
 /// and turn it back into bits (`unrank`) instead of reading the selected
 /// element again. A float's NaNs all share rank 0 and must give the bits of
@@ -551,24 +552,12 @@ fn gen_rank_loops(
 /// over a middle axis from 9.3-9.6 ms to 8.0-8.6, FLOAT16 from 11.3-12.2
 /// to 10.8 (same process); `SplitLanes` measured no gain (its rows are
 /// short: the walk is not where its time goes), so it keeps positions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct RanksOnly {
-    /// The input holds NaNs (floats): walk again after rank 0.
-    nan: bool,
-}
-
-impl RanksOnly {
-    fn of(cfg: &ReduceConfig, variant: ReduceVariant, input: DataType) -> Option<RanksOnly> {
-        let columns = matches!(
-            variant,
-            ReduceVariant::Columns | ReduceVariant::SplitColumns
-        );
-        (columns && cfg.keep == Keep::Value && dtype::key_inverts(input, cfg.zeros)).then_some(
-            RanksOnly {
-                nan: input.is_float(),
-            },
-        )
-    }
+fn ranks_only(cfg: &ReduceConfig, variant: ReduceVariant, input: DataType) -> bool {
+    matches!(
+        variant,
+        ReduceVariant::Columns | ReduceVariant::SplitColumns
+    ) && cfg.keep == Keep::Value
+        && dtype::key_inverts(input, cfg.zeros)
 }
 
 /// SplitLanes: a team per (output, chunk) over the row's vectors, each
@@ -713,7 +702,7 @@ fn gen_columns_body(
     layout: Layout,
     input: DataType,
     split: bool,
-    ranks: Option<RanksOnly>,
+    ranks_only: bool,
 ) {
     let per = per_vector(input) as u32;
     w.comment("A thread per vector of inner (and chunk) of a [outer, len, inner] input:");
@@ -750,7 +739,7 @@ fn gen_columns_body(
         w.line("return;");
     });
     gen_chunk_bounds(w);
-    if ranks.is_some() {
+    if ranks_only {
         w.line("let start = (o * len + begin) * vectors + column;");
         w.line("var at = start;");
     } else {
@@ -778,46 +767,46 @@ fn gen_columns_body(
             &advance,
         );
     };
-    match ranks {
-        None => positions(w),
-        Some(ranks) => {
-            gen_rank_loops(w, input, "r", "1u", &load, &advance);
-            w.comment("The best bits from the best ranks (a split pass's partial results carry");
-            w.comment("the chunk's first row as their position: equal ranks, equal bits).");
-            for j in 0..per {
-                w.line(format!("var raw{j} = unrank(best_rank{j});"));
-            }
-            if ranks.nan {
-                let any = (0..per)
-                    .map(|j| format!("(best_rank{j} == 0u)"))
-                    .collect::<Vec<_>>()
-                    .join(" | ");
-                w.block(format!("if ({any})"), |w| {
-                    w.comment("A NaN: again with positions, for the first (last) NaN's bits.");
-                    for j in 0..per {
-                        w.line(format!("best_rank{j} = NO_RANK;"));
-                    }
-                    w.line("r = begin;");
-                    w.line("at = start;");
-                    positions(w);
-                    w.comment(
-                        "Element j of row r: (o * len + r) * inner + column * PER_VECTOR + j.",
-                    );
-                    w.line("let element = o * len * inner + column * PER_VECTOR;");
-                    for j in 0..per {
-                        w.line(format!(
-                            "raw{j} = load_input(element + {j}u + best_position{j} * inner);"
-                        ));
-                    }
-                });
-            }
+    if !ranks_only {
+        positions(w);
+    } else {
+        gen_rank_loops(w, input, "r", "1u", &load, &advance);
+        w.comment("The best bits from the best ranks (a split pass's partial results carry");
+        w.comment("the chunk's first row as their position: equal ranks, equal bits).");
+        for j in 0..per {
+            w.line(format!("var raw{j} = unrank(best_rank{j});"));
+        }
+        // Rank 0 is a float's NaN; integers have none.
+        if input.is_float() {
+            let any = (0..per)
+                .map(|j| format!("(best_rank{j} == 0u)"))
+                .collect::<Vec<_>>()
+                .join(" | ");
+            w.block(format!("if ({any})"), |w| {
+                w.comment("A NaN: again with positions, for the first (last) NaN's bits.");
+                for j in 0..per {
+                    w.line(format!("best_rank{j} = NO_RANK;"));
+                }
+                w.line("r = begin;");
+                w.line("at = start;");
+                positions(w);
+                w.comment("Element j of row r: (o * len + r) * inner + column * PER_VECTOR + j.");
+                w.line("let element = o * len * inner + column * PER_VECTOR;");
+                for j in 0..per {
+                    w.line(format!(
+                        "raw{j} = load_input(element + {j}u + best_position{j} * inner);"
+                    ));
+                }
+            });
         }
     }
     if split {
         w.comment("Element s = column * PER_VECTOR + j of a row is column col = s % columns");
         w.comment("of phase s / columns: its position r is row * phases + phase, at");
         w.comment("base + col + r * columns.");
-        w.line("let base = o * len * inner;");
+        if !ranks_only {
+            w.line("let base = o * len * inner;");
+        }
         w.line("var phase = column * PER_VECTOR / columns;");
         w.line("var col = column * PER_VECTOR - phase * columns;");
         for j in 0..per {
@@ -828,7 +817,7 @@ fn gen_columns_body(
             }
             let p = "((o * columns + col) * phases + phase) * chunks + c";
             let position = format!("best_position{j} * phases + phase");
-            if ranks.is_some() {
+            if ranks_only {
                 w.line(format!("store_partial_raw({p}, raw{j}, {position});"));
             } else {
                 w.line(format!(
@@ -838,12 +827,14 @@ fn gen_columns_body(
         }
     } else {
         w.line("let first = o * inner + column * PER_VECTOR;");
-        w.comment("Output first + j's elements: base + position * inner.");
-        w.line("let base = o * len * inner + column * PER_VECTOR;");
-        for j in 0..per {
-            if ranks.is_some() {
+        if ranks_only {
+            for j in 0..per {
                 w.line(format!("store_output(first + {j}u, raw{j});"));
-            } else {
+            }
+        } else {
+            w.comment("Output first + j's elements: base + position * inner.");
+            w.line("let base = o * len * inner + column * PER_VECTOR;");
+            for j in 0..per {
                 w.line(format!(
                     "emit(first + {j}u, best_position{j}, base + {j}u, inner);"
                 ));
@@ -1099,7 +1090,7 @@ fn gen_store_partial(
 }
 
 /// `fn store_partial_raw(p, raw, position)`: writes partial result `p` of a
-/// one-word type from bits at hand ([`RanksOnly`]).
+/// one-word type from bits at hand ([`ranks_only`]).
 fn gen_store_partial_raw(w: &mut Writer, partials: &Buffer, layout: Layout) {
     w.comment("Writes partial result p: raw bits at hand and a position.");
     w.open("fn store_partial_raw(p: u32, raw: u32, position: u32)");
