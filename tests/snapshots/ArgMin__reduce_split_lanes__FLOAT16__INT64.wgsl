@@ -62,6 +62,59 @@ const PER_VECTOR: u32 = 8u;
 // The selection's best so far: all-ones ranks lose to (or tie with) every element.
 const NO_RANK: u32 = 0xffffffffu;
 
+// Both lanes' ranks of a word of FLOAT16, a NaN's and -0.0's unsettled (see vector_rank).
+fn word_ranks(w: u32) -> u32 {
+    return w ^ ((((w >> 15u) & 0x00010001u) * 0x7fffu) | 0x80008000u);
+}
+
+// Bit 15 of a lane (bit 31 of a FLOAT32) set where it is NaN.
+fn nan_bits(w: u32) -> u32 {
+    return (w & 0x7fff7fffu) + 0x03ff03ffu;
+}
+
+// The smallest rank of the vector's elements: a NaN's (0) if it holds one.
+fn vector_rank(q: vec4<u32>) -> u32 {
+    let rx = word_ranks(q.x);
+    let ry = word_ranks(q.y);
+    let rz = word_ranks(q.z);
+    let rw = word_ranks(q.w);
+    var best = min(min(min(rx & 0xffffu, rx >> 16u), min(ry & 0xffffu, ry >> 16u)), min(min(rz & 0xffffu, rz >> 16u), min(rw & 0xffffu, rw >> 16u)));
+    // Zeros tie: -0.0's rank is +0.0's.
+    best = select(best, 0x8000u, best == 0x7fffu);
+    return select(best, 0u, ((nan_bits(q.x) | nan_bits(q.y) | nan_bits(q.z) | nan_bits(q.w)) & 0x80008000u) != 0u);
+}
+
+// The index in q of its first (last) element of rank best.
+fn pick_element(q: vec4<u32>, best: u32, last: bool) -> u32 {
+    let hit0 = rank(((q.x >> 0u) & 0xffffu)) == best;
+    let hit1 = rank(((q.x >> 16u) & 0xffffu)) == best;
+    let hit2 = rank(((q.y >> 0u) & 0xffffu)) == best;
+    let hit3 = rank(((q.y >> 16u) & 0xffffu)) == best;
+    let hit4 = rank(((q.z >> 0u) & 0xffffu)) == best;
+    let hit5 = rank(((q.z >> 16u) & 0xffffu)) == best;
+    let hit6 = rank(((q.w >> 0u) & 0xffffu)) == best;
+    let hit7 = rank(((q.w >> 16u) & 0xffffu)) == best;
+    var first = NO_POSITION;
+    var latest = NO_POSITION;
+    first = select(first, 7u, hit7);
+    first = select(first, 6u, hit6);
+    first = select(first, 5u, hit5);
+    first = select(first, 4u, hit4);
+    first = select(first, 3u, hit3);
+    first = select(first, 2u, hit2);
+    first = select(first, 1u, hit1);
+    first = select(first, 0u, hit0);
+    latest = select(latest, 0u, hit0);
+    latest = select(latest, 1u, hit1);
+    latest = select(latest, 2u, hit2);
+    latest = select(latest, 3u, hit3);
+    latest = select(latest, 4u, hit4);
+    latest = select(latest, 5u, hit5);
+    latest = select(latest, 6u, hit6);
+    latest = select(latest, 7u, hit7);
+    return select(first, latest, last);
+}
+
 // Writes partial result p: the selected element's raw bits and its position.
 fn store_partial(p: u32, position: u32, base: u32, stride: u32) {
     var raw = 0u;
@@ -102,9 +155,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let end = begin + min(chunk, vectors - begin);
     var best_rank = NO_RANK;
     var best_position = NO_POSITION;
-    if (begin + lane < end) {
-        best_position = (begin + lane) * PER_VECTOR;
-    }
+    // The selected vector: the thread's first, if any, until one beats it.
+    var best_vector = select(NO_POSITION, begin + lane, begin + lane < end);
     var v = begin + lane;
     // The tie rule is uniform: one loop for each, no per-element test of it.
     let first_v = v;
@@ -113,211 +165,47 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         for (; v + 1u * team < end; v = v + 2u * team) {
             let q0 = input[row + v + 0u * team];
             let q1 = input[row + v + 1u * team];
-            let rank_0_0 = rank(((q0.x >> 0u) & 0xffffu));
-            let wins_0_0 = !key_less(best_rank, rank_0_0);
-            best_rank = select(best_rank, rank_0_0, wins_0_0);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 0u, wins_0_0);
-            let rank_0_1 = rank(((q0.x >> 16u) & 0xffffu));
-            let wins_0_1 = !key_less(best_rank, rank_0_1);
-            best_rank = select(best_rank, rank_0_1, wins_0_1);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 1u, wins_0_1);
-            let rank_0_2 = rank(((q0.y >> 0u) & 0xffffu));
-            let wins_0_2 = !key_less(best_rank, rank_0_2);
-            best_rank = select(best_rank, rank_0_2, wins_0_2);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 2u, wins_0_2);
-            let rank_0_3 = rank(((q0.y >> 16u) & 0xffffu));
-            let wins_0_3 = !key_less(best_rank, rank_0_3);
-            best_rank = select(best_rank, rank_0_3, wins_0_3);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 3u, wins_0_3);
-            let rank_0_4 = rank(((q0.z >> 0u) & 0xffffu));
-            let wins_0_4 = !key_less(best_rank, rank_0_4);
-            best_rank = select(best_rank, rank_0_4, wins_0_4);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 4u, wins_0_4);
-            let rank_0_5 = rank(((q0.z >> 16u) & 0xffffu));
-            let wins_0_5 = !key_less(best_rank, rank_0_5);
-            best_rank = select(best_rank, rank_0_5, wins_0_5);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 5u, wins_0_5);
-            let rank_0_6 = rank(((q0.w >> 0u) & 0xffffu));
-            let wins_0_6 = !key_less(best_rank, rank_0_6);
-            best_rank = select(best_rank, rank_0_6, wins_0_6);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 6u, wins_0_6);
-            let rank_0_7 = rank(((q0.w >> 16u) & 0xffffu));
-            let wins_0_7 = !key_less(best_rank, rank_0_7);
-            best_rank = select(best_rank, rank_0_7, wins_0_7);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
-            let rank_1_0 = rank(((q1.x >> 0u) & 0xffffu));
-            let wins_1_0 = !key_less(best_rank, rank_1_0);
-            best_rank = select(best_rank, rank_1_0, wins_1_0);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 0u, wins_1_0);
-            let rank_1_1 = rank(((q1.x >> 16u) & 0xffffu));
-            let wins_1_1 = !key_less(best_rank, rank_1_1);
-            best_rank = select(best_rank, rank_1_1, wins_1_1);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 1u, wins_1_1);
-            let rank_1_2 = rank(((q1.y >> 0u) & 0xffffu));
-            let wins_1_2 = !key_less(best_rank, rank_1_2);
-            best_rank = select(best_rank, rank_1_2, wins_1_2);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 2u, wins_1_2);
-            let rank_1_3 = rank(((q1.y >> 16u) & 0xffffu));
-            let wins_1_3 = !key_less(best_rank, rank_1_3);
-            best_rank = select(best_rank, rank_1_3, wins_1_3);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 3u, wins_1_3);
-            let rank_1_4 = rank(((q1.z >> 0u) & 0xffffu));
-            let wins_1_4 = !key_less(best_rank, rank_1_4);
-            best_rank = select(best_rank, rank_1_4, wins_1_4);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 4u, wins_1_4);
-            let rank_1_5 = rank(((q1.z >> 16u) & 0xffffu));
-            let wins_1_5 = !key_less(best_rank, rank_1_5);
-            best_rank = select(best_rank, rank_1_5, wins_1_5);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 5u, wins_1_5);
-            let rank_1_6 = rank(((q1.w >> 0u) & 0xffffu));
-            let wins_1_6 = !key_less(best_rank, rank_1_6);
-            best_rank = select(best_rank, rank_1_6, wins_1_6);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 6u, wins_1_6);
-            let rank_1_7 = rank(((q1.w >> 16u) & 0xffffu));
-            let wins_1_7 = !key_less(best_rank, rank_1_7);
-            best_rank = select(best_rank, rank_1_7, wins_1_7);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 7u, wins_1_7);
+            let rank_0 = vector_rank(q0);
+            let wins_0 = !key_less(best_rank, rank_0);
+            best_rank = select(best_rank, rank_0, wins_0);
+            best_vector = select(best_vector, v + 0u * team, wins_0);
+            let rank_1 = vector_rank(q1);
+            let wins_1 = !key_less(best_rank, rank_1);
+            best_rank = select(best_rank, rank_1, wins_1);
+            best_vector = select(best_vector, v + 1u * team, wins_1);
         }
         for (; v < end; v = v + team) {
             let q0 = input[row + v + 0u * team];
-            let rank_0_0 = rank(((q0.x >> 0u) & 0xffffu));
-            let wins_0_0 = !key_less(best_rank, rank_0_0);
-            best_rank = select(best_rank, rank_0_0, wins_0_0);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 0u, wins_0_0);
-            let rank_0_1 = rank(((q0.x >> 16u) & 0xffffu));
-            let wins_0_1 = !key_less(best_rank, rank_0_1);
-            best_rank = select(best_rank, rank_0_1, wins_0_1);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 1u, wins_0_1);
-            let rank_0_2 = rank(((q0.y >> 0u) & 0xffffu));
-            let wins_0_2 = !key_less(best_rank, rank_0_2);
-            best_rank = select(best_rank, rank_0_2, wins_0_2);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 2u, wins_0_2);
-            let rank_0_3 = rank(((q0.y >> 16u) & 0xffffu));
-            let wins_0_3 = !key_less(best_rank, rank_0_3);
-            best_rank = select(best_rank, rank_0_3, wins_0_3);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 3u, wins_0_3);
-            let rank_0_4 = rank(((q0.z >> 0u) & 0xffffu));
-            let wins_0_4 = !key_less(best_rank, rank_0_4);
-            best_rank = select(best_rank, rank_0_4, wins_0_4);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 4u, wins_0_4);
-            let rank_0_5 = rank(((q0.z >> 16u) & 0xffffu));
-            let wins_0_5 = !key_less(best_rank, rank_0_5);
-            best_rank = select(best_rank, rank_0_5, wins_0_5);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 5u, wins_0_5);
-            let rank_0_6 = rank(((q0.w >> 0u) & 0xffffu));
-            let wins_0_6 = !key_less(best_rank, rank_0_6);
-            best_rank = select(best_rank, rank_0_6, wins_0_6);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 6u, wins_0_6);
-            let rank_0_7 = rank(((q0.w >> 16u) & 0xffffu));
-            let wins_0_7 = !key_less(best_rank, rank_0_7);
-            best_rank = select(best_rank, rank_0_7, wins_0_7);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
+            let rank_0 = vector_rank(q0);
+            let wins_0 = !key_less(best_rank, rank_0);
+            best_rank = select(best_rank, rank_0, wins_0);
+            best_vector = select(best_vector, v + 0u * team, wins_0);
         }
     } else {
         v = first_v;
         for (; v + 1u * team < end; v = v + 2u * team) {
             let q0 = input[row + v + 0u * team];
             let q1 = input[row + v + 1u * team];
-            let rank_0_0 = rank(((q0.x >> 0u) & 0xffffu));
-            let wins_0_0 = key_less(rank_0_0, best_rank);
-            best_rank = select(best_rank, rank_0_0, wins_0_0);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 0u, wins_0_0);
-            let rank_0_1 = rank(((q0.x >> 16u) & 0xffffu));
-            let wins_0_1 = key_less(rank_0_1, best_rank);
-            best_rank = select(best_rank, rank_0_1, wins_0_1);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 1u, wins_0_1);
-            let rank_0_2 = rank(((q0.y >> 0u) & 0xffffu));
-            let wins_0_2 = key_less(rank_0_2, best_rank);
-            best_rank = select(best_rank, rank_0_2, wins_0_2);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 2u, wins_0_2);
-            let rank_0_3 = rank(((q0.y >> 16u) & 0xffffu));
-            let wins_0_3 = key_less(rank_0_3, best_rank);
-            best_rank = select(best_rank, rank_0_3, wins_0_3);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 3u, wins_0_3);
-            let rank_0_4 = rank(((q0.z >> 0u) & 0xffffu));
-            let wins_0_4 = key_less(rank_0_4, best_rank);
-            best_rank = select(best_rank, rank_0_4, wins_0_4);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 4u, wins_0_4);
-            let rank_0_5 = rank(((q0.z >> 16u) & 0xffffu));
-            let wins_0_5 = key_less(rank_0_5, best_rank);
-            best_rank = select(best_rank, rank_0_5, wins_0_5);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 5u, wins_0_5);
-            let rank_0_6 = rank(((q0.w >> 0u) & 0xffffu));
-            let wins_0_6 = key_less(rank_0_6, best_rank);
-            best_rank = select(best_rank, rank_0_6, wins_0_6);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 6u, wins_0_6);
-            let rank_0_7 = rank(((q0.w >> 16u) & 0xffffu));
-            let wins_0_7 = key_less(rank_0_7, best_rank);
-            best_rank = select(best_rank, rank_0_7, wins_0_7);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
-            let rank_1_0 = rank(((q1.x >> 0u) & 0xffffu));
-            let wins_1_0 = key_less(rank_1_0, best_rank);
-            best_rank = select(best_rank, rank_1_0, wins_1_0);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 0u, wins_1_0);
-            let rank_1_1 = rank(((q1.x >> 16u) & 0xffffu));
-            let wins_1_1 = key_less(rank_1_1, best_rank);
-            best_rank = select(best_rank, rank_1_1, wins_1_1);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 1u, wins_1_1);
-            let rank_1_2 = rank(((q1.y >> 0u) & 0xffffu));
-            let wins_1_2 = key_less(rank_1_2, best_rank);
-            best_rank = select(best_rank, rank_1_2, wins_1_2);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 2u, wins_1_2);
-            let rank_1_3 = rank(((q1.y >> 16u) & 0xffffu));
-            let wins_1_3 = key_less(rank_1_3, best_rank);
-            best_rank = select(best_rank, rank_1_3, wins_1_3);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 3u, wins_1_3);
-            let rank_1_4 = rank(((q1.z >> 0u) & 0xffffu));
-            let wins_1_4 = key_less(rank_1_4, best_rank);
-            best_rank = select(best_rank, rank_1_4, wins_1_4);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 4u, wins_1_4);
-            let rank_1_5 = rank(((q1.z >> 16u) & 0xffffu));
-            let wins_1_5 = key_less(rank_1_5, best_rank);
-            best_rank = select(best_rank, rank_1_5, wins_1_5);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 5u, wins_1_5);
-            let rank_1_6 = rank(((q1.w >> 0u) & 0xffffu));
-            let wins_1_6 = key_less(rank_1_6, best_rank);
-            best_rank = select(best_rank, rank_1_6, wins_1_6);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 6u, wins_1_6);
-            let rank_1_7 = rank(((q1.w >> 16u) & 0xffffu));
-            let wins_1_7 = key_less(rank_1_7, best_rank);
-            best_rank = select(best_rank, rank_1_7, wins_1_7);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 7u, wins_1_7);
+            let rank_0 = vector_rank(q0);
+            let wins_0 = key_less(rank_0, best_rank);
+            best_rank = select(best_rank, rank_0, wins_0);
+            best_vector = select(best_vector, v + 0u * team, wins_0);
+            let rank_1 = vector_rank(q1);
+            let wins_1 = key_less(rank_1, best_rank);
+            best_rank = select(best_rank, rank_1, wins_1);
+            best_vector = select(best_vector, v + 1u * team, wins_1);
         }
         for (; v < end; v = v + team) {
             let q0 = input[row + v + 0u * team];
-            let rank_0_0 = rank(((q0.x >> 0u) & 0xffffu));
-            let wins_0_0 = key_less(rank_0_0, best_rank);
-            best_rank = select(best_rank, rank_0_0, wins_0_0);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 0u, wins_0_0);
-            let rank_0_1 = rank(((q0.x >> 16u) & 0xffffu));
-            let wins_0_1 = key_less(rank_0_1, best_rank);
-            best_rank = select(best_rank, rank_0_1, wins_0_1);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 1u, wins_0_1);
-            let rank_0_2 = rank(((q0.y >> 0u) & 0xffffu));
-            let wins_0_2 = key_less(rank_0_2, best_rank);
-            best_rank = select(best_rank, rank_0_2, wins_0_2);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 2u, wins_0_2);
-            let rank_0_3 = rank(((q0.y >> 16u) & 0xffffu));
-            let wins_0_3 = key_less(rank_0_3, best_rank);
-            best_rank = select(best_rank, rank_0_3, wins_0_3);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 3u, wins_0_3);
-            let rank_0_4 = rank(((q0.z >> 0u) & 0xffffu));
-            let wins_0_4 = key_less(rank_0_4, best_rank);
-            best_rank = select(best_rank, rank_0_4, wins_0_4);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 4u, wins_0_4);
-            let rank_0_5 = rank(((q0.z >> 16u) & 0xffffu));
-            let wins_0_5 = key_less(rank_0_5, best_rank);
-            best_rank = select(best_rank, rank_0_5, wins_0_5);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 5u, wins_0_5);
-            let rank_0_6 = rank(((q0.w >> 0u) & 0xffffu));
-            let wins_0_6 = key_less(rank_0_6, best_rank);
-            best_rank = select(best_rank, rank_0_6, wins_0_6);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 6u, wins_0_6);
-            let rank_0_7 = rank(((q0.w >> 16u) & 0xffffu));
-            let wins_0_7 = key_less(rank_0_7, best_rank);
-            best_rank = select(best_rank, rank_0_7, wins_0_7);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
+            let rank_0 = vector_rank(q0);
+            let wins_0 = key_less(rank_0, best_rank);
+            best_rank = select(best_rank, rank_0, wins_0);
+            best_vector = select(best_vector, v + 0u * team, wins_0);
         }
+    }
+    // The selected element: the first (last) of the best rank in its vector.
+    if (best_vector != NO_POSITION) {
+        best_position = best_vector * PER_VECTOR + pick_element(input[row + best_vector], best_rank, last);
     }
     let n = o / outputs;
     let first = n * vectors * PER_VECTOR;
@@ -453,6 +341,59 @@ const PER_VECTOR: u32 = 8u;
 // The selection's best so far: all-ones ranks lose to (or tie with) every element.
 const NO_RANK: u32 = 0xffffffffu;
 
+// Both lanes' ranks of a word of FLOAT16, a NaN's and -0.0's unsettled (see vector_rank).
+fn word_ranks(w: u32) -> u32 {
+    return w ^ ((((w >> 15u) & 0x00010001u) * 0x7fffu) | 0x80008000u);
+}
+
+// Bit 15 of a lane (bit 31 of a FLOAT32) set where it is NaN.
+fn nan_bits(w: u32) -> u32 {
+    return (w & 0x7fff7fffu) + 0x03ff03ffu;
+}
+
+// The smallest rank of the vector's elements: a NaN's (0) if it holds one.
+fn vector_rank(q: vec4<u32>) -> u32 {
+    let rx = word_ranks(q.x);
+    let ry = word_ranks(q.y);
+    let rz = word_ranks(q.z);
+    let rw = word_ranks(q.w);
+    var best = min(min(min(rx & 0xffffu, rx >> 16u), min(ry & 0xffffu, ry >> 16u)), min(min(rz & 0xffffu, rz >> 16u), min(rw & 0xffffu, rw >> 16u)));
+    // Zeros tie: -0.0's rank is +0.0's.
+    best = select(best, 0x8000u, best == 0x7fffu);
+    return select(best, 0u, ((nan_bits(q.x) | nan_bits(q.y) | nan_bits(q.z) | nan_bits(q.w)) & 0x80008000u) != 0u);
+}
+
+// The index in q of its first (last) element of rank best.
+fn pick_element(q: vec4<u32>, best: u32, last: bool) -> u32 {
+    let hit0 = rank(((q.x >> 0u) & 0xffffu)) == best;
+    let hit1 = rank(((q.x >> 16u) & 0xffffu)) == best;
+    let hit2 = rank(((q.y >> 0u) & 0xffffu)) == best;
+    let hit3 = rank(((q.y >> 16u) & 0xffffu)) == best;
+    let hit4 = rank(((q.z >> 0u) & 0xffffu)) == best;
+    let hit5 = rank(((q.z >> 16u) & 0xffffu)) == best;
+    let hit6 = rank(((q.w >> 0u) & 0xffffu)) == best;
+    let hit7 = rank(((q.w >> 16u) & 0xffffu)) == best;
+    var first = NO_POSITION;
+    var latest = NO_POSITION;
+    first = select(first, 7u, hit7);
+    first = select(first, 6u, hit6);
+    first = select(first, 5u, hit5);
+    first = select(first, 4u, hit4);
+    first = select(first, 3u, hit3);
+    first = select(first, 2u, hit2);
+    first = select(first, 1u, hit1);
+    first = select(first, 0u, hit0);
+    latest = select(latest, 0u, hit0);
+    latest = select(latest, 1u, hit1);
+    latest = select(latest, 2u, hit2);
+    latest = select(latest, 3u, hit3);
+    latest = select(latest, 4u, hit4);
+    latest = select(latest, 5u, hit5);
+    latest = select(latest, 6u, hit6);
+    latest = select(latest, 7u, hit7);
+    return select(first, latest, last);
+}
+
 // Writes partial result p: the selected element's raw bits and its position.
 fn store_partial(p: u32, position: u32, base: u32, stride: u32) {
     var raw = 0u;
@@ -493,9 +434,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let end = begin + min(chunk, vectors - begin);
     var best_rank = NO_RANK;
     var best_position = NO_POSITION;
-    if (begin + lane < end) {
-        best_position = (begin + lane) * PER_VECTOR;
-    }
+    // The selected vector: the thread's first, if any, until one beats it.
+    var best_vector = select(NO_POSITION, begin + lane, begin + lane < end);
     var v = begin + lane;
     // The tie rule is uniform: one loop for each, no per-element test of it.
     let first_v = v;
@@ -504,211 +444,47 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         for (; v + 1u * team < end; v = v + 2u * team) {
             let q0 = input_vector(row + v + 0u * team);
             let q1 = input_vector(row + v + 1u * team);
-            let rank_0_0 = rank(((q0.x >> 0u) & 0xffffu));
-            let wins_0_0 = !key_less(best_rank, rank_0_0);
-            best_rank = select(best_rank, rank_0_0, wins_0_0);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 0u, wins_0_0);
-            let rank_0_1 = rank(((q0.x >> 16u) & 0xffffu));
-            let wins_0_1 = !key_less(best_rank, rank_0_1);
-            best_rank = select(best_rank, rank_0_1, wins_0_1);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 1u, wins_0_1);
-            let rank_0_2 = rank(((q0.y >> 0u) & 0xffffu));
-            let wins_0_2 = !key_less(best_rank, rank_0_2);
-            best_rank = select(best_rank, rank_0_2, wins_0_2);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 2u, wins_0_2);
-            let rank_0_3 = rank(((q0.y >> 16u) & 0xffffu));
-            let wins_0_3 = !key_less(best_rank, rank_0_3);
-            best_rank = select(best_rank, rank_0_3, wins_0_3);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 3u, wins_0_3);
-            let rank_0_4 = rank(((q0.z >> 0u) & 0xffffu));
-            let wins_0_4 = !key_less(best_rank, rank_0_4);
-            best_rank = select(best_rank, rank_0_4, wins_0_4);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 4u, wins_0_4);
-            let rank_0_5 = rank(((q0.z >> 16u) & 0xffffu));
-            let wins_0_5 = !key_less(best_rank, rank_0_5);
-            best_rank = select(best_rank, rank_0_5, wins_0_5);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 5u, wins_0_5);
-            let rank_0_6 = rank(((q0.w >> 0u) & 0xffffu));
-            let wins_0_6 = !key_less(best_rank, rank_0_6);
-            best_rank = select(best_rank, rank_0_6, wins_0_6);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 6u, wins_0_6);
-            let rank_0_7 = rank(((q0.w >> 16u) & 0xffffu));
-            let wins_0_7 = !key_less(best_rank, rank_0_7);
-            best_rank = select(best_rank, rank_0_7, wins_0_7);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
-            let rank_1_0 = rank(((q1.x >> 0u) & 0xffffu));
-            let wins_1_0 = !key_less(best_rank, rank_1_0);
-            best_rank = select(best_rank, rank_1_0, wins_1_0);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 0u, wins_1_0);
-            let rank_1_1 = rank(((q1.x >> 16u) & 0xffffu));
-            let wins_1_1 = !key_less(best_rank, rank_1_1);
-            best_rank = select(best_rank, rank_1_1, wins_1_1);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 1u, wins_1_1);
-            let rank_1_2 = rank(((q1.y >> 0u) & 0xffffu));
-            let wins_1_2 = !key_less(best_rank, rank_1_2);
-            best_rank = select(best_rank, rank_1_2, wins_1_2);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 2u, wins_1_2);
-            let rank_1_3 = rank(((q1.y >> 16u) & 0xffffu));
-            let wins_1_3 = !key_less(best_rank, rank_1_3);
-            best_rank = select(best_rank, rank_1_3, wins_1_3);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 3u, wins_1_3);
-            let rank_1_4 = rank(((q1.z >> 0u) & 0xffffu));
-            let wins_1_4 = !key_less(best_rank, rank_1_4);
-            best_rank = select(best_rank, rank_1_4, wins_1_4);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 4u, wins_1_4);
-            let rank_1_5 = rank(((q1.z >> 16u) & 0xffffu));
-            let wins_1_5 = !key_less(best_rank, rank_1_5);
-            best_rank = select(best_rank, rank_1_5, wins_1_5);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 5u, wins_1_5);
-            let rank_1_6 = rank(((q1.w >> 0u) & 0xffffu));
-            let wins_1_6 = !key_less(best_rank, rank_1_6);
-            best_rank = select(best_rank, rank_1_6, wins_1_6);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 6u, wins_1_6);
-            let rank_1_7 = rank(((q1.w >> 16u) & 0xffffu));
-            let wins_1_7 = !key_less(best_rank, rank_1_7);
-            best_rank = select(best_rank, rank_1_7, wins_1_7);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 7u, wins_1_7);
+            let rank_0 = vector_rank(q0);
+            let wins_0 = !key_less(best_rank, rank_0);
+            best_rank = select(best_rank, rank_0, wins_0);
+            best_vector = select(best_vector, v + 0u * team, wins_0);
+            let rank_1 = vector_rank(q1);
+            let wins_1 = !key_less(best_rank, rank_1);
+            best_rank = select(best_rank, rank_1, wins_1);
+            best_vector = select(best_vector, v + 1u * team, wins_1);
         }
         for (; v < end; v = v + team) {
             let q0 = input_vector(row + v + 0u * team);
-            let rank_0_0 = rank(((q0.x >> 0u) & 0xffffu));
-            let wins_0_0 = !key_less(best_rank, rank_0_0);
-            best_rank = select(best_rank, rank_0_0, wins_0_0);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 0u, wins_0_0);
-            let rank_0_1 = rank(((q0.x >> 16u) & 0xffffu));
-            let wins_0_1 = !key_less(best_rank, rank_0_1);
-            best_rank = select(best_rank, rank_0_1, wins_0_1);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 1u, wins_0_1);
-            let rank_0_2 = rank(((q0.y >> 0u) & 0xffffu));
-            let wins_0_2 = !key_less(best_rank, rank_0_2);
-            best_rank = select(best_rank, rank_0_2, wins_0_2);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 2u, wins_0_2);
-            let rank_0_3 = rank(((q0.y >> 16u) & 0xffffu));
-            let wins_0_3 = !key_less(best_rank, rank_0_3);
-            best_rank = select(best_rank, rank_0_3, wins_0_3);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 3u, wins_0_3);
-            let rank_0_4 = rank(((q0.z >> 0u) & 0xffffu));
-            let wins_0_4 = !key_less(best_rank, rank_0_4);
-            best_rank = select(best_rank, rank_0_4, wins_0_4);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 4u, wins_0_4);
-            let rank_0_5 = rank(((q0.z >> 16u) & 0xffffu));
-            let wins_0_5 = !key_less(best_rank, rank_0_5);
-            best_rank = select(best_rank, rank_0_5, wins_0_5);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 5u, wins_0_5);
-            let rank_0_6 = rank(((q0.w >> 0u) & 0xffffu));
-            let wins_0_6 = !key_less(best_rank, rank_0_6);
-            best_rank = select(best_rank, rank_0_6, wins_0_6);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 6u, wins_0_6);
-            let rank_0_7 = rank(((q0.w >> 16u) & 0xffffu));
-            let wins_0_7 = !key_less(best_rank, rank_0_7);
-            best_rank = select(best_rank, rank_0_7, wins_0_7);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
+            let rank_0 = vector_rank(q0);
+            let wins_0 = !key_less(best_rank, rank_0);
+            best_rank = select(best_rank, rank_0, wins_0);
+            best_vector = select(best_vector, v + 0u * team, wins_0);
         }
     } else {
         v = first_v;
         for (; v + 1u * team < end; v = v + 2u * team) {
             let q0 = input_vector(row + v + 0u * team);
             let q1 = input_vector(row + v + 1u * team);
-            let rank_0_0 = rank(((q0.x >> 0u) & 0xffffu));
-            let wins_0_0 = key_less(rank_0_0, best_rank);
-            best_rank = select(best_rank, rank_0_0, wins_0_0);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 0u, wins_0_0);
-            let rank_0_1 = rank(((q0.x >> 16u) & 0xffffu));
-            let wins_0_1 = key_less(rank_0_1, best_rank);
-            best_rank = select(best_rank, rank_0_1, wins_0_1);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 1u, wins_0_1);
-            let rank_0_2 = rank(((q0.y >> 0u) & 0xffffu));
-            let wins_0_2 = key_less(rank_0_2, best_rank);
-            best_rank = select(best_rank, rank_0_2, wins_0_2);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 2u, wins_0_2);
-            let rank_0_3 = rank(((q0.y >> 16u) & 0xffffu));
-            let wins_0_3 = key_less(rank_0_3, best_rank);
-            best_rank = select(best_rank, rank_0_3, wins_0_3);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 3u, wins_0_3);
-            let rank_0_4 = rank(((q0.z >> 0u) & 0xffffu));
-            let wins_0_4 = key_less(rank_0_4, best_rank);
-            best_rank = select(best_rank, rank_0_4, wins_0_4);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 4u, wins_0_4);
-            let rank_0_5 = rank(((q0.z >> 16u) & 0xffffu));
-            let wins_0_5 = key_less(rank_0_5, best_rank);
-            best_rank = select(best_rank, rank_0_5, wins_0_5);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 5u, wins_0_5);
-            let rank_0_6 = rank(((q0.w >> 0u) & 0xffffu));
-            let wins_0_6 = key_less(rank_0_6, best_rank);
-            best_rank = select(best_rank, rank_0_6, wins_0_6);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 6u, wins_0_6);
-            let rank_0_7 = rank(((q0.w >> 16u) & 0xffffu));
-            let wins_0_7 = key_less(rank_0_7, best_rank);
-            best_rank = select(best_rank, rank_0_7, wins_0_7);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
-            let rank_1_0 = rank(((q1.x >> 0u) & 0xffffu));
-            let wins_1_0 = key_less(rank_1_0, best_rank);
-            best_rank = select(best_rank, rank_1_0, wins_1_0);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 0u, wins_1_0);
-            let rank_1_1 = rank(((q1.x >> 16u) & 0xffffu));
-            let wins_1_1 = key_less(rank_1_1, best_rank);
-            best_rank = select(best_rank, rank_1_1, wins_1_1);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 1u, wins_1_1);
-            let rank_1_2 = rank(((q1.y >> 0u) & 0xffffu));
-            let wins_1_2 = key_less(rank_1_2, best_rank);
-            best_rank = select(best_rank, rank_1_2, wins_1_2);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 2u, wins_1_2);
-            let rank_1_3 = rank(((q1.y >> 16u) & 0xffffu));
-            let wins_1_3 = key_less(rank_1_3, best_rank);
-            best_rank = select(best_rank, rank_1_3, wins_1_3);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 3u, wins_1_3);
-            let rank_1_4 = rank(((q1.z >> 0u) & 0xffffu));
-            let wins_1_4 = key_less(rank_1_4, best_rank);
-            best_rank = select(best_rank, rank_1_4, wins_1_4);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 4u, wins_1_4);
-            let rank_1_5 = rank(((q1.z >> 16u) & 0xffffu));
-            let wins_1_5 = key_less(rank_1_5, best_rank);
-            best_rank = select(best_rank, rank_1_5, wins_1_5);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 5u, wins_1_5);
-            let rank_1_6 = rank(((q1.w >> 0u) & 0xffffu));
-            let wins_1_6 = key_less(rank_1_6, best_rank);
-            best_rank = select(best_rank, rank_1_6, wins_1_6);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 6u, wins_1_6);
-            let rank_1_7 = rank(((q1.w >> 16u) & 0xffffu));
-            let wins_1_7 = key_less(rank_1_7, best_rank);
-            best_rank = select(best_rank, rank_1_7, wins_1_7);
-            best_position = select(best_position, (v + 1u * team) * PER_VECTOR + 7u, wins_1_7);
+            let rank_0 = vector_rank(q0);
+            let wins_0 = key_less(rank_0, best_rank);
+            best_rank = select(best_rank, rank_0, wins_0);
+            best_vector = select(best_vector, v + 0u * team, wins_0);
+            let rank_1 = vector_rank(q1);
+            let wins_1 = key_less(rank_1, best_rank);
+            best_rank = select(best_rank, rank_1, wins_1);
+            best_vector = select(best_vector, v + 1u * team, wins_1);
         }
         for (; v < end; v = v + team) {
             let q0 = input_vector(row + v + 0u * team);
-            let rank_0_0 = rank(((q0.x >> 0u) & 0xffffu));
-            let wins_0_0 = key_less(rank_0_0, best_rank);
-            best_rank = select(best_rank, rank_0_0, wins_0_0);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 0u, wins_0_0);
-            let rank_0_1 = rank(((q0.x >> 16u) & 0xffffu));
-            let wins_0_1 = key_less(rank_0_1, best_rank);
-            best_rank = select(best_rank, rank_0_1, wins_0_1);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 1u, wins_0_1);
-            let rank_0_2 = rank(((q0.y >> 0u) & 0xffffu));
-            let wins_0_2 = key_less(rank_0_2, best_rank);
-            best_rank = select(best_rank, rank_0_2, wins_0_2);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 2u, wins_0_2);
-            let rank_0_3 = rank(((q0.y >> 16u) & 0xffffu));
-            let wins_0_3 = key_less(rank_0_3, best_rank);
-            best_rank = select(best_rank, rank_0_3, wins_0_3);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 3u, wins_0_3);
-            let rank_0_4 = rank(((q0.z >> 0u) & 0xffffu));
-            let wins_0_4 = key_less(rank_0_4, best_rank);
-            best_rank = select(best_rank, rank_0_4, wins_0_4);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 4u, wins_0_4);
-            let rank_0_5 = rank(((q0.z >> 16u) & 0xffffu));
-            let wins_0_5 = key_less(rank_0_5, best_rank);
-            best_rank = select(best_rank, rank_0_5, wins_0_5);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 5u, wins_0_5);
-            let rank_0_6 = rank(((q0.w >> 0u) & 0xffffu));
-            let wins_0_6 = key_less(rank_0_6, best_rank);
-            best_rank = select(best_rank, rank_0_6, wins_0_6);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 6u, wins_0_6);
-            let rank_0_7 = rank(((q0.w >> 16u) & 0xffffu));
-            let wins_0_7 = key_less(rank_0_7, best_rank);
-            best_rank = select(best_rank, rank_0_7, wins_0_7);
-            best_position = select(best_position, (v + 0u * team) * PER_VECTOR + 7u, wins_0_7);
+            let rank_0 = vector_rank(q0);
+            let wins_0 = key_less(rank_0, best_rank);
+            best_rank = select(best_rank, rank_0, wins_0);
+            best_vector = select(best_vector, v + 0u * team, wins_0);
         }
+    }
+    // The selected element: the first (last) of the best rank in its vector.
+    if (best_vector != NO_POSITION) {
+        best_position = best_vector * PER_VECTOR + pick_element(input_vector(row + best_vector), best_rank, last);
     }
     let n = o / outputs;
     let first = n * vectors * PER_VECTOR;

@@ -720,6 +720,145 @@ fn vector_variants_on_random_aligned_shapes() {
     );
 }
 
+/// The lanes variants select a vector at a time (`vector_rank`, then the
+/// element in the selected vector, `pick_element`): every FLOAT16 value in
+/// each lane of a word, FLOAT32 edge values, and vectors of signed zeros beside 1 or -1 (the
+/// zero rule decides), each vector placed twice in rows of filler (+inf
+/// for the minimum, -inf for the maximum) so that vectors compete in one
+/// thread and across threads; then long rows of signed zeros through the
+/// hardware plans' SplitLanesTree. All four operators, both tie rules, bit
+/// for bit against the CPU reference.
+#[test]
+fn lanes_select_a_vector_at_a_time() {
+    let ctx = ctx();
+    let mut rng = Rng(seed() ^ 0x5e1e_c7ed);
+    const ROW_VECTORS: usize = 32;
+    for dt in [DataType::Float16, DataType::Float32] {
+        let per = 16 / dt.size_bytes();
+        let [zero, negative_zero, one, minus_one] = zeros_and_ones(dt);
+        let mut vectors: Vec<Vec<u64>> = if dt == DataType::Float16 {
+            // Every value twice, scattered, once in each lane of a word:
+            // element i is value j * 40503 + 7, j = i for the first 65,536,
+            // then i with its lowest bit flipped.
+            (0..0x2_0000u64)
+                .map(|i| (((i ^ (i >> 16)) & 0xffff) * 40503 + 7) & 0xffff)
+                .collect::<Vec<_>>()
+                .chunks(per)
+                .map(<[u64]>::to_vec)
+                .collect()
+        } else {
+            let pool = edges(dt);
+            (0..4096)
+                .map(|_| (0..per).map(|_| pool[rng.below(pool.len())]).collect())
+                .collect()
+        };
+        vectors.extend((0..1024).map(|_| {
+            let other = [one, minus_one][rng.below(2)];
+            (0..per)
+                .map(|_| [zero, negative_zero, zero, negative_zero, other][rng.below(5)])
+                .collect()
+        }));
+        let rows = vectors.len();
+        let sizes = [rows as u32, (ROW_VECTORS * per) as u32];
+        for op in &OPS {
+            let filler: u64 = match (dt, op.cfg.select) {
+                (DataType::Float16, Select::Min) => 0x7c00,
+                (DataType::Float16, Select::Max) => 0xfc00,
+                (_, Select::Min) => 0x7f80_0000,
+                (_, Select::Max) => 0xff80_0000,
+            };
+            // Row r: vector r at slot r % 32, vector r + 1 at another slot.
+            let fill = vec![filler; per];
+            let mut bytes = Vec::with_capacity(rows * ROW_VECTORS * per * dt.size_bytes());
+            for r in 0..rows {
+                let a = r % ROW_VECTORS;
+                let b = (a + 1 + r / ROW_VECTORS % (ROW_VECTORS - 1)) % ROW_VECTORS;
+                for slot in 0..ROW_VECTORS {
+                    let vector = if slot == a {
+                        &vectors[r]
+                    } else if slot == b {
+                        &vectors[(r + 1) % rows]
+                    } else {
+                        &fill
+                    };
+                    for v in vector {
+                        bytes.extend_from_slice(&v.to_le_bytes()[..dt.size_bytes()]);
+                    }
+                }
+            }
+            let input = HostTensor::from_bytes(TensorDesc::new(dt, sizes), bytes).unwrap();
+            let output_dt = op.outputs(dt)[0];
+            let kernels = kernels(op, dt, output_dt);
+            let out_desc = TensorDesc::new(output_dt, output_sizes(&sizes, &[1], true));
+            for class in [DeviceClass::Software, DeviceClass::Hardware] {
+                let strategy = ReduceGeometry::new(&sizes, &[1])
+                    .unwrap()
+                    .strategy_on(dt, class);
+                assert_eq!(
+                    strategy.variant(),
+                    ReduceVariant::SplitLanes,
+                    "{dt} {class:?}: {strategy:?}"
+                );
+                for ties in [Ties::First, Ties::Last] {
+                    let what = format!("{} {dt} {sizes:?} {ties:?} {class:?}", op.name);
+                    let want = reduce_cpu(&op.cfg, ties, &input, &[1], &out_desc)
+                        .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
+                    let run = Run {
+                        op,
+                        ties,
+                        class,
+                        axes: &[1],
+                        out_desc: &out_desc,
+                        kernels: &kernels,
+                        what: &what,
+                    };
+                    run.matches(ctx, &input, strategy, &want);
+                }
+            }
+            // Long rows of signed zeros beside 1 (-1 for the maximum): the
+            // hardware plans' SplitLanesTree, whose team combine compares
+            // the threads' vector ranks, so a -0.0 left unsettled in one
+            // thread would beat an earlier +0.0 in another.
+            let other = match op.cfg.select {
+                Select::Min => one,
+                Select::Max => minus_one,
+            };
+            let long = [8u32, (8192 * per) as u32];
+            let bytes = (0..long[0] as usize * long[1] as usize)
+                .flat_map(|_| {
+                    let v = [zero, negative_zero, zero, negative_zero, other][rng.below(5)];
+                    v.to_le_bytes()[..dt.size_bytes()].to_vec()
+                })
+                .collect();
+            let input = HostTensor::from_bytes(TensorDesc::new(dt, long), bytes).unwrap();
+            let out_desc = TensorDesc::new(output_dt, output_sizes(&long, &[1], true));
+            let strategy = ReduceGeometry::new(&long, &[1])
+                .unwrap()
+                .strategy_on(dt, DeviceClass::Hardware);
+            assert_eq!(
+                strategy.variant(),
+                ReduceVariant::SplitLanesTree,
+                "{dt}: {strategy:?}"
+            );
+            for ties in [Ties::First, Ties::Last] {
+                let what = format!("{} {dt} {long:?} {ties:?} Hardware", op.name);
+                let want = reduce_cpu(&op.cfg, ties, &input, &[1], &out_desc)
+                    .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
+                let run = Run {
+                    op,
+                    ties,
+                    class: DeviceClass::Hardware,
+                    axes: &[1],
+                    out_desc: &out_desc,
+                    kernels: &kernels,
+                    what: &what,
+                };
+                run.matches(ctx, &input, strategy, &want);
+            }
+        }
+    }
+}
+
 /// Hand-checked values through the GPU: the ArgMin seed examples, ties,
 /// NaN and signed zeros, 64-bit values that differ only past 2^53.
 #[test]
