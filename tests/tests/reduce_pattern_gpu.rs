@@ -789,19 +789,18 @@ fn lanes_select_a_vector_at_a_time() {
             let input = HostTensor::from_bytes(TensorDesc::new(dt, sizes), bytes).unwrap();
             let output_dt = op.outputs(dt)[0];
             let kernels = kernels(op, dt, output_dt);
-            let out_desc = TensorDesc::new(output_dt, output_sizes(&sizes, &[1], true));
-            for class in [DeviceClass::Software, DeviceClass::Hardware] {
-                let strategy = ReduceGeometry::new(&sizes, &[1])
+            // Plans a [rows, len] input's reduction over axis 1 on `class`,
+            // checks it runs `variant`, and runs it with both tie rules.
+            let check = |input: &HostTensor, class: DeviceClass, variant: ReduceVariant| {
+                let sizes = input.desc().sizes.as_slice();
+                let strategy = ReduceGeometry::new(sizes, &[1])
                     .unwrap()
                     .strategy_on(dt, class);
-                assert_eq!(
-                    strategy.variant(),
-                    ReduceVariant::SplitLanes,
-                    "{dt} {class:?}: {strategy:?}"
-                );
+                assert_eq!(strategy.variant(), variant, "{dt} {class:?}: {strategy:?}");
+                let out_desc = TensorDesc::new(output_dt, output_sizes(sizes, &[1], true));
                 for ties in [Ties::First, Ties::Last] {
                     let what = format!("{} {dt} {sizes:?} {ties:?} {class:?}", op.name);
-                    let want = reduce_cpu(&op.cfg, ties, &input, &[1], &out_desc)
+                    let want = reduce_cpu(&op.cfg, ties, input, &[1], &out_desc)
                         .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
                     let run = Run {
                         op,
@@ -812,8 +811,11 @@ fn lanes_select_a_vector_at_a_time() {
                         kernels: &kernels,
                         what: &what,
                     };
-                    run.matches(ctx, &input, strategy, &want);
+                    run.matches(ctx, input, strategy, &want);
                 }
+            };
+            for class in [DeviceClass::Software, DeviceClass::Hardware] {
+                check(&input, class, ReduceVariant::SplitLanes);
             }
             // Long rows of signed zeros beside 1 (-1 for the maximum): the
             // hardware plans' SplitLanesTree, whose team combine compares
@@ -831,30 +833,7 @@ fn lanes_select_a_vector_at_a_time() {
                 })
                 .collect();
             let input = HostTensor::from_bytes(TensorDesc::new(dt, long), bytes).unwrap();
-            let out_desc = TensorDesc::new(output_dt, output_sizes(&long, &[1], true));
-            let strategy = ReduceGeometry::new(&long, &[1])
-                .unwrap()
-                .strategy_on(dt, DeviceClass::Hardware);
-            assert_eq!(
-                strategy.variant(),
-                ReduceVariant::SplitLanesTree,
-                "{dt}: {strategy:?}"
-            );
-            for ties in [Ties::First, Ties::Last] {
-                let what = format!("{} {dt} {long:?} {ties:?} Hardware", op.name);
-                let want = reduce_cpu(&op.cfg, ties, &input, &[1], &out_desc)
-                    .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
-                let run = Run {
-                    op,
-                    ties,
-                    class: DeviceClass::Hardware,
-                    axes: &[1],
-                    out_desc: &out_desc,
-                    kernels: &kernels,
-                    what: &what,
-                };
-                run.matches(ctx, &input, strategy, &want);
-            }
+            check(&input, DeviceClass::Hardware, ReduceVariant::SplitLanesTree);
         }
     }
 }
