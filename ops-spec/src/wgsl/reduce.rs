@@ -590,9 +590,11 @@ fn ranks_only(cfg: &ReduceConfig, variant: ReduceVariant, input: DataType) -> bo
 /// vector instead of an element, and the selected element found in the
 /// selected vector at the end ([`gen_pick_element`]). Not for 64-bit types
 /// (two-word ranks, two elements a vector) nor for ragged rows (a vector
-/// may hold elements of two rows). Same process on lavapipe, FLOAT16
-/// ArgMin over all axes took 8.3-8.7 ms against 9.7-9.9, FLOAT32 7.8-8.2
-/// against 8.5-8.7.
+/// may hold elements of two rows). On lavapipe (old and new kernels
+/// alternating in one process) ArgMin over all axes took 9.2-9.9 ms
+/// against 10.1-10.3 in FLOAT16 and 8.3-8.8 against 8.6-9.6 in FLOAT32;
+/// per vector with the per-element keys it gained nothing: the keys
+/// settled once a vector are the gain.
 fn vector_ranks(variant: ReduceVariant, input: DataType) -> bool {
     matches!(
         variant,
