@@ -400,11 +400,14 @@ fn reduce_module(
     w.finish()
 }
 
+/// The names of a `vec4<u32>`'s words, in memory order.
+const COMPONENTS: [&str; 4] = ["x", "y", "z", "w"];
+
 /// A WGSL expression: raw element `j` (a constant) of the vector `q`.
 /// Components are named (`q.x`), never indexed (`q[0]`): an indexed
 /// component may cost a CPU adapter a trip through memory.
 fn vector_element(input: DataType, q: &str, j: u32) -> String {
-    const C: [&str; 4] = ["x", "y", "z", "w"];
+    const C: [&str; 4] = COMPONENTS;
     let j = j as usize;
     match (input.size_bits(), dtype::lane_mask(input)) {
         (64, _) => format!("{q}.{}{}", C[2 * j], C[2 * j + 1]),
@@ -423,9 +426,8 @@ const UNROLL: u32 = 2;
 
 /// One element's step of a vector loop: element `j` of vector `q{k}` at
 /// position `position` against the best `(best_rank{suffix},
-/// best_position{suffix})`, without branches. A later position wins when its
-/// rank is smaller, or also when equal under the `last` tie rule, and, with
-/// `valid` (a `bool` expression), only where it holds.
+/// best_position{suffix})`, through [`gen_keep_better`] (`valid`, a `bool`
+/// expression, limits where it may win).
 #[allow(clippy::too_many_arguments)]
 fn gen_vector_step(
     w: &mut Writer,
@@ -438,15 +440,40 @@ fn gen_vector_step(
     last: bool,
 ) {
     let rank = format!("rank_{k}_{j}");
-    let wins = format!("wins_{k}_{j}");
     w.line(format!(
         "let {rank} = rank({});",
         vector_element(input, &format!("q{k}"), j)
     ));
+    gen_keep_better(
+        w,
+        &rank,
+        &format!("wins_{k}_{j}"),
+        &format!("best_rank{suffix}"),
+        (&format!("best_position{suffix}"), position),
+        valid,
+        last,
+    );
+}
+
+/// The branch-free step of every vector loop: `wins` (a new `let`) holds
+/// where the candidate of rank `rank` beats `best_rank`, a later candidate
+/// winning on a smaller rank, or also on an equal one under the `last` tie
+/// rule, and, with `valid`, only where it holds; then `best_rank` and the
+/// variable `slot.0` (the best's position or vector) take the candidate's
+/// rank and `slot.1` where it wins.
+fn gen_keep_better(
+    w: &mut Writer,
+    rank: &str,
+    wins: &str,
+    best_rank: &str,
+    slot: (&str, &str),
+    valid: Option<&str>,
+    last: bool,
+) {
     let test = if last {
-        format!("!key_less(best_rank{suffix}, {rank})")
+        format!("!key_less({best_rank}, {rank})")
     } else {
-        format!("key_less({rank}, best_rank{suffix})")
+        format!("key_less({rank}, {best_rank})")
     };
     let test = match valid {
         Some(valid) => format!("({valid}) & {test}"),
@@ -454,11 +481,10 @@ fn gen_vector_step(
     };
     w.line(format!("let {wins} = {test};"));
     w.line(format!(
-        "best_rank{suffix} = select(best_rank{suffix}, {rank}, {wins});"
+        "{best_rank} = select({best_rank}, {rank}, {wins});"
     ));
-    w.line(format!(
-        "best_position{suffix} = select(best_position{suffix}, {position}, {wins});"
-    ));
+    let (best, value) = slot;
+    w.line(format!("{best} = select({best}, {value}, {wins});"));
 }
 
 /// The loops of a vector variant, one per tie rule (uniform: no
@@ -609,7 +635,7 @@ fn vector_ranks(variant: ReduceVariant, input: DataType) -> bool {
 /// vector: any NaN makes the vector's rank 0, and with [`Zeros::Equal`]
 /// a smallest rank of -0.0's becomes +0.0's. Integers take `rank`.
 fn gen_vector_rank(w: &mut Writer, cfg: &ReduceConfig, input: DataType) {
-    const C: [&str; 4] = ["x", "y", "z", "w"];
+    const C: [&str; 4] = COMPONENTS;
     let max = cfg.select == Select::Max;
     let min_of = |mut terms: Vec<String>| {
         while terms.len() > 1 {
@@ -830,21 +856,17 @@ fn gen_lanes_body(
                 "team",
                 &|k| input_buffer.vector(layout, &format!("row + v + {k}u * team")),
                 &|w, k, last| {
-                    w.line(format!("let rank_{k} = vector_rank(q{k});"));
-                    w.line(format!(
-                        "let wins_{k} = {};",
-                        if last {
-                            format!("!key_less(best_rank, rank_{k})")
-                        } else {
-                            format!("key_less(rank_{k}, best_rank)")
-                        }
-                    ));
-                    w.line(format!(
-                        "best_rank = select(best_rank, rank_{k}, wins_{k});"
-                    ));
-                    w.line(format!(
-                        "best_vector = select(best_vector, v + {k}u * team, wins_{k});"
-                    ));
+                    let rank = format!("rank_{k}");
+                    w.line(format!("let {rank} = vector_rank(q{k});"));
+                    gen_keep_better(
+                        w,
+                        &rank,
+                        &format!("wins_{k}"),
+                        "best_rank",
+                        ("best_vector", &format!("v + {k}u * team")),
+                        None,
+                        last,
+                    );
                 },
                 &|_| None,
             );
