@@ -132,12 +132,7 @@ fn reductions_run_segmented() {
     same_on_both(&ctx, &d, &[&x]);
     // Packed FLOAT16 output of 8,000 bytes stored with atomics in segments.
     let x = tensor_with_edges(DataType::Float16, &[2, 4000], &mut rng);
-    let axes = HostTensor::from_slice([1], &[0i64]).unwrap();
-    let d = ReduceMinDesc::builder()
-        .data(x.desc().clone())
-        .axes(axes.clone())
-        .build()
-        .unwrap();
+    let (d, axes) = reduce_min(&x, &[0]);
     same_on_both(&ctx, &d, &[&x, &axes]);
     // Two-word FLOAT64 elements across segment boundaries (16,000 bytes).
     let x = tensor_with_edges(DataType::Float64, &[1000, 2], &mut rng);
@@ -165,12 +160,7 @@ fn reductions_run_segmented() {
     assert_eq!(plan.passes[0].params[params::PHASES], 4);
     same_on_both(&sw, &d, &[&x]);
     let x = tensor_with_edges(DataType::Float32, &[5, 4, 64], &mut rng);
-    let axes = HostTensor::from_slice([2], &[0i64, 2]).unwrap();
-    let d = ReduceMinDesc::builder()
-        .data(x.desc().clone())
-        .axes(axes.clone())
-        .build()
-        .unwrap();
+    let (d, axes) = reduce_min(&x, &[0, 2]);
     let plan = d.gpu_plan_for(DeviceClass::Software).unwrap();
     assert_eq!(plan.passes[0].params[params::SEGMENTS], 5);
     same_on_both(&sw, &d, &[&x, &axes]);
@@ -190,12 +180,7 @@ fn reductions_run_segmented() {
         ),
     ] {
         let x = tensor_with_edges(dtype, &sizes, &mut rng);
-        let axes = HostTensor::from_slice([1], &[1i64]).unwrap();
-        let d = ReduceMinDesc::builder()
-            .data(x.desc().clone())
-            .axes(axes.clone())
-            .build()
-            .unwrap();
+        let (d, axes) = reduce_min(&x, &[1]);
         let plan = d.gpu_plan_for(DeviceClass::Software).unwrap();
         assert_eq!(plan.passes[0].kernel.key, kernel);
         same_on_both(&sw, &d, &[&x, &axes]);
@@ -227,6 +212,18 @@ fn reductions_run_segmented() {
         .build()
         .unwrap();
     same_on_both(&ctx, &d, &[&x]);
+}
+
+/// ReduceMin of `x` over INT64 `axes`, and the axes tensor it takes as
+/// its second input.
+fn reduce_min(x: &HostTensor, axes: &[i64]) -> (ReduceMinDesc, HostTensor) {
+    let axes = HostTensor::from_slice([axes.len() as u32], axes).unwrap();
+    let d = ReduceMinDesc::builder()
+        .data(x.desc().clone())
+        .axes(axes.clone())
+        .build()
+        .unwrap();
+    (d, axes)
 }
 
 /// Scatter of `up` into `x` along axis 0 at `idx`.
@@ -524,14 +521,8 @@ fn hardware_plans_run_segmented() {
                 .build()
                 .unwrap(),
         );
-        let axes = HostTensor::from_slice([1], &[0i64]).unwrap();
-        let columns: Box<dyn Operator> = Box::new(
-            ReduceMinDesc::builder()
-                .data(input.desc().clone())
-                .axes(axes.clone())
-                .build()
-                .unwrap(),
-        );
+        let (columns, axes) = reduce_min(&input, &[0]);
+        let columns: Box<dyn Operator> = Box::new(columns);
         for (op, inputs) in [(all, vec![&input]), (columns, vec![&input, &axes])] {
             let plan = op.gpu_plan_for(ops_core::DeviceClass::Hardware).unwrap();
             kernels.extend(
