@@ -42,6 +42,23 @@ pub trait Operator: fmt::Debug + Send + Sync {
         self.gpu_plan_for(DeviceClass::Software)
     }
 
+    /// Every GPU plan the planners could choose for this descriptor, each
+    /// named by its strategy: the plans of both device classes and the
+    /// pattern's other kernel variants that can run this call (a split
+    /// reduction as one pass, a walk as two passes, ...). All give the
+    /// same result bit for bit; tests and `ops fuzz --variants all` run
+    /// every one. The default is the two device classes' plans.
+    fn gpu_plan_variants(&self) -> Result<Vec<(String, GpuPlan)>, OpError> {
+        let mut out: Vec<(String, GpuPlan)> = Vec::new();
+        for class in [DeviceClass::Software, DeviceClass::Hardware] {
+            let plan = self.gpu_plan_for(class)?;
+            if !out.iter().any(|(_, p)| *p == plan) {
+                out.push((format!("{class:?}"), plan));
+            }
+        }
+        Ok(out)
+    }
+
     /// Phrases the error for index check `check` failing at element `position`
     /// of its tensor (the GPU reports only the position).
     fn index_error(&self, inputs: &[&HostTensor], check: usize, position: u64) -> OpError;

@@ -65,7 +65,7 @@ pub enum BufferRef {
 }
 
 /// One compute dispatch.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pass {
     /// The kernel to run.
     pub kernel: &'static Kernel,
@@ -136,7 +136,7 @@ pub enum OutputInit {
 }
 
 /// Everything the GPU runtime needs to run one operator call.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GpuPlan {
     /// How each output starts, in spec order.
     pub outputs: Vec<OutputInit>,

@@ -117,6 +117,28 @@ impl Context {
         op: &dyn Operator,
         inputs: &[&HostTensor],
     ) -> Result<Vec<HostTensor>, OpError> {
+        self.run_with(op, inputs, None)
+    }
+
+    /// [`run`](Context::run) with `plan` instead of the one the operator
+    /// picks for this context's class: one of
+    /// [`Operator::gpu_plan_variants`], which tests and `ops fuzz
+    /// --variants all` run in turn.
+    pub fn run_plan(
+        &self,
+        op: &dyn Operator,
+        inputs: &[&HostTensor],
+        plan: &GpuPlan,
+    ) -> Result<Vec<HostTensor>, OpError> {
+        self.run_with(op, inputs, Some(plan))
+    }
+
+    fn run_with(
+        &self,
+        op: &dyn Operator,
+        inputs: &[&HostTensor],
+        plan: Option<&GpuPlan>,
+    ) -> Result<Vec<HostTensor>, OpError> {
         let want = op.input_descs();
         let name = op.info().name;
         if want.len() != inputs.len() {
@@ -138,9 +160,16 @@ impl Context {
                 )));
             }
         }
-        let plan = op.gpu_plan_for(self.device_class())?;
+        let picked;
+        let plan = match plan {
+            Some(plan) => plan,
+            None => {
+                picked = op.gpu_plan_for(self.device_class())?;
+                &picked
+            }
+        };
         let outputs = op.output_descs();
-        match self.execute(&plan, inputs, &outputs) {
+        match self.execute(plan, inputs, &outputs) {
             Ok(out) => Ok(out),
             Err(ExecError::Index { check, position }) => {
                 Err(op.index_error(inputs, check, position))

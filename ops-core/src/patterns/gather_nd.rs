@@ -433,6 +433,26 @@ impl GatherNdGeometry {
         }
     }
 
+    /// Every variant that can run this gather of `data`, the ones
+    /// [`variant_on`](Self::variant_on) picks on either device class among
+    /// them: element mode always, single-element mode for slices of one 32-
+    /// or 64-bit element, the single-vector modes where software plans may
+    /// pick them, row mode and vector mode where their slices allow.
+    pub fn variants(&self, data: DataType) -> Vec<GatherVariant> {
+        let singles = self.slice_len == 1 && self.tuples_per_batch >= self.tuple_count;
+        GatherVariant::ALL
+            .into_iter()
+            .filter(|v| match v {
+                GatherVariant::Elements => true,
+                GatherVariant::Singles => self.slice_len == 1 && data.size_bits() >= 32,
+                GatherVariant::SingleVectors1 => singles && self.tuple_size == 1,
+                GatherVariant::SingleVectors2 => singles && self.tuple_size == 2,
+                GatherVariant::Rows => self.row_blocks(data).is_some(),
+                GatherVariant::Vectors => self.vector_team(data).is_some(),
+            })
+            .collect()
+    }
+
     /// The kernel variant that copies slices of `data`: vector mode when
     /// [`slice_vectors`](Self::slice_vectors) allows it, else row mode when
     /// [`row_blocks`](Self::row_blocks) does, else single-element mode for
@@ -743,7 +763,10 @@ pub fn gather_nd_params(geometry: &GatherNdGeometry, data: DataType) -> Result<V
             p[params::VECTOR_TEAM] = word(team, "vector team")?;
             p[params::VECTOR_BLOCKS] = word(blocks, "vector blocks")?;
         }
-    } else if let Some(blocks) = geometry.row_blocks(data) {
+    }
+    // Row mode's words too where it can run (tests and `ops fuzz --variants
+    // all` run it on vector-mode slices as well).
+    if let Some(blocks) = geometry.row_blocks(data) {
         p[params::ROW_BLOCKS] = word(blocks, "row blocks")?;
         p[params::SLICE_WORDS] = word(
             geometry.slice_len * data.size_bytes() as u64 / 4,
@@ -806,8 +829,98 @@ pub fn gather_nd_plan(
         indices_rank,
         batch_dims,
     )?;
-    check_call(&g, input.dtype, indices.dtype, output)?;
     let variant = g.variant_on(class, input.dtype);
+    gather_nd_plan_with(
+        variant,
+        input,
+        input_slot,
+        indices,
+        indices_slot,
+        output,
+        output_slot,
+        input_rank,
+        indices_rank,
+        batch_dims,
+        kernel,
+    )
+}
+
+/// Every plan of [`GatherNdGeometry::variants`] for this call, each with
+/// its variant's name: what tests and `ops fuzz --variants all` run beside
+/// the planner's choice.
+#[allow(clippy::too_many_arguments)]
+pub fn gather_nd_plans(
+    input: &TensorDesc,
+    input_slot: usize,
+    indices: &TensorDesc,
+    indices_slot: usize,
+    output: &TensorDesc,
+    output_slot: usize,
+    input_rank: usize,
+    indices_rank: usize,
+    batch_dims: usize,
+    kernel: &dyn Fn(GatherVariant) -> Option<&'static Kernel>,
+) -> Result<Vec<(String, GpuPlan)>, OpError> {
+    let g = GatherNdGeometry::new(
+        &input.sizes,
+        &indices.sizes,
+        input_rank,
+        indices_rank,
+        batch_dims,
+    )?;
+    g.variants(input.dtype)
+        .into_iter()
+        .map(|v| {
+            let plan = gather_nd_plan_with(
+                v,
+                input,
+                input_slot,
+                indices,
+                indices_slot,
+                output,
+                output_slot,
+                input_rank,
+                indices_rank,
+                batch_dims,
+                kernel,
+            )?;
+            Ok((v.name().to_string(), plan))
+        })
+        .collect()
+}
+
+/// [`gather_nd_plan`] in the mode of `variant`, which must be one of
+/// [`GatherNdGeometry::variants`] ([`OpError::InvalidArgument`] otherwise).
+#[allow(clippy::too_many_arguments)]
+pub fn gather_nd_plan_with(
+    variant: GatherVariant,
+    input: &TensorDesc,
+    input_slot: usize,
+    indices: &TensorDesc,
+    indices_slot: usize,
+    output: &TensorDesc,
+    output_slot: usize,
+    input_rank: usize,
+    indices_rank: usize,
+    batch_dims: usize,
+    kernel: &dyn Fn(GatherVariant) -> Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
+    let g = GatherNdGeometry::new(
+        &input.sizes,
+        &indices.sizes,
+        input_rank,
+        indices_rank,
+        batch_dims,
+    )?;
+    check_call(&g, input.dtype, indices.dtype, output)?;
+    if !g.variants(input.dtype).contains(&variant) {
+        return Err(OpError::InvalidArgument(format!(
+            "{} cannot gather slices of {} {} elements",
+            variant.name(),
+            g.slice_len,
+            input.dtype
+        )));
+    }
     let kernel = kernel(variant).ok_or_else(|| {
         OpError::Unsupported(format!(
             "no {} kernel for {} data with {} indices",
@@ -1457,7 +1570,9 @@ mod tests {
         let pass = &plan.passes[0];
         assert_eq!(pass.kernel.key, "test/gather_nd_vectors");
         assert_eq!(pass.params[params::SLICE_VECTORS], 2500);
-        assert_eq!(pass.params[params::ROW_BLOCKS], 0);
+        // Row mode's words too, for a plan forced to row mode.
+        assert_eq!(pass.params[params::ROW_BLOCKS], 3);
+        assert_eq!(pass.params[params::SLICE_WORDS], 10000);
         assert_eq!(pass.params[params::VECTOR_TEAM], 64);
         assert_eq!(pass.params[params::VECTOR_BLOCKS], 2);
         assert_eq!(pass.workgroups, 150);

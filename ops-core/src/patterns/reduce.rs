@@ -319,6 +319,24 @@ fn combine_team(partials: u64) -> u32 {
     pow2_floor(partials / COMBINE_PARTIALS).min(u64::from(WORKGROUP_SIZE)) as u32
 }
 
+/// The chunk count that splits `len` positions into about `wanted` chunks
+/// with none empty: chunks of `len.div_ceil(wanted)` positions, as many as
+/// that length needs. Every split strategy's chunk count comes from here, so
+/// that chunk `c` of length `chunk_len(len, chunks)` always starts before
+/// `len` (an empty chunk has no element to stand for its partial result).
+pub fn balanced_chunks(len: u64, wanted: u64) -> u64 {
+    if len == 0 {
+        return 1;
+    }
+    len.div_ceil(chunk_len(len, wanted))
+}
+
+/// The positions of each chunk when `len` positions are cut into `chunks`
+/// chunks: `len.div_ceil(chunks)`.
+pub fn chunk_len(len: u64, chunks: u64) -> u64 {
+    len.div_ceil(chunks.max(1))
+}
+
 /// Words of one partial result in scratch buffer 0: the selected element's
 /// raw bits (one word, two for 64-bit types), then its position
 /// (`0xffffffff` for an empty chunk).
@@ -473,7 +491,10 @@ fn lane_split(outputs: u64, vectors: u64) -> Option<(u64, u64)> {
     let chunks = if team < MAX_LANE_TEAM {
         1
     } else {
-        vectors.div_ceil(MAX_LANE_TEAM * CHUNK_LANE_VECTORS)
+        balanced_chunks(
+            vectors,
+            vectors.div_ceil(MAX_LANE_TEAM * CHUNK_LANE_VECTORS),
+        )
     };
     let partials = outputs.checked_mul(team * chunks)?;
     if !partials_fit(partials) {
@@ -681,9 +702,12 @@ impl ReduceGeometry {
             if outputs >= TARGET_THREADS || len < 2 * MIN_CHUNK {
                 return ReduceStrategy::Rows;
             }
-            let chunks = TARGET_THREADS
-                .div_ceil(outputs)
-                .min(len.div_ceil(MIN_CHUNK));
+            let chunks = balanced_chunks(
+                len,
+                TARGET_THREADS
+                    .div_ceil(outputs)
+                    .min(len.div_ceil(MIN_CHUNK)),
+            );
             // Chunk bounds must not wrap u32 (see params::CHUNK_LEN).
             if chunks < 2 || len + chunks > u64::from(u32::MAX) {
                 return ReduceStrategy::Rows;
@@ -701,9 +725,12 @@ impl ReduceGeometry {
         if outputs * team >= TARGET_THREADS || team < wg {
             return ReduceStrategy::Tree { team: team as u32 };
         }
-        let chunks = TARGET_THREADS
-            .div_ceil(outputs * wg)
-            .min(len.div_ceil(wg * TEAM_ELEMENTS));
+        let chunks = balanced_chunks(
+            len,
+            TARGET_THREADS
+                .div_ceil(outputs * wg)
+                .min(len.div_ceil(wg * TEAM_ELEMENTS)),
+        );
         if chunks < 2 || len + chunks > u64::from(u32::MAX) {
             return ReduceStrategy::Tree { team: team as u32 };
         }
@@ -830,7 +857,10 @@ impl ReduceGeometry {
         }
         let team = lane_team(vectors);
         if class == DeviceClass::Hardware && team == MAX_LANE_TEAM {
-            let chunks = vectors.div_ceil(MAX_LANE_TEAM * HARDWARE_CHUNK_LANE_VECTORS);
+            let chunks = balanced_chunks(
+                vectors,
+                vectors.div_ceil(MAX_LANE_TEAM * HARDWARE_CHUNK_LANE_VECTORS),
+            );
             let partials = rows.checked_mul(chunks)?;
             if !partials_fit(partials)
                 || partials
@@ -888,7 +918,7 @@ impl ReduceGeometry {
         if threads >= wanted || len < 2 * MIN_COLUMN_ROWS {
             return Some(ReduceStrategy::Columns);
         }
-        let chunks = wanted.div_ceil(threads).min(len / MIN_COLUMN_ROWS);
+        let chunks = balanced_chunks(len, wanted.div_ceil(threads).min(len / MIN_COLUMN_ROWS));
         if chunks < 2 {
             return Some(ReduceStrategy::Columns);
         }
@@ -927,7 +957,10 @@ impl ReduceGeometry {
         let rows = len / phases;
         let outer = self.output_count / inner;
         let threads = outer * (phases * inner * bytes / VECTOR_BYTES);
-        let chunks = wanted.div_ceil(threads).min(rows / MIN_COLUMN_ROWS).max(1);
+        let chunks = balanced_chunks(
+            rows,
+            wanted.div_ceil(threads).min(rows / MIN_COLUMN_ROWS).max(1),
+        );
         // Partial results and element offsets fit u32.
         if !partials_fit(self.output_count.saturating_mul(phases * chunks))
             || self.input_count > u64::from(u32::MAX)
@@ -939,6 +972,117 @@ impl ReduceGeometry {
             chunks: chunks as u32,
             combine_team: combine_team(phases * chunks),
         })
+    }
+}
+
+impl ReduceStrategy {
+    /// The same strategy with its combine pass run by teams of `team`
+    /// threads (`None` for the one-pass strategies).
+    fn with_combine_team(self, team: u32) -> Option<ReduceStrategy> {
+        let mut s = self;
+        match &mut s {
+            ReduceStrategy::Rows | ReduceStrategy::Tree { .. } | ReduceStrategy::Columns => {
+                return None
+            }
+            ReduceStrategy::SplitRows { combine_team, .. }
+            | ReduceStrategy::SplitTree { combine_team, .. }
+            | ReduceStrategy::SplitLanes { combine_team, .. }
+            | ReduceStrategy::SplitLanesTree { combine_team, .. }
+            | ReduceStrategy::SplitLanesRagged { combine_team, .. }
+            | ReduceStrategy::SplitColumns { combine_team, .. } => *combine_team = team,
+        }
+        Some(s)
+    }
+}
+
+impl ReduceGeometry {
+    /// Every strategy [`reduce_plan_with`] accepts for this reduction over
+    /// `dtype`: the planner's choices on both device classes and its word
+    /// strategy ([`strategy`](Self::strategy)), then the word strategies
+    /// taken past the thresholds that rule them out here — one
+    /// [`ReduceStrategy::Rows`] pass, [`ReduceStrategy::Tree`] teams,
+    /// [`ReduceStrategy::SplitRows`] and [`ReduceStrategy::SplitTree`] over
+    /// chunks of [`MIN_CHUNK`] and `WORKGROUP_SIZE * TEAM_ELEMENTS`
+    /// positions (the word kernels read any layout) — and the column
+    /// strategies both split and not where the layout is columns of whole
+    /// vectors. Every split strategy appears with its combine pass both as
+    /// [`ReduceVariant::CombineEach`] and as [`ReduceVariant::Combine`].
+    ///
+    /// Each gives the same result bit for bit; tests and `ops fuzz
+    /// --variants all` run them all. Empty when there is nothing to reduce
+    /// (no output element).
+    pub fn strategies(&self, dtype: DataType) -> Vec<ReduceStrategy> {
+        let mut out: Vec<ReduceStrategy> = Vec::new();
+        if self.output_count == 0 {
+            return out;
+        }
+        let mut push = |s: ReduceStrategy| {
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        };
+        let picked = [
+            self.strategy_on(dtype, DeviceClass::Software),
+            self.strategy_on(dtype, DeviceClass::Hardware),
+            self.strategy(),
+        ];
+        picked.into_iter().for_each(&mut push);
+        push(ReduceStrategy::Rows);
+        let (outputs, len) = (self.output_count, self.reduce_len);
+        let wg = u64::from(WORKGROUP_SIZE);
+        let max = u64::from(u32::MAX);
+        let team = pow2_floor(len / TEAM_ELEMENTS).clamp(2, wg);
+        if len >= 2 && outputs.saturating_mul(team) <= max {
+            push(ReduceStrategy::Tree { team: team as u32 });
+        }
+        // Partial results and chunk bounds addressable by u32.
+        let splits = |chunks: u64| {
+            chunks >= 2 && len + chunks <= max && partials_fit(outputs.saturating_mul(chunks))
+        };
+        let chunks = balanced_chunks(len, len.div_ceil(MIN_CHUNK));
+        if splits(chunks) {
+            push(ReduceStrategy::SplitRows {
+                chunks: chunks as u32,
+                combine_team: combine_team(chunks),
+            });
+        }
+        let chunks = balanced_chunks(len, len.div_ceil(wg * TEAM_ELEMENTS));
+        if splits(chunks) && outputs.saturating_mul(chunks * wg) <= max {
+            push(ReduceStrategy::SplitTree {
+                team: WORKGROUP_SIZE,
+                chunks: chunks as u32,
+                combine_team: combine_team(chunks),
+            });
+        }
+        // Columns of whole vectors: both one pass and split at the most.
+        if picked.iter().any(|s| {
+            matches!(
+                s,
+                ReduceStrategy::Columns | ReduceStrategy::SplitColumns { phases: 1, .. }
+            )
+        }) {
+            push(ReduceStrategy::Columns);
+            let chunks = balanced_chunks(len, len / MIN_COLUMN_ROWS);
+            if chunks >= 2 && partials_fit(outputs.saturating_mul(chunks)) {
+                push(ReduceStrategy::SplitColumns {
+                    phases: 1,
+                    chunks: chunks as u32,
+                    combine_team: combine_team(chunks),
+                });
+            }
+        }
+        let splits: Vec<ReduceStrategy> = out.clone();
+        for s in splits {
+            if let Some(team) = s.combine_team() {
+                let other = if team == 1 { 2 } else { 1 };
+                if let Some(t) = s.with_combine_team(other) {
+                    if !out.contains(&t) {
+                        out.push(t);
+                    }
+                }
+            }
+        }
+        out
     }
 }
 
@@ -1244,6 +1388,73 @@ pub fn reduce_plan(
     kernel: &dyn Fn(ReduceVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
     let geometry = ReduceGeometry::new(&input.sizes, axes)?;
+    let strategy = geometry.strategy_on(input.dtype, class);
+    reduce_plan_with(
+        cfg,
+        ties,
+        input,
+        input_slot,
+        axes,
+        output,
+        output_slot,
+        strategy,
+        kernel,
+    )
+}
+
+/// Every plan of [`ReduceGeometry::strategies`] for this call, each with
+/// its strategy's name (`SplitColumns { phases: 1, chunks: 50, ..}`):
+/// what tests and `ops fuzz --variants all` run beside the planner's
+/// choice. Empty when the call has no output element.
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_plans(
+    cfg: &ReduceConfig,
+    ties: Ties,
+    input: &TensorDesc,
+    input_slot: usize,
+    axes: &[u32],
+    output: &TensorDesc,
+    output_slot: usize,
+    kernel: &dyn Fn(ReduceVariant) -> Option<&'static Kernel>,
+) -> Result<Vec<(String, GpuPlan)>, OpError> {
+    let geometry = ReduceGeometry::new(&input.sizes, axes)?;
+    check_call(cfg, input.dtype, &geometry, output)?;
+    geometry
+        .strategies(input.dtype)
+        .into_iter()
+        .map(|s| {
+            let plan = reduce_plan_with(
+                cfg,
+                ties,
+                input,
+                input_slot,
+                axes,
+                output,
+                output_slot,
+                s,
+                kernel,
+            )?;
+            Ok((format!("{s:?}"), plan))
+        })
+        .collect()
+}
+
+/// [`reduce_plan`] run as `strategy` says, which must be one of
+/// [`ReduceGeometry::strategies`] for the call ([`OpError::InvalidArgument`]
+/// otherwise; with no output element any strategy gives the empty plan).
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_plan_with(
+    cfg: &ReduceConfig,
+    ties: Ties,
+    input: &TensorDesc,
+    input_slot: usize,
+    axes: &[u32],
+    output: &TensorDesc,
+    output_slot: usize,
+    strategy: ReduceStrategy,
+    kernel: &dyn Fn(ReduceVariant) -> Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
+    let geometry = ReduceGeometry::new(&input.sizes, axes)?;
     check_call(cfg, input.dtype, &geometry, output)?;
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Zero; output_slot + 1],
@@ -1253,6 +1464,12 @@ pub fn reduce_plan(
     };
     if geometry.output_count == 0 {
         return Ok(plan);
+    }
+    if !geometry.strategies(input.dtype).contains(&strategy) {
+        return Err(OpError::InvalidArgument(format!(
+            "{strategy:?} is not a strategy of this reduction ({:?} over axes {axes:?})",
+            input.sizes
+        )));
     }
     // Every word index the kernels compute must fit u32.
     let words = |desc: &TensorDesc, count: u64| {
@@ -1299,7 +1516,6 @@ pub fn reduce_plan(
     let inner = geometry.kept.last().map_or(1, |&(size, _)| size);
     // Each split strategy: its first pass's variant, its parameters and
     // threads, then the partial results per output and the combine team.
-    let strategy = geometry.strategy_on(input.dtype, class);
     let (split, split_params, threads, per_output, combine_team) = match strategy {
         ReduceStrategy::Rows => {
             plan.passes.push(Pass {
@@ -1334,7 +1550,7 @@ pub fn reduce_plan(
             chunks,
             combine_team,
         } => {
-            let p = with(1, len.div_ceil(u64::from(chunks)), chunks);
+            let p = with(1, chunk_len(len, u64::from(chunks)), chunks);
             let partials = u64::from(chunks);
             (
                 ReduceVariant::SplitRows,
@@ -1349,7 +1565,7 @@ pub fn reduce_plan(
             chunks,
             combine_team,
         } => {
-            let p = with(team, len.div_ceil(u64::from(chunks)), chunks);
+            let p = with(team, chunk_len(len, u64::from(chunks)), chunks);
             let threads = outputs * u64::from(chunks) * u64::from(team);
             let partials = u64::from(chunks);
             (ReduceVariant::SplitTree, p, threads, partials, combine_team)
@@ -1381,7 +1597,7 @@ pub fn reduce_plan(
                 ReduceVariant::SplitLanesRagged => ragged_window(len, input.dtype),
                 _ => row_len / per_vector,
             };
-            let chunk = vectors.div_ceil(u64::from(chunks)) * per_vector;
+            let chunk = chunk_len(vectors, u64::from(chunks)) * per_vector;
             let mut p = with(team, chunk, chunks);
             p[params::VECTORS] = vectors_word(vectors)?;
             p[params::SEGMENTS] = segments as u32;
@@ -1406,7 +1622,7 @@ pub fn reduce_plan(
             // Rows of `phases * inner` elements, whole vectors.
             let phases = u64::from(phases);
             let rows = len / phases;
-            let mut p = with(1, rows.div_ceil(u64::from(chunks)), chunks);
+            let mut p = with(1, chunk_len(rows, u64::from(chunks)), chunks);
             p[params::PHASES] = phases as u32;
             p[params::VECTORS] = vectors_word(phases * inner / per_vector)?;
             let threads = outputs * phases / per_vector * u64::from(chunks);

@@ -665,6 +665,51 @@ pub fn scatter_elements_plan(
     )
 }
 
+/// Every plan of the four [`ScatterStrategy`]s for this call (those that
+/// fall back to the same kernel as another once), each with its strategy's
+/// name: what tests and `ops fuzz --variants all` run beside the planner's
+/// choice.
+#[allow(clippy::too_many_arguments)]
+pub fn scatter_elements_plans(
+    input: &TensorDesc,
+    input_slot: usize,
+    indices: &TensorDesc,
+    indices_slot: usize,
+    updates: &TensorDesc,
+    updates_slot: usize,
+    output: &TensorDesc,
+    output_slot: usize,
+    axis: usize,
+    kernels: &ScatterKernels,
+) -> Result<Vec<(String, GpuPlan)>, OpError> {
+    let mut out: Vec<(String, GpuPlan)> = Vec::new();
+    for strategy in [
+        ScatterStrategy::TwoPass,
+        ScatterStrategy::Columns,
+        ScatterStrategy::ColumnWords,
+        ScatterStrategy::ColumnVectors,
+    ] {
+        let plan = scatter_elements_plan_with(
+            Some(strategy),
+            input,
+            input_slot,
+            indices,
+            indices_slot,
+            updates,
+            updates_slot,
+            output,
+            output_slot,
+            axis,
+            DeviceClass::Software,
+            kernels,
+        )?;
+        if !out.iter().any(|(_, p)| *p == plan) {
+            out.push((format!("{strategy:?}"), plan));
+        }
+    }
+    Ok(out)
+}
+
 /// [`scatter_elements_plan`] with the algorithm `strategy` forces (`None`:
 /// [`ScatterGeometry::strategy_on`]'s for `class`), so that tests can run
 /// both on any call.

@@ -23,6 +23,8 @@ pub struct ComputeCode {
     pub run_cpu: TokenStream,
     /// Body of `gpu_plan_for` (its `class: DeviceClass` argument in scope).
     pub gpu_plan: TokenStream,
+    /// Body of `gpu_plan_variants`.
+    pub gpu_plan_variants: TokenStream,
     /// Body of `index_error`.
     pub index_error: TokenStream,
     /// Body of `index_bounds`.
@@ -147,6 +149,13 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     &|v| kernel_for(v, (#in_desc).dtype, self.#out_f.dtype),
                 )
             };
+            let gpu_plan_variants = quote! {
+                #axes_u32
+                ::ops_core::__private::patterns::reduce::reduce_plans(
+                    &CFG, #ties_expr, #in_desc, #in_slot, &__axes, &self.#out_f, #out_slot,
+                    &|v| kernel_for(v, (#in_desc).dtype, self.#out_f.dtype),
+                )
+            };
             let name = &spec.name;
             let index_error = quote! {
                 ::ops_core::OpError::Device(::std::format!("{} has no index checks, but the GPU reported check {} at {}", #name, check, position))
@@ -155,6 +164,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 items,
                 run_cpu,
                 gpu_plan,
+                gpu_plan_variants,
                 index_error,
                 index_bounds: quote!(::std::vec::Vec::new()),
                 docs: docs.clone(),
@@ -234,6 +244,13 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                             ::ops_core::OpError::Unsupported(m) => ::ops_core::OpError::Unsupported(::std::format!("{}: {m}", #name)),
                             e => e,
                         })
+                },
+                gpu_plan_variants: quote! {
+                    #counts
+                    let (__d, __x) = (self.#in_f.dtype, self.#ix_f.dtype);
+                    ::ops_core::__private::patterns::gather_nd::gather_nd_plans(
+                        &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#out_f, #out_slot, __ir, __xr, __bd,
+                        &|v| kernel_for(v, __d, __x))
                 },
                 index_error: quote! {
                     let counts = (|| -> ::core::result::Result<_, ::ops_core::OpError> { #counts Ok((__ir, __xr, __bd)) })();
@@ -341,6 +358,13 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     ::ops_core::__private::patterns::scatter_elements::scatter_elements_plan(
                         &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#up_f, #up_slot, &self.#out_f, #out_slot, __axis, class, &k)
                 },
+                gpu_plan_variants: quote! {
+                    let __axis = self.__env_count(&AXIS)?;
+                    let k = kernels_for(self.#in_f.dtype, self.#ix_f.dtype).ok_or_else(|| ::ops_core::OpError::Unsupported(::std::format!(
+                        "{}: no kernel for {} data with {} indices", #name, self.#in_f.dtype, self.#ix_f.dtype)))?;
+                    ::ops_core::__private::patterns::scatter_elements::scatter_elements_plans(
+                        &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#up_f, #up_slot, &self.#out_f, #out_slot, __axis, &k)
+                },
                 index_error: quote! {
                     match self.__env_count(&AXIS) {
                         ::core::result::Result::Ok(__axis) if inputs.len() > #ix_slot => ::ops_core::__private::patterns::scatter_elements::scatter_elements_index_error(
@@ -371,6 +395,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 let _ = class;
                 ::core::unreachable!()
             },
+            gpu_plan_variants: quote!(::core::unreachable!()),
             index_error: quote!(::core::unreachable!()),
             index_bounds: quote!(::std::vec::Vec::new()),
             docs: Vec::new(),

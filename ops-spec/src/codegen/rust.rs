@@ -456,6 +456,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
         items: compute_items,
         run_cpu,
         gpu_plan,
+        gpu_plan_variants,
         index_error,
         index_bounds,
         ..
@@ -704,6 +705,9 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                     #index_error
                 }
 
+                fn gpu_plan_variants(&self) -> ::core::result::Result<::std::vec::Vec<(::std::string::String, ::ops_core::GpuPlan)>, ::ops_core::OpError> {
+                    #gpu_plan_variants
+                }
                 fn index_bounds(&self) -> ::std::vec::Vec<::ops_core::IndexBounds> {
                     #index_bounds
                 }

@@ -1052,6 +1052,7 @@ fn gen_columns_body(
         }
     }
     if split {
+        w.comment("An empty chunk (none when planned by reduce_plan) stores empty candidates.");
         w.comment("Element s = column * PER_VECTOR + j of a row is column col = s % columns");
         w.comment("of phase s / columns: its position r is row * phases + phase, at");
         w.comment("base + col + r * columns.");
@@ -1067,7 +1068,9 @@ fn gen_columns_body(
                 w.line(format!("phase = phase + select(0u, 1u, wrap{j});"));
             }
             let p = "((o * columns + col) * phases + phase) * chunks + c";
-            let position = format!("best_position{j} * phases + phase");
+            let position = format!(
+                "select(best_position{j} * phases + phase, NO_POSITION, begin == end)"
+            );
             if ranks_only {
                 w.line(format!("store_partial_raw({p}, raw{j}, {position});"));
             } else {
