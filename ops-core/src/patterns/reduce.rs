@@ -248,6 +248,13 @@ fn gcd(a: u64, b: u64) -> u64 {
     }
 }
 
+/// Most iterations of one loop of one thread in the alternatives of
+/// [`ReduceGeometry::strategies`]: llvmpipe (lavapipe) ends a shader loop
+/// after 65,535 iterations, its guard against hangs (measured: a one-thread
+/// `Rows` scan of 100,000 elements returned a position below 65,536). The
+/// planner's own picks stay far below it within u32 addressing.
+pub const MAX_THREAD_STEPS: u64 = 65_535;
+
 /// Threads a reduction should run to keep a large GPU's memory system busy
 /// (a few per core of a big discrete GPU); fewer outputs than this get their
 /// reductions split into chunks ([`ReduceStrategy`]).
@@ -1027,17 +1034,24 @@ impl ReduceGeometry {
             self.strategy(),
         ];
         picked.into_iter().for_each(&mut push);
-        push(ReduceStrategy::Rows);
         let (outputs, len) = (self.output_count, self.reduce_len);
+        // No thread loops more than MAX_THREAD_STEPS times.
+        let steps = |per_thread: u64| per_thread <= MAX_THREAD_STEPS;
+        if steps(len) {
+            push(ReduceStrategy::Rows);
+        }
         let wg = u64::from(WORKGROUP_SIZE);
         let max = u64::from(u32::MAX);
         let team = pow2_floor(len / TEAM_ELEMENTS).clamp(2, wg);
-        if len >= 2 && outputs.saturating_mul(team) <= max {
+        if len >= 2 && outputs.saturating_mul(team) <= max && steps(len / team) {
             push(ReduceStrategy::Tree { team: team as u32 });
         }
         // Partial results and chunk bounds addressable by u32.
         let splits = |chunks: u64| {
-            chunks >= 2 && len + chunks <= max && partials_fit(outputs.saturating_mul(chunks))
+            chunks >= 2
+                && len + chunks <= max
+                && partials_fit(outputs.saturating_mul(chunks))
+                && steps(chunk_len(len, chunks))
         };
         let chunks = balanced_chunks(len, len.div_ceil(MIN_CHUNK));
         if splits(chunks) {
@@ -1061,7 +1075,9 @@ impl ReduceGeometry {
                 ReduceStrategy::Columns | ReduceStrategy::SplitColumns { phases: 1, .. }
             )
         }) {
-            push(ReduceStrategy::Columns);
+            if steps(len) {
+                push(ReduceStrategy::Columns);
+            }
             let chunks = balanced_chunks(len, len / MIN_COLUMN_ROWS);
             if chunks >= 2 && partials_fit(outputs.saturating_mul(chunks)) {
                 push(ReduceStrategy::SplitColumns {
