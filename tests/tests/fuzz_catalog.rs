@@ -195,3 +195,53 @@ fn broken_rules_are_matched_precisely() {
     assert!(Broken::Attribute { attr: 0 }.explains(info, &e), "{e}");
     assert!(!Broken::DataType { tensor: 0 }.explains(info, &e), "{e}");
 }
+
+#[test]
+fn valid_cases_draw_large_extents_within_the_bound() {
+    // Some of the time a dimension is thousands to hundreds of thousands
+    // long, on a reduced axis, a gathered tuple count or slice, a scattered
+    // axis alike (nothing here names an operator), and every case stays
+    // within the strategies' element bound.
+    use proptest::strategy::{Strategy, ValueTree};
+    const DRAWS: usize = 500;
+    for info in ops::catalog() {
+        let mut runner = TestRunner::deterministic();
+        let strategy = fuzz::valid_cases(info);
+        let (mut large, mut largest, mut most) = (0, 0u32, 0u64);
+        for _ in 0..DRAWS {
+            let case = strategy.new_tree(&mut runner).unwrap().current();
+            let descs: Vec<_> = case
+                .op
+                .input_descs()
+                .into_iter()
+                .chain(case.op.output_descs())
+                .collect();
+            let total: u64 = descs.iter().map(|d| d.element_count().unwrap()).sum();
+            assert!(
+                total <= fuzz::CASE_ELEMENTS,
+                "{}: a case of {total} elements: {case:?}",
+                info.name
+            );
+            let extent = descs
+                .iter()
+                .flat_map(|d| d.sizes.iter().copied())
+                .max()
+                .unwrap_or(0);
+            if extent >= 1000 {
+                large += 1;
+            }
+            largest = largest.max(extent);
+            most = most.max(total);
+        }
+        println!(
+            "{:<10} {large} of {DRAWS} cases with a dimension of 1000 or more (largest {largest}, at most {most} elements)",
+            info.name
+        );
+        assert!(
+            large >= DRAWS / 50,
+            "{}: only {large} of {DRAWS} cases have a dimension of 1000 or more",
+            info.name
+        );
+        assert!(large <= DRAWS / 3, "{}: {large} of {DRAWS} large cases", info.name);
+    }
+}

@@ -21,6 +21,14 @@
 //!   (now and then to 0), dimensions masked to 1, shifted right behind 1s,
 //!   truncated — so equal sizes except on an axis, leading 1s, batch
 //!   dimensions and tuple sizes come up often;
+//! - now and then (one genome in eight) one dimension of the base shape is
+//!   large, from 2^10 up to a few hundred thousand, the others shrinking
+//!   so that the case stays within its element bound ([`CASE_ELEMENTS`] for
+//!   the strategies, [`FUZZ_ELEMENTS`] in `ops fuzz`,
+//!   [`ValidCases::max_elements`]): whatever the rules make of that
+//!   dimension (a reduced axis, the index tuples or the slices of a gather,
+//!   a scattered axis or its columns) becomes long. It shrinks toward 2^10,
+//!   then away;
 //! - attributes: integers in `[0, rank]` biased to `rank`, 1 and 0 (and
 //!   negative for signed ones), lists as shuffled subsets of `0..rank`
 //!   (some written negative for signed lists, now and then empty), booleans,
@@ -72,7 +80,10 @@ pub use data::{
     data_tensor, edge_bits, host_tensor, index_tensor, tensor_with_edges, IndexMode, Rng,
 };
 pub use invalid::{Broken, InvalidCase, InvalidCases, InvalidTree};
-pub use valid::{describe_tensor, Aim, Reject, ValidCase, ValidCases, ValidTree, MAX_ATTEMPTS};
+pub use valid::{
+    describe_tensor, Aim, Reject, ValidCase, ValidCases, ValidTree, CASE_ELEMENTS, FUZZ_ELEMENTS,
+    MAX_ATTEMPTS,
+};
 
 use crate::OperatorInfo;
 
@@ -82,6 +93,7 @@ pub fn valid_cases(info: &'static OperatorInfo) -> ValidCases {
         info,
         genome: valid::genome(info),
         aim: Arc::new(Aim::default()),
+        limit: CASE_ELEMENTS,
     }
 }
 
@@ -124,7 +136,7 @@ pub fn acceptance(info: &'static OperatorInfo, attempts: u32) -> Acceptance {
         let Ok(tree) = strategy.new_tree(&mut runner) else {
             continue;
         };
-        match valid::draw(info, &tree.current(), &Aim::default()) {
+        match valid::draw(info, &tree.current(), &Aim::default(), CASE_ELEMENTS) {
             Ok(_) => valid += 1,
             Err(r) => {
                 let why = match r {
