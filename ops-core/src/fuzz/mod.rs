@@ -57,10 +57,18 @@
 //!
 //! # Properties
 //!
-//! [`check_valid`] (GPU result equals the CPU reference bit for bit, or both
-//! fail alike; no panic) and [`check_invalid`]; both include
-//! [`check_min_level`] (`min_feature_level()` is the lowest level whose
-//! table admits the descriptor).
+//! [`check_valid`]: the descriptor gets a GPU plan, and the GPU result
+//! equals the CPU reference bit for bit, or both fail alike with an error
+//! the spec documents for valid descriptors ([`documented_error`]: an index
+//! out of range, reducing an empty dimension, too large); any other error
+//! means the spec's rules disagree with its pattern, and is a failure. No
+//! panic. [`check_variants`] runs a valid case through every plan of
+//! [`Operator::gpu_plan_variants`](crate::Operator::gpu_plan_variants)
+//! (`ops fuzz --variants all`); [`check_spec`] is the GPU-free check the
+//! catalog's generated test runs. [`check_invalid`] as above; both
+//! [`check_valid`] and [`check_invalid`] include [`check_min_level`]
+//! (`min_feature_level()` is the lowest level whose table admits the
+//! descriptor).
 
 mod check;
 mod data;
@@ -73,9 +81,14 @@ use std::sync::Arc;
 
 pub use proptest;
 use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
+use proptest::test_runner::{
+    Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestRng, TestRunner,
+};
 
-pub use check::{check_invalid, check_min_level, check_valid, compare_outputs, Backend, Outcome};
+pub use check::{
+    check_invalid, check_min_level, check_valid, check_variants, compare_outputs, documented_error,
+    Backend, Outcome, PlanBackend, EMPTY_REDUCTION,
+};
 pub use data::{
     data_tensor, edge_bits, host_tensor, index_tensor, tensor_with_edges, IndexMode, Rng,
 };
@@ -154,6 +167,36 @@ pub fn acceptance(info: &'static OperatorInfo, attempts: u32) -> Acceptance {
         attempts,
         rejected,
     }
+}
+
+/// Checks that a spec's rules agree with its pattern, with no GPU:
+/// `cases` valid descriptors drawn deterministically must each get a GPU
+/// plan and run on the CPU reference, giving outputs of the shapes the
+/// spec's `shape` rules give, or failing only as the spec documents
+/// ([`check_valid`] without a backend). A failure is shrunk and returned
+/// with the minimal case. The test `ops_macros::catalog!` generates runs it
+/// for every operator of the catalog.
+pub fn check_spec(info: &'static OperatorInfo, cases: u32) -> Result<(), String> {
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 256,
+        ..Config::default()
+    };
+    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    runner
+        .run(&valid_cases(info), |case| {
+            check_valid(&case, None)
+                .map(|_| ())
+                .map_err(TestCaseError::fail)
+        })
+        .map_err(|e| {
+            format!(
+                "{}: the spec's rules disagree with its pattern: {e}",
+                info.name
+            )
+        })
 }
 
 /// `PROPTEST_CASES` when set (and a number), else `default`: the case count
