@@ -242,6 +242,58 @@ fn valid_cases_draw_large_extents_within_the_bound() {
             "{}: only {large} of {DRAWS} cases have a dimension of 1000 or more",
             info.name
         );
-        assert!(large <= DRAWS / 3, "{}: {large} of {DRAWS} large cases", info.name);
+        assert!(
+            large <= DRAWS / 3,
+            "{}: {large} of {DRAWS} large cases",
+            info.name
+        );
     }
+}
+
+#[test]
+fn check_variants_runs_every_plan_and_names_the_one_that_differs() {
+    use proptest::strategy::{Strategy, ValueTree};
+    gpu();
+    let info = <ops::ArgMinDesc as ops_core::OperatorType>::INFO;
+    let mut runner = TestRunner::deterministic();
+    let strategy = fuzz::valid_cases(info);
+    // A case with outputs and several plans.
+    let (case, outcome, plans) = (0..200)
+        .find_map(|_| {
+            let case = strategy.new_tree(&mut runner).unwrap().current();
+            let outcome = fuzz::check_valid(&case, Some(&gpu_run)).unwrap();
+            let plans = case.op.gpu_plan_variants().unwrap();
+            let some = matches!(&outcome, fuzz::Outcome::Outputs(o) if !o[0].is_empty());
+            (some && plans.len() > 1).then_some((case, outcome, plans))
+        })
+        .expect("an ArgMin case with several plan variants");
+    let ran = std::cell::RefCell::new(Vec::new());
+    let run_plan = |op: &dyn Operator, inputs: &[&HostTensor], plan: &ops_core::GpuPlan| {
+        ran.borrow_mut().push(plan.clone());
+        gpu().run_plan(op, inputs, plan)
+    };
+    assert_eq!(
+        fuzz::check_variants(&case, &outcome, &run_plan),
+        Ok(plans.len())
+    );
+    assert_eq!(
+        *ran.borrow(),
+        plans.iter().map(|p| p.1.clone()).collect::<Vec<_>>()
+    );
+    // A variant whose result differs by one bit is a failure naming it.
+    let (bad_name, bad_plan) = plans.last().unwrap().clone();
+    let corrupt = |op: &dyn Operator, inputs: &[&HostTensor], plan: &ops_core::GpuPlan| {
+        let out = gpu().run_plan(op, inputs, plan)?;
+        if *plan != bad_plan {
+            return Ok(out);
+        }
+        let mut bytes = out[0].bytes().to_vec();
+        bytes[0] ^= 1;
+        Ok(vec![HostTensor::from_bytes(out[0].desc().clone(), bytes)?])
+    };
+    let e = fuzz::check_variants(&case, &outcome, &corrupt).unwrap_err();
+    assert!(
+        e.starts_with(&format!("variant `{bad_name}`: GPU != CPU")),
+        "{e}"
+    );
 }
