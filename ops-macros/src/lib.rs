@@ -3,7 +3,9 @@
 //! - `operator!("path/to/op.op")` expands one spec file into a module with
 //!   its descriptor type (re-exported beside it).
 //! - `catalog!("path/to/specs")` expands every `*.op` file of a folder and a
-//!   `catalog()` function listing them all.
+//!   `catalog()` function listing them all, with a generated test (under
+//!   `cfg(test)`) that every spec's rules agree with its pattern
+//!   (`ops_core::fuzz::check_spec`).
 //!
 //! Paths are relative to the file that invokes the macro (falling back to
 //! `CARGO_MANIFEST_DIR`). Every file read is `include_bytes!`-ed so that
@@ -26,7 +28,8 @@ pub fn operator(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     items.into()
 }
 
-/// Expands every `*.op` file of a folder, plus `pub fn catalog()`.
+/// Expands every `*.op` file of a folder, plus `pub fn catalog()` and the
+/// generated test of its specs.
 #[proc_macro]
 pub fn catalog(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let lit = parse_macro_input!(input as LitStr);
@@ -57,6 +60,23 @@ pub fn catalog(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
         pub fn catalog() -> &'static [&'static ::ops_core::OperatorInfo] {
             static CATALOG: &[&::ops_core::OperatorInfo] = &[#(#infos),*];
             CATALOG
+        }
+
+        /// Generated tests of the catalog's specs.
+        #[cfg(test)]
+        mod __ops_catalog_tests {
+            /// Every spec's rules agree with its pattern: descriptors that
+            /// validate get a GPU plan and run on the CPU reference with
+            /// outputs of the `shape` rules' sizes, or fail only as the
+            /// spec documents (`ops_core::fuzz::check_spec`).
+            #[test]
+            fn shape_rules_agree_with_patterns() {
+                for info in super::catalog() {
+                    if let ::core::result::Result::Err(e) = ::ops_core::fuzz::check_spec(info, 64) {
+                        ::core::panic!("{}", e);
+                    }
+                }
+            }
         }
     });
     out.into()

@@ -67,6 +67,9 @@ pub enum ExpectedError {
     Validation,
     /// `"index"`: a run-time index is out of range and must be reported.
     Index,
+    /// `"empty_reduction"`: the call reduces over an empty dimension, which
+    /// each backend must report ([`ops_core::fuzz::EMPTY_REDUCTION`]).
+    EmptyReduction,
 }
 
 impl ExpectedError {
@@ -75,6 +78,7 @@ impl ExpectedError {
         match self {
             ExpectedError::Validation => "validation",
             ExpectedError::Index => "index",
+            ExpectedError::EmptyReduction => "empty_reduction",
         }
     }
 }
@@ -484,10 +488,14 @@ fn parse_case(
         match v.as_str() {
             Some("validation") => Some(ExpectedError::Validation),
             Some("index") => Some(ExpectedError::Index),
+            Some("empty_reduction") => Some(ExpectedError::EmptyReduction),
             _ => {
                 cx.error(
                     at,
-                    format!("expected \"validation\" or \"index\", got {}", kind(v)),
+                    format!(
+                        "expected \"validation\", \"index\" or \"empty_reduction\", got {}",
+                        kind(v)
+                    ),
                 );
                 None
             }

@@ -3,13 +3,19 @@
 //!
 //! ```text
 //! ops fuzz [--op NAME]... [--cases N | --time SECONDS] [--seed S]
-//!          [--backend cpu|gpu|all] [--out DIR]
+//!          [--backend cpu|gpu|all] [--variants default|all] [--out DIR]
 //! ```
 //!
 //! Operators take turns: each turn draws one valid case (checked on the CPU
-//! reference and, unless `--backend cpu`, compared with the GPU bit for bit)
-//! and one invalid case (validation must reject it, blaming a rule that
-//! involves what was broken). A progress line on stderr gives the cases per
+//! reference and, unless `--backend cpu`, compared with the GPU bit for bit;
+//! with `--variants all`, through every plan the planners could choose,
+//! [`Operator::gpu_plan_variants`], each compared alike) and one invalid
+//! case (validation must reject it, blaming a rule that involves what was
+//! broken). A valid descriptor whose run fails with an error its spec does
+//! not document ([`fuzz::documented_error`]) is a failure. Valid cases hold
+//! up to [`fuzz::FUZZ_ELEMENTS`] elements; one in eight or so has a
+//! dimension of thousands to hundreds of thousands. `--cases 0` runs no
+//! case. A progress line on stderr gives the cases per
 //! second of each operator. Every other valid case is aimed at one of the
 //! coverage cells hit least so far, so that longer runs reach every cell.
 //! The run ends with a coverage table on stdout: for every operator,
@@ -57,9 +63,24 @@ pub struct FuzzArgs {
     /// adapter, the CPU checks run alone.
     #[arg(long, value_enum, default_value_t = FuzzBackend::All)]
     pub backend: FuzzBackend,
+    /// Run each valid case on the GPU through the plan the adapter's class
+    /// picks (`default`) or through every plan the planners could choose
+    /// (`all`), each compared with the CPU reference.
+    #[arg(long, value_enum, default_value_t = FuzzVariants::Default)]
+    pub variants: FuzzVariants,
     /// Where minimal failing cases are written.
     #[arg(long, value_name = "DIR", default_value = "fuzz-failures")]
     pub out: PathBuf,
+}
+
+/// `--variants` of `ops fuzz`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FuzzVariants {
+    /// The plan `Context::run` picks for the adapter's device class.
+    Default,
+    /// Every plan of [`Operator::gpu_plan_variants`], each compared with the
+    /// CPU reference.
+    All,
 }
 
 /// `--backend` of `ops fuzz`.
@@ -109,6 +130,10 @@ pub struct Report {
     pub valid: BTreeMap<&'static str, u64>,
     /// Invalid cases run, per operator.
     pub invalid: BTreeMap<&'static str, u64>,
+    /// GPU plan variants run (`--variants all`), per operator.
+    pub variants: BTreeMap<&'static str, u64>,
+    /// Valid cases with a dimension of [`LARGE_EXTENT`] or more, per operator.
+    pub large: BTreeMap<&'static str, u64>,
     /// Failures, shrunk.
     pub failures: Vec<Failure>,
 }
@@ -126,6 +151,8 @@ struct OpRun {
     invalid_count: u64,
     index_errors: u64,
     run_errors: u64,
+    variants_run: u64,
+    large: u64,
     elapsed: Duration,
     hits: BTreeMap<Cell, u64>,
     levels: BTreeMap<FeatureLevel, u64>,
@@ -201,17 +228,45 @@ fn gpu_backend(
     }
 }
 
+/// A valid case counts as large when some dimension of one of its tensors
+/// is this long (the summary counts them).
+pub const LARGE_EXTENT: u32 = 1000;
+
+/// [`fuzz::check_valid`] on the GPU's default plan and, with
+/// `--variants all`, [`fuzz::check_variants`]; the CPU's outcome and the
+/// number of plan variants run.
 fn check_valid(
     case: &ValidCase,
     gpu: Option<&'static ops_gpu::Context>,
-) -> Result<FuzzOutcome, String> {
+    variants: FuzzVariants,
+) -> Result<(FuzzOutcome, u64), String> {
     let run = gpu_backend(gpu);
     let backend: Option<fuzz::Backend<'_>> = gpu.map(|_| &run as fuzz::Backend<'_>);
-    fuzz::check_valid(case, backend)
+    let outcome = fuzz::check_valid(case, backend)?;
+    let ran = match (gpu, variants) {
+        (Some(ctx), FuzzVariants::All) => {
+            let run_plan = |op: &dyn Operator, inputs: &[&HostTensor], plan: &ops_core::GpuPlan| {
+                ctx.run_plan(op, inputs, plan)
+            };
+            fuzz::check_variants(case, &outcome, &run_plan)? as u64
+        }
+        _ => 0,
+    };
+    Ok((outcome, ran))
+}
+
+/// Whether some tensor of `case` has a dimension of [`LARGE_EXTENT`] or more.
+fn is_large(case: &ValidCase) -> bool {
+    case.op
+        .input_descs()
+        .iter()
+        .chain(case.op.output_descs().iter())
+        .any(|d| d.sizes.iter().any(|&s| s >= LARGE_EXTENT))
 }
 
 /// The case file of a valid case: its descriptor, level, inputs, and the
-/// CPU reference's outputs as the expected data (or `expect_error: index`).
+/// CPU reference's outputs as the expected data (or `expect_error: index`,
+/// `expect_error: empty_reduction`).
 pub fn valid_case_file(case: &ValidCase, name: &str, file: &str) -> Case {
     let info = case.info;
     let inputs = info
@@ -226,6 +281,9 @@ pub fn valid_case_file(case: &ValidCase, name: &str, file: &str) -> Case {
     let cpu = case.op.run_cpu(&case.input_refs());
     let expect_error = match &cpu {
         Err(OpError::IndexOutOfRange { .. }) => Some(ExpectedError::Index),
+        Err(OpError::InvalidArgument(m)) if m.contains(fuzz::EMPTY_REDUCTION) => {
+            Some(ExpectedError::EmptyReduction)
+        }
         _ => None,
     };
     let produced = cpu.ok();
@@ -655,23 +713,39 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
     };
     writeln!(
         err,
-        "fuzzing {} with seed {seed} (repeat with --seed {seed}), {}",
+        "fuzzing {} with seed {seed} (repeat with --seed {seed}), {}{}",
         infos.iter().map(|i| i.name).collect::<Vec<_>>().join(", "),
         match budget {
             Budget::Cases(n) => format!("{n} valid and {n} invalid cases per operator"),
             Budget::Time(t) => format!("for {:.0?}", t),
+        },
+        match (gpu, args.variants) {
+            (Some(_), FuzzVariants::All) => ", every GPU plan variant",
+            (None, FuzzVariants::All) => ", no GPU: no plan variants",
+            _ => "",
         }
     )?;
-    let report = fuzz_catalog(&infos, budget, seed, gpu, &args.out, &mut out, &mut err)?;
+    let report = fuzz_catalog(
+        &infos,
+        budget,
+        seed,
+        gpu,
+        args.variants,
+        &args.out,
+        &mut out,
+        &mut err,
+    )?;
     Ok(if report.failures.is_empty() { 0 } else { 1 })
 }
 
 /// Fuzzes `infos` within `budget`; see the module documentation.
+#[allow(clippy::too_many_arguments)]
 pub fn fuzz_catalog(
     infos: &[&'static OperatorInfo],
     budget: Budget,
     seed: u64,
     gpu: Option<&'static ops_gpu::Context>,
+    variants: FuzzVariants,
     out_dir: &Path,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -682,19 +756,22 @@ pub fn fuzz_catalog(
         .map(|(k, &info)| OpRun {
             info,
             runner: TestRunner::new_with_rng(Config::default(), rng_for(seed, k)),
-            valid: fuzz::valid_cases(info),
+            valid: fuzz::valid_cases(info).max_elements(fuzz::FUZZ_ELEMENTS),
             invalid: fuzz::invalid_cases(info),
             valid_count: 0,
             invalid_count: 0,
             index_errors: 0,
             run_errors: 0,
+            variants_run: 0,
+            large: 0,
             elapsed: Duration::ZERO,
             hits: BTreeMap::new(),
             levels: BTreeMap::new(),
             universe: universe(info),
             unreachable: BTreeSet::new(),
             pick: fuzz::Rng::new(seed ^ k as u64),
-            done: false,
+            // `--cases 0`: nothing to run.
+            done: budget == Budget::Cases(0),
         })
         .collect();
     let mut report = Report::default();
@@ -712,7 +789,7 @@ pub fn fuzz_catalog(
             }
             any = true;
             let t0 = Instant::now();
-            if let Some(f) = step(run, gpu, seed, out_dir)? {
+            if let Some(f) = step(run, gpu, variants, seed, out_dir)? {
                 writeln!(
                     err,
                     "{}FAIL {}: {}",
@@ -738,6 +815,8 @@ pub fn fuzz_catalog(
                         p.display(),
                         if f.invalid {
                             "a case file checks that validation fails, not which rule it blames"
+                        } else if f.message.starts_with("variant `") {
+                            "`ops run` runs the default plan only; the note names the variant"
                         } else {
                             "case files compare floats by value (NaN = NaN, -0 = +0), not bit for bit"
                         }
@@ -793,11 +872,20 @@ pub fn fuzz_catalog(
     for run in &runs {
         report.valid.insert(run.info.name, run.valid_count);
         report.invalid.insert(run.info.name, run.invalid_count);
+        report.variants.insert(run.info.name, run.variants_run);
+        report.large.insert(run.info.name, run.large);
+        let variants_text = match (gpu, variants) {
+            (Some(_), FuzzVariants::All) => {
+                format!(", {} GPU plan variants run", run.variants_run)
+            }
+            _ => String::new(),
+        };
         writeln!(
             err,
-            "{}: {} valid cases ({} with an index out of range, {} other run-time errors, alike on every backend), {} invalid cases, {:.1?}",
+            "{}: {} valid cases ({} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors, alike on every backend){variants_text}, {} invalid cases, {:.1?}",
             run.info.name,
             run.valid_count,
+            run.large,
             run.index_errors,
             run.run_errors,
             run.invalid_count,
@@ -830,6 +918,7 @@ pub fn fuzz_catalog(
 fn step(
     run: &mut OpRun,
     gpu: Option<&'static ops_gpu::Context>,
+    variants: FuzzVariants,
     seed: u64,
     out_dir: &Path,
 ) -> io::Result<Option<Failure>> {
@@ -876,9 +965,11 @@ fn step(
     };
     let case = tree.current();
     run.valid_count += 1;
-    let check = |c: &ValidCase| check_valid(c, gpu).map(|_| ());
-    match check_valid(&case, gpu) {
-        Ok(outcome) => {
+    let check = |c: &ValidCase| check_valid(c, gpu, variants).map(|_| ());
+    match check_valid(&case, gpu, variants) {
+        Ok((outcome, ran)) => {
+            run.variants_run += ran;
+            run.large += u64::from(is_large(&case));
             *run.hits
                 .entry((case.entry_level(), case.dtypes(), case.rank()))
                 .or_default() += 1;

@@ -20,7 +20,9 @@
 //!   malformed, an [`Outcome::Error`], whatever it expects: a validation case
 //!   must be rejected by the rule it is about, not by a misspelt attribute.
 //! * `expect_error: "index"` passes on a backend when its run fails with
-//!   [`OpError::IndexOutOfRange`].
+//!   [`OpError::IndexOutOfRange`]; `expect_error: "empty_reduction"` when
+//!   it fails with the [`OpError::InvalidArgument`] of reducing over an
+//!   empty dimension ([`ops_core::fuzz::EMPTY_REDUCTION`]).
 //! * [`OpError::Unsupported`] from the GPU backend (a data type the adapter
 //!   cannot run) skips that run ([`Outcome::Skip`]); from the CPU reference
 //!   it fails.
@@ -250,23 +252,33 @@ fn run_on(case: &Case, op: &dyn Operator, inputs: &[&HostTensor], exec: &dyn Exe
         outputs: None,
         error: None,
     };
-    let expects_index = case.expect_error == Some(ExpectedError::Index);
+    // The run-time error the case expects, in words.
+    let expected = match case.expect_error {
+        Some(ExpectedError::Index) => Some("an index-out-of-range error"),
+        Some(ExpectedError::EmptyReduction) => Some("an empty-reduction error"),
+        _ => None,
+    };
     match catch(|| exec.run(op, inputs)) {
         Err(panic) => report.outcome = Outcome::Fail(format!("panicked: {panic}")),
         Ok(Err(e)) => {
-            report.outcome = match &e {
-                OpError::IndexOutOfRange { .. } if expects_index => Outcome::Pass,
-                OpError::Unsupported(m) if backend == Backend::Gpu => Outcome::Skip(m.clone()),
-                _ if expects_index => {
-                    Outcome::Fail(format!("expected an index-out-of-range error, got: {e}"))
+            report.outcome = match (&e, case.expect_error) {
+                (OpError::IndexOutOfRange { .. }, Some(ExpectedError::Index)) => Outcome::Pass,
+                (OpError::InvalidArgument(m), Some(ExpectedError::EmptyReduction))
+                    if m.contains(ops_core::fuzz::EMPTY_REDUCTION) =>
+                {
+                    Outcome::Pass
                 }
-                _ => Outcome::Fail(e.to_string()),
+                (OpError::Unsupported(m), _) if backend == Backend::Gpu => Outcome::Skip(m.clone()),
+                _ => match expected {
+                    Some(what) => Outcome::Fail(format!("expected {what}, got: {e}")),
+                    None => Outcome::Fail(e.to_string()),
+                },
             };
             report.error = Some(e.to_string());
         }
         Ok(Ok(outputs)) => {
-            report.outcome = if expects_index {
-                Outcome::Fail("expected an index-out-of-range error, but the run succeeded".into())
+            report.outcome = if let Some(what) = expected {
+                Outcome::Fail(format!("expected {what}, but the run succeeded"))
             } else {
                 match check_outputs(case, &outputs) {
                     Ok(()) => Outcome::Pass,

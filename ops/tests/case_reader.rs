@@ -457,7 +457,7 @@ fn bad_attributes_level_and_expectation() {
             r#""name": "c""#,
             r#""name": "c", "expect_error": "crash""#
         )),
-        "t.json: $.expect_error: expected \"validation\" or \"index\", got string \"crash\""
+        "t.json: $.expect_error: expected \"validation\", \"index\" or \"empty_reduction\", got string \"crash\""
     );
     let text = with(r#""name": "c""#, r#""name": "c", "expect_error": "index""#)
         .replace(r#""shape": [1]}"#, r#""shape": [1], "data": [1]}"#);

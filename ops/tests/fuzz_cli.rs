@@ -80,6 +80,95 @@ fn a_timed_run_stops() {
 }
 
 #[test]
+fn zero_cases_run_no_case() {
+    let (code, out, err) = ops(&[
+        "fuzz",
+        "--op",
+        "ArgMin",
+        "--op",
+        "Scatter",
+        "--cases",
+        "0",
+        "--seed",
+        "5",
+        "--backend",
+        "cpu",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    for op in ["ArgMin", "Scatter"] {
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&format!("{op}: ")))
+            .unwrap_or_else(|| panic!("no summary of {op}: {err}"));
+        assert!(line.starts_with(&format!("{op}: 0 valid cases")), "{line}");
+        assert!(line.contains(" 0 invalid cases"), "{line}");
+    }
+}
+
+/// The number just before `what` in `line` (`"12 GPU plan variants run"`).
+fn count_before(line: &str, what: &str) -> u64 {
+    let head = &line[..line
+        .find(what)
+        .unwrap_or_else(|| panic!("no `{what}`: {line}"))];
+    head.trim_end()
+        .rsplit(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count before `{what}`: {line}"))
+}
+
+#[test]
+fn every_plan_variant_runs_with_variants_all() {
+    let dir = std::env::temp_dir().join(format!("ops-fuzz-variants-{}", std::process::id()));
+    let (code, out, err) = ops(&[
+        "fuzz",
+        "--op",
+        "ArgMax",
+        "--op",
+        "GatherND1",
+        "--op",
+        "Scatter",
+        "--cases",
+        "6",
+        "--seed",
+        "11",
+        "--backend",
+        "gpu",
+        "--variants",
+        "all",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(err.contains("every GPU plan variant"), "{err}");
+    for op in ["ArgMax", "GatherND1", "Scatter"] {
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&format!("{op}: ")))
+            .unwrap_or_else(|| panic!("no summary of {op}: {err}"));
+        // Every valid case runs at least one plan, most run several (a
+        // case may fail before any plan runs, as an empty reduction does).
+        let cases = count_before(line, "valid cases");
+        let variants = count_before(line, "GPU plan variants run");
+        assert!(variants >= cases, "{line}");
+    }
+    // Without `--variants all`, no variant count.
+    let (code, out, err) = ops(&[
+        "fuzz",
+        "--op",
+        "ArgMax",
+        "--cases",
+        "2",
+        "--seed",
+        "11",
+        "--backend",
+        "cpu",
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!err.contains("plan variants run"), "{err}");
+}
+
+#[test]
 fn fuzz_cases_written_as_case_files_pass_ops_run() {
     // What `ops fuzz` writes for a failure must read back as the same call:
     // for cases that do not fail, the written file passes on both backends.

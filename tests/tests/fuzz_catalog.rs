@@ -195,3 +195,105 @@ fn broken_rules_are_matched_precisely() {
     assert!(Broken::Attribute { attr: 0 }.explains(info, &e), "{e}");
     assert!(!Broken::DataType { tensor: 0 }.explains(info, &e), "{e}");
 }
+
+#[test]
+fn valid_cases_draw_large_extents_within_the_bound() {
+    // Some of the time a dimension is thousands to hundreds of thousands
+    // long, on a reduced axis, a gathered tuple count or slice, a scattered
+    // axis alike (nothing here names an operator), and every case stays
+    // within the strategies' element bound.
+    use proptest::strategy::{Strategy, ValueTree};
+    const DRAWS: usize = 500;
+    for info in ops::catalog() {
+        let mut runner = TestRunner::deterministic();
+        let strategy = fuzz::valid_cases(info);
+        let (mut large, mut largest, mut most) = (0, 0u32, 0u64);
+        for _ in 0..DRAWS {
+            let case = strategy.new_tree(&mut runner).unwrap().current();
+            let descs: Vec<_> = case
+                .op
+                .input_descs()
+                .into_iter()
+                .chain(case.op.output_descs())
+                .collect();
+            let total: u64 = descs.iter().map(|d| d.element_count().unwrap()).sum();
+            assert!(
+                total <= fuzz::CASE_ELEMENTS,
+                "{}: a case of {total} elements: {case:?}",
+                info.name
+            );
+            let extent = descs
+                .iter()
+                .flat_map(|d| d.sizes.iter().copied())
+                .max()
+                .unwrap_or(0);
+            if extent >= 1000 {
+                large += 1;
+            }
+            largest = largest.max(extent);
+            most = most.max(total);
+        }
+        println!(
+            "{:<10} {large} of {DRAWS} cases with a dimension of 1000 or more (largest {largest}, at most {most} elements)",
+            info.name
+        );
+        assert!(
+            large >= DRAWS / 50,
+            "{}: only {large} of {DRAWS} cases have a dimension of 1000 or more",
+            info.name
+        );
+        assert!(
+            large <= DRAWS / 3,
+            "{}: {large} of {DRAWS} large cases",
+            info.name
+        );
+    }
+}
+
+#[test]
+fn check_variants_runs_every_plan_and_names_the_one_that_differs() {
+    use proptest::strategy::{Strategy, ValueTree};
+    gpu();
+    let info = <ops::ArgMinDesc as ops_core::OperatorType>::INFO;
+    let mut runner = TestRunner::deterministic();
+    let strategy = fuzz::valid_cases(info);
+    // A case with outputs and several plans.
+    let (case, outcome, plans) = (0..200)
+        .find_map(|_| {
+            let case = strategy.new_tree(&mut runner).unwrap().current();
+            let outcome = fuzz::check_valid(&case, Some(&gpu_run)).unwrap();
+            let plans = case.op.gpu_plan_variants().unwrap();
+            let some = matches!(&outcome, fuzz::Outcome::Outputs(o) if !o[0].is_empty());
+            (some && plans.len() > 1).then_some((case, outcome, plans))
+        })
+        .expect("an ArgMin case with several plan variants");
+    let ran = std::cell::RefCell::new(Vec::new());
+    let run_plan = |op: &dyn Operator, inputs: &[&HostTensor], plan: &ops_core::GpuPlan| {
+        ran.borrow_mut().push(plan.clone());
+        gpu().run_plan(op, inputs, plan)
+    };
+    assert_eq!(
+        fuzz::check_variants(&case, &outcome, &run_plan),
+        Ok(plans.len())
+    );
+    assert_eq!(
+        *ran.borrow(),
+        plans.iter().map(|p| p.1.clone()).collect::<Vec<_>>()
+    );
+    // A variant whose result differs by one bit is a failure naming it.
+    let (bad_name, bad_plan) = plans.last().unwrap().clone();
+    let corrupt = |op: &dyn Operator, inputs: &[&HostTensor], plan: &ops_core::GpuPlan| {
+        let out = gpu().run_plan(op, inputs, plan)?;
+        if *plan != bad_plan {
+            return Ok(out);
+        }
+        let mut bytes = out[0].bytes().to_vec();
+        bytes[0] ^= 1;
+        Ok(vec![HostTensor::from_bytes(out[0].desc().clone(), bytes)?])
+    };
+    let e = fuzz::check_variants(&case, &outcome, &corrupt).unwrap_err();
+    assert!(
+        e.starts_with(&format!("variant `{bad_name}`: GPU != CPU")),
+        "{e}"
+    );
+}

@@ -4,12 +4,36 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::invalid::InvalidCase;
 use super::valid::{describe_tensor, ValidCase};
-use crate::{FeatureLevel, HostTensor, OpError, Operator};
+use crate::{FeatureLevel, GpuPlan, HostTensor, OpError, Operator};
 
 /// A backend other than the CPU reference: runs an operator on inputs
 /// (`ops_gpu::Context::run` fits).
 pub type Backend<'a> =
     &'a dyn Fn(&dyn Operator, &[&HostTensor]) -> Result<Vec<HostTensor>, OpError>;
+
+/// A backend that runs one given plan of an operator
+/// (`ops_gpu::Context::run_plan` fits): [`check_variants`] runs every plan
+/// of [`Operator::gpu_plan_variants`] through it.
+pub type PlanBackend<'a> =
+    &'a dyn Fn(&dyn Operator, &[&HostTensor], &GpuPlan) -> Result<Vec<HostTensor>, OpError>;
+
+/// The words of the error the reduce pattern documents for reducing over an
+/// empty dimension (an [`OpError::InvalidArgument`]).
+pub const EMPTY_REDUCTION: &str = "cannot reduce over an empty dimension";
+
+/// Whether `e` is a run-time error the specs document for descriptors that
+/// validate: an index value out of range, reducing over an empty dimension
+/// ([`EMPTY_REDUCTION`]), or a tensor too large for a limit. Any other
+/// error of a valid descriptor means the spec's rules and its pattern
+/// disagree (say, a `shape` rule that gives the output another element count
+/// than the pattern yields), and fuzzing reports it as a failure.
+pub fn documented_error(e: &OpError) -> bool {
+    match e {
+        OpError::IndexOutOfRange { .. } | OpError::TooLarge { .. } => true,
+        OpError::InvalidArgument(m) => m.contains(EMPTY_REDUCTION),
+        _ => false,
+    }
+}
 
 /// What a valid case produced on the CPU reference.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,15 +114,27 @@ pub fn compare_outputs(got: &[HostTensor], want: &[HostTensor]) -> Result<(), St
 }
 
 /// Property 1 (and 3) for a valid case: it validates at its level,
-/// `min_feature_level()` is right, the CPU reference runs without panicking
-/// (an index error exactly when some index is out of range), and `other`
-/// (the GPU), when given, gives the same outputs bit for bit or the same
-/// error. Returns the CPU's outcome.
+/// `min_feature_level()` is right, the planners give it a GPU plan, the CPU
+/// reference runs without panicking (an index error exactly when some index
+/// is out of range) and either gives outputs of the descriptor's shapes or
+/// fails with an error the spec documents ([`documented_error`]), and
+/// `other` (the GPU), when given, gives the same outputs bit for bit or the
+/// same error. Returns the CPU's outcome.
 pub fn check_valid(case: &ValidCase, other: Option<Backend<'_>>) -> Result<Outcome, String> {
     let op = case.op.as_ref();
     op.validate(case.level)
         .map_err(|e| format!("a drawn case does not validate: {e}"))?;
     check_min_level(op)?;
+    let plans = catch_unwind(AssertUnwindSafe(|| op.gpu_plan_variants()))
+        .map_err(|p| format!("gpu_plan_variants panicked: {}", panic_text(p)))?;
+    if let Err(e) = &plans {
+        if !documented_error(e) {
+            return Err(format!(
+                "the planners reject a descriptor that validates at {}, with an error the spec does not document: {e}",
+                case.level
+            ));
+        }
+    }
     let inputs = case.input_refs();
     let cpu = catch_unwind(AssertUnwindSafe(|| op.run_cpu(&inputs)))
         .map_err(|p| format!("the CPU reference panicked: {}", panic_text(p)))?;
@@ -107,6 +143,12 @@ pub fn check_valid(case: &ValidCase, other: Option<Backend<'_>>) -> Result<Outco
             return Err(format!(
                 "the CPU reference reports an index error for in-range indices: {}",
                 cpu.as_ref().unwrap_err()
+            ))
+        }
+        Err(e) if !documented_error(e) => {
+            return Err(format!(
+                "the CPU reference fails on a descriptor that validates at {}, with an error the spec does not document: {e}",
+                case.level
             ))
         }
         Ok(_) if case.expect_index_error => {
@@ -126,22 +168,63 @@ pub fn check_valid(case: &ValidCase, other: Option<Backend<'_>>) -> Result<Outco
     if let Some(run) = other {
         let gpu = catch_unwind(AssertUnwindSafe(|| run(op, &inputs)))
             .map_err(|p| format!("the GPU run panicked: {}", panic_text(p)))?;
-        match (&cpu, &gpu) {
-            (Ok(c), Ok(g)) => compare_outputs(g, c).map_err(|e| format!("GPU != CPU: {e}"))?,
-            (Err(c), Err(g)) if c == g => {}
-            (c, g) => {
-                return Err(format!(
-                    "GPU and CPU disagree: the CPU gives {}, the GPU gives {}",
-                    show(c),
-                    show(g)
-                ))
-            }
-        }
+        agree(&cpu, &gpu)?;
     }
     Ok(match cpu {
         Ok(o) => Outcome::Outputs(o),
         Err(e) => Outcome::Error(e),
     })
+}
+
+/// The GPU's result `gpu` against the CPU reference's `cpu`: the same
+/// outputs bit for bit, or the same error.
+fn agree(
+    cpu: &Result<Vec<HostTensor>, OpError>,
+    gpu: &Result<Vec<HostTensor>, OpError>,
+) -> Result<(), String> {
+    match (cpu, gpu) {
+        (Ok(c), Ok(g)) => compare_outputs(g, c).map_err(|e| format!("GPU != CPU: {e}")),
+        (Err(c), Err(g)) if c == g => Ok(()),
+        (c, g) => Err(format!(
+            "GPU and CPU disagree: the CPU gives {}, the GPU gives {}",
+            show(c),
+            show(g)
+        )),
+    }
+}
+
+/// Runs a valid case through every plan of
+/// [`Operator::gpu_plan_variants`] with `run_plan`, and compares each
+/// result with `cpu` (the outcome [`check_valid`] returned) exactly as
+/// [`check_valid`] compares the default plan's. A failure names the
+/// variant. Returns how many variants ran (none when the planners reject
+/// the descriptor with the CPU's own error).
+pub fn check_variants(
+    case: &ValidCase,
+    cpu: &Outcome,
+    run_plan: PlanBackend<'_>,
+) -> Result<usize, String> {
+    let op = case.op.as_ref();
+    let inputs = case.input_refs();
+    let cpu: Result<Vec<HostTensor>, OpError> = match cpu {
+        Outcome::Outputs(o) => Ok(o.clone()),
+        Outcome::Error(e) => Err(e.clone()),
+    };
+    let plans = catch_unwind(AssertUnwindSafe(|| op.gpu_plan_variants()))
+        .map_err(|p| format!("gpu_plan_variants panicked: {}", panic_text(p)))?;
+    let plans = match plans {
+        Ok(p) => p,
+        Err(e) => {
+            agree(&cpu, &Err(e)).map_err(|m| format!("the plan variants: {m}"))?;
+            return Ok(0);
+        }
+    };
+    for (name, plan) in &plans {
+        let gpu = catch_unwind(AssertUnwindSafe(|| run_plan(op, &inputs, plan)))
+            .map_err(|p| format!("variant `{name}`: the GPU run panicked: {}", panic_text(p)))?;
+        agree(&cpu, &gpu).map_err(|m| format!("variant `{name}`: {m}"))?;
+    }
+    Ok(plans.len())
 }
 
 fn show(r: &Result<Vec<HostTensor>, OpError>) -> String {

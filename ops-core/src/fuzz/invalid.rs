@@ -10,7 +10,7 @@ use proptest::test_runner::TestRunner;
 
 use super::data::host_tensor;
 use super::rules::{output_rule_reads, reads_of, Reads};
-use super::valid::{draw, Aim, Genome, Reject, MAX_ATTEMPTS};
+use super::valid::{draw, Aim, Genome, Reject, CASE_ELEMENTS, MAX_ATTEMPTS};
 use crate::args::host_values;
 use crate::{
     AttrKind, AttrValue, DataType, FeatureLevel, OpArgs, OpError, Operator, OperatorInfo,
@@ -429,7 +429,7 @@ fn realize_invalid(
     g: &Genome,
     b: &BreakGene,
 ) -> Result<InvalidCase, Reject> {
-    let drawn = draw(info, g, &Aim::default())?;
+    let drawn = draw(info, g, &Aim::default(), CASE_ELEMENTS)?;
     let mut args = drawn.args.clone();
     let (broken, level) = break_one(info, drawn.op.as_ref(), drawn.level, &mut args, b)?;
     match (info.build)(&args) {

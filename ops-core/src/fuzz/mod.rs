@@ -21,6 +21,14 @@
 //!   (now and then to 0), dimensions masked to 1, shifted right behind 1s,
 //!   truncated — so equal sizes except on an axis, leading 1s, batch
 //!   dimensions and tuple sizes come up often;
+//! - now and then (one genome in eight) one dimension of the base shape is
+//!   large, from 2^10 up to a few hundred thousand, the others shrinking
+//!   so that the case stays within its element bound ([`CASE_ELEMENTS`] for
+//!   the strategies, [`FUZZ_ELEMENTS`] in `ops fuzz`,
+//!   [`ValidCases::max_elements`]): whatever the rules make of that
+//!   dimension (a reduced axis, the index tuples or the slices of a gather,
+//!   a scattered axis or its columns) becomes long. It shrinks toward 2^10,
+//!   then away;
 //! - attributes: integers in `[0, rank]` biased to `rank`, 1 and 0 (and
 //!   negative for signed ones), lists as shuffled subsets of `0..rank`
 //!   (some written negative for signed lists, now and then empty), booleans,
@@ -49,10 +57,18 @@
 //!
 //! # Properties
 //!
-//! [`check_valid`] (GPU result equals the CPU reference bit for bit, or both
-//! fail alike; no panic) and [`check_invalid`]; both include
-//! [`check_min_level`] (`min_feature_level()` is the lowest level whose
-//! table admits the descriptor).
+//! [`check_valid`]: the descriptor gets a GPU plan, and the GPU result
+//! equals the CPU reference bit for bit, or both fail alike with an error
+//! the spec documents for valid descriptors ([`documented_error`]: an index
+//! out of range, reducing an empty dimension, too large); any other error
+//! means the spec's rules disagree with its pattern, and is a failure. No
+//! panic. [`check_variants`] runs a valid case through every plan of
+//! [`Operator::gpu_plan_variants`](crate::Operator::gpu_plan_variants)
+//! (`ops fuzz --variants all`); [`check_spec`] is the GPU-free check the
+//! catalog's generated test runs. [`check_invalid`] as above; both
+//! [`check_valid`] and [`check_invalid`] include [`check_min_level`]
+//! (`min_feature_level()` is the lowest level whose table admits the
+//! descriptor).
 
 mod check;
 mod data;
@@ -65,14 +81,22 @@ use std::sync::Arc;
 
 pub use proptest;
 use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
+use proptest::test_runner::{
+    Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestRng, TestRunner,
+};
 
-pub use check::{check_invalid, check_min_level, check_valid, compare_outputs, Backend, Outcome};
+pub use check::{
+    check_invalid, check_min_level, check_valid, check_variants, compare_outputs, documented_error,
+    Backend, Outcome, PlanBackend, EMPTY_REDUCTION,
+};
 pub use data::{
     data_tensor, edge_bits, host_tensor, index_tensor, tensor_with_edges, IndexMode, Rng,
 };
 pub use invalid::{Broken, InvalidCase, InvalidCases, InvalidTree};
-pub use valid::{describe_tensor, Aim, Reject, ValidCase, ValidCases, ValidTree, MAX_ATTEMPTS};
+pub use valid::{
+    describe_tensor, Aim, Reject, ValidCase, ValidCases, ValidTree, CASE_ELEMENTS, FUZZ_ELEMENTS,
+    MAX_ATTEMPTS,
+};
 
 use crate::OperatorInfo;
 
@@ -82,6 +106,7 @@ pub fn valid_cases(info: &'static OperatorInfo) -> ValidCases {
         info,
         genome: valid::genome(info),
         aim: Arc::new(Aim::default()),
+        limit: CASE_ELEMENTS,
     }
 }
 
@@ -124,7 +149,7 @@ pub fn acceptance(info: &'static OperatorInfo, attempts: u32) -> Acceptance {
         let Ok(tree) = strategy.new_tree(&mut runner) else {
             continue;
         };
-        match valid::draw(info, &tree.current(), &Aim::default()) {
+        match valid::draw(info, &tree.current(), &Aim::default(), CASE_ELEMENTS) {
             Ok(_) => valid += 1,
             Err(r) => {
                 let why = match r {
@@ -142,6 +167,36 @@ pub fn acceptance(info: &'static OperatorInfo, attempts: u32) -> Acceptance {
         attempts,
         rejected,
     }
+}
+
+/// Checks that a spec's rules agree with its pattern, with no GPU:
+/// `cases` valid descriptors drawn deterministically must each get a GPU
+/// plan and run on the CPU reference, giving outputs of the shapes the
+/// spec's `shape` rules give, or failing only as the spec documents
+/// ([`check_valid`] without a backend). A failure is shrunk and returned
+/// with the minimal case. The test `ops_macros::catalog!` generates runs it
+/// for every operator of the catalog.
+pub fn check_spec(info: &'static OperatorInfo, cases: u32) -> Result<(), String> {
+    let config = Config {
+        cases,
+        failure_persistence: None,
+        max_shrink_iters: 256,
+        ..Config::default()
+    };
+    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    runner
+        .run(&valid_cases(info), |case| {
+            check_valid(&case, None)
+                .map(|_| ())
+                .map_err(TestCaseError::fail)
+        })
+        .map_err(|e| {
+            format!(
+                "{}: the spec's rules disagree with its pattern: {e}",
+                info.name
+            )
+        })
 }
 
 /// `PROPTEST_CASES` when set (and a number), else `default`: the case count

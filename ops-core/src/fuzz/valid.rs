@@ -21,10 +21,22 @@ use crate::{
 /// means the spec's rules and tables admit almost nothing).
 pub const MAX_ATTEMPTS: usize = 2000;
 
-/// Upper bound on the elements of the shared base shape.
+/// Upper bound on the elements of the shared base shape (unless a
+/// dimension is drawn large).
 const BASE_ELEMENTS: u64 = 1024;
-/// Upper bound on the elements of all tensors of a case together.
-const CASE_ELEMENTS: u64 = 1 << 15;
+/// Upper bound on the elements of all tensors of a case together, for the
+/// strategies tests use ([`ValidCases::max_elements`] changes it).
+pub const CASE_ELEMENTS: u64 = 1 << 17;
+/// The bound `ops fuzz` uses: a case of this many elements runs in well
+/// under a second on lavapipe.
+pub const FUZZ_ELEMENTS: u64 = 1 << 20;
+/// One genome in this many draws a large dimension.
+const LARGE_ONE_IN: f64 = 8.0;
+/// The smallest large dimension (a power of two: 2^`LARGE_MIN_LOG2`).
+const LARGE_MIN_LOG2: u32 = 10;
+/// The largest large dimension is below 2^(`LARGE_MAX_LOG2` + 1), and within
+/// the case's bound.
+const LARGE_MAX_LOG2: u32 = 17;
 
 /// A change a tensor's shape makes to the shared base shape.
 #[derive(Clone, Copy, Debug)]
@@ -105,8 +117,26 @@ pub(crate) struct AttrGene {
     list: ListGene,
 }
 
+/// One dimension of the base shape made large: which (modulo the rank) and
+/// its size, 2^`log2` plus `extra` modulo 2^`log2`, so that sizes from a
+/// thousand to a few hundred thousand, powers of two or not, come up alike.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LargeGene {
+    dim: u8,
+    log2: u32,
+    extra: u32,
+}
+
+impl LargeGene {
+    fn size(&self) -> u64 {
+        let p = 1u64 << self.log2;
+        p + u64::from(self.extra) % p
+    }
+}
+
 /// Every choice behind one case. Each field shrinks toward the simplest
-/// case: the first entry, the lowest rank, sizes of 1, shapes unchanged.
+/// case: the first entry, the lowest rank, sizes of 1, shapes unchanged, no
+/// large dimension (a large one first toward 2^`LARGE_MIN_LOG2`).
 #[derive(Clone, Debug)]
 pub(crate) struct Genome {
     entry: u8,
@@ -114,6 +144,7 @@ pub(crate) struct Genome {
     small_rank: bool,
     rank: u8,
     base: Vec<u32>,
+    large: Option<LargeGene>,
     tensors: Vec<TensorGene>,
     attrs: Vec<AttrGene>,
     data_seed: u64,
@@ -149,6 +180,8 @@ pub(crate) fn genome(info: &'static OperatorInfo) -> BoxedStrategy<Genome> {
             second,
             list,
         });
+    let large = (any::<u8>(), LARGE_MIN_LOG2..=LARGE_MAX_LOG2, any::<u32>())
+        .prop_map(|(dim, log2, extra)| LargeGene { dim, log2, extra });
     let attr = (
         prop::bool::weighted(0.4),
         any::<u8>(),
@@ -167,17 +200,19 @@ pub(crate) fn genome(info: &'static OperatorInfo) -> BoxedStrategy<Genome> {
         prop::bool::weighted(0.5),
         any::<u8>(),
         prop::collection::vec(size, max_rank(info)),
+        prop::option::weighted(1.0 / LARGE_ONE_IN, large),
         prop::collection::vec(tensor, info.tensors.len()),
         prop::collection::vec(attr, info.attrs.len()),
         any::<u64>(),
     )
         .prop_map(
-            |(entry, level, small_rank, rank, base, tensors, attrs, data_seed)| Genome {
+            |(entry, level, small_rank, rank, base, large, tensors, attrs, data_seed)| Genome {
                 entry,
                 level,
                 small_rank,
                 rank,
                 base,
+                large,
                 tensors,
                 attrs,
                 data_seed,
@@ -501,8 +536,13 @@ fn repair(info: &OperatorInfo, g: &mut Genome, rule: &str, rng: &mut Rng) -> boo
 /// Realises a genome into a descriptor valid at its level: when `validate`
 /// blames a rule, re-draws something that rule reads (up to [`REPAIRS`]
 /// times, from the genome's data seed, so the result is deterministic).
-pub(crate) fn draw(info: &'static OperatorInfo, g: &Genome, aim: &Aim) -> Result<Drawn, Reject> {
-    let first = draw_once(info, g, aim);
+pub(crate) fn draw(
+    info: &'static OperatorInfo,
+    g: &Genome,
+    aim: &Aim,
+    limit: u64,
+) -> Result<Drawn, Reject> {
+    let first = draw_once(info, g, aim, limit);
     let Err(Reject::Invalid(mut rule)) = first else {
         return first;
     };
@@ -512,7 +552,7 @@ pub(crate) fn draw(info: &'static OperatorInfo, g: &Genome, aim: &Aim) -> Result
         if !repair(info, &mut g, &rule, &mut rng) {
             break;
         }
-        match draw_once(info, &g, aim) {
+        match draw_once(info, &g, aim, limit) {
             Err(Reject::Invalid(r)) => rule = r,
             other => return other,
         }
@@ -520,7 +560,13 @@ pub(crate) fn draw(info: &'static OperatorInfo, g: &Genome, aim: &Aim) -> Result
     Err(Reject::Invalid(rule))
 }
 
-fn draw_once(info: &'static OperatorInfo, g: &Genome, aim: &Aim) -> Result<Drawn, Reject> {
+/// [`draw`] without repairs; `limit` bounds the elements of all tensors.
+fn draw_once(
+    info: &'static OperatorInfo,
+    g: &Genome,
+    aim: &Aim,
+    limit: u64,
+) -> Result<Drawn, Reject> {
     let entries = info.table.entries;
     let (entry_idx, entry): (usize, Option<&SupportEntry>) = if entries.is_empty() {
         (0, None)
@@ -548,8 +594,25 @@ fn draw_once(info: &'static OperatorInfo, g: &Genome, aim: &Aim) -> Result<Drawn
         return Err(Reject::Aim);
     }
     let mut base: Vec<u32> = g.base.iter().copied().cycle().take(rank).collect();
-    while base.iter().map(|&s| u64::from(s)).product::<u64>() > BASE_ELEMENTS {
-        let m = (0..base.len()).max_by_key(|&d| base[d]).unwrap_or(0);
+    // A large dimension: the others shrink so that every tensor of the
+    // case can hold the base shape within the bound.
+    let (large, cap) = match g.large {
+        Some(l) if rank > 0 => {
+            let tensors = info.tensors.iter().filter(|t| !t.host).count().max(1) as u64;
+            let cap = (limit / tensors).max(1);
+            let d = l.dim as usize % rank;
+            base[d] = l.size().min(cap) as u32;
+            (Some(d), cap)
+        }
+        _ => (None, BASE_ELEMENTS),
+    };
+    while base.iter().map(|&s| u64::from(s)).product::<u64>() > cap {
+        let Some(m) = (0..base.len())
+            .filter(|&d| Some(d) != large && base[d] > 1)
+            .max_by_key(|&d| base[d])
+        else {
+            break;
+        };
         base[m] /= 2;
     }
 
@@ -666,7 +729,7 @@ fn draw_once(info: &'static OperatorInfo, g: &Genome, aim: &Aim) -> Result<Drawn
         .chain(op.output_descs().iter())
         .map(|d| d.element_count().unwrap_or(u64::MAX))
         .fold(0u64, u64::saturating_add);
-    if total > CASE_ELEMENTS {
+    if total > limit {
         return Err(Reject::TooLarge);
     }
     Ok(Drawn { level, args, op })
@@ -721,8 +784,9 @@ pub(crate) fn realize(
     info: &'static OperatorInfo,
     g: &Genome,
     aim: &Aim,
+    limit: u64,
 ) -> Result<ValidCase, Reject> {
-    let d = draw(info, g, aim)?;
+    let d = draw(info, g, aim, limit)?;
     Ok(with_data(info, d, g.data_seed))
 }
 
@@ -732,6 +796,7 @@ pub struct ValidCases {
     pub(crate) info: &'static OperatorInfo,
     pub(crate) genome: BoxedStrategy<Genome>,
     pub(crate) aim: Arc<Aim>,
+    pub(crate) limit: u64,
 }
 
 impl fmt::Debug for ValidCases {
@@ -747,6 +812,14 @@ impl ValidCases {
         self.aim = Arc::new(aim);
         self
     }
+
+    /// The same strategy with at most `n` elements in all tensors of a
+    /// case together (default [`CASE_ELEMENTS`]; `ops fuzz` uses
+    /// [`FUZZ_ELEMENTS`]). A large dimension is drawn within it.
+    pub fn max_elements(mut self, n: u64) -> ValidCases {
+        self.limit = n;
+        self
+    }
 }
 
 impl Strategy for ValidCases {
@@ -756,10 +829,11 @@ impl Strategy for ValidCases {
     fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
         for _ in 0..MAX_ATTEMPTS {
             let tree = self.genome.new_tree(runner)?;
-            if let Ok(case) = realize(self.info, &tree.current(), &self.aim) {
+            if let Ok(case) = realize(self.info, &tree.current(), &self.aim, self.limit) {
                 return Ok(ValidTree {
                     info: self.info,
                     aim: self.aim.clone(),
+                    limit: self.limit,
                     tree,
                     current: case,
                 });
@@ -779,6 +853,7 @@ impl Strategy for ValidCases {
 pub struct ValidTree {
     info: &'static OperatorInfo,
     aim: Arc<Aim>,
+    limit: u64,
     tree: Box<dyn ValueTree<Value = Genome>>,
     current: ValidCase,
 }
@@ -793,7 +868,7 @@ impl ValidTree {
     /// After the genome moved: complicate until it realises again.
     fn settle(&mut self) {
         loop {
-            if let Ok(c) = realize(self.info, &self.tree.current(), &self.aim) {
+            if let Ok(c) = realize(self.info, &self.tree.current(), &self.aim, self.limit) {
                 self.current = c;
                 return;
             }
