@@ -38,7 +38,7 @@ pub use plan::{
     split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, OutputInit, Pass,
     PARAM_WORDS,
 };
-pub use tensor::{row_major_strides, HostTensor, TensorDesc};
+pub use tensor::{element_count, row_major_strides, HostTensor, TensorDesc};
 
 /// Items only generated code may use.
 #[doc(hidden)]
