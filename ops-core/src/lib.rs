@@ -31,8 +31,8 @@ pub use error::{OpError, ValidationError};
 pub use half::f16;
 pub use level::FeatureLevel;
 pub use op::{
-    AttrInfo, AttrKind, AttrValue, IndexBounds, OpArgs, Operator, OperatorInfo, OperatorType,
-    TensorInfo,
+    check_call, AttrInfo, AttrKind, AttrValue, IndexBounds, OpArgs, Operator, OperatorInfo,
+    OperatorType, TensorInfo,
 };
 pub use plan::{
     split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, OutputInit, Pass,
