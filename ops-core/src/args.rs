@@ -1,7 +1,8 @@
 //! Helpers generated builders use: attribute conversion and output inference.
 
 use crate::expr::{Env, Step};
-use crate::{AttrValue, DataType, OpError, TensorDesc};
+use crate::support::SupportTable;
+use crate::{AttrValue, DataType, Element, OpError, TensorDesc};
 
 /// `attr` as an integer of type `T`.
 pub fn attr_int<T: TryFrom<i128>>(op: &str, name: &str, v: &AttrValue) -> Result<T, OpError> {
@@ -87,7 +88,15 @@ fn bad(op: &str, name: &str, what: &str) -> OpError {
 
 /// Integer values of a host tensor (`None` for floating-point tensors).
 pub fn host_values(t: &crate::HostTensor) -> Option<Vec<i128>> {
-    (0..t.len()).map(|i| t.get_int(i)).collect()
+    if t.dtype().is_float() {
+        return None;
+    }
+    let width = t.dtype().size_bytes();
+    crate::with_element_type!(t.dtype(), T => t
+        .bytes()
+        .chunks_exact(width)
+        .map(|b| T::read_le(b).to_i128())
+        .collect())
 }
 
 /// An inferred output: its tensor index, sizes and (if a `dtype` step gives it) data type.
@@ -96,9 +105,12 @@ pub type InferredOutput = (usize, Vec<u32>, Option<DataType>);
 /// Infers the outputs listed in `missing` from the spec's `let`, `shape`
 /// and `dtype` steps (`require` steps are left to `validate`).
 ///
-/// `tensors[i]` of a missing output is a placeholder. Returns, per missing
-/// output, its sizes and (when a `dtype` step gives it) its data type, and
-/// whether every step could be evaluated.
+/// `tensors[i]` of a missing output is a placeholder; the first `inputs`
+/// tensors are the inputs. Returns, per missing output, its sizes and (when
+/// a `dtype` step gives it) its data type, and whether every step could be
+/// evaluated. Nothing is inferred when an input's dimension count exceeds
+/// any `table` admits ([`SupportTable::check_input_ranks`]: the rules
+/// iterate over dimensions; `validate` refuses the rank).
 #[allow(clippy::too_many_arguments)]
 pub fn infer_outputs(
     operator: &'static str,
@@ -109,9 +121,14 @@ pub fn infer_outputs(
     host: &[Option<Vec<i128>>],
     attrs: &[crate::expr::Value],
     missing: &[usize],
+    table: &SupportTable,
+    inputs: usize,
 ) -> (Vec<InferredOutput>, bool) {
-    let mut env = Env::new(tensors, names, host, attrs, slots);
     let mut out: Vec<InferredOutput> = missing.iter().map(|&m| (m, Vec::new(), None)).collect();
+    if table.check_input_ranks(None, tensors, inputs).is_err() {
+        return (out, false);
+    }
+    let mut env = Env::new(tensors, names, host, attrs, slots);
     // A step that cannot be evaluated ends inference quietly: the descriptor
     // breaks a rule, and `validate` names it (the rules run in spec order,
     // so the broken guard is reported rather than this consequence).
@@ -120,10 +137,11 @@ pub fn infer_outputs(
         for step in steps {
             match step {
                 Step::Require { .. } => {}
-                Step::Let { var, value } => match env.eval(value) {
-                    Ok(v) => env.vars[*var] = v,
-                    Err(_) => break 'steps,
-                },
+                Step::Let { var, value } => {
+                    if env.bind(*var, value).is_err() {
+                        break 'steps;
+                    }
+                }
                 Step::Shape { tensor, sizes, .. } => {
                     if let Some(slot) = out.iter_mut().find(|o| o.0 == *tensor) {
                         let Ok(l) = env.list(sizes) else { break 'steps };

@@ -1,6 +1,6 @@
 //! Error types shared by the descriptors, the CPU reference and the GPU runtime.
 
-use crate::{DataType, FeatureLevel};
+use crate::{DataType, FeatureLevel, TensorDesc};
 
 /// A descriptor broke one of its operator's rules.
 ///
@@ -76,7 +76,64 @@ pub enum OpError {
     Device(String),
 }
 
+/// The errors both backends give for the same mistake in a call, phrased
+/// once here so that the CPU reference and the GPU runtime say the same.
 impl OpError {
+    /// `operator`, which takes `takes` input tensors (named `names`, when
+    /// they are as many), was given `got`: "ArgMin takes 1 input (`input`),
+    /// got 0".
+    pub fn input_count(operator: &str, takes: usize, names: &[&str], got: usize) -> OpError {
+        let plural = if takes == 1 { "" } else { "s" };
+        let names = if names.len() == takes && takes > 0 {
+            let list: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            format!(" ({})", list.join(", "))
+        } else {
+            String::new()
+        };
+        OpError::InvalidArgument(format!(
+            "{operator} takes {takes} input{plural}{names}, got {got}"
+        ))
+    }
+
+    /// Input `name` of `operator` is not the tensor its descriptor
+    /// describes (`want`).
+    pub fn input_mismatch(
+        operator: &str,
+        name: &str,
+        want: &TensorDesc,
+        got: &TensorDesc,
+    ) -> OpError {
+        OpError::InvalidArgument(format!(
+            "{operator}: input `{name}` should be a {} tensor of sizes {:?}, got a {} tensor of sizes {:?}",
+            want.dtype, want.sizes, got.dtype, got.sizes
+        ))
+    }
+
+    /// Host-read input `name` of `operator` holds other values than those
+    /// the descriptor was built from: element `element` is `got`, the
+    /// descriptor's is `want`.
+    pub fn host_input_mismatch(
+        operator: &str,
+        name: &str,
+        element: usize,
+        want: &str,
+        got: &str,
+    ) -> OpError {
+        OpError::InvalidArgument(format!(
+            "{operator}: input `{name}` must hold the values the descriptor was built from: element {element} is {got}, the descriptor's is {want}"
+        ))
+    }
+
+    /// Output `name` of `operator` has `count` elements (`None`: more than
+    /// `u64` counts), beyond the `u32` element addressing of the kernels.
+    pub fn too_many_elements(operator: &str, name: &str, count: Option<u64>) -> OpError {
+        let count = count.map_or_else(|| "more than 2^64".to_string(), |c| c.to_string());
+        OpError::TooLarge {
+            what: format!("{operator}: output `{name}` of {count} elements"),
+            limit: "u32 element addressing".into(),
+        }
+    }
+
     /// An `Unsupported` error for a data type at a level.
     pub fn unsupported_dtype(
         operator: &str,

@@ -8,6 +8,7 @@
 //! message saying so.
 
 use std::fmt;
+use std::rc::Rc;
 
 use crate::{DataType, TensorDesc, ValidationError};
 
@@ -31,7 +32,7 @@ impl fmt::Display for Value {
         match self {
             Value::Int(v) => write!(f, "{v}"),
             Value::Bool(v) => write!(f, "{v}"),
-            Value::List(v) => write!(f, "{v:?}"),
+            Value::List(v) => write!(f, "{}", ListText(v)),
             Value::DType(t) => write!(f, "{t}"),
             Value::Enum(i) => write!(f, "#{i}"),
         }
@@ -213,18 +214,104 @@ pub enum Step {
     },
 }
 
+/// A list while a rule is evaluated: borrowed from the environment (an
+/// attribute, a host tensor's values) or shared (sizes, computed lists), so
+/// that reading a list, indexing it or binding it to a variable never copies
+/// it.
+#[derive(Clone, Debug)]
+enum List<'a> {
+    Borrowed(&'a [i128]),
+    Shared(Rc<[i128]>),
+}
+
+impl std::ops::Deref for List<'_> {
+    type Target = [i128];
+
+    fn deref(&self) -> &[i128] {
+        match self {
+            List::Borrowed(l) => l,
+            List::Shared(l) => l,
+        }
+    }
+}
+
+impl<'a> List<'a> {
+    fn owned(v: Vec<i128>) -> List<'a> {
+        List::Shared(v.into())
+    }
+}
+
+/// A value while a rule is evaluated: a [`Value`] whose lists are [`List`]s.
+#[derive(Clone, Debug)]
+enum Val<'a> {
+    Int(i128),
+    Bool(bool),
+    List(List<'a>),
+    DType(DataType),
+    Enum(u32),
+}
+
+impl Val<'_> {
+    fn to_value(&self) -> Value {
+        match self {
+            Val::Int(v) => Value::Int(*v),
+            Val::Bool(v) => Value::Bool(*v),
+            Val::List(l) => Value::List(l.to_vec()),
+            Val::DType(t) => Value::DType(*t),
+            Val::Enum(i) => Value::Enum(*i),
+        }
+    }
+}
+
+impl fmt::Display for Val<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Val::Int(v) => write!(f, "{v}"),
+            Val::Bool(v) => write!(f, "{v}"),
+            Val::List(l) => write!(f, "{}", ListText(l)),
+            Val::DType(t) => write!(f, "{t}"),
+            Val::Enum(i) => write!(f, "#{i}"),
+        }
+    }
+}
+
+/// Lists of more values than this are shown by their first values and
+/// their length in messages.
+const LIST_SHOWN: usize = 16;
+
+/// A list as messages show it: `[1, 2, 3]`, or for a long one its first
+/// [`LIST_SHOWN`] values and its length, so that a message stays short
+/// whatever the input.
+struct ListText<'l>(&'l [i128]);
+
+impl fmt::Display for ListText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.len() <= LIST_SHOWN {
+            return write!(f, "{:?}", self.0);
+        }
+        let head: Vec<String> = self.0[..LIST_SHOWN].iter().map(i128::to_string).collect();
+        write!(f, "[{}, ... ({} values)]", head.join(", "), self.0.len())
+    }
+}
+
 /// What a rule is evaluated against.
+///
+/// Evaluation is linear in what a rule reads: lists are borrowed from the
+/// environment or shared between values, never copied to be read, and a
+/// tensor's sizes are made into a list once, on first use.
 pub struct Env<'a> {
     /// Tensor descriptions, in spec order (inputs then outputs).
-    pub tensors: &'a [&'a TensorDesc],
+    tensors: &'a [&'a TensorDesc],
     /// Tensor names, for messages.
-    pub tensor_names: &'a [&'static str],
+    tensor_names: &'a [&'static str],
     /// Values of host-read tensors (`None` for device tensors).
-    pub host_values: &'a [Option<Vec<i128>>],
+    host_values: &'a [Option<Vec<i128>>],
     /// Attribute values, in spec order.
-    pub attrs: &'a [Value],
+    attrs: &'a [Value],
+    /// Each tensor's sizes as a list, once asked for.
+    sizes: Vec<Option<Rc<[i128]>>>,
     /// Variable slots.
-    pub vars: Vec<Value>,
+    vars: Vec<Val<'a>>,
 }
 
 /// Why an evaluation could not finish.
@@ -251,73 +338,108 @@ impl<'a> Env<'a> {
             tensor_names,
             host_values,
             attrs,
-            vars: vec![Value::Int(0); slots],
+            sizes: vec![None; tensors.len()],
+            vars: vec![Val::Int(0); slots],
         }
     }
 
     /// Evaluates an expression.
     pub fn eval(&mut self, e: &Expr) -> R<Value> {
+        Ok(self.val(e)?.to_value())
+    }
+
+    /// Evaluates `e` into variable slot `var` (a `let`).
+    pub fn bind(&mut self, var: usize, e: &Expr) -> R<()> {
+        let v = self.val(e)?;
+        self.vars[var] = v;
+        Ok(())
+    }
+
+    /// Tensor `t`'s sizes as a list, made on first use.
+    fn sizes_of(&mut self, t: usize) -> Rc<[i128]> {
+        let tensors = self.tensors;
+        self.sizes[t]
+            .get_or_insert_with(|| tensors[t].sizes.iter().map(|&s| i128::from(s)).collect())
+            .clone()
+    }
+
+    fn val(&mut self, e: &Expr) -> R<Val<'a>> {
         Ok(match e {
-            Expr::Int(v) => Value::Int(*v),
-            Expr::Bool(v) => Value::Bool(*v),
-            Expr::DType(t) => Value::DType(*t),
-            Expr::Enum(i) => Value::Enum(*i),
-            Expr::Attr(i) => self.attrs[*i].clone(),
-            Expr::Var(i) => self.vars[*i].clone(),
-            Expr::Rank(t) => Value::Int(self.tensors[*t].rank() as i128),
-            Expr::Sizes(t) => Value::List(
-                self.tensors[*t]
-                    .sizes
-                    .iter()
-                    .map(|&s| i128::from(s))
-                    .collect(),
-            ),
-            Expr::TensorDType(t) => Value::DType(self.tensors[*t].dtype),
-            Expr::Values(t) => match &self.host_values[*t] {
-                Some(v) => Value::List(v.clone()),
-                None => {
-                    let dtype = self.tensors[*t].dtype;
-                    let why = if dtype.is_float() {
-                        format!(": its data type {dtype} is not an integer type")
-                    } else {
-                        String::new()
-                    };
-                    return err(format!(
-                        "the values of `{}` are not known{why}",
-                        self.tensor_names[*t]
-                    ));
+            Expr::Int(v) => Val::Int(*v),
+            Expr::Bool(v) => Val::Bool(*v),
+            Expr::DType(t) => Val::DType(*t),
+            Expr::Enum(i) => Val::Enum(*i),
+            Expr::Attr(i) => {
+                let attrs: &'a [Value] = self.attrs;
+                match &attrs[*i] {
+                    Value::Int(v) => Val::Int(*v),
+                    Value::Bool(v) => Val::Bool(*v),
+                    Value::List(l) => Val::List(List::Borrowed(l)),
+                    Value::DType(t) => Val::DType(*t),
+                    Value::Enum(m) => Val::Enum(*m),
                 }
-            },
+            }
+            Expr::Var(i) => self.vars[*i].clone(),
+            Expr::Rank(t) => Val::Int(self.tensors[*t].rank() as i128),
+            Expr::Sizes(t) => Val::List(List::Shared(self.sizes_of(*t))),
+            Expr::TensorDType(t) => Val::DType(self.tensors[*t].dtype),
+            Expr::Values(t) => {
+                let host: &'a [Option<Vec<i128>>] = self.host_values;
+                match &host[*t] {
+                    Some(v) => Val::List(List::Borrowed(v)),
+                    None => {
+                        let dtype = self.tensors[*t].dtype;
+                        let why = if dtype.is_float() {
+                            format!(": its data type {dtype} is not an integer type")
+                        } else {
+                            String::new()
+                        };
+                        return err(format!(
+                            "the values of `{}` are not known{why}",
+                            self.tensor_names[*t]
+                        ));
+                    }
+                }
+            }
             Expr::Index(l, i) => {
-                let l = self.list(l)?;
+                let l = self.list_val(l)?;
                 let i = self.int(i)?;
                 match usize::try_from(i).ok().and_then(|i| l.get(i)) {
-                    Some(v) => Value::Int(*v),
+                    Some(v) => Val::Int(*v),
                     None => {
                         return err(format!("index {i} is outside a list of length {}", l.len()))
                     }
                 }
             }
             Expr::Slice(l, a, b) => {
-                let l = self.list(l)?;
+                let l = self.list_val(l)?;
                 let (a, b) = (self.int(a)?, self.int(b)?);
-                if a < 0 || b < a || b as usize > l.len() {
+                let range = usize::try_from(a)
+                    .ok()
+                    .zip(usize::try_from(b).ok())
+                    .filter(|&(a, b)| a <= b && b <= l.len());
+                let Some((a, b)) = range else {
                     return err(format!(
                         "slice {a}..{b} is outside a list of length {}",
                         l.len()
                     ));
-                }
-                Value::List(l[a as usize..b as usize].to_vec())
+                };
+                Val::List(match l {
+                    List::Borrowed(l) => List::Borrowed(&l[a..b]),
+                    List::Shared(l) => List::owned(l[a..b].to_vec()),
+                })
             }
             Expr::Concat(a, b) => {
-                let mut a = self.list(a)?;
-                a.extend(self.list(b)?);
-                Value::List(a)
+                let (a, b) = (self.list_val(a)?, self.list_val(b)?);
+                let mut v = Vec::with_capacity(a.len() + b.len());
+                v.extend_from_slice(&a);
+                v.extend_from_slice(&b);
+                Val::List(List::owned(v))
             }
-            Expr::Neg(a) => Value::Int(self.int(a)?.checked_neg().ok_or_else(overflow)?),
-            Expr::Not(a) => Value::Bool(!self.bool(a)?),
-            Expr::And(a, b) => Value::Bool(self.bool(a)? && self.bool(b)?),
-            Expr::Or(a, b) => Value::Bool(self.bool(a)? || self.bool(b)?),
+            Expr::Neg(a) => Val::Int(self.int(a)?.checked_neg().ok_or_else(overflow)?),
+            Expr::Not(a) => Val::Bool(!self.bool(a)?),
+            Expr::And(a, b) => Val::Bool(self.bool(a)? && self.bool(b)?),
+            Expr::Or(a, b) => Val::Bool(self.bool(a)? || self.bool(b)?),
             Expr::Arith(op, a, b) => {
                 let (a, b) = (self.int(a)?, self.int(b)?);
                 let v = match op {
@@ -327,17 +449,17 @@ impl<'a> Env<'a> {
                     ArithOp::Div => (b != 0).then(|| a.div_euclid(b)),
                     ArithOp::Rem => (b != 0).then(|| a.rem_euclid(b)),
                 };
-                Value::Int(v.ok_or_else(overflow)?)
+                Val::Int(v.ok_or_else(overflow)?)
             }
             Expr::Cmp(op, a, b, _, _) => {
-                let (a, b) = (self.eval(a)?, self.eval(b)?);
-                Value::Bool(compare(*op, &a, &b))
+                let (a, b) = (self.val(a)?, self.val(b)?);
+                Val::Bool(compare(*op, &a, &b))
             }
             Expr::If(c, a, b) => {
                 if self.bool(c)? {
-                    self.eval(a)?
+                    self.val(a)?
                 } else {
-                    self.eval(b)?
+                    self.val(b)?
                 }
             }
             Expr::Call(f, args, _) => self.call(*f, args)?,
@@ -347,13 +469,13 @@ impl<'a> Env<'a> {
                 let (lo, hi) = (self.int(lo)?, self.int(hi)?);
                 let mut ok = true;
                 for v in lo..hi {
-                    self.vars[*var] = Value::Int(v);
+                    self.vars[*var] = Val::Int(v);
                     if !self.bool(body)? {
                         ok = false;
                         break;
                     }
                 }
-                Value::Bool(ok)
+                Val::Bool(ok)
             }
             Expr::ListFor {
                 var,
@@ -365,7 +487,7 @@ impl<'a> Env<'a> {
                 let (lo, hi) = (self.int(lo)?, self.int(hi)?);
                 let mut out = Vec::new();
                 for v in lo..hi {
-                    self.vars[*var] = Value::Int(v);
+                    self.vars[*var] = Val::Int(v);
                     if let Some(f) = filter {
                         if !self.bool(f)? {
                             continue;
@@ -373,96 +495,114 @@ impl<'a> Env<'a> {
                     }
                     out.push(self.int(body)?);
                 }
-                Value::List(out)
+                Val::List(List::owned(out))
             }
-            Expr::List(items) => Value::List(items.iter().map(|e| self.int(e)).collect::<R<_>>()?),
+            Expr::List(items) => Val::List(List::owned(
+                items.iter().map(|e| self.int(e)).collect::<R<_>>()?,
+            )),
         })
     }
 
-    fn call(&mut self, f: Func, args: &[Expr]) -> R<Value> {
+    fn call(&mut self, f: Func, args: &[Expr]) -> R<Val<'a>> {
         Ok(match f {
-            Func::Len => Value::Int(self.list(&args[0])?.len() as i128),
+            Func::Len => Val::Int(self.list_val(&args[0])?.len() as i128),
             Func::Contains => {
-                let l = self.list(&args[0])?;
+                let l = self.list_val(&args[0])?;
                 let v = self.int(&args[1])?;
-                Value::Bool(l.contains(&v))
+                Val::Bool(l.contains(&v))
             }
             Func::Unique => {
-                let mut l = self.list(&args[0])?;
+                let mut l = self.list_val(&args[0])?.to_vec();
                 let n = l.len();
                 l.sort_unstable();
                 l.dedup();
-                Value::Bool(l.len() == n)
+                Val::Bool(l.len() == n)
             }
             Func::Product => {
-                let l = self.list(&args[0])?;
-                Value::Int(
-                    l.iter()
-                        .try_fold(1i128, |a, &b| a.checked_mul(b))
-                        .ok_or_else(overflow)?,
-                )
+                // Zero-aware, as `element_count`: a 0 makes 0 whatever the
+                // order of the other values.
+                let l = self.list_val(&args[0])?;
+                if l.contains(&0) {
+                    Val::Int(0)
+                } else {
+                    Val::Int(
+                        l.iter()
+                            .try_fold(1i128, |a, &b| a.checked_mul(b))
+                            .ok_or_else(overflow)?,
+                    )
+                }
             }
-            Func::Min => Value::Int(self.int(&args[0])?.min(self.int(&args[1])?)),
-            Func::Max => Value::Int(self.int(&args[0])?.max(self.int(&args[1])?)),
-            Func::IsSigned => Value::Bool(self.dtype(&args[0])?.is_signed_int()),
-            Func::IsFloat => Value::Bool(self.dtype(&args[0])?.is_float()),
+            Func::Min => Val::Int(self.int(&args[0])?.min(self.int(&args[1])?)),
+            Func::Max => Val::Int(self.int(&args[0])?.max(self.int(&args[1])?)),
+            Func::IsSigned => Val::Bool(self.dtype(&args[0])?.is_signed_int()),
+            Func::IsFloat => Val::Bool(self.dtype(&args[0])?.is_float()),
             Func::Normalize => {
-                let l = self.list(&args[0])?;
+                let l = self.list_val(&args[0])?;
                 let r = self.int(&args[1])?;
-                Value::List(
-                    l.into_iter()
-                        .map(|v| if v < 0 { v + r } else { v })
-                        .collect(),
-                )
+                let l = l
+                    .iter()
+                    .map(|&v| if v < 0 { v.checked_add(r) } else { Some(v) })
+                    .collect::<Option<Vec<i128>>>()
+                    .ok_or_else(overflow)?;
+                Val::List(List::owned(l))
             }
             Func::Range => {
                 let (a, b) = (self.int(&args[0])?, self.int(&args[1])?);
-                if b - a > 1 << 20 {
+                if b.checked_sub(a).is_none_or(|n| n > 1 << 20) {
                     return err("range too long");
                 }
-                Value::List((a..b.max(a)).collect())
+                Val::List(List::owned((a..b.max(a)).collect()))
             }
         })
     }
 
     /// Evaluates to an integer.
     pub fn int(&mut self, e: &Expr) -> R<i128> {
-        match self.eval(e)? {
-            Value::Int(v) => Ok(v),
+        match self.val(e)? {
+            Val::Int(v) => Ok(v),
             v => err(format!("expected an integer, got {v}")),
         }
     }
 
     /// Evaluates to a boolean.
     pub fn bool(&mut self, e: &Expr) -> R<bool> {
-        match self.eval(e)? {
-            Value::Bool(v) => Ok(v),
+        match self.val(e)? {
+            Val::Bool(v) => Ok(v),
             v => err(format!("expected a boolean, got {v}")),
+        }
+    }
+
+    fn list_val(&mut self, e: &Expr) -> R<List<'a>> {
+        match self.val(e)? {
+            Val::List(v) => Ok(v),
+            v => err(format!("expected a list, got {v}")),
         }
     }
 
     /// Evaluates to a list.
     pub fn list(&mut self, e: &Expr) -> R<Vec<i128>> {
-        match self.eval(e)? {
-            Value::List(v) => Ok(v),
-            v => err(format!("expected a list, got {v}")),
-        }
+        Ok(self.list_val(e)?.to_vec())
     }
 
     /// Evaluates to a data type.
     pub fn dtype(&mut self, e: &Expr) -> R<DataType> {
-        match self.eval(e)? {
-            Value::DType(v) => Ok(v),
+        match self.val(e)? {
+            Val::DType(v) => Ok(v),
             v => err(format!("expected a data type, got {v}")),
         }
+    }
+
+    /// The value of `e` as messages show it, or why it has none.
+    fn text(&mut self, e: &Expr) -> String {
+        self.val(e).map(|v| v.to_string()).unwrap_or_else(|e| e.0)
     }
 
     /// Why a condition is false: the values of its operands, by their source text.
     pub fn explain(&mut self, e: &Expr) -> String {
         match e {
             Expr::Cmp(_, a, b, ta, tb) => {
-                let va = self.eval(a).map(|v| v.to_string()).unwrap_or_else(|e| e.0);
-                let vb = self.eval(b).map(|v| v.to_string()).unwrap_or_else(|e| e.0);
+                let va = self.text(a);
+                let vb = self.text(b);
                 if literal(b) {
                     format!("`{ta}` is {va}")
                 } else if literal(a) {
@@ -475,10 +615,7 @@ impl<'a> Env<'a> {
                 .iter()
                 .zip(texts.iter())
                 .filter(|(a, _)| !literal(a))
-                .map(|(a, t)| {
-                    let v = self.eval(a).map(|v| v.to_string()).unwrap_or_else(|e| e.0);
-                    format!("`{t}` is {v}")
-                })
+                .map(|(a, t)| format!("`{t}` is {}", self.text(a)))
                 .collect::<Vec<_>>()
                 .join(", "),
             Expr::And(a, b) => {
@@ -502,14 +639,14 @@ impl<'a> Env<'a> {
                     return "its bounds could not be evaluated".into();
                 };
                 for v in lo..hi {
-                    self.vars[*var] = Value::Int(v);
+                    self.vars[*var] = Val::Int(v);
                     if !matches!(self.bool(body), Ok(true)) {
                         return format!("{} (for {name} = {v})", self.explain(body));
                     }
                 }
                 "it holds".into()
             }
-            _ => match self.eval(e) {
+            _ => match self.val(e) {
                 Ok(_) => "it does not hold".into(),
                 Err(e) => e.0,
             },
@@ -532,29 +669,33 @@ impl<'a> Env<'a> {
                     }
                     Err(e) => return Err(fail(operator, message, e.0)),
                 },
-                Step::Let { var, value } => match self.eval(value) {
-                    Ok(v) => self.vars[*var] = v,
-                    Err(e) => {
-                        return Err(fail(operator, "a shape rule could not be evaluated", e.0))
+                Step::Let { var, value } => {
+                    if let Err(e) = self.bind(*var, value) {
+                        return Err(fail(operator, "a shape rule could not be evaluated", e.0));
                     }
-                },
+                }
                 Step::Shape {
                     tensor,
                     sizes,
                     message,
                 } => {
-                    let want = self.list(sizes).map_err(|e| fail(operator, message, e.0))?;
-                    let got: Vec<i128> = self.tensors[*tensor]
-                        .sizes
-                        .iter()
-                        .map(|&s| i128::from(s))
-                        .collect();
-                    if want != got {
+                    let want = self
+                        .list_val(sizes)
+                        .map_err(|e| fail(operator, message, e.0))?;
+                    let got = &self.tensors[*tensor].sizes;
+                    let same = want.len() == got.len()
+                        && want.iter().zip(got).all(|(&w, &g)| w == i128::from(g));
+                    if !same {
                         let name = self.tensor_names[*tensor];
+                        let got: Vec<i128> = got.iter().map(|&s| i128::from(s)).collect();
                         return Err(fail(
                             operator,
                             message,
-                            format!("`{name}.sizes` is {got:?}, expected {want:?}"),
+                            format!(
+                                "`{name}.sizes` is {}, expected {}",
+                                ListText(&got),
+                                ListText(&want)
+                            ),
                         ));
                     }
                 }
@@ -601,12 +742,17 @@ fn fail(operator: &'static str, rule: &str, detail: String) -> ValidationError {
     }
 }
 
-fn compare(op: CmpOp, a: &Value, b: &Value) -> bool {
+fn compare(op: CmpOp, a: &Val<'_>, b: &Val<'_>) -> bool {
     let ord = match (a, b) {
-        (Value::Int(a), Value::Int(b)) => a.cmp(b),
-        (Value::List(a), Value::List(b)) => a.cmp(b),
+        (Val::Int(a), Val::Int(b)) => a.cmp(b),
+        (Val::List(a), Val::List(b)) => a[..].cmp(&b[..]),
         _ => {
-            let eq = a == b;
+            let eq = match (a, b) {
+                (Val::Bool(a), Val::Bool(b)) => a == b,
+                (Val::DType(a), Val::DType(b)) => a == b,
+                (Val::Enum(a), Val::Enum(b)) => a == b,
+                _ => false,
+            };
             return match op {
                 CmpOp::Eq => eq,
                 CmpOp::Ne => !eq,
@@ -653,6 +799,32 @@ mod tests {
             env.explain(&AXES_LT_RANK),
             "`axes[i]` is 5, `rank(input)` is 2 (for i = 1)"
         );
+    }
+
+    #[test]
+    fn product_with_a_zero_is_zero_in_any_order() {
+        static BIG_FIRST: Expr = Expr::Call(Func::Product, &[Expr::Sizes(0)], &["t.sizes"]);
+        let m = u32::MAX;
+        for sizes in [[m, m, m, m, 0], [0, m, m, m, m]] {
+            let t = TensorDesc::new(DataType::Float32, sizes);
+            let tensors = [&t];
+            let mut env = Env::new(&tensors, &["t"], &[None], &[], 0);
+            assert_eq!(env.int(&BIG_FIRST), Ok(0), "{sizes:?}");
+        }
+        let t = TensorDesc::new(DataType::Float32, [m, m, m, m, 2]);
+        let tensors = [&t];
+        let mut env = Env::new(&tensors, &["t"], &[None], &[], 0);
+        assert!(env.int(&BIG_FIRST).is_err());
+    }
+
+    #[test]
+    fn long_lists_are_shown_short() {
+        let v = Value::List((0..1000).collect());
+        assert_eq!(
+            v.to_string(),
+            "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, ... (1000 values)]"
+        );
+        assert_eq!(Value::List(vec![1, 2]).to_string(), "[1, 2]");
     }
 
     #[test]

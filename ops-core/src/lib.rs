@@ -31,14 +31,14 @@ pub use error::{OpError, ValidationError};
 pub use half::f16;
 pub use level::FeatureLevel;
 pub use op::{
-    AttrInfo, AttrKind, AttrValue, IndexBounds, OpArgs, Operator, OperatorInfo, OperatorType,
-    TensorInfo,
+    check_call, AttrInfo, AttrKind, AttrValue, IndexBounds, OpArgs, Operator, OperatorInfo,
+    OperatorType, TensorInfo,
 };
 pub use plan::{
     split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, OutputInit, Pass,
     PARAM_WORDS,
 };
-pub use tensor::{row_major_strides, HostTensor, TensorDesc};
+pub use tensor::{element_count, row_major_strides, HostTensor, TensorDesc};
 
 /// Items only generated code may use.
 #[doc(hidden)]

@@ -27,6 +27,14 @@ pub trait Operator: fmt::Debug + Send + Sync {
     /// The output tensor descriptions, in spec order.
     fn output_descs(&self) -> Vec<TensorDesc>;
 
+    /// The descriptor's own copy of input `i` when the operator reads its
+    /// values on the host (`input x: host tensor` in its spec: the
+    /// descriptor keeps the data its rules were checked with), else `None`.
+    fn host_input(&self, i: usize) -> Option<&HostTensor> {
+        let _ = i;
+        None
+    }
+
     /// Runs the CPU reference.
     fn run_cpu(&self, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError>;
 
@@ -70,6 +78,74 @@ pub trait Operator: fmt::Debug + Send + Sync {
     fn index_bounds(&self) -> Vec<IndexBounds> {
         Vec::new()
     }
+}
+
+/// Checks a call of `op` with `inputs` before either backend runs it:
+///
+/// - `inputs` are the tensors `op` was built for: as many as its inputs,
+///   each of its input description ([`Operator::input_descs`]), and each
+///   host-read input holding the values the descriptor keeps
+///   ([`Operator::host_input`]); [`OpError::InvalidArgument`] naming the
+///   tensor otherwise;
+/// - every output has at most `u32::MAX` elements, the element addressing
+///   of the GPU kernels, which the CPU reference keeps to as well;
+///   [`OpError::TooLarge`] naming the output otherwise.
+///
+/// The CPU reference and `ops_gpu::Context::run` both call it before
+/// anything else, so that a mistake gives the same error from either.
+pub fn check_call<O: Operator + ?Sized>(op: &O, inputs: &[&HostTensor]) -> Result<(), OpError> {
+    let info = op.info();
+    let want = op.input_descs();
+    if want.len() != inputs.len() {
+        return Err(OpError::input_count(
+            info.name,
+            want.len(),
+            info.inputs,
+            inputs.len(),
+        ));
+    }
+    for (i, (want, got)) in want.iter().zip(inputs).enumerate() {
+        let name = info.inputs.get(i).copied().unwrap_or("?");
+        if want != got.desc() {
+            return Err(OpError::input_mismatch(info.name, name, want, got.desc()));
+        }
+        let Some(kept) = op.host_input(i) else {
+            continue;
+        };
+        if kept.bytes() == got.bytes() {
+            continue;
+        }
+        // Same description, other bytes: name the first element that differs.
+        let width = want.dtype.size_bytes();
+        let element = kept
+            .bytes()
+            .chunks(width)
+            .zip(got.bytes().chunks(width))
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        let text = |t: &HostTensor| match t.get_int(element) {
+            Some(v) => v.to_string(),
+            None => format!(
+                "{:02x?}",
+                t.bytes().chunks(width).nth(element).unwrap_or_default()
+            ),
+        };
+        return Err(OpError::host_input_mismatch(
+            info.name,
+            name,
+            element,
+            &text(kept),
+            &text(got),
+        ));
+    }
+    for (i, want) in op.output_descs().iter().enumerate() {
+        let count = want.element_count();
+        if count.is_none_or(|c| c > u64::from(u32::MAX)) {
+            let name = info.outputs.get(i).copied().unwrap_or("?");
+            return Err(OpError::too_many_elements(info.name, name, count));
+        }
+    }
+    Ok(())
 }
 
 /// An index tensor of an operator and the sizes its values address

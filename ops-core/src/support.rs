@@ -85,19 +85,7 @@ impl SupportTable {
             let t = tensors[row.tensor];
             let seed = self.seed_names[row.tensor];
             let name = self.tensor_names[row.tensor];
-            let (lo, hi) = row.ranks.unwrap_or(entry.ranks);
-            let rank = t.rank();
-            if rank < lo as usize || rank > hi as usize {
-                let allowed = if lo == hi {
-                    format!("{lo}")
-                } else {
-                    format!("{lo} to {hi}")
-                };
-                return Err(fail(
-                    format!("{seed}.DimensionCount must be {allowed}{at}"),
-                    format!("`rank({name})` is {rank}"),
-                ));
-            }
+            self.check_rank(row.tensor, t, row.ranks.unwrap_or(entry.ranks), &at)?;
             if !row.dtypes.contains(&t.dtype) {
                 let list: Vec<&str> = row.dtypes.iter().map(|d| d.spec_name()).collect();
                 return Err(fail(
@@ -107,6 +95,90 @@ impl SupportTable {
             }
         }
         Ok(())
+    }
+
+    /// The highest dimension count any entry admits for any tensor.
+    pub fn max_rank(&self) -> usize {
+        self.entries
+            .iter()
+            .flat_map(|e| {
+                std::iter::once(e.ranks.1)
+                    .chain(e.tensors.iter().filter_map(|r| r.ranks.map(|r| r.1)))
+            })
+            .max()
+            .map_or(0, usize::from)
+    }
+
+    /// Refuses an input (one of the first `inputs` tensors) whose dimension
+    /// count exceeds [`SupportTable::max_rank`], with the rule
+    /// [`SupportTable::check`] gives for its rank: that of the entry for
+    /// `level`, or with `None` the widest range any entry admits for it.
+    ///
+    /// Generated code runs it before the spec's rules, which iterate over
+    /// dimensions, so that a huge rank is refused in time independent of
+    /// it. Lower ranks are left to the rules and to
+    /// [`SupportTable::check`], in spec order.
+    pub fn check_input_ranks(
+        &self,
+        level: Option<FeatureLevel>,
+        tensors: &[&TensorDesc],
+        inputs: usize,
+    ) -> Result<(), ValidationError> {
+        let max = self.max_rank();
+        for (i, t) in tensors.iter().enumerate().take(inputs) {
+            if t.rank() <= max {
+                continue;
+            }
+            let entry = level.and_then(|l| self.entry(l));
+            let at = entry
+                .and_then(|e| e.level)
+                .map(|l| format!(" at feature level {l}"))
+                .unwrap_or_default();
+            let of_entry = |e: &SupportEntry| {
+                e.tensors
+                    .iter()
+                    .find(|r| r.tensor == i)
+                    .map(|r| r.ranks.unwrap_or(e.ranks))
+            };
+            let ranks = match entry {
+                Some(e) => of_entry(e),
+                None => self
+                    .entries
+                    .iter()
+                    .filter_map(of_entry)
+                    .reduce(|(a, b), (c, d)| (a.min(c), b.max(d))),
+            };
+            self.check_rank(i, t, ranks.unwrap_or((0, max.min(255) as u8)), &at)?;
+        }
+        Ok(())
+    }
+
+    /// Tensor `i`'s dimension count against `(lo, hi)`, inclusive; `at`
+    /// ends the rule (` at feature level 3.0`, or empty).
+    fn check_rank(
+        &self,
+        i: usize,
+        t: &TensorDesc,
+        (lo, hi): (u8, u8),
+        at: &str,
+    ) -> Result<(), ValidationError> {
+        let rank = t.rank();
+        if rank >= lo as usize && rank <= hi as usize {
+            return Ok(());
+        }
+        let allowed = if lo == hi {
+            format!("{lo}")
+        } else {
+            format!("{lo} to {hi}")
+        };
+        Err(ValidationError {
+            operator: self.operator,
+            rule: format!(
+                "{}.DimensionCount must be {allowed}{at}",
+                self.seed_names[i]
+            ),
+            detail: format!("`rank({})` is {rank}", self.tensor_names[i]),
+        })
     }
 
     /// The lowest known level at which [`SupportTable::check`] passes.

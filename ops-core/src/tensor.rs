@@ -26,11 +26,10 @@ impl TensorDesc {
         self.sizes.len()
     }
 
-    /// The element count, `None` on overflow of `u64`.
+    /// The element count ([`element_count`] of the sizes): 0 when a
+    /// dimension is 0, `None` on overflow of `u64`.
     pub fn element_count(&self) -> Option<u64> {
-        self.sizes
-            .iter()
-            .try_fold(1u64, |acc, &s| acc.checked_mul(u64::from(s)))
+        element_count(&self.sizes)
     }
 
     /// The byte size, `None` on overflow.
@@ -43,6 +42,19 @@ impl TensorDesc {
     pub fn strides(&self) -> Vec<u64> {
         row_major_strides(&self.sizes)
     }
+}
+
+/// The element count of a tensor of `sizes`: the product of the sizes, 0
+/// when any of them is 0 (whatever the others, in any order), `None` when
+/// the product of non-zero sizes overflows `u64`. Every element count of the
+/// framework is this one.
+pub fn element_count(sizes: &[u32]) -> Option<u64> {
+    if sizes.contains(&0) {
+        return Some(0);
+    }
+    sizes
+        .iter()
+        .try_fold(1u64, |acc, &s| acc.checked_mul(u64::from(s)))
 }
 
 /// Row-major strides, in elements, for `sizes`.
@@ -211,6 +223,19 @@ mod tests {
         ));
         let zeros = HostTensor::zeros(TensorDesc::new(DataType::Float16, [3, 2])).unwrap();
         assert_eq!(zeros.bytes(), &[0u8; 12]);
+    }
+
+    #[test]
+    fn a_zero_dimension_makes_zero_elements_in_any_order() {
+        let m = u32::MAX;
+        assert_eq!(element_count(&[m, m, m, 0]), Some(0));
+        assert_eq!(element_count(&[0, m, m, m]), Some(0));
+        assert_eq!(element_count(&[m, m, m]), None);
+        assert_eq!(element_count(&[]), Some(1));
+        assert_eq!(element_count(&[m, m]), Some(u64::from(m) * u64::from(m)));
+        let d = TensorDesc::new(DataType::Float64, [m, m, m, 0]);
+        assert_eq!(d.byte_size(), Some(0));
+        assert!(HostTensor::zeros(d).unwrap().is_empty());
     }
 
     #[test]

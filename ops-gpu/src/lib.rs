@@ -106,8 +106,10 @@ pub struct CacheStats {
 impl Context {
     /// Runs `op` on the GPU.
     ///
-    /// Checks that `inputs` match [`Operator::input_descs`] (count, data
-    /// types and sizes; [`OpError::InvalidArgument`] otherwise), executes the
+    /// Checks the call as the CPU reference does ([`ops_core::check_call`]:
+    /// the inputs' count, data types, sizes and host-read values, and the
+    /// outputs' element counts; the same error as the CPU's otherwise),
+    /// executes the
     /// operator's [`GpuPlan`] for this context's
     /// [`device_class`](Context::device_class) with
     /// [`Operator::output_descs`], and phrases
@@ -139,27 +141,7 @@ impl Context {
         inputs: &[&HostTensor],
         plan: Option<&GpuPlan>,
     ) -> Result<Vec<HostTensor>, OpError> {
-        let want = op.input_descs();
-        let name = op.info().name;
-        if want.len() != inputs.len() {
-            return Err(OpError::InvalidArgument(format!(
-                "{name} takes {} input tensors, got {}",
-                want.len(),
-                inputs.len()
-            )));
-        }
-        for (i, (w, got)) in want.iter().zip(inputs).enumerate() {
-            if w != got.desc() {
-                let tensor = op.info().inputs.get(i).copied().unwrap_or("?");
-                return Err(OpError::InvalidArgument(format!(
-                    "{name}: input {i} (`{tensor}`) should be a {} tensor of sizes {:?}, got a {} tensor of sizes {:?}",
-                    w.dtype,
-                    w.sizes,
-                    got.dtype(),
-                    got.sizes()
-                )));
-            }
-        }
+        ops_core::check_call(op, inputs)?;
         let picked;
         let plan = match plan {
             Some(plan) => plan,

@@ -422,3 +422,132 @@ fn unsupported_data_types_and_levels() {
     assert_eq!(s.min_feature_level(), Some(FeatureLevel::FL4_1));
     assert!(std::ptr::eq(info("ScatterElements"), info("Scatter")));
 }
+
+/// ReduceMin of FLOAT32 `[2, 3]` data over the INT64 `axes` given, and the
+/// axes tensor.
+fn reduce_min_2x3(axes: &[i64]) -> (ReduceMinDesc, HostTensor) {
+    let axes = HostTensor::from_slice([axes.len() as u32], axes).unwrap();
+    let d = ReduceMinDesc::builder()
+        .data(TensorDesc::new(DataType::Float32, [2, 3]))
+        .axes(axes.clone())
+        .build()
+        .unwrap();
+    (d, axes)
+}
+
+/// A host-read input given at run time must hold the values the descriptor
+/// was built from: ReduceMin built with axes `[0]` and run with `[1]` is an
+/// error naming `axes` on both backends, not the axis-0 answer.
+#[test]
+fn host_inputs_must_match_the_descriptor() {
+    let x = HostTensor::from_slice([2, 3], &[5f32, 1., 3., 0., 4., 2.]).unwrap();
+    let (d, axes0) = reduce_min_2x3(&[0]);
+    let (_, axes1) = reduce_min_2x3(&[1]);
+    let on_cpu = invalid_argument(d.run_cpu(&[&x, &axes1]));
+    let on_gpu = invalid_argument(gpu().run(&d, &[&x, &axes1]));
+    assert!(
+        on_cpu.contains("ReduceMin") && on_cpu.contains("`axes`"),
+        "{on_cpu}"
+    );
+    assert_eq!(on_cpu, on_gpu);
+    // The values the descriptor holds run.
+    let want = HostTensor::from_slice([3], &[0f32, 1., 2.]).unwrap();
+    assert_eq!(d.run_cpu(&[&x, &axes0]).unwrap()[0], want);
+    assert_eq!(gpu().run(&d, &[&x, &axes0]).unwrap()[0], want);
+}
+
+/// Both backends phrase the same mistake alike: the input count (singular
+/// and plural), an input that does not match its description, a host
+/// input that does not hold the descriptor's values, and an output too
+/// large to address.
+#[test]
+fn both_backends_phrase_the_same_mistake_alike() {
+    fn same(op: &dyn Operator, inputs: &[&HostTensor]) -> String {
+        let cpu = op.run_cpu(inputs).unwrap_err().to_string();
+        let gpu = gpu().run(op, inputs).unwrap_err().to_string();
+        assert_eq!(cpu, gpu, "{op:?}");
+        cpu
+    }
+    let x = HostTensor::from_slice([2, 3], &[1f32, 2., 3., 4., 5., 6.]).unwrap();
+    let d = argmin(x.desc().clone(), &[1]);
+    assert_eq!(
+        same(&d, &[]),
+        "invalid argument: ArgMin takes 1 input (`input`), got 0"
+    );
+    assert_eq!(
+        same(&d, &[&x, &x]),
+        "invalid argument: ArgMin takes 1 input (`input`), got 2"
+    );
+    let y = HostTensor::from_slice([3, 2], &[1i32, 2, 3, 4, 5, 6]).unwrap();
+    let m = same(&d, &[&y]);
+    assert!(m.contains("`input`") && m.contains("INT32"), "{m}");
+    let s = ScatterDesc::builder()
+        .input(x.desc().clone())
+        .indices(TensorDesc::new(DataType::Uint32, [2, 3]))
+        .updates(x.desc().clone())
+        .axis(0)
+        .build()
+        .unwrap();
+    assert_eq!(
+        same(&s, &[&x]),
+        "invalid argument: Scatter takes 3 inputs (`input`, `indices`, `updates`), got 1"
+    );
+    let (r, _) = reduce_min_2x3(&[0]);
+    let (_, axes1) = reduce_min_2x3(&[1]);
+    let m = same(&r, &[&x, &axes1]);
+    assert!(m.contains("`axes`"), "{m}");
+    // 2^33 output elements gathered from 4 MiB.
+    let input = HostTensor::zeros(TensorDesc::new(DataType::Float32, [1, 1 << 20])).unwrap();
+    let idx = HostTensor::zeros(TensorDesc::new(DataType::Uint32, [1 << 13, 1])).unwrap();
+    let g = GatherND1Desc::builder()
+        .input(input.desc().clone())
+        .indices(idx.desc().clone())
+        .input_dimension_count(2)
+        .indices_dimension_count(2)
+        .build()
+        .unwrap();
+    let m = same(&g, &[&input, &idx]);
+    assert!(m.starts_with("too large: "), "{m}");
+}
+
+/// Rule evaluation is linear in what it reads: a ReduceMin whose `axes`
+/// holds a million values, and one whose `data` has a million dimensions,
+/// are refused at once (the time is printed, not asserted).
+#[test]
+fn huge_host_tensors_and_ranks_are_refused_quickly() {
+    let n = 1_000_000u32;
+    let data = TensorDesc::new(DataType::Float32, [2, 3]);
+    // All in range but not unique: every value is read.
+    let zeros = HostTensor::from_slice([n], &vec![0i64; n as usize]).unwrap();
+    // Out of range from the third value on.
+    let counting: Vec<i64> = (0..i64::from(n)).collect();
+    let counting = HostTensor::from_slice([n], &counting).unwrap();
+    let high_rank = TensorDesc::new(DataType::Float32, vec![1; n as usize]);
+    for (what, data, axes, rule) in [
+        ("1M zero axes", &data, &zeros, "axes values must be unique"),
+        (
+            "1M counting axes",
+            &data,
+            &counting,
+            "axes values must be in the range",
+        ),
+        (
+            "1M counting axes, rank 1M",
+            &high_rank,
+            &counting,
+            "DimensionCount",
+        ),
+    ] {
+        let start = std::time::Instant::now();
+        let built = ReduceMinDesc::builder()
+            .data(data.clone())
+            .axes(axes.clone())
+            .build();
+        let e = match built {
+            Ok(d) => d.validate(FeatureLevel::HIGHEST).unwrap_err(),
+            Err(e) => panic!("{what}: build failed: {e}"),
+        };
+        println!("{what}: refused in {:?}: {e:.200}", start.elapsed());
+        assert!(e.rule.contains(rule), "{what}: {e:.500}");
+    }
+}

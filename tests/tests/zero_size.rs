@@ -207,3 +207,66 @@ fn scatter_elements() {
         (0, -1)
     );
 }
+
+/// An element count with a zero dimension is zero whatever the order of the
+/// sizes: neither order overflows, in the descriptions nor in the reduce
+/// pattern (a ReduceMin copy, an ArgMin over a kept zero-size dimension, and
+/// over the zero-size one), on both backends.
+#[test]
+fn zero_dimensions_never_overflow() {
+    let m = u32::MAX;
+    for sizes in [[m, m, m, 0], [0, m, m, m], [m, 0, m, m]] {
+        let desc = TensorDesc::new(DataType::Float32, sizes);
+        assert_eq!(desc.element_count(), Some(0), "{sizes:?}");
+        assert_eq!(desc.byte_size(), Some(0), "{sizes:?}");
+        let x = HostTensor::zeros(desc.clone()).unwrap();
+        assert!(x.is_empty());
+        // The identity reduction copies nothing.
+        let axes = HostTensor::from_slice([0], &[0i64; 0]).unwrap();
+        let d = ReduceMinDesc::builder()
+            .data(desc.clone())
+            .axes(axes.clone())
+            .build()
+            .unwrap();
+        d.validate(FeatureLevel::HIGHEST).unwrap();
+        assert!(both(&d, &[&x, &axes]).unwrap()[0].is_empty(), "{sizes:?}");
+        // Over another dimension, keeping the zero-size one: no output.
+        let zero_at = sizes.iter().position(|&s| s == 0).unwrap() as u32;
+        let d = argmin(&sizes, &[(zero_at + 1) % 4]);
+        d.validate(FeatureLevel::HIGHEST).unwrap();
+        assert!(both(&d, &[&x]).unwrap()[0].is_empty(), "{sizes:?}");
+        // Over the zero-size one: nothing to reduce for each of the other
+        // elements (or too many of them), the same error from both.
+        let d = argmin(&sizes, &[zero_at]);
+        d.validate(FeatureLevel::HIGHEST).unwrap();
+        let r = both(&d, &[&x]);
+        assert!(
+            matches!(
+                &r,
+                Err(OpError::InvalidArgument(_) | OpError::TooLarge { .. })
+            ),
+            "{sizes:?}: {r:?}"
+        );
+    }
+}
+
+/// The same for a scatter of nothing into, and a gather of no tuples from,
+/// a `[4294967295, 4294967295, 4294967295, 0]` tensor.
+#[test]
+fn zero_dimensions_never_overflow_in_gathers_and_scatters() {
+    let m = u32::MAX;
+    let x = empty(DataType::Float32, &[m, m, m, 0]);
+    let idx = empty(DataType::Uint32, &[m, m, m, 0]);
+    let s = scatter(&x, &idx, 0);
+    assert_eq!(both(&s, &[&x, &idx, &x]).unwrap()[0], x);
+    let idx = empty(DataType::Uint32, &[1, 1, 0, 4]);
+    let g = GatherND1Desc::builder()
+        .input(x.desc().clone())
+        .indices(idx.desc().clone())
+        .input_dimension_count(4)
+        .indices_dimension_count(2)
+        .build()
+        .unwrap();
+    g.validate(FeatureLevel::HIGHEST).unwrap();
+    assert!(both(&g, &[&x, &idx]).unwrap()[0].is_empty());
+}

@@ -506,10 +506,7 @@ fn too_large(what: &str, limit: &str) -> OpError {
 }
 
 fn count_of(sizes: &[u32], what: &str) -> Result<u64, OpError> {
-    sizes
-        .iter()
-        .try_fold(1u64, |acc, &s| acc.checked_mul(u64::from(s)))
-        .ok_or_else(|| too_large(what, "element count overflows u64"))
+    crate::element_count(sizes).ok_or_else(|| too_large(what, "element count overflows u64"))
 }
 
 /// Checks the data types and the output description against the geometry;

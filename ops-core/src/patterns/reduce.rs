@@ -646,26 +646,42 @@ impl ReduceGeometry {
     pub fn new(sizes: &[u32], axes: &[u32]) -> Result<ReduceGeometry, OpError> {
         let reduced_mask = axes_mask(sizes.len(), axes)?;
         let input_count = count_of(sizes)?;
+        // Zero-aware like the input's count: with a zero-size dimension the
+        // input is empty whatever the other sizes, and so is the output
+        // when the zero is kept.
+        let of_kind = |reduced: bool| -> Vec<u32> {
+            sizes
+                .iter()
+                .zip(&reduced_mask)
+                .filter(|(_, &r)| r == reduced)
+                .map(|(&s, _)| s)
+                .collect()
+        };
+        let output_count =
+            crate::element_count(&of_kind(false)).ok_or_else(|| OpError::TooLarge {
+                what: "output".into(),
+                limit: "element count overflows u64".into(),
+            })?;
+        let reduce_len = count_of(&of_kind(true))?;
         let strides = row_major_strides(sizes);
         let mut kept: Vec<(u64, u64)> = Vec::new();
         let mut reduced: Vec<(u64, u64)> = Vec::new();
         // Kind of the last dimension pushed (true = reduced), for merging.
         let mut last: Option<bool> = None;
-        let (mut output_count, mut reduce_len) = (1u64, 1u64);
         for (d, (&size, &stride)) in sizes.iter().zip(&strides).enumerate() {
             let size = u64::from(size);
             let is_reduced = reduced_mask[d];
-            if is_reduced {
-                reduce_len *= size;
-            } else {
-                output_count *= size;
-            }
             if size == 1 {
                 continue;
             }
             let list = if is_reduced { &mut reduced } else { &mut kept };
+            // A merged size divides `output_count` or `reduce_len`; it can
+            // only saturate when a zero-size dimension of its kind makes
+            // that count 0 (nothing is then read).
             match list.last_mut() {
-                Some(prev) if last == Some(is_reduced) => *prev = (prev.0 * size, stride),
+                Some(prev) if last == Some(is_reduced) => {
+                    *prev = (prev.0.saturating_mul(size), stride)
+                }
                 _ => list.push((size, stride)),
             }
             last = Some(is_reduced);
@@ -1122,13 +1138,10 @@ fn axes_mask(rank: usize, axes: &[u32]) -> Result<Vec<bool>, OpError> {
 }
 
 fn count_of(sizes: &[u32]) -> Result<u64, OpError> {
-    sizes
-        .iter()
-        .try_fold(1u64, |acc, &s| acc.checked_mul(u64::from(s)))
-        .ok_or_else(|| OpError::TooLarge {
-            what: "tensor".into(),
-            limit: "element count overflows u64".into(),
-        })
+    crate::element_count(sizes).ok_or_else(|| OpError::TooLarge {
+        what: "tensor".into(),
+        limit: "element count overflows u64".into(),
+    })
 }
 
 /// Checks the output description and data types against the configuration
@@ -1230,12 +1243,16 @@ fn select_cpu<T: Element>(
 ) -> Result<Vec<(u64, usize)>, OpError> {
     let sizes = input.sizes();
     let mask = axes_mask(sizes.len(), axes)?;
-    let out_count: u64 = sizes
+    let kept: Vec<u32> = sizes
         .iter()
         .zip(&mask)
         .filter(|(_, &r)| !r)
-        .map(|(&s, _)| u64::from(s))
-        .product();
+        .map(|(&s, _)| s)
+        .collect();
+    let out_count = crate::element_count(&kept).ok_or_else(|| OpError::TooLarge {
+        what: "output".into(),
+        limit: "element count overflows u64".into(),
+    })?;
     let out_count = usize::try_from(out_count).map_err(|_| OpError::TooLarge {
         what: "output".into(),
         limit: "host address space".into(),

@@ -328,12 +328,10 @@ impl ScatterGeometry {
             }
         }
         let product = |s: &[u32]| {
-            s.iter()
-                .try_fold(1u64, |acc, &x| acc.checked_mul(u64::from(x)))
-                .ok_or_else(|| OpError::TooLarge {
-                    what: "tensor".into(),
-                    limit: "element count overflows u64".into(),
-                })
+            crate::element_count(s).ok_or_else(|| OpError::TooLarge {
+                what: "tensor".into(),
+                limit: "element count overflows u64".into(),
+            })
         };
         let outer = product(&input_sizes[..axis])?;
         let inner = product(&input_sizes[axis + 1..])?;

@@ -444,6 +444,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
             let tensors = self.__tensors();
             let host: [::core::option::Option<::std::vec::Vec<i128>>; #n_tensors] = self.__host_values();
             let attrs = self.__attrs();
+            TABLE.check_input_ranks(::core::option::Option::None, &tensors, N_INPUTS).ok()?;
             let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
             env.run_steps(#op_name, STEPS).ok()?;
             TABLE.min_level(&tensors)
@@ -473,6 +474,15 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
             quote!(self.#f.clone())
         }
     });
+    let host_input_arms = spec
+        .tensors
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.host && !t.output)
+        .map(|(i, t)| {
+            let f = ident(&t.name);
+            quote!(#i => ::core::option::Option::Some(&self.#f),)
+        });
     let tensor_infos = spec.tensors.iter().map(|t| {
         let (name, seed, output, host) = (&t.name, &t.seed, t.output, t.host);
         quote!(::ops_core::TensorInfo { name: #name, seed: #seed, output: #output, host: #host })
@@ -555,7 +565,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                         let tensors = __d.__tensors();
                         let host = __d.__host_values();
                         let attrs = __d.__attrs();
-                        let (inferred, __complete) = ::ops_core::__private::args::infer_outputs(#op_name, STEPS, SLOTS, &tensors, TENSOR_NAMES, &host, &attrs, &__missing);
+                        let (inferred, __complete) = ::ops_core::__private::args::infer_outputs(#op_name, STEPS, SLOTS, &tensors, TENSOR_NAMES, &host, &attrs, &__missing, &TABLE, N_INPUTS);
                         for (__i, __sizes, __dt) in inferred {
                             #(#output_fix)*
                         }
@@ -603,6 +613,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                     let tensors = self.__tensors();
                     let host = self.__host_values();
                     let attrs = self.__attrs();
+                    TABLE.check_input_ranks(::core::option::Option::None, &tensors, N_INPUTS)?;
                     let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
                     env.run_steps(#op_name, STEPS)?;
                     env.list(e).map_err(|e| ::ops_core::OpError::InvalidArgument(::std::format!("{}: {}", #op_name, e.0)))
@@ -612,26 +623,11 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                     let tensors = self.__tensors();
                     let host = self.__host_values();
                     let attrs = self.__attrs();
+                    TABLE.check_input_ranks(::core::option::Option::None, &tensors, N_INPUTS)?;
                     let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
                     env.run_steps(#op_name, STEPS)?;
                     let v = env.int(e).map_err(|e| ::ops_core::OpError::InvalidArgument(::std::format!("{}: {}", #op_name, e.0)))?;
                     usize::try_from(v).map_err(|_| ::ops_core::OpError::InvalidArgument(::std::format!("{}: {} is not a valid count", #op_name, v)))
-                }
-
-                fn __check_inputs(&self, inputs: &[&::ops_core::HostTensor]) -> ::core::result::Result<(), ::ops_core::OpError> {
-                    if inputs.len() != N_INPUTS {
-                        return ::core::result::Result::Err(::ops_core::OpError::InvalidArgument(::std::format!(
-                            "{} takes {} inputs ({}), got {}", #op_name, N_INPUTS, [#(#input_names),*].join(", "), inputs.len())));
-                    }
-                    let tensors = self.__tensors();
-                    for (i, t) in inputs.iter().enumerate() {
-                        if t.desc() != tensors[i] {
-                            return ::core::result::Result::Err(::ops_core::OpError::InvalidArgument(::std::format!(
-                                "{}: input `{}` is {} {:?}, the descriptor says {} {:?}", #op_name, TENSOR_NAMES[i],
-                                t.dtype(), t.sizes(), tensors[i].dtype, tensors[i].sizes)));
-                        }
-                    }
-                    ::core::result::Result::Ok(())
                 }
             }
 
@@ -670,9 +666,12 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                 }
 
                 fn validate(&self, level: ::ops_core::FeatureLevel) -> ::core::result::Result<(), ::ops_core::ValidationError> {
-                    // The spec's rules first (they explain a shape that could
-                    // not be inferred), then the level's table.
+                    // An input rank beyond any the table admits first (the
+                    // rules iterate over dimensions), the spec's rules next
+                    // (they explain a shape that could not be inferred),
+                    // then the level's table.
                     let tensors = self.__tensors();
+                    TABLE.check_input_ranks(::core::option::Option::Some(level), &tensors, N_INPUTS)?;
                     let host = self.__host_values();
                     let attrs = self.__attrs();
                     let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
@@ -692,8 +691,15 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                     ::std::vec![#(#output_descs),*]
                 }
 
+                fn host_input(&self, i: usize) -> ::core::option::Option<&::ops_core::HostTensor> {
+                    match i {
+                        #(#host_input_arms)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+
                 fn run_cpu(&self, inputs: &[&::ops_core::HostTensor]) -> ::core::result::Result<::std::vec::Vec<::ops_core::HostTensor>, ::ops_core::OpError> {
-                    self.__check_inputs(inputs)?;
+                    ::ops_core::check_call(self, inputs)?;
                     #run_cpu
                 }
 
