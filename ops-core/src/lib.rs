@@ -36,7 +36,7 @@ pub use op::{
 };
 pub use plan::{
     split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, OutputInit, Pass,
-    PARAM_WORDS,
+    MAX_THREAD_STEPS, PARAM_WORDS,
 };
 pub use tensor::{element_count, row_major_strides, HostTensor, TensorDesc};
 

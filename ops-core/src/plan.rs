@@ -25,6 +25,15 @@ pub enum Access {
     Uniform,
 }
 
+/// Most iterations a planner lets one loop of one thread run. llvmpipe
+/// (lavapipe) ends a shader loop early, its guard against hangs: measured
+/// here, a one-thread scan stopped after about 65,535 plain iterations and
+/// after about 32,760 of a loop with a branch in its body; a scatter walk
+/// of 70,000 rows came back wrong, one of 40,000 right. Plans that would
+/// loop longer take another kernel (a scatter walk, two passes; a
+/// reduction, chunks), on every adapter.
+pub const MAX_THREAD_STEPS: u64 = 16_384;
+
 /// Parameter words a pass's [`Access::Uniform`] binding holds: the runtime
 /// binds that many (256 bytes), the words beyond the pass's zero.
 pub const PARAM_WORDS: usize = 64;

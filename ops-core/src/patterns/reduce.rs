@@ -18,7 +18,7 @@ use std::cmp::Ordering;
 use super::pow2_floor;
 use crate::{
     row_major_strides, BufferRef, DataType, DeviceClass, Element, GpuPlan, HostTensor, Kernel,
-    OpError, OutputInit, Pass, TensorDesc,
+    OpError, OutputInit, Pass, TensorDesc, MAX_THREAD_STEPS,
 };
 
 /// What each output element keeps.
@@ -247,13 +247,6 @@ fn gcd(a: u64, b: u64) -> u64 {
         gcd(b, a % b)
     }
 }
-
-/// Most iterations of one loop of one thread in the alternatives of
-/// [`ReduceGeometry::strategies`]: llvmpipe (lavapipe) ends a shader loop
-/// after 65,535 iterations, its guard against hangs (measured: a one-thread
-/// `Rows` scan of 100,000 elements returned a position below 65,536). The
-/// planner's own picks stay far below it within u32 addressing.
-pub const MAX_THREAD_STEPS: u64 = 65_535;
 
 /// Threads a reduction should run to keep a large GPU's memory system busy
 /// (a few per core of a big discrete GPU); fewer outputs than this get their
@@ -1022,7 +1015,8 @@ impl ReduceGeometry {
     /// Every strategy [`reduce_plan_with`] accepts for this reduction over
     /// `dtype`: the planner's choices on both device classes and its word
     /// strategy ([`strategy`](Self::strategy)), then the word strategies
-    /// taken past the thresholds that rule them out here — one
+    /// taken past the thresholds that rule them out here, as far as
+    /// [`MAX_THREAD_STEPS`](crate::MAX_THREAD_STEPS) allows — one
     /// [`ReduceStrategy::Rows`] pass, [`ReduceStrategy::Tree`] teams,
     /// [`ReduceStrategy::SplitRows`] and [`ReduceStrategy::SplitTree`] over
     /// chunks of [`MIN_CHUNK`] and `WORKGROUP_SIZE * TEAM_ELEMENTS`
@@ -1051,7 +1045,8 @@ impl ReduceGeometry {
         ];
         picked.into_iter().for_each(&mut push);
         let (outputs, len) = (self.output_count, self.reduce_len);
-        // No thread loops more than MAX_THREAD_STEPS times.
+        // No thread loops more than MAX_THREAD_STEPS times (the planner's own
+        // picks reach it only past 1 GiB inputs).
         let steps = |per_thread: u64| per_thread <= MAX_THREAD_STEPS;
         if steps(len) {
             push(ReduceStrategy::Rows);

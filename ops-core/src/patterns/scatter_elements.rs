@@ -354,9 +354,13 @@ impl ScatterGeometry {
     /// ([`DeviceClass::Hardware`]), whatever the data type:
     /// [`ScatterStrategy::Columns`] with at least [`COLUMNS_MIN`] columns or
     /// at most [`COLUMNS_MAX_WALK`] updates per column,
-    /// [`ScatterStrategy::TwoPass`] otherwise.
+    /// [`ScatterStrategy::TwoPass`] otherwise, and always for walks of more
+    /// than [`MAX_THREAD_STEPS`](crate::MAX_THREAD_STEPS) updates (on both
+    /// classes: a walk's thread loops over them).
     pub fn strategy(&self) -> ScatterStrategy {
-        if self.columns() >= COLUMNS_MIN || self.index_axis_len <= COLUMNS_MAX_WALK {
+        if self.index_axis_len > crate::MAX_THREAD_STEPS {
+            ScatterStrategy::TwoPass
+        } else if self.columns() >= COLUMNS_MIN || self.index_axis_len <= COLUMNS_MAX_WALK {
             ScatterStrategy::Columns
         } else {
             ScatterStrategy::TwoPass
@@ -377,7 +381,7 @@ impl ScatterGeometry {
     ///   otherwise;
     /// - else [`ScatterStrategy::TwoPass`].
     pub fn strategy_on(&self, class: DeviceClass, data: DataType) -> ScatterStrategy {
-        if class == DeviceClass::Hardware {
+        if class == DeviceClass::Hardware || self.index_axis_len > crate::MAX_THREAD_STEPS {
             return self.strategy();
         }
         let short = self.index_axis_len <= COLUMNS_MAX_WALK;
@@ -664,7 +668,8 @@ pub fn scatter_elements_plan(
 }
 
 /// Every plan of the four [`ScatterStrategy`]s for this call (those that
-/// fall back to the same kernel as another once), each with its strategy's
+/// fall back to the same kernel as another once; the walks only up to
+/// [`MAX_THREAD_STEPS`](crate::MAX_THREAD_STEPS) updates), each with its strategy's
 /// name: what tests and `ops fuzz --variants all` run beside the planner's
 /// choice.
 #[allow(clippy::too_many_arguments)]
@@ -681,12 +686,17 @@ pub fn scatter_elements_plans(
     kernels: &ScatterKernels,
 ) -> Result<Vec<(String, GpuPlan)>, OpError> {
     let mut out: Vec<(String, GpuPlan)> = Vec::new();
+    let g = check_call(input, indices, updates, output, axis)?;
+    let walks = g.index_axis_len <= crate::MAX_THREAD_STEPS;
     for strategy in [
         ScatterStrategy::TwoPass,
         ScatterStrategy::Columns,
         ScatterStrategy::ColumnWords,
         ScatterStrategy::ColumnVectors,
     ] {
+        if strategy != ScatterStrategy::TwoPass && !walks {
+            continue;
+        }
         let plan = scatter_elements_plan_with(
             Some(strategy),
             input,

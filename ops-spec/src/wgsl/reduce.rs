@@ -1068,9 +1068,8 @@ fn gen_columns_body(
                 w.line(format!("phase = phase + select(0u, 1u, wrap{j});"));
             }
             let p = "((o * columns + col) * phases + phase) * chunks + c";
-            let position = format!(
-                "select(best_position{j} * phases + phase, NO_POSITION, begin == end)"
-            );
+            let position =
+                format!("select(best_position{j} * phases + phase, NO_POSITION, begin == end)");
             if ranks_only {
                 w.line(format!("store_partial_raw({p}, raw{j}, {position});"));
             } else {

@@ -1,0 +1,270 @@
+//! Correct at every size, for the gather and scatter patterns: every plan
+//! variant of GatherND1 and Scatter, run through the catalog operators on
+//! the GPU against the CPU reference at the sizes where their planners'
+//! choices change.
+//!
+//! As for reductions (`reduce_boundaries.rs`), the boundaries come from the
+//! planners themselves: each family of shapes varies one extent (a slice's
+//! length, the columns of a scatter, its walk along the axis, the tuple
+//! count) and every extent where `GatherNdGeometry::variant_on` or
+//! `ScatterGeometry::strategy_on` changes on either device class is run
+//! just below, at and above. The per-thread work arithmetic (work items a
+//! thread, vectors a thread, rows between barriers) adds the extents around
+//! its multiples. At each size every plan of
+//! `Operator::gpu_plan_variants` runs, for 8-, 16-, 32- and 64-bit data
+//! where the tables have them, with random data and indices and with every
+//! index equal (collisions everywhere).
+
+use std::collections::BTreeSet;
+
+use ops::{GatherND1Desc, ScatterDesc};
+use ops_core::fuzz::{data_tensor, Rng};
+use ops_core::patterns::gather_nd::{
+    single_vector_items, GatherNdGeometry, ELEMENTS_PER_THREAD, WORKGROUP_SIZE,
+};
+use ops_core::patterns::scatter_elements::{ScatterGeometry, LOCKSTEP_ROWS};
+use ops_core::{DataType, DeviceClass, HostTensor, Operator, MAX_THREAD_STEPS};
+use ops_tests::{assert_bitwise_eq, gpu};
+
+/// Index data: `count` values below `bound`, random or all one value.
+fn index_tensor(sizes: &[u32], bound: u32, same: bool, rng: &mut Rng) -> HostTensor {
+    let count: u64 = sizes.iter().map(|&s| u64::from(s)).product();
+    let fixed = rng.below(u64::from(bound)) as i32;
+    let values: Vec<i32> = (0..count)
+        .map(|_| {
+            if same {
+                fixed
+            } else {
+                rng.below(u64::from(bound)) as i32
+            }
+        })
+        .collect();
+    HostTensor::from_slice(sizes.to_vec(), &values).unwrap()
+}
+
+/// Runs every plan variant of `op` against its CPU reference; returns the
+/// number of plans run.
+fn every_plan(op: &dyn Operator, inputs: &[&HostTensor], what: &str) -> usize {
+    let want = op
+        .run_cpu(inputs)
+        .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
+    let plans = op
+        .gpu_plan_variants()
+        .unwrap_or_else(|e| panic!("{what}: plans: {e}"));
+    let start = std::time::Instant::now();
+    for (name, plan) in &plans {
+        let got = gpu()
+            .run_plan(op, inputs, plan)
+            .unwrap_or_else(|e| panic!("{what} {name}: {e}"));
+        for (g, w) in got.iter().zip(&want) {
+            assert_bitwise_eq(g, w, &format!("{what} {name}"));
+        }
+    }
+    eprintln!(
+        "{what}: {} plans, {:.2} s",
+        plans.len(),
+        start.elapsed().as_secs_f64()
+    );
+    plans.len()
+}
+
+/// The extents `first, first + step, ...` up to `max` where `choice`
+/// changes, each with its neighbours (steps that keep the alignment of the
+/// extent fixed: a change between the same two choices counts twice at
+/// most), plus the first three multiples of each of `multiples` (and their
+/// neighbours) up to `max`.
+fn changes<T: PartialEq + Clone>(
+    first: u64,
+    step: u64,
+    max: u64,
+    choice: impl Fn(u64) -> T,
+    multiples: &[u64],
+) -> BTreeSet<u64> {
+    let mut out = BTreeSet::new();
+    let mut last = choice(first);
+    let mut seen: Vec<(T, T, usize)> = Vec::new();
+    let mut n = first + step;
+    while n <= max {
+        let c = choice(n);
+        if c != last {
+            let count = match seen.iter_mut().find(|(a, b, _)| *a == last && *b == c) {
+                Some(entry) => {
+                    entry.2 += 1;
+                    entry.2
+                }
+                None => {
+                    seen.push((last.clone(), c.clone(), 1));
+                    1
+                }
+            };
+            if count <= 2 {
+                out.extend([n - step, n, n + step].into_iter().filter(|&m| m <= max));
+            }
+            last = c;
+        }
+        n += step;
+    }
+    for &m in multiples {
+        for k in 1..=3 {
+            out.extend(
+                [k * m - 1, k * m, k * m + 1]
+                    .into_iter()
+                    .filter(|&x| x >= 1 && x <= max),
+            );
+        }
+    }
+    out
+}
+
+const CLASSES: [DeviceClass; 2] = [DeviceClass::Software, DeviceClass::Hardware];
+
+#[test]
+fn gather_variants_at_their_boundaries() {
+    let mut rng = Rng::new(0x6a7e);
+    let (mut sizes, mut runs) = (0usize, 0usize);
+    let mut seen = BTreeSet::new();
+    for dt in [
+        DataType::Uint8,
+        DataType::Float16,
+        DataType::Float32,
+        DataType::Int32,
+    ] {
+        // Slices of n elements, [3, n] gathered by [5, 1] tuples.
+        let variant = |n: u64| {
+            let g = GatherNdGeometry::new(&[3, n as u32], &[5, 1], 2, 2, 0).unwrap();
+            CLASSES.map(|c| g.variant_on(c, dt))
+        };
+        // Slices of whole 16-byte vectors, and slices one element past.
+        let slices: BTreeSet<u64> = [16, 17]
+            .into_iter()
+            .flat_map(|first| changes(first, 16, 20_000, variant, &[]))
+            .collect();
+        for n in slices {
+            let input = data_tensor(dt, &[3, n as u32], &mut rng);
+            for same in [false, true] {
+                let idx = index_tensor(&[5, 1], 3, same, &mut rng);
+                let op = gather(&input, &idx);
+                runs += every_plan(
+                    &op,
+                    &[&input, &idx],
+                    &format!("GatherND1 {dt} slices of {n}"),
+                );
+                seen.extend(op.gpu_plan_variants().unwrap().into_iter().map(|(v, _)| v));
+            }
+            sizes += 1;
+        }
+        // Single elements gathered by n tuples, around the
+        // work a thread takes.
+        let per_thread = [
+            ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE),
+            single_vector_items(dt) * u64::from(WORKGROUP_SIZE),
+        ];
+        // Tuples of two values into [64, 64], of one into [1, 64].
+        let pairs = data_tensor(dt, &[64, 64], &mut rng);
+        let row = data_tensor(dt, &[1, 64], &mut rng);
+        for n in changes(1, 1, 4 * per_thread[0], |_| (), &per_thread) {
+            for (input, tuple, input_dims) in [(&pairs, 2, 2), (&row, 1, 1)] {
+                let idx = index_tensor(&[n as u32, tuple], 64, false, &mut rng);
+                let op = GatherND1Desc::builder()
+                    .input(input.desc().clone())
+                    .indices(idx.desc().clone())
+                    .input_dimension_count(input_dims)
+                    .indices_dimension_count(2)
+                    .build()
+                    .unwrap();
+                let what = format!("GatherND1 {dt} {n} elements by tuples of {tuple}");
+                runs += every_plan(&op, &[input, &idx], &what);
+                seen.extend(op.gpu_plan_variants().unwrap().into_iter().map(|(v, _)| v));
+                sizes += 1;
+            }
+        }
+    }
+    println!("GatherND1: {sizes} sizes, {runs} plans run, variants {seen:?}");
+    for v in ops_core::patterns::gather_nd::GatherVariant::ALL {
+        assert!(seen.contains(v.name()), "{} never ran", v.name());
+    }
+}
+
+fn gather(input: &HostTensor, idx: &HostTensor) -> GatherND1Desc {
+    GatherND1Desc::builder()
+        .input(input.desc().clone())
+        .indices(idx.desc().clone())
+        .input_dimension_count(2)
+        .indices_dimension_count(2)
+        .build()
+        .unwrap()
+}
+
+fn scatter(x: &HostTensor, idx: &HostTensor, up: &HostTensor) -> ScatterDesc {
+    ScatterDesc::builder()
+        .input(x.desc().clone())
+        .indices(idx.desc().clone())
+        .updates(up.desc().clone())
+        .axis(0)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn scatter_strategies_at_their_boundaries() {
+    let mut rng = Rng::new(0x5ca7);
+    let (mut sizes, mut runs) = (0usize, 0usize);
+    let mut seen = BTreeSet::new();
+    for dt in [
+        DataType::Uint8,
+        DataType::Float16,
+        DataType::Float32,
+        DataType::Int64,
+    ] {
+        let geometry = |rows: u64, columns: u64, walk: u64| {
+            ScatterGeometry::new(
+                &[rows as u32, columns as u32],
+                &[walk as u32, columns as u32],
+                0,
+            )
+            .unwrap()
+        };
+        // Columns scanned, walks of 12 updates into 16 rows.
+        let by_columns = |n: u64| {
+            let g = geometry(16, n, 12);
+            CLASSES.map(|c| g.strategy_on(c, dt))
+        };
+        let mut shapes: Vec<(u64, u64, u64)> = [16, 17]
+            .into_iter()
+            .flat_map(|first| changes(first, 16, 70_000, by_columns, &[]))
+            .map(|n| (16, n, 12))
+            .collect();
+        // Walks scanned, 64 columns, and the rows between barriers.
+        let by_walk = |n: u64| {
+            let g = geometry(n.max(2), 64, n);
+            CLASSES.map(|c| g.strategy_on(c, dt))
+        };
+        shapes.extend(
+            changes(
+                1,
+                1,
+                MAX_THREAD_STEPS + 1,
+                by_walk,
+                &[u64::from(LOCKSTEP_ROWS)],
+            )
+            .into_iter()
+            .map(|n| (n.max(2), 64, n)),
+        );
+        for (rows, columns, walk) in shapes {
+            let x = data_tensor(dt, &[rows as u32, columns as u32], &mut rng);
+            let up = data_tensor(dt, &[walk as u32, columns as u32], &mut rng);
+            for same in [false, true] {
+                let idx = index_tensor(&[walk as u32, columns as u32], rows as u32, same, &mut rng);
+                let op = scatter(&x, &idx, &up);
+                let what = format!("Scatter {dt} [{rows}, {columns}] walk {walk} same {same}");
+                runs += every_plan(&op, &[&x, &idx, &up], &what);
+                seen.extend(op.gpu_plan_variants().unwrap().into_iter().map(|(v, _)| v));
+            }
+            sizes += 1;
+        }
+    }
+    println!("Scatter: {sizes} sizes, {runs} plans run, strategies {seen:?}");
+    for s in ["TwoPass", "Columns", "ColumnWords", "ColumnVectors"] {
+        assert!(seen.contains(s), "{s} never ran");
+    }
+}
