@@ -948,7 +948,6 @@ pub fn gather_nd_plan_with(
             });
         }
     }
-    let params = gather_nd_params(&g, input.dtype)?;
     let work = g.work_items(input.dtype);
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Overwritten; output_slot + 1],
@@ -956,6 +955,11 @@ pub fn gather_nd_plan_with(
         passes: Vec::new(),
         index_checks: vec![indices_slot],
     };
+    if work == 0 {
+        // No pass: the strides of an empty input need not fit a word.
+        return Ok(plan);
+    }
+    let params = gather_nd_params(&g, input.dtype)?;
     // The mode is the one `variant` picked the kernel by.
     let too_large = |limit: &str| OpError::TooLarge {
         what: format!("a gather of {} tuples", g.tuple_count),

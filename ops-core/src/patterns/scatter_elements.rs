@@ -333,15 +333,21 @@ impl ScatterGeometry {
                 limit: "element count overflows u64".into(),
             })
         };
-        let outer = product(&input_sizes[..axis])?;
-        let inner = product(&input_sizes[axis + 1..])?;
+        let update_count = product(indices_sizes)?;
+        let output_count = product(input_sizes)?;
+        // With nothing to scatter into or from, the sizes beside a zero may
+        // multiply past u64: the columns are then none.
+        let part = |s: &[u32]| match product(s) {
+            Err(_) if update_count == 0 && output_count == 0 => Ok(0),
+            other => other,
+        };
         Ok(ScatterGeometry {
-            outer,
+            outer: part(&input_sizes[..axis])?,
             index_axis_len: u64::from(indices_sizes[axis]),
             axis_len: u64::from(input_sizes[axis]),
-            inner,
-            update_count: product(indices_sizes)?,
-            output_count: product(input_sizes)?,
+            inner: part(&input_sizes[axis + 1..])?,
+            update_count,
+            output_count,
         })
     }
 
