@@ -101,3 +101,23 @@ pub fn float_pairs() -> Vec<(HostTensor, HostTensor)> {
         ),
     ]
 }
+
+/// A context whose storage bindings are small enough that a tensor of
+/// `bytes` runs through the segmented variant of its kernels, bound in
+/// 2 to 4 segments: one context per binding size of 1 KiB times a power
+/// of 4, created on first use. `None` for tensors of at most 1 KiB (no
+/// binding smaller than that is tried).
+pub fn segmented_context_for(bytes: u64) -> Option<&'static ops_gpu::Context> {
+    use std::sync::OnceLock;
+    const SIZES: usize = 10;
+    static CONTEXTS: [OnceLock<ops_gpu::Context>; SIZES] = [const { OnceLock::new() }; SIZES];
+    let k = (0..SIZES).find(|&k| {
+        let binding = 1024u64 << (2 * k);
+        bytes > binding && bytes <= 4 * binding
+    })?;
+    Some(CONTEXTS[k].get_or_init(|| {
+        ops_gpu::Context::new()
+            .unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+            .with_max_binding_size(1024 << (2 * k))
+    }))
+}

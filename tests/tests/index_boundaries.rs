@@ -13,7 +13,8 @@
 //! its multiples. At each size every plan of
 //! `Operator::gpu_plan_variants` runs, for 8-, 16-, 32- and 64-bit data
 //! where the tables have them, with random data and indices and with every
-//! index equal (collisions everywhere).
+//! index equal (collisions everywhere), on the shared context and through
+//! the segmented kernels (`segmented_context_for`).
 
 use std::collections::BTreeSet;
 
@@ -24,7 +25,7 @@ use ops_core::patterns::gather_nd::{
 };
 use ops_core::patterns::scatter_elements::{ScatterGeometry, LOCKSTEP_ROWS};
 use ops_core::{DataType, DeviceClass, HostTensor, Operator, MAX_THREAD_STEPS};
-use ops_tests::{assert_bitwise_eq, gpu};
+use ops_tests::{assert_bitwise_eq, gpu, segmented_context_for};
 
 /// Index data: `count` values below `bound`, random or all one value.
 fn index_tensor(sizes: &[u32], bound: u32, same: bool, rng: &mut Rng) -> HostTensor {
@@ -58,6 +59,24 @@ fn every_plan(op: &dyn Operator, inputs: &[&HostTensor], what: &str) -> usize {
             .unwrap_or_else(|e| panic!("{what} {name}: {e}"));
         for (g, w) in got.iter().zip(&want) {
             assert_bitwise_eq(g, w, &format!("{what} {name}"));
+        }
+        // Through the segmented kernels too, the largest buffer bound in 2
+        // to 4 segments.
+        let bytes = inputs
+            .iter()
+            .map(|t| t.bytes().len())
+            .chain(want.iter().map(|t| t.bytes().len()))
+            .map(|b| b as u64)
+            .chain(plan.scratch_bytes.iter().copied())
+            .max()
+            .unwrap_or(0);
+        if let Some(seg) = segmented_context_for(bytes) {
+            let got = seg
+                .run_plan(op, inputs, plan)
+                .unwrap_or_else(|e| panic!("{what} {name}, segmented: {e}"));
+            for (g, w) in got.iter().zip(&want) {
+                assert_bitwise_eq(g, w, &format!("{what} {name}, segmented"));
+            }
         }
     }
     eprintln!(

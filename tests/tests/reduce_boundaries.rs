@@ -19,8 +19,10 @@
 //! variants), for 8-, 16-, 32- and 64-bit data, with data whose elements
 //! are all equal (ties everywhere), data of NaNs and signed zeros (integer
 //! extremes for integers) and random data, through ArgMin, ArgMax (both
-//! tie rules), ReduceMin and ReduceMax. Sizes above [`MAX_ELEMENTS`] are
-//! counted and printed, not run.
+//! tie rules), ReduceMin and ReduceMax; the planner's own picks also
+//! through their segmented kernels, the input bound in 2 to 4 segments
+//! (`segmented_context_for`). Sizes above [`MAX_ELEMENTS`] are counted and
+//! printed, not run.
 //!
 //! Without a GPU, `no_split_plan_has_an_empty_chunk` checks every step of
 //! every range: each split plan's chunks cover the reduced positions with
@@ -35,7 +37,7 @@ use ops_core::patterns::reduce::{
 };
 use ops_core::{DataType, DeviceClass, HostTensor, Kernel, TensorDesc};
 use ops_spec::wgsl::{reduce_kernel, reduce_kernel_key, REDUCE_BINDINGS, REDUCE_ENTRY};
-use ops_tests::{assert_bitwise_eq, gpu};
+use ops_tests::{assert_bitwise_eq, gpu, segmented_context_for};
 
 const ORIGIN: &str = "tests/tests/reduce_boundaries.rs";
 
@@ -565,6 +567,7 @@ fn run_size(f: &Family, dt: DataType, n: u64, turn: &mut usize, rng: &mut Rng) -
     let g = ReduceGeometry::new(&sizes, f.axes).unwrap();
     let mut runs = 0;
     let all_data = g.input_count <= ALL_DATA_ELEMENTS;
+    let picked = [DeviceClass::Software, DeviceClass::Hardware].map(|c| g.strategy_on(dt, c));
     for (d, data) in [Data::AllEqual, Data::NanAndZeros, Data::Random]
         .into_iter()
         .enumerate()
@@ -601,6 +604,21 @@ fn run_size(f: &Family, dt: DataType, n: u64, turn: &mut usize, rng: &mut Rng) -
                 .unwrap_or_else(|e| panic!("{what}: gpu: {e:?}"));
             assert_bitwise_eq(&got[0], &want, &what);
             runs += 1;
+            // The planner's picks also through their segmented kernels, the
+            // largest buffer bound in 2 to 4 segments (one kind of data each).
+            let bytes = plan
+                .scratch_bytes
+                .iter()
+                .fold(g.input_count * dt.size_bytes() as u64, |a, &b| a.max(b));
+            if picked.contains(&s) && d == n as usize % 3 {
+                if let Some(seg) = segmented_context_for(bytes) {
+                    let got = seg
+                        .execute(&plan, &[&input], std::slice::from_ref(&out))
+                        .unwrap_or_else(|e| panic!("{what}: segmented: {e:?}"));
+                    assert_bitwise_eq(&got[0], &want, &format!("{what}, segmented"));
+                    runs += 1;
+                }
+            }
         }
     }
     runs
