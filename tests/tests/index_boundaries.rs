@@ -27,20 +27,30 @@ use ops_core::patterns::scatter_elements::{ScatterGeometry, LOCKSTEP_ROWS};
 use ops_core::{DataType, DeviceClass, HostTensor, Operator, MAX_THREAD_STEPS};
 use ops_tests::{assert_bitwise_eq, gpu, segmented_context_for};
 
-/// Index data: `count` values below `bound`, random or all one value.
+/// Index data: `count` values in `[-bound, bound)` (a quarter of them
+/// negative, counting from the end), random or all one value, INT32 or
+/// INT64 (word pairs) at random.
 fn index_tensor(sizes: &[u32], bound: u32, same: bool, rng: &mut Rng) -> HostTensor {
     let count: u64 = sizes.iter().map(|&s| u64::from(s)).product();
-    let fixed = rng.below(u64::from(bound)) as i32;
-    let values: Vec<i32> = (0..count)
-        .map(|_| {
-            if same {
-                fixed
-            } else {
-                rng.below(u64::from(bound)) as i32
-            }
-        })
+    let bound = i64::from(bound);
+    let draw = |rng: &mut Rng| {
+        let v = rng.below(bound as u64) as i64;
+        if rng.below(4) == 0 {
+            v - bound
+        } else {
+            v
+        }
+    };
+    let fixed = draw(rng);
+    let values: Vec<i64> = (0..count)
+        .map(|_| if same { fixed } else { draw(rng) })
         .collect();
-    HostTensor::from_slice(sizes.to_vec(), &values).unwrap()
+    if rng.below(2) == 0 {
+        HostTensor::from_slice(sizes.to_vec(), &values).unwrap()
+    } else {
+        let narrow: Vec<i32> = values.iter().map(|&v| v as i32).collect();
+        HostTensor::from_slice(sizes.to_vec(), &narrow).unwrap()
+    }
 }
 
 /// Runs every plan variant of `op` against its CPU reference; returns the
