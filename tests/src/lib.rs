@@ -121,3 +121,26 @@ pub fn segmented_context_for(bytes: u64) -> Option<&'static ops_gpu::Context> {
             .with_max_binding_size(1024 << (2 * k))
     }))
 }
+
+/// GatherND1 of `x` by `idx` (`indices_dimension_count` 2: `[n, tuple]`
+/// indices), gathering from the last `input_dims` dimensions of `x`.
+pub fn gather_nd1(x: &HostTensor, idx: &HostTensor, input_dims: u32) -> ops::GatherND1Desc {
+    ops::GatherND1Desc::builder()
+        .input(x.desc().clone())
+        .indices(idx.desc().clone())
+        .input_dimension_count(input_dims)
+        .indices_dimension_count(2)
+        .build()
+        .unwrap()
+}
+
+/// Scatter of `up` into `x` along axis 0 at `idx`.
+pub fn scatter_axis0(x: &HostTensor, idx: &HostTensor, up: &HostTensor) -> ops::ScatterDesc {
+    ops::ScatterDesc::builder()
+        .input(x.desc().clone())
+        .indices(idx.desc().clone())
+        .updates(up.desc().clone())
+        .axis(0)
+        .build()
+        .unwrap()
+}

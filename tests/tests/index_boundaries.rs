@@ -18,14 +18,13 @@
 
 use std::collections::BTreeSet;
 
-use ops::{GatherND1Desc, ScatterDesc};
 use ops_core::fuzz::{data_tensor, Rng};
 use ops_core::patterns::gather_nd::{
     single_vector_items, GatherNdGeometry, ELEMENTS_PER_THREAD, WORKGROUP_SIZE,
 };
 use ops_core::patterns::scatter_elements::{ScatterGeometry, LOCKSTEP_ROWS};
 use ops_core::{DataType, DeviceClass, HostTensor, Operator, MAX_THREAD_STEPS};
-use ops_tests::{assert_bitwise_eq, gpu, segmented_context_for};
+use ops_tests::{assert_bitwise_eq, gather_nd1, gpu, scatter_axis0, segmented_context_for};
 
 /// Index data: `count` values in `[-bound, bound)` (a quarter of them
 /// negative, counting from the end), random or all one value, INT32 or
@@ -172,7 +171,7 @@ fn gather_variants_at_their_boundaries() {
             let input = data_tensor(dt, &[3, n as u32], &mut rng);
             for same in [false, true] {
                 let idx = index_tensor(&[5, 1], 3, same, &mut rng);
-                let op = gather(&input, &idx);
+                let op = gather_nd1(&input, &idx, 2);
                 runs += every_plan(
                     &op,
                     &[&input, &idx],
@@ -194,13 +193,7 @@ fn gather_variants_at_their_boundaries() {
         for n in changes(1, 1, 4 * per_thread[0], |_| (), &per_thread) {
             for (input, tuple, input_dims) in [(&pairs, 2, 2), (&row, 1, 1)] {
                 let idx = index_tensor(&[n as u32, tuple], 64, false, &mut rng);
-                let op = GatherND1Desc::builder()
-                    .input(input.desc().clone())
-                    .indices(idx.desc().clone())
-                    .input_dimension_count(input_dims)
-                    .indices_dimension_count(2)
-                    .build()
-                    .unwrap();
+                let op = gather_nd1(input, &idx, input_dims);
                 let what = format!("GatherND1 {dt} {n} elements by tuples of {tuple}");
                 runs += every_plan(&op, &[input, &idx], &what);
                 seen.extend(op.gpu_plan_variants().unwrap().into_iter().map(|(v, _)| v));
@@ -212,26 +205,6 @@ fn gather_variants_at_their_boundaries() {
     for v in ops_core::patterns::gather_nd::GatherVariant::ALL {
         assert!(seen.contains(v.name()), "{} never ran", v.name());
     }
-}
-
-fn gather(input: &HostTensor, idx: &HostTensor) -> GatherND1Desc {
-    GatherND1Desc::builder()
-        .input(input.desc().clone())
-        .indices(idx.desc().clone())
-        .input_dimension_count(2)
-        .indices_dimension_count(2)
-        .build()
-        .unwrap()
-}
-
-fn scatter(x: &HostTensor, idx: &HostTensor, up: &HostTensor) -> ScatterDesc {
-    ScatterDesc::builder()
-        .input(x.desc().clone())
-        .indices(idx.desc().clone())
-        .updates(up.desc().clone())
-        .axis(0)
-        .build()
-        .unwrap()
 }
 
 #[test]
@@ -284,7 +257,7 @@ fn scatter_strategies_at_their_boundaries() {
             let up = data_tensor(dt, &[walk as u32, columns as u32], &mut rng);
             for same in [false, true] {
                 let idx = index_tensor(&[walk as u32, columns as u32], rows as u32, same, &mut rng);
-                let op = scatter(&x, &idx, &up);
+                let op = scatter_axis0(&x, &idx, &up);
                 let what = format!("Scatter {dt} [{rows}, {columns}] walk {walk} same {same}");
                 runs += every_plan(&op, &[&x, &idx, &up], &what);
                 seen.extend(op.gpu_plan_variants().unwrap().into_iter().map(|(v, _)| v));

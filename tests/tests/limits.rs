@@ -9,12 +9,12 @@
 //! size of their own context to a few KiB, so that every operator's
 //! segmented kernels run on small tensors.
 
-use ops::{ArgMaxDesc, ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
+use ops::{ArgMaxDesc, ArgMinDesc, ReduceMinDesc};
 use ops_core::patterns::gather_nd;
 use ops_core::patterns::reduce::params;
 use ops_core::{DataType, DeviceClass, HostTensor, OpError, Operator, TensorDesc};
 use ops_gpu::Context;
-use ops_tests::{assert_bitwise_eq, gpu, tensor_with_edges, Rng};
+use ops_tests::{assert_bitwise_eq, gather_nd1, gpu, scatter_axis0, tensor_with_edges, Rng};
 
 /// The binding size of the small-binding context: segments of 4 KiB, so
 /// tensors of up to 16 KiB run segmented.
@@ -226,29 +226,6 @@ fn reduce_min(x: &HostTensor, axes: &[i64]) -> (ReduceMinDesc, HostTensor) {
     (d, axes)
 }
 
-/// Scatter of `up` into `x` along axis 0 at `idx`.
-fn scatter_axis0(x: &HostTensor, idx: &HostTensor, up: &HostTensor) -> ScatterDesc {
-    ScatterDesc::builder()
-        .input(x.desc().clone())
-        .indices(idx.desc().clone())
-        .updates(up.desc().clone())
-        .axis(0)
-        .build()
-        .unwrap()
-}
-
-/// GatherND1 of a 2-D `x` by `[n, 1]` (whole rows) or `[n, 2]` (elements)
-/// indices.
-fn gather_2d(x: &HostTensor, idx: &HostTensor) -> GatherND1Desc {
-    GatherND1Desc::builder()
-        .input(x.desc().clone())
-        .indices(idx.desc().clone())
-        .input_dimension_count(2)
-        .indices_dimension_count(2)
-        .build()
-        .unwrap()
-}
-
 #[test]
 fn gathers_and_scatters_run_segmented() {
     let ctx = small_binding_context();
@@ -256,7 +233,7 @@ fn gathers_and_scatters_run_segmented() {
     // 32-bit data: input 12,000 bytes, indices 9,600, output 14,400.
     let x = tensor_with_edges(DataType::Float32, &[1000, 3], &mut rng);
     let idx = indices(DataType::Int64, &[1200, 1], 1000, &mut rng);
-    let d = gather_2d(&x, &idx);
+    let d = gather_nd1(&x, &idx, 2);
     assert!(byte_size(&x) > SMALL_BINDING && byte_size(&idx) > SMALL_BINDING);
     same_on_both(&ctx, &d, &[&x, &idx]);
     // Software plans' single vectors (four elements a thread, tuples read
@@ -265,7 +242,7 @@ fn gathers_and_scatters_run_segmented() {
     let sw = small_binding_context().with_device_class(DeviceClass::Software);
     let x = tensor_with_edges(DataType::Int32, &[60, 50], &mut rng);
     let idx = indices(DataType::Int32, &[1001, 2], 50, &mut rng);
-    let d = gather_2d(&x, &idx);
+    let d = gather_nd1(&x, &idx, 2);
     let plan = d.gpu_plan_for(DeviceClass::Software).unwrap();
     assert!(plan.passes[0]
         .kernel
@@ -276,14 +253,14 @@ fn gathers_and_scatters_run_segmented() {
     // Packed 8-bit data: whole output words stored through the accessors.
     let x = tensor_with_edges(DataType::Uint8, &[5000, 2], &mut rng);
     let idx = indices(DataType::Uint32, &[3000, 1], 5000, &mut rng);
-    let d = gather_2d(&x, &idx);
+    let d = gather_nd1(&x, &idx, 2);
     same_on_both(&ctx, &d, &[&x, &idx]);
     // An out-of-range index in the last segment of the indices: the same
     // error from both backends.
     let mut bad = indices(DataType::Int32, &[3000, 1], 5000, &mut rng).into_bytes();
     bad[2900 * 4..2901 * 4].copy_from_slice(&5000i32.to_le_bytes());
     let bad = HostTensor::from_bytes(TensorDesc::new(DataType::Int32, [3000, 1]), bad).unwrap();
-    let d = gather_2d(&x, &bad);
+    let d = gather_nd1(&x, &bad, 2);
     let cpu = d.run_cpu(&[&x, &bad]).unwrap_err();
     assert!(
         matches!(&cpu, OpError::IndexOutOfRange { position, value: 5000, .. } if position == &[2900, 0]),
@@ -299,7 +276,7 @@ fn gathers_and_scatters_run_segmented() {
     ] {
         let x = tensor_with_edges(DataType::Float32, &[20, cols], &mut rng);
         let mut idx = indices(DataType::Int64, &[tuples, 1], 20, &mut rng);
-        let d = gather_2d(&x, &idx);
+        let d = gather_nd1(&x, &idx, 2);
         assert!(d.gpu_plan().unwrap().passes[0].params[mode] > 0, "{cols}");
         assert!(byte_size(&x) > 2 * SMALL_BINDING);
         same_on_both(&ctx, &d, &[&x, &idx]);
@@ -422,7 +399,7 @@ fn gather_nd1_of_300_mib() {
         picks.push(rng.below(u64::from(rows)) as i64);
     }
     let idx = HostTensor::from_slice([512, 1], &picks).unwrap();
-    let d = gather_2d(&x, &idx);
+    let d = gather_nd1(&x, &idx, 2);
     let made = start.elapsed();
     let cpu = d.run_cpu(&[&x, &idx]).unwrap();
     let cpu_time = start.elapsed() - made;
@@ -441,7 +418,7 @@ fn more_than_65535_workgroups() {
     let mut rng = Rng::new(14);
     let x = tensor_with_edges(DataType::Float32, &[2, 129], &mut rng);
     let idx = indices(DataType::Int32, &[65_600, 1], 2, &mut rng);
-    let d = gather_2d(&x, &idx);
+    let d = gather_nd1(&x, &idx, 2);
     let plan = d.gpu_plan().unwrap();
     assert!(
         plan.passes[0].workgroups > 65_535,
@@ -459,7 +436,7 @@ fn outputs_beyond_the_limits_are_too_large() {
     let gather = |slice: u32, tuples: u32| {
         let x = HostTensor::zeros(TensorDesc::new(DataType::Float32, [1, slice])).unwrap();
         let idx = HostTensor::zeros(TensorDesc::new(DataType::Uint32, [tuples, 1])).unwrap();
-        let d = gather_2d(&x, &idx);
+        let d = gather_nd1(&x, &idx, 2);
         (d, x, idx)
     };
     let limits = gpu().limits();
