@@ -826,8 +826,10 @@ pub fn gather_nd_plan(
         indices_rank,
         batch_dims,
     )?;
+    check_call(&g, input.dtype, indices.dtype, output)?;
     let variant = g.variant_on(class, input.dtype);
-    gather_nd_plan_with(
+    plan_variant(
+        &g,
         variant,
         input,
         input_slot,
@@ -835,9 +837,6 @@ pub fn gather_nd_plan(
         indices_slot,
         output,
         output_slot,
-        input_rank,
-        indices_rank,
-        batch_dims,
         kernel,
     )
 }
@@ -865,10 +864,12 @@ pub fn gather_nd_plans(
         indices_rank,
         batch_dims,
     )?;
+    check_call(&g, input.dtype, indices.dtype, output)?;
     g.variants(input.dtype)
         .into_iter()
         .map(|v| {
-            let plan = gather_nd_plan_with(
+            let plan = plan_variant(
+                &g,
                 v,
                 input,
                 input_slot,
@@ -876,9 +877,6 @@ pub fn gather_nd_plans(
                 indices_slot,
                 output,
                 output_slot,
-                input_rank,
-                indices_rank,
-                batch_dims,
                 kernel,
             )?;
             Ok((v.name().to_string(), plan))
@@ -918,6 +916,34 @@ pub fn gather_nd_plan_with(
             input.dtype
         )));
     }
+    plan_variant(
+        &g,
+        variant,
+        input,
+        input_slot,
+        indices,
+        indices_slot,
+        output,
+        output_slot,
+        kernel,
+    )
+}
+
+/// The plan of a checked call (`check_call` passed) in the mode of
+/// `variant`, one of `g.variants`: the body shared by [`gather_nd_plan`],
+/// [`gather_nd_plans`] and [`gather_nd_plan_with`].
+#[allow(clippy::too_many_arguments)]
+fn plan_variant(
+    g: &GatherNdGeometry,
+    variant: GatherVariant,
+    input: &TensorDesc,
+    input_slot: usize,
+    indices: &TensorDesc,
+    indices_slot: usize,
+    output: &TensorDesc,
+    output_slot: usize,
+    kernel: &dyn Fn(GatherVariant) -> Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
     let kernel = kernel(variant).ok_or_else(|| {
         OpError::Unsupported(format!(
             "no {} kernel for {} data with {} indices",
@@ -959,7 +985,7 @@ pub fn gather_nd_plan_with(
         // No pass: the strides of an empty input need not fit a word.
         return Ok(plan);
     }
-    let params = gather_nd_params(&g, input.dtype)?;
+    let params = gather_nd_params(g, input.dtype)?;
     // The mode is the one `variant` picked the kernel by.
     let too_large = |limit: &str| OpError::TooLarge {
         what: format!("a gather of {} tuples", g.tuple_count),
@@ -985,40 +1011,38 @@ pub fn gather_nd_plan_with(
             .output_count
             .div_ceil(single_vector_items(input.dtype) * u64::from(WORKGROUP_SIZE)),
     };
-    if work > 0 {
-        let (output_words, input_vectors, output_vectors) = match variant {
-            GatherVariant::Vectors => (
-                BufferRef::Scratch(0),
-                BufferRef::Input(input_slot),
-                BufferRef::Output(output_slot),
-            ),
-            GatherVariant::SingleVectors1 | GatherVariant::SingleVectors2 => (
-                BufferRef::Scratch(0),
-                BufferRef::Params,
-                BufferRef::Output(output_slot),
-            ),
-            GatherVariant::Rows | GatherVariant::Elements | GatherVariant::Singles => (
-                BufferRef::Output(output_slot),
-                BufferRef::Params,
-                BufferRef::Scratch(0),
-            ),
-        };
-        plan.scratch_bytes.push(16);
-        plan.passes.push(Pass {
-            kernel,
-            buffers: vec![
-                BufferRef::Params,
-                BufferRef::Input(input_slot),
-                BufferRef::Input(indices_slot),
-                output_words,
-                BufferRef::Status,
-                input_vectors,
-                output_vectors,
-            ],
-            params,
-            workgroups,
-        });
-    }
+    let (output_words, input_vectors, output_vectors) = match variant {
+        GatherVariant::Vectors => (
+            BufferRef::Scratch(0),
+            BufferRef::Input(input_slot),
+            BufferRef::Output(output_slot),
+        ),
+        GatherVariant::SingleVectors1 | GatherVariant::SingleVectors2 => (
+            BufferRef::Scratch(0),
+            BufferRef::Params,
+            BufferRef::Output(output_slot),
+        ),
+        GatherVariant::Rows | GatherVariant::Elements | GatherVariant::Singles => (
+            BufferRef::Output(output_slot),
+            BufferRef::Params,
+            BufferRef::Scratch(0),
+        ),
+    };
+    plan.scratch_bytes.push(16);
+    plan.passes.push(Pass {
+        kernel,
+        buffers: vec![
+            BufferRef::Params,
+            BufferRef::Input(input_slot),
+            BufferRef::Input(indices_slot),
+            output_words,
+            BufferRef::Status,
+            input_vectors,
+            output_vectors,
+        ],
+        params,
+        workgroups,
+    });
     Ok(plan)
 }
 

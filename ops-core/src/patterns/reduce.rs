@@ -1416,15 +1416,15 @@ pub fn reduce_plan(
     kernel: &dyn Fn(ReduceVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
     let geometry = ReduceGeometry::new(&input.sizes, axes)?;
+    check_call(cfg, input.dtype, &geometry, output)?;
     let strategy = geometry.strategy_on(input.dtype, class);
-    reduce_plan_with(
-        cfg,
+    plan_strategy(
         ties,
         input,
         input_slot,
-        axes,
         output,
         output_slot,
+        &geometry,
         strategy,
         kernel,
     )
@@ -1451,14 +1451,13 @@ pub fn reduce_plans(
         .strategies(input.dtype)
         .into_iter()
         .map(|s| {
-            let plan = reduce_plan_with(
-                cfg,
+            let plan = plan_strategy(
                 ties,
                 input,
                 input_slot,
-                axes,
                 output,
                 output_slot,
+                &geometry,
                 s,
                 kernel,
             )?;
@@ -1484,6 +1483,38 @@ pub fn reduce_plan_with(
 ) -> Result<GpuPlan, OpError> {
     let geometry = ReduceGeometry::new(&input.sizes, axes)?;
     check_call(cfg, input.dtype, &geometry, output)?;
+    if geometry.output_count > 0 && !geometry.strategies(input.dtype).contains(&strategy) {
+        return Err(OpError::InvalidArgument(format!(
+            "{strategy:?} is not a strategy of this reduction ({:?} over axes {axes:?})",
+            input.sizes
+        )));
+    }
+    plan_strategy(
+        ties,
+        input,
+        input_slot,
+        output,
+        output_slot,
+        &geometry,
+        strategy,
+        kernel,
+    )
+}
+
+/// The plan of a checked call (`check_call` passed) run as `strategy`, one
+/// of `geometry.strategies`: the body shared by [`reduce_plan`],
+/// [`reduce_plans`] and [`reduce_plan_with`].
+#[allow(clippy::too_many_arguments)]
+fn plan_strategy(
+    ties: Ties,
+    input: &TensorDesc,
+    input_slot: usize,
+    output: &TensorDesc,
+    output_slot: usize,
+    geometry: &ReduceGeometry,
+    strategy: ReduceStrategy,
+    kernel: &dyn Fn(ReduceVariant) -> Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Zero; output_slot + 1],
         scratch_bytes: Vec::new(),
@@ -1492,12 +1523,6 @@ pub fn reduce_plan_with(
     };
     if geometry.output_count == 0 {
         return Ok(plan);
-    }
-    if !geometry.strategies(input.dtype).contains(&strategy) {
-        return Err(OpError::InvalidArgument(format!(
-            "{strategy:?} is not a strategy of this reduction ({:?} over axes {axes:?})",
-            input.sizes
-        )));
     }
     // Every word index the kernels compute must fit u32.
     let words = |desc: &TensorDesc, count: u64| {
@@ -1512,7 +1537,7 @@ pub fn reduce_plan_with(
     };
     words(input, geometry.input_count)?;
     words(output, geometry.output_count)?;
-    let base = reduce_params(&geometry, ties)?;
+    let base = reduce_params(geometry, ties)?;
     let kernel = |variant: ReduceVariant| {
         kernel(variant).ok_or_else(|| {
             OpError::Unsupported(format!(
