@@ -12,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+pub mod accuracy;
 #[doc(hidden)]
 pub mod args;
 mod dtype;
@@ -26,6 +27,7 @@ mod tensor;
 
 pub mod patterns;
 
+pub use accuracy::Tolerance;
 pub use dtype::{DataType, Element};
 pub use error::{OpError, ValidationError};
 pub use half::f16;

@@ -67,6 +67,14 @@ pub trait Operator: fmt::Debug + Send + Sync {
         Ok(out)
     }
 
+    /// How closely either backend's outputs must match the exact result
+    /// (the CPU reference, which computes in `f64` and rounds once): the
+    /// spec's accuracy contract for this descriptor, a bound in ULPs that may
+    /// grow with the reduced count, or [`Tolerance::Exact`].
+    fn tolerance(&self) -> crate::Tolerance {
+        crate::Tolerance::Exact
+    }
+
     /// Phrases the error for index check `check` failing at element `position`
     /// of its tensor (the GPU reports only the position).
     fn index_error(&self, inputs: &[&HostTensor], check: usize, position: u64) -> OpError;
