@@ -132,7 +132,11 @@ pub fn element_matches(want: &HostTensor, got: &HostTensor, i: usize, tol: Toler
 /// The first element of `got` that does not match `want` under `tol`, and
 /// how many do not; `None` when all match. The tensors must have the same
 /// description.
-pub fn first_mismatch(want: &HostTensor, got: &HostTensor, tol: Tolerance) -> Option<(usize, usize)> {
+pub fn first_mismatch(
+    want: &HostTensor,
+    got: &HostTensor,
+    tol: Tolerance,
+) -> Option<(usize, usize)> {
     debug_assert_eq!(want.desc(), got.desc());
     let mut first = None;
     let mut count = 0;
@@ -151,7 +155,11 @@ pub fn first_mismatch(want: &HostTensor, got: &HostTensor, tol: Tolerance) -> Op
 pub fn max_ulp_distance(want: &HostTensor, got: &HostTensor) -> Option<u64> {
     let mut max = 0;
     for i in 0..want.len() {
-        max = max.max(ulp_distance(want.dtype(), bits_of(want, i), bits_of(got, i))?);
+        max = max.max(ulp_distance(
+            want.dtype(),
+            bits_of(want, i),
+            bits_of(got, i),
+        )?);
     }
     Some(max)
 }
@@ -167,7 +175,9 @@ mod tests {
 
     #[test]
     fn ulp_distance_counts_representable_values() {
-        let d = |a: f32, b: f32| ulp_distance(DataType::Float32, a.to_bits().into(), b.to_bits().into());
+        let d = |a: f32, b: f32| {
+            ulp_distance(DataType::Float32, a.to_bits().into(), b.to_bits().into())
+        };
         assert_eq!(d(1.0, 1.0), Some(0));
         assert_eq!(d(1.0, f32::from_bits(1.0f32.to_bits() + 3)), Some(3));
         assert_eq!(d(-0.0, 0.0), Some(0));
@@ -191,12 +201,21 @@ mod tests {
         let want = f32s(&[1.0, 0.0, f32::NAN]);
         let near = f32s(&[f32::from_bits(1.0f32.to_bits() + 2), -0.0, f32::NAN]);
         assert_eq!(first_mismatch(&want, &near, Tolerance::Exact), Some((0, 2)));
-        assert_eq!(first_mismatch(&want, &near, Tolerance::Ulp(1)), Some((0, 1)));
+        assert_eq!(
+            first_mismatch(&want, &near, Tolerance::Ulp(1)),
+            Some((0, 1))
+        );
         assert_eq!(first_mismatch(&want, &near, Tolerance::Ulp(2)), None);
-        let close = Tolerance::Close { rtol: 1e-6, atol: 0.0 };
+        let close = Tolerance::Close {
+            rtol: 1e-6,
+            atol: 0.0,
+        };
         assert_eq!(first_mismatch(&want, &near, close), None);
         let ints = HostTensor::from_slice(&[2], &[1i32, 2]).unwrap();
         let other = HostTensor::from_slice(&[2], &[1i32, 3]).unwrap();
-        assert_eq!(first_mismatch(&ints, &other, Tolerance::Ulp(100)), Some((1, 1)));
+        assert_eq!(
+            first_mismatch(&ints, &other, Tolerance::Ulp(100)),
+            Some((1, 1))
+        );
     }
 }

@@ -26,6 +26,7 @@ pub mod support;
 mod tensor;
 
 pub mod patterns;
+pub mod scalar;
 
 pub use accuracy::Tolerance;
 pub use dtype::{DataType, Element};

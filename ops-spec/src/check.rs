@@ -208,6 +208,9 @@ fn check_compute(spec: &Spec, errors: &mut Errors) {
         }
     };
     match &spec.compute {
+        Some(Compute::Fold { input, output, .. }) => {
+            same_types(*input, *output, "folds the elements of", errors)
+        }
         Some(Compute::Reduce {
             input, output, cfg, ..
         }) => match cfg.keep {

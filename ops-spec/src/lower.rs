@@ -171,6 +171,7 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
     spec.slots = slots;
     spec.support = support;
     spec.compute = compute;
+    check_fold_types(&spec, errors);
     if let Some(s) = support_span {
         spec.support_span = s;
     } else {
@@ -192,6 +193,33 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
         );
     }
     Some(spec)
+}
+
+/// Every data type a fold's tables give its input must have its arithmetic
+/// on the GPU ([`ops_core::scalar::Scalar::unsupported_for`]).
+fn check_fold_types(spec: &Spec, errors: &mut Errors) {
+    let Some(Compute::Fold { input, fold, .. }) = &spec.compute else {
+        return;
+    };
+    for e in &spec.support {
+        for r in e.rows.iter().filter(|r| r.tensor == *input) {
+            for &dt in &r.dtypes {
+                if let Some(why) = crate::wgsl::fold::fold_unsupported(fold, dt) {
+                    errors.push(
+                        Diagnostic::new(
+                            r.span,
+                            format!("{} cannot be folded: {why}", dt.spec_name()),
+                        )
+                        .help(format!(
+                            "remove {} from `{}`'s row",
+                            dt.spec_name(),
+                            spec.tensors[*input].name
+                        )),
+                    );
+                }
+            }
+        }
+    }
 }
 
 fn unknown_level(l: &str, span: Span) -> Diagnostic {
@@ -500,6 +528,13 @@ impl ExprLower<'_> {
     fn lower_expr(&mut self, e: &ast::Expr, errors: &mut Errors) -> Option<(MExpr, Ty)> {
         Some(match &e.kind {
             ExprKind::Int(v) => (MExpr::Int(*v), Ty::Int),
+            ExprKind::Decimal(_) => {
+                errors.error(
+                    e.span,
+                    "decimal literals belong in a pattern's arithmetic, not in rules",
+                );
+                return None;
+            }
             ExprKind::Bool(b) => (MExpr::Bool(*b), Ty::Bool),
             ExprKind::Name(n) => {
                 if let Some((_, slot, ty)) = self.scopes.iter().rev().find(|s| &s.0 == n) {
@@ -807,6 +842,7 @@ impl ExprLower<'_> {
 
     fn lower_compute(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
         match c.pattern.text.as_str() {
+            "fold" => self.lower_fold(c, errors),
             "reduce" => self.lower_reduce(c, errors),
             "gather_nd" => self.lower_gather_nd(c, errors),
             "scatter_elements" => self.lower_scatter_elements(c, errors),
@@ -820,6 +856,299 @@ impl ExprLower<'_> {
                 None
             }
         }
+    }
+
+    fn lower_fold(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
+        use ops_core::scalar::{Scalar, Var};
+        const KEYS: &[&str] = &[
+            "input", "output", "axes", "identity", "map", "combine", "accuracy",
+        ];
+        let params = self.params_optional(c, KEYS, &["finish"], errors)?;
+        let input = self.param_tensor(&params, "input", false, c, errors);
+        let output = self.param_tensor(&params, "output", true, c, errors);
+        let axes = match params.get("axes") {
+            Some(ParamValue::Expr(e)) => self.expect(e, Ty::List, errors),
+            _ => None,
+        };
+        let scalar =
+            |key: &str, vars: &[Var], errors: &mut Errors| -> Option<(&'static Scalar, String)> {
+                match params.get(key) {
+                    Some(ParamValue::Expr(e)) => {
+                        let (s, ty) = self.lower_scalar(e, key, vars, errors)?;
+                        if ty != STy::Num {
+                            errors
+                                .error(e.span, format!("`{key}` must be a number, not a boolean"));
+                            return None;
+                        }
+                        Some((s, self.text(e.span)))
+                    }
+                    Some(ParamValue::Map(n, _)) => {
+                        errors.error(n.span, format!("`{key}` is an arithmetic expression"));
+                        None
+                    }
+                    None => Some((leak(Scalar::Var(Var::Acc)), "acc".to_string())),
+                }
+            };
+        let identity = scalar("identity", &[], errors);
+        let map = scalar("map", &[Var::X], errors);
+        let combine = scalar("combine", &[Var::A, Var::B], errors);
+        let finish = scalar("finish", &[Var::Acc, Var::N], errors);
+        let accuracy = match params.get("accuracy") {
+            Some(ParamValue::Expr(ast::Expr {
+                kind: ExprKind::Name(n),
+                ..
+            })) if n == "exact" => Some((None, "exact".to_string())),
+            Some(ParamValue::Expr(
+                e @ ast::Expr {
+                    kind: ExprKind::Call(f, args),
+                    ..
+                },
+            )) if f.text == "ulp" && args.len() == 1 => {
+                let (bound, ty) = self.lower_scalar(&args[0], "accuracy", &[Var::N], errors)?;
+                let mut decimal = false;
+                bound.visit(&mut |s| decimal |= matches!(s, Scalar::Float(_)));
+                if ty != STy::Num || decimal {
+                    errors.error(args[0].span, "a ULP bound is an integer expression of `n`");
+                    None
+                } else {
+                    Some((Some(bound), self.text(e.span)))
+                }
+            }
+            Some(ParamValue::Expr(e)) => {
+                errors.push(
+                    Diagnostic::new(e.span, "`accuracy` is `exact` or `ulp(bound)`")
+                        .help("`bound` is an integer expression of `n`, the number of elements folded: `ulp(2 * n + 1)`"),
+                );
+                None
+            }
+            _ => None,
+        };
+        let (identity, map, combine, finish, accuracy) =
+            (identity?, map?, combine?, finish?, accuracy?);
+        Some(Compute::Fold {
+            input: input?,
+            output: output?,
+            axes: axes?,
+            fold: ops_core::patterns::fold::Fold {
+                identity: identity.0,
+                map: map.0,
+                combine: combine.0,
+                finish: finish.0,
+                accuracy: accuracy.0,
+            },
+            text: FoldText {
+                identity: identity.1,
+                map: map.1,
+                combine: combine.1,
+                finish: finish.1,
+            },
+            accuracy: accuracy.1,
+            docs: c.docs.clone(),
+        })
+    }
+
+    /// Lowers a pattern's arithmetic (see [`ops_core::scalar`]): `key` names
+    /// the parameter in messages, `vars` the variables it may use.
+    fn lower_scalar(
+        &self,
+        e: &ast::Expr,
+        key: &str,
+        vars: &[ops_core::scalar::Var],
+        errors: &mut Errors,
+    ) -> Option<(&'static ops_core::scalar::Scalar, STy)> {
+        use ops_core::scalar::{Binary, Scalar, Unary, Var};
+        let go = |e: &ast::Expr, errors: &mut Errors| self.lower_scalar(e, key, vars, errors);
+        let num = |e: &ast::Expr, errors: &mut Errors| -> Option<&'static Scalar> {
+            let (s, ty) = go(e, errors)?;
+            if ty != STy::Num {
+                errors.error(e.span, "expected a number, found a boolean");
+                return None;
+            }
+            Some(s)
+        };
+        let boolean = |e: &ast::Expr, errors: &mut Errors| -> Option<&'static Scalar> {
+            let (s, ty) = go(e, errors)?;
+            if ty != STy::Bool {
+                errors.error(e.span, "expected a boolean (a comparison), found a number");
+                return None;
+            }
+            Some(s)
+        };
+        let out = match &e.kind {
+            ExprKind::Int(v) => match i64::try_from(*v) {
+                Ok(v) => (Scalar::Int(v), STy::Num),
+                Err(_) => {
+                    errors.error(e.span, "integer literal out of the 64-bit range");
+                    return None;
+                }
+            },
+            ExprKind::Decimal(d) => match d.parse::<f64>() {
+                Ok(v) => (Scalar::Float(v), STy::Num),
+                Err(_) => {
+                    errors.error(e.span, format!("bad decimal literal `{d}`"));
+                    return None;
+                }
+            },
+            ExprKind::Bool(b) => (Scalar::Bool(*b), STy::Bool),
+            ExprKind::Name(n) => {
+                if let Some(v) = Var::ALL.iter().find(|v| v.name() == n) {
+                    if !vars.contains(v) {
+                        let allowed: Vec<String> =
+                            vars.iter().map(|v| format!("`{}`", v.name())).collect();
+                        errors.push(
+                            Diagnostic::new(e.span, format!("`{key}` cannot use `{n}`")).help(
+                                if allowed.is_empty() {
+                                    format!("`{key}` is a constant")
+                                } else {
+                                    format!("`{key}` sees {}", allowed.join(", "))
+                                },
+                            ),
+                        );
+                        return None;
+                    }
+                    (Scalar::Var(*v), STy::Num)
+                } else if n == "lowest" {
+                    (Scalar::Lowest, STy::Num)
+                } else if n == "highest" {
+                    (Scalar::Highest, STy::Num)
+                } else {
+                    let mut cands: Vec<&str> = vars.iter().map(|v| v.name()).collect();
+                    cands.extend(["lowest", "highest"]);
+                    let d = Diagnostic::new(e.span, format!("unknown name `{n}` in `{key}`"));
+                    errors.push(match near_miss(n, cands.iter().copied()) {
+                        Some(m) => d.help(format!("did you mean `{m}`?")),
+                        None => d.help(format!("`{key}` may use {}", cands.join(", "))),
+                    });
+                    return None;
+                }
+            }
+            ExprKind::Unary("-", a) => match &a.kind {
+                ExprKind::Int(v) => (Scalar::Int(-(*v as i64)), STy::Num),
+                ExprKind::Decimal(d) => match d.parse::<f64>() {
+                    Ok(v) => (Scalar::Float(-v), STy::Num),
+                    Err(_) => {
+                        errors.error(e.span, format!("bad decimal literal `{d}`"));
+                        return None;
+                    }
+                },
+                _ => (Scalar::Unary(Unary::Neg, num(a, errors)?), STy::Num),
+            },
+            ExprKind::Unary(_, a) => (Scalar::Unary(Unary::Not, boolean(a, errors)?), STy::Bool),
+            ExprKind::Binary(op, a, b) => {
+                let bin = match *op {
+                    "+" => Binary::Add,
+                    "-" => Binary::Sub,
+                    "*" => Binary::Mul,
+                    "/" => Binary::Div,
+                    "%" => Binary::Rem,
+                    "==" => Binary::Eq,
+                    "!=" => Binary::Ne,
+                    "<" => Binary::Lt,
+                    "<=" => Binary::Le,
+                    ">" => Binary::Gt,
+                    ">=" => Binary::Ge,
+                    "&&" => Binary::And,
+                    "||" => Binary::Or,
+                    other => {
+                        errors.error(e.span, format!("`{other}` is not arithmetic"));
+                        return None;
+                    }
+                };
+                if bin.is_logical() {
+                    let (x, y) = (boolean(a, errors), boolean(b, errors));
+                    (Scalar::Binary(bin, x?, y?), STy::Bool)
+                } else {
+                    let (x, y) = (num(a, errors), num(b, errors));
+                    let ty = if bin.is_comparison() {
+                        STy::Bool
+                    } else {
+                        STy::Num
+                    };
+                    (Scalar::Binary(bin, x?, y?), ty)
+                }
+            }
+            ExprKind::If(c, a, b) => {
+                let (c, x, y) = (boolean(c, errors), go(a, errors), go(b, errors));
+                let ((x, tx), (y, ty)) = (x?, y?);
+                if tx != ty {
+                    errors.error(e.span, "both branches must be numbers, or both booleans");
+                    return None;
+                }
+                (Scalar::Select(c?, x, y), tx)
+            }
+            ExprKind::Call(f, args) => {
+                const UNARY: &[(&str, Unary)] = &[
+                    ("neg", Unary::Neg),
+                    ("abs", Unary::Abs),
+                    ("sqrt", Unary::Sqrt),
+                    ("exp", Unary::Exp),
+                    ("log", Unary::Log),
+                    ("floor", Unary::Floor),
+                    ("ceil", Unary::Ceil),
+                    ("round", Unary::Round),
+                ];
+                const BINARY: &[(&str, Binary)] = &[
+                    ("min", Binary::Min),
+                    ("max", Binary::Max),
+                    ("pow", Binary::Pow),
+                ];
+                let arity = |n: usize, errors: &mut Errors| {
+                    if args.len() != n {
+                        errors.error(
+                            e.span,
+                            format!(
+                                "`{}` takes {n} argument{}",
+                                f.text,
+                                if n == 1 { "" } else { "s" }
+                            ),
+                        );
+                        false
+                    } else {
+                        true
+                    }
+                };
+                if let Some((_, op)) = UNARY.iter().find(|(n, _)| *n == f.text) {
+                    if !arity(1, errors) {
+                        return None;
+                    }
+                    (Scalar::Unary(*op, num(&args[0], errors)?), STy::Num)
+                } else if let Some((_, op)) = BINARY.iter().find(|(n, _)| *n == f.text) {
+                    if !arity(2, errors) {
+                        return None;
+                    }
+                    let (x, y) = (num(&args[0], errors), num(&args[1], errors));
+                    (Scalar::Binary(*op, x?, y?), STy::Num)
+                } else if f.text == "select" {
+                    if !arity(3, errors) {
+                        return None;
+                    }
+                    let c = boolean(&args[0], errors);
+                    let (x, y) = (num(&args[1], errors), num(&args[2], errors));
+                    (Scalar::Select(c?, x?, y?), STy::Num)
+                } else {
+                    let mut names: Vec<&str> = UNARY.iter().map(|u| u.0).collect();
+                    names.extend(BINARY.iter().map(|b| b.0));
+                    names.push("select");
+                    let d = Diagnostic::new(
+                        f.span,
+                        format!("unknown function `{}` in `{key}`", f.text),
+                    );
+                    errors.push(match near_miss(&f.text, names.iter().copied()) {
+                        Some(m) => d.help(format!("did you mean `{m}`?")),
+                        None => d.help(format!("functions: {}", names.join(", "))),
+                    });
+                    return None;
+                }
+            }
+            _ => {
+                errors.error(
+                    e.span,
+                    format!("`{key}` is arithmetic on {}", describe_vars(vars)),
+                );
+                return None;
+            }
+        };
+        Some((leak(out.0), out.1))
     }
 
     fn lower_reduce(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
@@ -956,8 +1285,21 @@ impl ExprLower<'_> {
         keys: &[&str],
         errors: &mut Errors,
     ) -> Option<HashMap<String, &'p ParamValue>> {
+        self.params_optional(c, keys, &[], errors)
+    }
+
+    /// [`params`](Self::params) where the `optional` keys may be left out.
+    fn params_optional<'p>(
+        &self,
+        c: &'p ast::ComputeDecl,
+        keys: &[&str],
+        optional: &[&str],
+        errors: &mut Errors,
+    ) -> Option<HashMap<String, &'p ParamValue>> {
         let mut map = HashMap::new();
         let mut ok = true;
+        let all: Vec<&str> = keys.iter().chain(optional).copied().collect();
+        let keys = &all[..];
         for p in &c.params {
             if !keys.contains(&p.key.text.as_str()) {
                 let d = Diagnostic::new(
@@ -979,7 +1321,7 @@ impl ExprLower<'_> {
                 );
             }
         }
-        for k in keys {
+        for k in keys.iter().filter(|k| !optional.contains(k)) {
             if !map.contains_key(*k) {
                 errors.error(
                     c.pattern.span,
@@ -1106,5 +1448,30 @@ impl ExprLower<'_> {
     }
 }
 
+/// The type of a pattern's arithmetic: a number of the tensor's compute
+/// type, or a boolean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum STy {
+    Num,
+    Bool,
+}
+
+/// An expression node for the compiler's lifetime (a proc-macro run): the
+/// pattern's expressions are `&'static` trees, as generated code holds them.
+fn leak(s: ops_core::scalar::Scalar) -> &'static ops_core::scalar::Scalar {
+    Box::leak(Box::new(s))
+}
+
+fn describe_vars(vars: &[ops_core::scalar::Var]) -> String {
+    if vars.is_empty() {
+        "literals".into()
+    } else {
+        vars.iter()
+            .map(|v| format!("`{}`", v.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 /// Known compute patterns.
-pub const PATTERNS: &[&str] = &["reduce", "gather_nd", "scatter_elements"];
+pub const PATTERNS: &[&str] = &["fold", "reduce", "gather_nd", "scatter_elements"];

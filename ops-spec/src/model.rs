@@ -297,9 +297,29 @@ pub enum TiesParam {
     ByAttr(usize, Vec<Ties>),
 }
 
+/// The spec's text of a fold's expressions (for kernel comments and docs).
+pub use crate::wgsl::fold::FoldText;
+
 /// The computation.
 #[derive(Clone, Debug)]
 pub enum Compute {
+    /// `compute fold { .. }`
+    Fold {
+        /// Reduced tensor.
+        input: usize,
+        /// Output tensor.
+        output: usize,
+        /// The axes, a list expression.
+        axes: MExpr,
+        /// The arithmetic (expressions leaked for the compiler's lifetime).
+        fold: ops_core::patterns::fold::Fold,
+        /// The expressions as written.
+        text: FoldText,
+        /// The accuracy contract as written (`exact`, `ulp(n)`).
+        accuracy: String,
+        /// Doc lines.
+        docs: Vec<String>,
+    },
     /// `compute reduce { .. }`
     Reduce {
         /// Reduced tensor.

@@ -4,6 +4,7 @@
 //! reference and a GPU plan builder; the WGSL generator of the same pattern
 //! lives in `ops-spec`. Generated code fills in the operator-specific parts.
 
+pub mod fold;
 pub mod gather_nd;
 pub mod reduce;
 pub mod scatter_elements;

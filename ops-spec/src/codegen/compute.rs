@@ -25,12 +25,47 @@ pub struct ComputeCode {
     pub gpu_plan: TokenStream,
     /// Body of `gpu_plan_variants`.
     pub gpu_plan_variants: TokenStream,
+    /// Body of `tolerance`.
+    pub tolerance: TokenStream,
     /// Body of `index_error`.
     pub index_error: TokenStream,
     /// Body of `index_bounds`.
     pub index_bounds: TokenStream,
     /// Documented decisions, for rustdoc.
     pub docs: Vec<String>,
+}
+
+/// A static [`ops_core::scalar::Scalar`] tree as a `&'static` constant
+/// expression (promoted in a `static`'s initializer).
+fn gen_scalar(s: &ops_core::scalar::Scalar) -> TokenStream {
+    use ops_core::scalar::Scalar;
+    let path = quote!(::ops_core::scalar);
+    let node = match *s {
+        Scalar::Var(v) => {
+            let v = format_ident!("{}", format!("{v:?}"));
+            quote!(#path::Scalar::Var(#path::Var::#v))
+        }
+        Scalar::Int(i) => quote!(#path::Scalar::Int(#i)),
+        Scalar::Float(f) => quote!(#path::Scalar::Float(#f)),
+        Scalar::Bool(b) => quote!(#path::Scalar::Bool(#b)),
+        Scalar::Lowest => quote!(#path::Scalar::Lowest),
+        Scalar::Highest => quote!(#path::Scalar::Highest),
+        Scalar::Unary(op, a) => {
+            let op = format_ident!("{}", format!("{op:?}"));
+            let a = gen_scalar(a);
+            quote!(#path::Scalar::Unary(#path::Unary::#op, #a))
+        }
+        Scalar::Binary(op, a, b) => {
+            let op = format_ident!("{}", format!("{op:?}"));
+            let (a, b) = (gen_scalar(a), gen_scalar(b));
+            quote!(#path::Scalar::Binary(#path::Binary::#op, #a, #b))
+        }
+        Scalar::Select(c, t, f) => {
+            let (c, t, f) = (gen_scalar(c), gen_scalar(t), gen_scalar(f));
+            quote!(#path::Scalar::Select(#c, #t, #f))
+        }
+    };
+    quote!(&#node)
 }
 
 /// Every (a, b) data-type pair the tables admit for two tensors.
@@ -55,6 +90,135 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
     let spec = checked.spec();
     let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
     match spec.compute.as_ref() {
+        Some(Compute::Fold {
+            input,
+            output,
+            axes,
+            fold,
+            text,
+            accuracy,
+            docs,
+        }) => {
+            use crate::wgsl::fold::{fold_kernel, fold_kernel_key, fold_unsupported};
+            use ops_core::patterns::fold::{FoldVariant, BINDINGS};
+            let mut kernels = VariantKernels::default();
+            for (a, b) in dtype_pairs(spec, *input, *output) {
+                if a != b || fold_unsupported(fold, a).is_some() {
+                    continue;
+                }
+                for v in FoldVariant::ALL {
+                    let key = fold_kernel_key(&spec.name, v, a);
+                    let wgsl = fold_kernel(fold, v, a, &key, origin, text);
+                    let vi = format_ident!("{}", format!("{v:?}"));
+                    kernels.push(
+                        quote!(::ops_core::__private::patterns::fold::FoldVariant::#vi),
+                        v.name(),
+                        (a, b),
+                        &key,
+                        &wgsl,
+                        BINDINGS,
+                        quote!(::ops_core::__private::patterns::fold::WORKGROUP_SIZE),
+                    );
+                }
+            }
+            let lookup = kernels.items(quote!(::ops_core::__private::patterns::fold::FoldVariant));
+            let (identity, map, combine, finish) = (
+                gen_scalar(fold.identity),
+                gen_scalar(fold.map),
+                gen_scalar(fold.combine),
+                gen_scalar(fold.finish),
+            );
+            let accuracy_tok = match fold.accuracy {
+                Some(a) => {
+                    let a = gen_scalar(a);
+                    quote!(::core::option::Option::Some(#a))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            let axes_expr = gen_expr(axes);
+            let in_f = format_ident!("{}", spec.tensors[*input].name);
+            let out_f = format_ident!("{}", spec.tensors[*output].name);
+            let in_desc = if spec.tensors[*input].host {
+                quote!(self.#in_f.desc())
+            } else {
+                quote!(&self.#in_f)
+            };
+            let in_slot = *input;
+            let out_slot = *output - n_inputs;
+            let items = quote! {
+                #lookup
+                static FOLD: ::ops_core::__private::patterns::fold::Fold = ::ops_core::__private::patterns::fold::Fold {
+                    identity: #identity,
+                    map: #map,
+                    combine: #combine,
+                    finish: #finish,
+                    accuracy: #accuracy_tok,
+                };
+                static AXES: ::ops_core::__private::expr::Expr = #axes_expr;
+            };
+            let axes_u32 = quote! {
+                let __axes: ::std::vec::Vec<u32> = self
+                    .__env_list(&AXES)?
+                    .into_iter()
+                    .map(|a| u32::try_from(a).map_err(|_| ::ops_core::OpError::InvalidArgument(::std::format!("axis {} is out of range", a))))
+                    .collect::<::core::result::Result<_, _>>()?;
+            };
+            let run_cpu = quote! {
+                #axes_u32
+                let out = ::ops_core::__private::patterns::fold::fold_cpu(&FOLD, inputs[#in_slot], &__axes, &self.#out_f)?;
+                ::core::result::Result::Ok(::std::vec![out])
+            };
+            let gpu_plan = quote! {
+                #axes_u32
+                let __dt = (#in_desc).dtype;
+                ::ops_core::__private::patterns::fold::fold_plan(
+                    #in_desc, #in_slot, &__axes, &self.#out_f, #out_slot, class,
+                    &|v| kernel_for(v, __dt, __dt),
+                )
+            };
+            let gpu_plan_variants = quote! {
+                #axes_u32
+                let __dt = (#in_desc).dtype;
+                ::ops_core::__private::patterns::fold::fold_plans(
+                    #in_desc, #in_slot, &__axes, &self.#out_f, #out_slot,
+                    &|v| kernel_for(v, __dt, __dt),
+                )
+            };
+            let tolerance = quote! {
+                match self.__env_list(&AXES) {
+                    ::core::result::Result::Ok(list) => {
+                        let __axes: ::std::vec::Vec<u32> = list.into_iter().filter_map(|a| u32::try_from(a).ok()).collect();
+                        ::ops_core::__private::patterns::fold::fold_tolerance(&FOLD, #in_desc, &__axes)
+                    }
+                    ::core::result::Result::Err(_) => ::ops_core::Tolerance::Exact,
+                }
+            };
+            let name = &spec.name;
+            let index_error = quote! {
+                ::ops_core::OpError::Device(::std::format!("{} has no index checks, but the GPU reported check {} at {}", #name, check, position))
+            };
+            let mut docs = docs.clone();
+            docs.push(String::new());
+            docs.push("Computed as a fold (`ops_core::patterns::fold`):".into());
+            docs.push(format!("- identity `{}`", text.identity));
+            docs.push(format!("- map `x` to `{}`", text.map));
+            docs.push(format!("- combine `a`, `b` as `{}`", text.combine));
+            docs.push(format!(
+                "- finish `acc` (and `n`, the count) as `{}`",
+                text.finish
+            ));
+            docs.push(format!("- accuracy: `{accuracy}`"));
+            ComputeCode {
+                items,
+                run_cpu,
+                gpu_plan,
+                gpu_plan_variants,
+                index_error,
+                index_bounds: quote!(::std::vec::Vec::new()),
+                tolerance,
+                docs,
+            }
+        }
         Some(Compute::Reduce {
             input,
             output,
@@ -167,6 +331,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 gpu_plan_variants,
                 index_error,
                 index_bounds: quote!(::std::vec::Vec::new()),
+                tolerance: quote!(::ops_core::Tolerance::Exact),
                 docs: docs.clone(),
             }
         }
@@ -229,6 +394,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             let name = &spec.name;
             ComputeCode {
                 items,
+                tolerance: quote!(::ops_core::Tolerance::Exact),
                 run_cpu: quote! {
                     #counts
                     let out = ::ops_core::__private::patterns::gather_nd::gather_nd_cpu(inputs[#in_slot], inputs[#ix_slot], &self.#out_f, __ir, __xr, __bd, #ix_name)?;
@@ -345,6 +511,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             };
             ComputeCode {
                 items,
+                tolerance: quote!(::ops_core::Tolerance::Exact),
                 run_cpu: quote! {
                     let __axis = self.__env_count(&AXIS)?;
                     let out = ::ops_core::__private::patterns::scatter_elements::scatter_elements_cpu(
@@ -398,6 +565,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             gpu_plan_variants: quote!(::core::unreachable!()),
             index_error: quote!(::core::unreachable!()),
             index_bounds: quote!(::std::vec::Vec::new()),
+            tolerance: quote!(::ops_core::Tolerance::Exact),
             docs: Vec::new(),
         },
     }

@@ -460,6 +460,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
         gpu_plan_variants,
         index_error,
         index_bounds,
+        tolerance,
         ..
     } = compute;
     let output_descs = spec.tensors.iter().filter(|t| t.output).map(|t| {
@@ -713,6 +714,9 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
 
                 fn gpu_plan_variants(&self) -> ::core::result::Result<::std::vec::Vec<(::std::string::String, ::ops_core::GpuPlan)>, ::ops_core::OpError> {
                     #gpu_plan_variants
+                }
+                fn tolerance(&self) -> ::ops_core::Tolerance {
+                    #tolerance
                 }
                 fn index_bounds(&self) -> ::std::vec::Vec<::ops_core::IndexBounds> {
                     #index_bounds

@@ -192,6 +192,8 @@ pub struct Expr {
 pub enum ExprKind {
     /// Integer literal.
     Int(i128),
+    /// Decimal literal (`0.5`), as written.
+    Decimal(String),
     /// `true` / `false`.
     Bool(bool),
     /// A name.

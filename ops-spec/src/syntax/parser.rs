@@ -594,6 +594,13 @@ impl Parser {
                     span: start,
                 })
             }
+            Tok::Decimal(d) => {
+                self.bump();
+                Ok(Expr {
+                    kind: ExprKind::Decimal(d),
+                    span: start,
+                })
+            }
             Tok::Punct("(") => {
                 self.bump();
                 let mut e = self.expr()?;

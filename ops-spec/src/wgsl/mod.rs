@@ -4,8 +4,10 @@
 //! binding ([`segments`]).
 
 pub mod dtype;
+pub mod fold;
 pub mod gather_nd;
 pub mod reduce;
+pub mod scalar;
 pub mod scatter_elements;
 pub mod segments;
 pub mod writer;

@@ -1,0 +1,707 @@
+//! The `fold` pattern: each output element folds its reduced sub-tensor with
+//! arithmetic the spec declares (ReduceSum, ReduceMean, ReduceL2, ...).
+//!
+//! A fold is TVM's `comm_reducer` with a map and a finish, all
+//! [`Scalar`] expressions from the spec:
+//!
+//! ```text
+//! acc = identity
+//! for x in sub-tensor:  acc = combine(acc, map(x))     (a = acc, b = map(x))
+//! output = finish(acc)                                  (n = elements folded)
+//! ```
+//!
+//! `combine` must be associative and commutative up to rounding: the GPU
+//! folds chunks of a sub-tensor separately and combines their partial
+//! results, the CPU reference folds in row-major order. Floats compute in
+//! `f64` on the CPU and in `f32` on the GPU ([`crate::scalar`]), and the
+//! spec's accuracy contract ([`Fold::accuracy`]) bounds the difference.
+//! An empty sub-tensor gives `finish(identity)` with `n = 0`.
+//!
+//! # GPU plan
+//!
+//! Two kernels per data type ([`FoldVariant`]): `fold_input` folds chunks of
+//! the input (one thread per output and chunk), `fold_partials` folds chunks
+//! of partial results. A sub-tensor of at most one chunk is one
+//! `fold_input` pass that writes the output; longer ones write partials to
+//! scratch and `fold_partials` passes combine them, each thread folding at
+//! most [`FoldStrategy::cap`] values, until one per output remains and is
+//! finished into the output.
+
+use crate::accuracy::Tolerance;
+use crate::scalar::{wrap, Scalar, Value};
+use crate::{
+    BufferRef, DataType, DeviceClass, Element, GpuPlan, HostTensor, Kernel, OpError, OutputInit,
+    Pass, TensorDesc, MAX_THREAD_STEPS,
+};
+
+use super::reduce::{balanced_chunks, chunk_len, ReduceGeometry};
+
+/// A fold as its spec declares it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fold {
+    /// The starting accumulator.
+    pub identity: &'static Scalar,
+    /// Each element, `x`, mapped before it is combined.
+    pub map: &'static Scalar,
+    /// Combines the accumulator `a` with a mapped element or another
+    /// accumulator `b`.
+    pub combine: &'static Scalar,
+    /// The output from the accumulator `acc` and the count `n`.
+    pub finish: &'static Scalar,
+    /// The accuracy contract: `None` for exact, else the ULP bound as an
+    /// integer expression of `n` (evaluated as INT64).
+    pub accuracy: Option<&'static Scalar>,
+}
+
+/// Threads per workgroup of the fold kernels.
+pub const WORKGROUP_SIZE: u32 = 64;
+
+/// The fold kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FoldVariant {
+    /// Folds chunks of the input: map, combine, and finish or store partials.
+    Input,
+    /// Folds chunks of partial results: combine, and finish or store partials.
+    Partials,
+}
+
+impl FoldVariant {
+    /// Every variant.
+    pub const ALL: [FoldVariant; 2] = [FoldVariant::Input, FoldVariant::Partials];
+
+    /// The name in kernel keys.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FoldVariant::Input => "fold_input",
+            FoldVariant::Partials => "fold_partials",
+        }
+    }
+}
+
+/// The bindings of every fold kernel: params, source (input or partials),
+/// partials written, output.
+pub const BINDINGS: &[crate::Access] = &[
+    crate::Access::Uniform,
+    crate::Access::Read,
+    crate::Access::ReadWrite,
+    crate::Access::ReadWrite,
+];
+
+/// Parameter word layout of the fold kernels.
+pub mod params {
+    /// Output elements.
+    pub const OUTPUTS: usize = 0;
+    /// Values folded per output by this pass (the reduce length for
+    /// `fold_input`, the partials per output for `fold_partials`).
+    pub const LEN: usize = 1;
+    /// Values per chunk.
+    pub const CHUNK: usize = 2;
+    /// Chunks per output: the partials this pass writes per output.
+    pub const CHUNKS: usize = 3;
+    /// 1 when the pass finishes into the output (then `CHUNKS` is 1).
+    pub const FINAL: usize = 4;
+    /// `n` for `finish`: low word (for floats, the `f32` bits of `n`).
+    pub const N_LO: usize = 5;
+    /// `n`: high word (64-bit integers).
+    pub const N_HI: usize = 6;
+    /// Merged kept dimensions.
+    pub const KEPT_DIMS: usize = 7;
+    /// Merged reduced dimensions.
+    pub const REDUCED_DIMS: usize = 8;
+    /// Kept sizes, outermost first.
+    pub const KEPT_SIZES: usize = 16;
+    /// Kept input strides (elements).
+    pub const KEPT_STRIDES: usize = 24;
+    /// Reduced sizes, outermost first.
+    pub const REDUCED_SIZES: usize = 32;
+    /// Reduced input strides (elements).
+    pub const REDUCED_STRIDES: usize = 40;
+    /// Most merged dimensions of each kind.
+    pub const MAX_DIMS: usize = 8;
+    /// Total words.
+    pub const LEN_WORDS: usize = 48;
+}
+
+/// Tuning of the fold planner for one device class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FoldTuning {
+    /// Threads the first pass aims to run.
+    pub target_threads: u64,
+    /// Fewest input elements a chunk of a split sub-tensor holds.
+    pub min_chunk: u64,
+}
+
+impl FoldTuning {
+    /// The tuning of `class`: a software adapter has a few cores and long
+    /// loops are cheap; a hardware GPU needs tens of thousands of threads.
+    pub const fn of(class: DeviceClass) -> FoldTuning {
+        match class {
+            DeviceClass::Software => FoldTuning {
+                target_threads: 256,
+                min_chunk: 1024,
+            },
+            DeviceClass::Hardware => FoldTuning {
+                target_threads: 65_536,
+                min_chunk: 64,
+            },
+        }
+    }
+}
+
+/// How a fold is split between threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FoldStrategy {
+    /// Chunks of each sub-tensor in the first pass (1: one pass).
+    pub chunks: u64,
+    /// Most values one thread folds (at most [`MAX_THREAD_STEPS`]); each
+    /// combine pass reduces the partials per output by this factor.
+    pub cap: u64,
+}
+
+/// The planner's strategy for a fold of `len` elements into `outputs`
+/// outputs on `class`.
+pub fn fold_strategy(outputs: u64, len: u64, class: DeviceClass) -> FoldStrategy {
+    let t = FoldTuning::of(class);
+    let cap = MAX_THREAD_STEPS;
+    let needed = len.div_ceil(cap).max(1);
+    let wanted = t.target_threads.div_ceil(outputs.max(1));
+    let by_size = (len / t.min_chunk).max(1);
+    let chunks = needed.max(wanted.min(by_size)).min(len.max(1));
+    FoldStrategy {
+        chunks: balanced_chunks(len.max(1), chunks),
+        cap,
+    }
+}
+
+/// Every strategy tests and `ops fuzz --variants all` run for a fold of
+/// `len` elements into `outputs` outputs: both classes' picks, one pass
+/// (when a thread may fold the whole sub-tensor), two chunks, and chunks of
+/// three values combined three at a time (a deep tree of combine passes).
+pub fn fold_strategies(outputs: u64, len: u64) -> Vec<FoldStrategy> {
+    let mut out: Vec<FoldStrategy> = Vec::new();
+    let mut push = |s: FoldStrategy| {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    };
+    for class in DeviceClass::ALL {
+        push(fold_strategy(outputs, len, class));
+    }
+    if len <= MAX_THREAD_STEPS {
+        push(FoldStrategy {
+            chunks: 1,
+            cap: MAX_THREAD_STEPS,
+        });
+    }
+    if len >= 2 && len.div_ceil(2) <= MAX_THREAD_STEPS {
+        push(FoldStrategy {
+            chunks: 2,
+            cap: MAX_THREAD_STEPS,
+        });
+    }
+    if len >= 4 {
+        push(FoldStrategy {
+            chunks: balanced_chunks(len, len.div_ceil(3)),
+            cap: 3,
+        });
+    }
+    out
+}
+
+/// Checks the call's tensors: output type = input type, output elements =
+/// kept elements.
+fn check_call(
+    input: &TensorDesc,
+    geometry: &ReduceGeometry,
+    output: &TensorDesc,
+) -> Result<(), OpError> {
+    if output.dtype != input.dtype {
+        return Err(OpError::InvalidArgument(format!(
+            "a fold's output has its input's type {}, not {}",
+            input.dtype, output.dtype
+        )));
+    }
+    let want = output.element_count().ok_or_else(|| OpError::TooLarge {
+        what: "output".into(),
+        limit: "element count overflows u64".into(),
+    })?;
+    if want != geometry.output_count {
+        return Err(OpError::InvalidArgument(format!(
+            "the output has {want} elements, the reduction gives {}",
+            geometry.output_count
+        )));
+    }
+    Ok(())
+}
+
+/// A host element as a CPU value of its compute type.
+fn value_of(t: &HostTensor, i: usize) -> Value {
+    crate::with_element_type!(t.dtype(), T => {
+        let v: T = t.get(i);
+        match v.to_i128() {
+            Some(x) => Value::I(x),
+            None => Value::F(v.to_f64()),
+        }
+    })
+}
+
+/// A CPU value rounded once to `dtype`, as little-endian bytes.
+fn write_value(v: Value, dtype: DataType, out: &mut Vec<u8>) {
+    match (dtype, v) {
+        (DataType::Float64, Value::F(x)) => x.write_le(out),
+        (DataType::Float32, Value::F(x)) => (x as f32).write_le(out),
+        (DataType::Float16, Value::F(x)) => half::f16::from_f64(x).write_le(out),
+        (_, Value::I(x)) if dtype.is_int() => {
+            let bytes = wrap(x, dtype).to_le_bytes();
+            out.extend_from_slice(&bytes[..dtype.size_bytes()]);
+        }
+        (_, Value::B(b)) => {
+            let mut bytes = vec![0u8; dtype.size_bytes()];
+            bytes[0] = u8::from(b);
+            out.extend_from_slice(&bytes);
+        }
+        // The spec compiler types every expression; a float value for an
+        // integer type (or the reverse) cannot reach here.
+        _ => out.extend_from_slice(&vec![0u8; dtype.size_bytes()]),
+    }
+}
+
+/// `n` as a value of `dtype`'s compute type.
+fn count_value(n: u64, dtype: DataType) -> Value {
+    if dtype.is_float() {
+        Value::F(n as f64)
+    } else {
+        Value::I(wrap(i128::from(n), dtype))
+    }
+}
+
+/// The CPU reference: folds `input` over `axes` (any order, each at most
+/// once) into a tensor described by `output` (the input's type; its element
+/// count the kept elements'), in row-major order, computing in `f64` for
+/// floats and exactly (wrapping) for integers, and rounding once.
+pub fn fold_cpu(
+    fold: &Fold,
+    input: &HostTensor,
+    axes: &[u32],
+    output: &TensorDesc,
+) -> Result<HostTensor, OpError> {
+    let geometry = ReduceGeometry::new(input.sizes(), axes)?;
+    check_call(input.desc(), &geometry, output)?;
+    let dtype = input.dtype();
+    let outputs = usize::try_from(geometry.output_count).map_err(|_| OpError::TooLarge {
+        what: "output".into(),
+        limit: "host address space".into(),
+    })?;
+    let zero = Value::I(0);
+    let identity = fold.identity.eval(dtype, &[zero; 5]);
+    let mut acc = vec![identity; outputs];
+    let sizes = input.sizes();
+    let mut mask = vec![false; sizes.len()];
+    for &a in axes {
+        mask[a as usize] = true;
+    }
+    let mut coords = vec![0u32; sizes.len()];
+    for offset in 0..input.len() {
+        if offset > 0 {
+            for d in (0..sizes.len()).rev() {
+                coords[d] += 1;
+                if coords[d] < sizes[d] {
+                    break;
+                }
+                coords[d] = 0;
+            }
+        }
+        let mut out = 0usize;
+        for d in 0..sizes.len() {
+            if !mask[d] {
+                out = out * sizes[d] as usize + coords[d] as usize;
+            }
+        }
+        let x = value_of(input, offset);
+        let mapped = fold.map.eval(dtype, &[x, zero, zero, zero, zero]);
+        acc[out] = fold
+            .combine
+            .eval(dtype, &[zero, acc[out], mapped, zero, zero]);
+    }
+    let n = count_value(geometry.reduce_len, dtype);
+    let mut bytes = Vec::with_capacity(outputs * dtype.size_bytes());
+    for a in acc {
+        let v = fold.finish.eval(dtype, &[zero, zero, zero, a, n]);
+        write_value(v, dtype, &mut bytes);
+    }
+    HostTensor::from_bytes(output.clone(), bytes)
+}
+
+/// The accuracy contract of a fold of `input` over `axes`: its ULP bound at
+/// this reduced count, or exact. Integer types are always exact.
+pub fn fold_tolerance(fold: &Fold, input: &TensorDesc, axes: &[u32]) -> Tolerance {
+    let Some(bound) = fold.accuracy else {
+        return Tolerance::Exact;
+    };
+    if !input.dtype.is_float() {
+        return Tolerance::Exact;
+    }
+    let n: u64 = axes
+        .iter()
+        .filter_map(|&a| input.sizes.get(a as usize))
+        .map(|&s| u64::from(s))
+        .product();
+    let vars = [
+        Value::I(0),
+        Value::I(0),
+        Value::I(0),
+        Value::I(0),
+        Value::I(i128::from(n)),
+    ];
+    match bound.eval(DataType::Int64, &vars) {
+        Value::I(u) => Tolerance::Ulp(u64::try_from(u).unwrap_or(0)),
+        _ => Tolerance::Exact,
+    }
+}
+
+/// The GPU plan of a fold call on an adapter of `class`.
+///
+/// `kernel` returns the generated kernel of a variant for the call's data
+/// type (`None`: an [`OpError::Unsupported`]).
+pub fn fold_plan(
+    input: &TensorDesc,
+    input_slot: usize,
+    axes: &[u32],
+    output: &TensorDesc,
+    output_slot: usize,
+    class: DeviceClass,
+    kernel: &dyn Fn(FoldVariant) -> Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
+    let geometry = ReduceGeometry::new(&input.sizes, axes)?;
+    check_call(input, &geometry, output)?;
+    let s = fold_strategy(geometry.output_count, geometry.reduce_len, class);
+    plan(input, input_slot, output_slot, &geometry, s, kernel)
+}
+
+/// Every plan of [`fold_strategies`] for the call, each named by its
+/// strategy.
+pub fn fold_plans(
+    input: &TensorDesc,
+    input_slot: usize,
+    axes: &[u32],
+    output: &TensorDesc,
+    output_slot: usize,
+    kernel: &dyn Fn(FoldVariant) -> Option<&'static Kernel>,
+) -> Result<Vec<(String, GpuPlan)>, OpError> {
+    let geometry = ReduceGeometry::new(&input.sizes, axes)?;
+    check_call(input, &geometry, output)?;
+    fold_strategies(geometry.output_count, geometry.reduce_len)
+        .into_iter()
+        .map(|s| {
+            let p = plan(input, input_slot, output_slot, &geometry, s, kernel)?;
+            Ok((format!("{s:?}"), p))
+        })
+        .collect()
+}
+
+/// [`fold_plan`] run as `strategy` says: `chunks` between 1 and the reduced
+/// count, `cap` between 2 and [`MAX_THREAD_STEPS`], and chunks of at most
+/// `cap` values ([`OpError::InvalidArgument`] otherwise).
+#[allow(clippy::too_many_arguments)]
+pub fn fold_plan_with(
+    input: &TensorDesc,
+    input_slot: usize,
+    axes: &[u32],
+    output: &TensorDesc,
+    output_slot: usize,
+    strategy: FoldStrategy,
+    kernel: &dyn Fn(FoldVariant) -> Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
+    let geometry = ReduceGeometry::new(&input.sizes, axes)?;
+    check_call(input, &geometry, output)?;
+    let len = geometry.reduce_len.max(1);
+    let FoldStrategy { chunks, cap } = strategy;
+    if chunks == 0
+        || chunks > len
+        || !(2..=MAX_THREAD_STEPS).contains(&cap)
+        || chunk_len(len, chunks) > cap
+    {
+        return Err(OpError::InvalidArgument(format!(
+            "{strategy:?} cannot fold {} elements",
+            geometry.reduce_len
+        )));
+    }
+    plan(input, input_slot, output_slot, &geometry, strategy, kernel)
+}
+
+fn too_large(what: String) -> OpError {
+    OpError::TooLarge {
+        what,
+        limit: "u32 addressing of the fold kernels".into(),
+    }
+}
+
+/// The plan of a checked call run as a valid `strategy`.
+fn plan(
+    input: &TensorDesc,
+    input_slot: usize,
+    output_slot: usize,
+    geometry: &ReduceGeometry,
+    strategy: FoldStrategy,
+    kernel: &dyn Fn(FoldVariant) -> Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
+    let dtype = input.dtype;
+    let mut plan = GpuPlan {
+        outputs: vec![OutputInit::Zero; output_slot + 1],
+        scratch_bytes: Vec::new(),
+        passes: Vec::new(),
+        index_checks: Vec::new(),
+    };
+    let outputs = geometry.output_count;
+    if outputs == 0 {
+        return Ok(plan);
+    }
+    let words_of = |count: u64, bytes: u64| count.checked_mul(bytes).map(|b| b.div_ceil(4));
+    if words_of(geometry.input_count, dtype.size_bytes() as u64)
+        .is_none_or(|w| w > u64::from(u32::MAX))
+    {
+        return Err(too_large(format!(
+            "a {dtype} tensor of {} elements",
+            geometry.input_count
+        )));
+    }
+    if geometry.kept.len() > params::MAX_DIMS || geometry.reduced.len() > params::MAX_DIMS {
+        return Err(OpError::Unsupported(format!(
+            "more than {} merged dimensions of a kind",
+            params::MAX_DIMS
+        )));
+    }
+    let kernel = |v: FoldVariant| {
+        kernel(v).ok_or_else(|| OpError::Unsupported(format!("no {} kernel for {dtype}", v.name())))
+    };
+    // Partial results: one word, two for 64-bit types.
+    let acc_bytes: u64 = if dtype.size_bits() == 64 { 8 } else { 4 };
+    let mut base = vec![0u32; params::LEN_WORDS];
+    base[params::OUTPUTS] = u32::try_from(outputs).map_err(|_| too_large("the output".into()))?;
+    match count_value(geometry.reduce_len, dtype) {
+        Value::F(n) => base[params::N_LO] = (n as f32).to_bits(),
+        Value::I(n) => {
+            let bits = n as u64;
+            base[params::N_LO] = bits as u32;
+            base[params::N_HI] = (bits >> 32) as u32;
+        }
+        Value::B(_) => {}
+    }
+    let to_u32 = |v: u64| u32::try_from(v).map_err(|_| too_large(format!("a dimension of {v}")));
+    base[params::KEPT_DIMS] = geometry.kept.len() as u32;
+    base[params::REDUCED_DIMS] = geometry.reduced.len() as u32;
+    for (d, &(size, stride)) in geometry.kept.iter().enumerate() {
+        base[params::KEPT_SIZES + d] = to_u32(size)?;
+        base[params::KEPT_STRIDES + d] = to_u32(stride)?;
+    }
+    for (d, &(size, stride)) in geometry.reduced.iter().enumerate() {
+        base[params::REDUCED_SIZES + d] = to_u32(size)?;
+        base[params::REDUCED_STRIDES + d] = to_u32(stride)?;
+    }
+    // A final pass binds a small placeholder as its partials.
+    let placeholder = |plan: &mut GpuPlan| {
+        plan.scratch_bytes.push(16);
+        BufferRef::Scratch(plan.scratch_bytes.len() - 1)
+    };
+    let pass = |plan: &mut GpuPlan,
+                variant: FoldVariant,
+                source: BufferRef,
+                len: u64,
+                chunks: u64|
+     -> Result<Option<BufferRef>, OpError> {
+        let threads = outputs
+            .checked_mul(chunks)
+            .filter(|&t| t <= u64::from(u32::MAX))
+            .ok_or_else(|| too_large(format!("{outputs} outputs of {chunks} chunks")))?;
+        let final_pass = chunks == 1;
+        let target = if final_pass {
+            placeholder(plan)
+        } else {
+            plan.scratch_bytes.push(threads * acc_bytes);
+            BufferRef::Scratch(plan.scratch_bytes.len() - 1)
+        };
+        let mut p = base.clone();
+        p[params::LEN] = to_u32(len)?;
+        p[params::CHUNK] = to_u32(chunk_len(len.max(1), chunks))?;
+        p[params::CHUNKS] = to_u32(chunks)?;
+        p[params::FINAL] = u32::from(final_pass);
+        plan.passes.push(Pass {
+            kernel: kernel(variant)?,
+            buffers: vec![
+                BufferRef::Params,
+                source,
+                target,
+                BufferRef::Output(output_slot),
+            ],
+            params: p,
+            workgroups: threads.div_ceil(u64::from(WORKGROUP_SIZE)),
+        });
+        Ok((!final_pass).then_some(target))
+    };
+    let len = geometry.reduce_len;
+    let mut partials = pass(
+        &mut plan,
+        FoldVariant::Input,
+        BufferRef::Input(input_slot),
+        len,
+        strategy.chunks,
+    )?;
+    let mut count = strategy.chunks;
+    while let Some(source) = partials {
+        let next = if count <= strategy.cap {
+            1
+        } else {
+            balanced_chunks(count, count.div_ceil(strategy.cap))
+        };
+        partials = pass(&mut plan, FoldVariant::Partials, source, count, next)?;
+        count = next;
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scalar::{Binary, Unary, Var};
+
+    const X: Scalar = Scalar::Var(Var::X);
+    const A: Scalar = Scalar::Var(Var::A);
+    const B: Scalar = Scalar::Var(Var::B);
+    const ACC: Scalar = Scalar::Var(Var::Acc);
+    const N: Scalar = Scalar::Var(Var::N);
+
+    static SUM: Fold = Fold {
+        identity: &Scalar::Int(0),
+        map: &X,
+        combine: &Scalar::Binary(Binary::Add, &A, &B),
+        finish: &ACC,
+        accuracy: Some(&N),
+    };
+    static L2: Fold = Fold {
+        identity: &Scalar::Int(0),
+        map: &Scalar::Binary(Binary::Mul, &X, &X),
+        combine: &Scalar::Binary(Binary::Add, &A, &B),
+        finish: &Scalar::Unary(Unary::Sqrt, &ACC),
+        accuracy: None,
+    };
+    static MEAN: Fold = Fold {
+        identity: &Scalar::Int(0),
+        map: &X,
+        combine: &Scalar::Binary(Binary::Add, &A, &B),
+        finish: &Scalar::Binary(Binary::Div, &ACC, &N),
+        accuracy: None,
+    };
+
+    fn t<T: Element>(sizes: &[u32], v: &[T]) -> HostTensor {
+        HostTensor::from_slice(sizes, v).unwrap()
+    }
+
+    #[test]
+    fn directml_sum_examples() {
+        let x = t(&[3, 3], &[1f32, 2., 3., 3., 0., 4., 2., 4., 2.]);
+        let run = |axes: &[u32], sizes: &[u32]| {
+            fold_cpu(&SUM, &x, axes, &TensorDesc::new(DataType::Float32, sizes))
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap()
+        };
+        assert_eq!(run(&[0], &[1, 3]), [6., 6., 9.]);
+        assert_eq!(run(&[1], &[3, 1]), [6., 7., 8.]);
+        assert_eq!(run(&[0, 1], &[1, 1]), [21.]);
+    }
+
+    #[test]
+    fn finish_sees_the_count_and_rounds_once() {
+        let x = t(&[2, 2], &[3f32, 4., 1., 2.]);
+        let l2 = fold_cpu(&L2, &x, &[1], &TensorDesc::new(DataType::Float32, [2])).unwrap();
+        assert_eq!(l2.to_vec::<f32>().unwrap(), [5.0, 5f32.sqrt()]);
+        let mean = fold_cpu(&MEAN, &x, &[0, 1], &TensorDesc::new(DataType::Float32, [])).unwrap();
+        assert_eq!(mean.to_vec::<f32>().unwrap(), [2.5]);
+        // An empty sub-tensor: finish(identity) with n = 0.
+        let empty = t::<f32>(&[2, 0], &[]);
+        let m = fold_cpu(
+            &MEAN,
+            &empty,
+            &[1],
+            &TensorDesc::new(DataType::Float32, [2]),
+        )
+        .unwrap();
+        assert!(m.to_vec::<f32>().unwrap().iter().all(|v| v.is_nan()));
+        let s = fold_cpu(&SUM, &empty, &[1], &TensorDesc::new(DataType::Float32, [2])).unwrap();
+        assert_eq!(s.to_vec::<f32>().unwrap(), [0.0, 0.0]);
+    }
+
+    #[test]
+    fn integer_sums_wrap() {
+        let x = t(&[3], &[100i8, 100, 100]);
+        let s = fold_cpu(&SUM, &x, &[0], &TensorDesc::new(DataType::Int8, [])).unwrap();
+        assert_eq!(s.to_vec::<i8>().unwrap(), [44]);
+        let m = fold_cpu(
+            &MEAN,
+            &t(&[2], &[7i32, 8]),
+            &[0],
+            &TensorDesc::new(DataType::Int32, []),
+        );
+        assert_eq!(m.unwrap().to_vec::<i32>().unwrap(), [7]);
+    }
+
+    #[test]
+    fn tolerance_grows_with_the_count() {
+        let d = TensorDesc::new(DataType::Float32, [4, 5, 6]);
+        assert_eq!(fold_tolerance(&SUM, &d, &[0, 2]), Tolerance::Ulp(24));
+        let i = TensorDesc::new(DataType::Int32, [4]);
+        assert_eq!(fold_tolerance(&SUM, &i, &[0]), Tolerance::Exact);
+        assert_eq!(fold_tolerance(&L2, &d, &[0]), Tolerance::Exact);
+    }
+
+    #[test]
+    fn strategies_keep_threads_within_the_cap() {
+        for len in [
+            0u64,
+            1,
+            2,
+            3,
+            4,
+            5,
+            100,
+            16_384,
+            16_385,
+            1 << 20,
+            300_000_000,
+        ] {
+            for outputs in [1u64, 7, 1 << 16] {
+                for s in fold_strategies(outputs, len) {
+                    assert!(
+                        chunk_len(len.max(1), s.chunks) <= s.cap,
+                        "{len} {outputs} {s:?}"
+                    );
+                    assert!(s.cap <= MAX_THREAD_STEPS);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plans_combine_down_to_one_partial() {
+        let input = TensorDesc::new(DataType::Float32, [1000]);
+        let output = TensorDesc::new(DataType::Float32, []);
+        static K: Kernel = Kernel {
+            key: "k",
+            wgsl: "",
+            entry: "main",
+            bindings: BINDINGS,
+            workgroup_size: WORKGROUP_SIZE,
+        };
+        let s = FoldStrategy {
+            chunks: 334,
+            cap: 3,
+        };
+        let p = fold_plan_with(&input, 0, &[0], &output, 0, s, &|_| Some(&K)).unwrap();
+        // 334 -> 112 -> 38 -> 13 -> 5 -> 2 -> 1.
+        let chunks: Vec<u32> = p.passes.iter().map(|p| p.params[params::CHUNKS]).collect();
+        assert_eq!(chunks, [334, 112, 38, 13, 5, 2, 1]);
+        assert_eq!(p.passes.last().unwrap().params[params::FINAL], 1);
+        let bad = FoldStrategy { chunks: 2, cap: 3 };
+        assert!(fold_plan_with(&input, 0, &[0], &output, 0, bad, &|_| Some(&K)).is_err());
+    }
+}

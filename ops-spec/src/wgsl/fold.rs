@@ -1,0 +1,321 @@
+//! WGSL kernels of the `fold` pattern ([`ops_core::patterns::fold`]).
+//!
+//! One thread per output element and chunk folds the chunk's values with
+//! the spec's `map` and `combine`, starting from `identity`; a final pass
+//! applies `finish` and stores the output, other passes store partial
+//! results for a `fold_partials` pass. The arithmetic is the spec's, turned
+//! into WGSL by [`super::scalar`].
+
+use ops_core::patterns::fold::{params, Fold, FoldVariant, WORKGROUP_SIZE};
+use ops_core::scalar::Var;
+use ops_core::DataType;
+
+use super::dtype::{self, is_packed};
+use super::scalar::{compute_type, gen_helpers, scalar_wgsl};
+use super::segments::{self, with_segmented_variant, Buffer, Layout};
+use super::writer::Writer;
+
+/// The kernel key: `{operator}/{variant}/{DATA}` (`ReduceSum/fold_input/FLOAT16`).
+pub fn fold_kernel_key(operator: &str, variant: FoldVariant, dtype: DataType) -> String {
+    format!("{operator}/{}/{}", variant.name(), dtype.spec_name())
+}
+
+/// Why `fold` cannot run on tensors of `dtype` on the GPU, or `None`.
+pub fn fold_unsupported(fold: &Fold, dtype: DataType) -> Option<String> {
+    [fold.identity, fold.map, fold.combine, fold.finish]
+        .iter()
+        .find_map(|e| e.unsupported_for(dtype))
+}
+
+/// The buffers of a fold kernel, in binding order.
+fn buffers(dtype: DataType) -> [Buffer<'static>; 4] {
+    [
+        Buffer::params(),
+        Buffer::read("src", true),
+        Buffer::read_write("partials", false, true),
+        Buffer::read_write("output", is_packed(dtype), true),
+    ]
+}
+
+/// The complete WGSL of one fold kernel, plain and segmented
+/// ([`super::segments`]). `fold` must be supported for `dtype`
+/// ([`fold_unsupported`]).
+pub fn fold_kernel(
+    fold: &Fold,
+    variant: FoldVariant,
+    dtype: DataType,
+    key: &str,
+    origin: &str,
+    text: &FoldText,
+) -> String {
+    let plain = module(fold, variant, dtype, key, origin, text, Layout::Plain);
+    let segmented = module(fold, variant, dtype, key, origin, text, Layout::Segmented);
+    with_segmented_variant(plain, &segmented, &buffers(dtype))
+}
+
+/// The spec's text of each expression, for the kernel's comments.
+#[derive(Clone, Debug, Default)]
+pub struct FoldText {
+    /// `identity`.
+    pub identity: String,
+    /// `map`.
+    pub map: String,
+    /// `combine`.
+    pub combine: String,
+    /// `finish`.
+    pub finish: String,
+}
+
+fn module(
+    fold: &Fold,
+    variant: FoldVariant,
+    dtype: DataType,
+    key: &str,
+    origin: &str,
+    text: &FoldText,
+    layout: Layout,
+) -> String {
+    let bufs = buffers(dtype);
+    let [_, src, partials, output] = bufs;
+    let t = compute_type(dtype);
+    let wide = dtype.size_bits() == 64 && dtype.is_int();
+    let mut w = Writer::new();
+    w.comment(format!("@generated from {origin}"));
+    w.comment(format!("kernel: {key}"));
+    w.comment(format!(
+        "fold ({}) of {dtype} in {t}: identity {}; map {}; combine {}; finish {}",
+        variant.name(),
+        text.identity,
+        text.map,
+        text.combine,
+        text.finish
+    ));
+    w.blank();
+    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
+    for (name, word) in [
+        ("P_OUTPUTS", params::OUTPUTS),
+        ("P_LEN", params::LEN),
+        ("P_CHUNK", params::CHUNK),
+        ("P_CHUNKS", params::CHUNKS),
+        ("P_FINAL", params::FINAL),
+        ("P_N_LO", params::N_LO),
+        ("P_N_HI", params::N_HI),
+        ("P_KEPT_DIMS", params::KEPT_DIMS),
+        ("P_REDUCED_DIMS", params::REDUCED_DIMS),
+        ("P_KEPT_SIZES", params::KEPT_SIZES),
+        ("P_KEPT_STRIDES", params::KEPT_STRIDES),
+        ("P_REDUCED_SIZES", params::REDUCED_SIZES),
+        ("P_REDUCED_STRIDES", params::REDUCED_STRIDES),
+    ] {
+        w.line(format!("const {name}: u32 = {word}u;"));
+    }
+    w.blank();
+    segments::declare(&mut w, &bufs, layout);
+    w.blank();
+    segments::gen_accessors(&mut w, &bufs, layout);
+    gen_helpers(&mut w, dtype);
+    w.blank();
+    match variant {
+        FoldVariant::Input => {
+            dtype::gen_load_from(&mut w, "load_input", &src, layout, dtype);
+        }
+        FoldVariant::Partials => {
+            w.open(format!("fn load_partial(i: u32) -> {t}"));
+            if wide {
+                w.line(format!(
+                    "return acc_value(vec2<u32>({}, {}));",
+                    src.word(layout, "2u * i"),
+                    src.word(layout, "2u * i + 1u")
+                ));
+            } else {
+                w.line(format!("return acc_value({});", src.word(layout, "i")));
+            }
+            w.close();
+        }
+    }
+    w.blank();
+    w.open(format!("fn store_partial(i: u32, v: {t})"));
+    w.line("let words = acc_words(v);");
+    if wide {
+        w.line(partials.set(layout, "2u * i", "words.x"));
+        w.line(partials.set(layout, "2u * i + 1u", "words.y"));
+    } else {
+        w.line(partials.set(layout, "i", "words"));
+    }
+    w.close();
+    w.blank();
+    dtype::gen_store_to(&mut w, "store_output", &output, layout, dtype);
+    w.blank();
+    let var = |v: Var| v.name().to_string();
+    w.open(format!("fn identity() -> {t}"));
+    w.line(format!(
+        "return {};",
+        scalar_wgsl(fold.identity, dtype, &var)
+    ));
+    w.close();
+    w.blank();
+    w.open(format!("fn map(x: {t}) -> {t}"));
+    w.line(format!("return {};", scalar_wgsl(fold.map, dtype, &var)));
+    w.close();
+    w.blank();
+    w.open(format!("fn combine(a: {t}, b: {t}) -> {t}"));
+    w.line(format!(
+        "return {};",
+        scalar_wgsl(fold.combine, dtype, &var)
+    ));
+    w.close();
+    w.blank();
+    w.open(format!("fn finish(acc: {t}, n: {t}) -> {t}"));
+    w.line(format!("return {};", scalar_wgsl(fold.finish, dtype, &var)));
+    w.close();
+    w.blank();
+    let n = match t {
+        "f32" => "bitcast<f32>(param(P_N_LO))",
+        "i32" => "bitcast<i32>(param(P_N_LO))",
+        "u32" => "param(P_N_LO)",
+        _ => "vec2<u32>(param(P_N_LO), param(P_N_HI))",
+    };
+    w.line(format!("@compute @workgroup_size({WORKGROUP_SIZE})"));
+    w.open("fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>)");
+    w.line("let t = gid.x + gid.y * nwg.x * WORKGROUP_SIZE;");
+    w.line("let chunks = param(P_CHUNKS);");
+    w.block("if (t >= param(P_OUTPUTS) * chunks)", |w| {
+        w.line("return;");
+    });
+    w.line("let o = t / chunks;");
+    w.line("let c = t - o * chunks;");
+    w.line("let len = param(P_LEN);");
+    w.line("let begin = min(c * param(P_CHUNK), len);");
+    w.line("let end = min(begin + param(P_CHUNK), len);");
+    w.line("var acc = identity();");
+    match variant {
+        FoldVariant::Input => {
+            w.comment("The first element of output o's sub-tensor.");
+            w.line("var rest = o;");
+            w.line("var base = 0u;");
+            w.block(
+                "for (var d = param(P_KEPT_DIMS); d > 0u; d = d - 1u)",
+                |w| {
+                    w.line("let size = param(P_KEPT_SIZES + d - 1u);");
+                    w.line("base = base + (rest % size) * param(P_KEPT_STRIDES + d - 1u);");
+                    w.line("rest = rest / size;");
+                },
+            );
+            w.block("if (param(P_REDUCED_DIMS) <= 1u)", |w| {
+                w.line("let stride = param(P_REDUCED_STRIDES);");
+                w.block("for (var r = begin; r < end; r = r + 1u)", |w| {
+                    w.line("acc = combine(acc, map(decode(load_input(base + r * stride))));");
+                });
+            });
+            w.block("else", |w| {
+                w.block("for (var r = begin; r < end; r = r + 1u)", |w| {
+                    w.line("var q = r;");
+                    w.line("var offset = base;");
+                    w.block(
+                        "for (var d = param(P_REDUCED_DIMS); d > 0u; d = d - 1u)",
+                        |w| {
+                            w.line("let size = param(P_REDUCED_SIZES + d - 1u);");
+                            w.line(
+                                "offset = offset + (q % size) * param(P_REDUCED_STRIDES + d - 1u);",
+                            );
+                            w.line("q = q / size;");
+                        },
+                    );
+                    w.line("acc = combine(acc, map(decode(load_input(offset))));");
+                });
+            });
+        }
+        FoldVariant::Partials => {
+            w.block("for (var j = begin; j < end; j = j + 1u)", |w| {
+                w.line("acc = combine(acc, load_partial(o * len + j));");
+            });
+        }
+    }
+    w.block("if (param(P_FINAL) == 1u)", |w| {
+        w.line(format!("store_output(o, encode(finish(acc, {n})));"));
+    });
+    w.block("else", |w| {
+        w.line("store_partial(t, acc);");
+    });
+    w.close();
+    w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ops_core::scalar::{Binary, Scalar, Unary};
+
+    const X: Scalar = Scalar::Var(Var::X);
+    const A: Scalar = Scalar::Var(Var::A);
+    const B: Scalar = Scalar::Var(Var::B);
+    const ACC: Scalar = Scalar::Var(Var::Acc);
+    const N: Scalar = Scalar::Var(Var::N);
+
+    static FOLDS: [Fold; 3] = [
+        Fold {
+            identity: &Scalar::Int(0),
+            map: &Scalar::Unary(Unary::Abs, &X),
+            combine: &Scalar::Binary(Binary::Add, &A, &B),
+            finish: &Scalar::Binary(Binary::Div, &ACC, &N),
+            accuracy: None,
+        },
+        Fold {
+            identity: &Scalar::Lowest,
+            map: &Scalar::Binary(Binary::Mul, &X, &X),
+            combine: &Scalar::Binary(Binary::Max, &A, &B),
+            finish: &Scalar::Select(
+                &Scalar::Binary(Binary::Lt, &ACC, &Scalar::Int(0)),
+                &Scalar::Unary(Unary::Neg, &ACC),
+                &Scalar::Binary(Binary::Sub, &ACC, &N),
+            ),
+            accuracy: None,
+        },
+        Fold {
+            identity: &Scalar::Int(1),
+            map: &Scalar::Unary(Unary::Exp, &X),
+            combine: &Scalar::Binary(Binary::Pow, &A, &B),
+            finish: &Scalar::Unary(Unary::Round, &Scalar::Unary(Unary::Log, &ACC)),
+            accuracy: None,
+        },
+    ];
+
+    /// Every supported (fold, type, variant) kernel parses and validates
+    /// with no optional capability, plain and segmented.
+    #[test]
+    fn kernels_validate() {
+        let mut count = 0;
+        for fold in &FOLDS {
+            for dt in DataType::ALL {
+                if fold_unsupported(fold, dt).is_some() {
+                    continue;
+                }
+                for v in FoldVariant::ALL {
+                    let key = fold_kernel_key("Test", v, dt);
+                    let wgsl = fold_kernel(fold, v, dt, &key, "test", &FoldText::default());
+                    let plain = segments::plain_part(&wgsl);
+                    super::super::validated_module(&key, plain, "main", WORKGROUP_SIZE);
+                    let (_, seg) = segments::segmented_part(&wgsl).expect("segmented variant");
+                    super::super::validated_module(&key, seg, "main", WORKGROUP_SIZE);
+                    count += 1;
+                }
+            }
+        }
+        // abs/div: every type but FLOAT64 and the 64-bit integers' `/`;
+        // max of squares: every type but FLOAT64; exp/pow/log: floats.
+        assert_eq!(count, 2 * (8 + 10 + 2));
+    }
+
+    #[test]
+    fn unsupported_combinations_are_named() {
+        assert!(fold_unsupported(&FOLDS[0], DataType::Int64)
+            .unwrap()
+            .contains("word pairs"));
+        assert!(fold_unsupported(&FOLDS[2], DataType::Int32)
+            .unwrap()
+            .contains("exp"));
+        assert!(fold_unsupported(&FOLDS[1], DataType::Float64)
+            .unwrap()
+            .contains("FLOAT64"));
+    }
+}
