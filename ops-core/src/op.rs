@@ -75,6 +75,17 @@ pub trait Operator: fmt::Debug + Send + Sync {
         crate::Tolerance::Exact
     }
 
+    /// The float input values for which [`Operator::tolerance`]'s ULP bound
+    /// is stated, `[lo, hi)`, when the spec narrows them; `None` for the
+    /// default domain of ULP contracts: magnitudes in `[0.5, 2)`, all of one
+    /// sign (sums without cancellation or overflow). Fuzzers draw float
+    /// inputs from it. Outside it the backends still compute the same
+    /// function, but rounding may be amplified past the bound (a logarithm
+    /// of a sum near 1, a difference of near-equal values).
+    fn accuracy_domain(&self) -> Option<(f64, f64)> {
+        None
+    }
+
     /// Phrases the error for index check `check` failing at element `position`
     /// of its tensor (the GPU reports only the position).
     fn index_error(&self, inputs: &[&HostTensor], check: usize, position: u64) -> OpError;

@@ -863,7 +863,7 @@ impl ExprLower<'_> {
         const KEYS: &[&str] = &[
             "input", "output", "axes", "identity", "map", "combine", "accuracy",
         ];
-        let params = self.params_optional(c, KEYS, &["finish"], errors)?;
+        let params = self.params_optional(c, KEYS, &["finish", "domain"], errors)?;
         let input = self.param_tensor(&params, "input", false, c, errors);
         let output = self.param_tensor(&params, "output", true, c, errors);
         let axes = match params.get("axes") {
@@ -923,8 +923,41 @@ impl ExprLower<'_> {
             }
             _ => None,
         };
-        let (identity, map, combine, finish, accuracy) =
-            (identity?, map?, combine?, finish?, accuracy?);
+        let domain = match params.get("domain") {
+            None => Some(None),
+            Some(ParamValue::Expr(ast::Expr {
+                kind: ExprKind::List(items),
+                span,
+            })) if items.len() == 2 => {
+                let num = |e: &ast::Expr| match &e.kind {
+                    ExprKind::Decimal(d) => d.parse::<f64>().ok(),
+                    ExprKind::Int(i) => Some(*i as f64),
+                    ExprKind::Unary("-", inner) => match &inner.kind {
+                        ExprKind::Decimal(d) => d.parse::<f64>().ok().map(|v| -v),
+                        ExprKind::Int(i) => Some(-(*i as f64)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match (num(&items[0]), num(&items[1])) {
+                    (Some(lo), Some(hi)) if lo < hi => Some(Some((lo, hi))),
+                    _ => {
+                        errors.error(*span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
+                        None
+                    }
+                }
+            }
+            Some(ParamValue::Expr(e)) => {
+                errors.error(e.span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
+                None
+            }
+            Some(ParamValue::Map(n, _)) => {
+                errors.error(n.span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
+                None
+            }
+        };
+        let (identity, map, combine, finish, accuracy, domain) =
+            (identity?, map?, combine?, finish?, accuracy?, domain?);
         Some(Compute::Fold {
             input: input?,
             output: output?,
@@ -935,6 +968,7 @@ impl ExprLower<'_> {
                 combine: combine.0,
                 finish: finish.0,
                 accuracy: accuracy.0,
+                domain,
             },
             text: FoldText {
                 identity: identity.1,

@@ -74,8 +74,19 @@ pub fn check_min_level(op: &dyn Operator) -> Result<(), String> {
     Ok(())
 }
 
-/// Compares two outputs bit for bit; the first difference, if any.
+/// Compares two outputs bit for bit (any two NaNs match); the first
+/// difference, if any.
 pub fn compare_outputs(got: &[HostTensor], want: &[HostTensor]) -> Result<(), String> {
+    compare_within(got, want, crate::Tolerance::Exact)
+}
+
+/// Compares two outputs within `tol` ([`crate::accuracy`]); the first
+/// difference, if any, with the ULP distance for floats.
+pub fn compare_within(
+    got: &[HostTensor],
+    want: &[HostTensor],
+    tol: crate::Tolerance,
+) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("{} outputs, expected {}", got.len(), want.len()));
     }
@@ -89,24 +100,28 @@ pub fn compare_outputs(got: &[HostTensor], want: &[HostTensor]) -> Result<(), St
                 w.sizes()
             ));
         }
-        if g.bytes() != w.bytes() {
+        if let Some((i, count)) = crate::accuracy::first_mismatch(w, g, tol) {
             let width = w.dtype().size_bytes();
-            let i = g
-                .bytes()
-                .chunks(width)
-                .zip(w.bytes().chunks(width))
-                .position(|(a, b)| a != b)
-                .unwrap_or(0);
             let strides = crate::row_major_strides(w.sizes());
             let coords: Vec<u64> = strides
                 .iter()
                 .zip(w.sizes())
                 .map(|(&s, &n)| (i as u64 / s.max(1)) % u64::from(n).max(1))
                 .collect();
+            let bits = |t: &HostTensor| {
+                let mut b = [0u8; 8];
+                b[..width].copy_from_slice(&t.bytes()[i * width..(i + 1) * width]);
+                u64::from_le_bytes(b)
+            };
+            let ulps = match crate::accuracy::ulp_distance(w.dtype(), bits(w), bits(g)) {
+                Some(d) if w.dtype().is_float() => format!(", {d} ULP apart"),
+                _ => String::new(),
+            };
             return Err(format!(
-                "output {k} element {i} (coordinates {coords:?}) is {:02x?}, expected {:02x?}",
+                "output {k} element {i} (coordinates {coords:?}) is {:02x?}, expected {:02x?}{ulps} ({tol}; {count} of {} elements differ)",
                 &g.bytes()[i * width..(i + 1) * width],
-                &w.bytes()[i * width..(i + 1) * width]
+                &w.bytes()[i * width..(i + 1) * width],
+                w.len()
             ));
         }
     }
@@ -168,7 +183,7 @@ pub fn check_valid(case: &ValidCase, other: Option<Backend<'_>>) -> Result<Outco
     if let Some(run) = other {
         let gpu = catch_unwind(AssertUnwindSafe(|| run(op, &inputs)))
             .map_err(|p| format!("the GPU run panicked: {}", panic_text(p)))?;
-        agree(&cpu, &gpu)?;
+        agree(op, &cpu, &gpu)?;
     }
     Ok(match cpu {
         Ok(o) => Outcome::Outputs(o),
@@ -177,13 +192,17 @@ pub fn check_valid(case: &ValidCase, other: Option<Backend<'_>>) -> Result<Outco
 }
 
 /// The GPU's result `gpu` against the CPU reference's `cpu`: the same
-/// outputs bit for bit, or the same error.
+/// outputs within the operator's tolerance ([`Operator::tolerance`]: bit
+/// for bit for exact operators), or the same error.
 fn agree(
+    op: &dyn Operator,
     cpu: &Result<Vec<HostTensor>, OpError>,
     gpu: &Result<Vec<HostTensor>, OpError>,
 ) -> Result<(), String> {
     match (cpu, gpu) {
-        (Ok(c), Ok(g)) => compare_outputs(g, c).map_err(|e| format!("GPU != CPU: {e}")),
+        (Ok(c), Ok(g)) => {
+            compare_within(g, c, op.tolerance()).map_err(|e| format!("GPU != CPU: {e}"))
+        }
         (Err(c), Err(g)) if c == g => Ok(()),
         (c, g) => Err(format!(
             "GPU and CPU disagree: the CPU gives {}, the GPU gives {}",
@@ -215,14 +234,14 @@ pub fn check_variants(
     let plans = match plans {
         Ok(p) => p,
         Err(e) => {
-            agree(&cpu, &Err(e)).map_err(|m| format!("the plan variants: {m}"))?;
+            agree(op, &cpu, &Err(e)).map_err(|m| format!("the plan variants: {m}"))?;
             return Ok(0);
         }
     };
     for (name, plan) in &plans {
         let gpu = catch_unwind(AssertUnwindSafe(|| run_plan(op, &inputs, plan)))
             .map_err(|p| format!("variant `{name}`: the GPU run panicked: {}", panic_text(p)))?;
-        agree(&cpu, &gpu).map_err(|m| format!("variant `{name}`: {m}"))?;
+        agree(op, &cpu, &gpu).map_err(|m| format!("variant `{name}`: {m}"))?;
     }
     Ok(plans.len())
 }

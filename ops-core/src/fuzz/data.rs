@@ -193,6 +193,40 @@ pub fn data_tensor(dtype: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor 
     }
 }
 
+/// Fuzzing data for a float tensor of an operator with a ULP accuracy
+/// contract ([`crate::Tolerance::Ulp`]): magnitudes uniform in `[0.5, 2)`,
+/// all of one sign (drawn per tensor). ULP bounds of sums hold for inputs
+/// without cancellation and without overflow, which is what this draws;
+/// edge values (NaN, infinities, the extremes) would measure the input,
+/// not the kernel.
+///
+/// With `domain` `Some((lo, hi))`, values are uniform in `[lo, hi)` instead.
+pub fn same_sign_tensor(
+    dtype: DataType,
+    sizes: &[u32],
+    domain: Option<(f64, f64)>,
+    rng: &mut Rng,
+) -> HostTensor {
+    let n = element_count(sizes);
+    let sign = if rng.chance(1, 2) { -1.0 } else { 1.0 };
+    let (lo, hi, sign) = match domain {
+        Some((lo, hi)) => (lo, hi, 1.0),
+        None => (0.5, 2.0, sign),
+    };
+    let words: Vec<u64> = (0..n)
+        .map(|_| {
+            let v = sign * (lo + (hi - lo) * (rng.below(1 << 24) as f64 / (1u64 << 24) as f64));
+            match dtype {
+                DataType::Float64 => v.to_bits(),
+                DataType::Float32 => u64::from((v as f32).to_bits()),
+                DataType::Float16 => u64::from(half::f16::from_f64(v).to_bits()),
+                _ => rng.next_u64(),
+            }
+        })
+        .collect();
+    from_words(dtype, sizes, words.into_iter())
+}
+
 /// How [`index_tensor`] fills an index tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexMode {

@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use proptest::strategy::{NewTree, ValueTree};
 use proptest::test_runner::TestRunner;
 
-use super::data::{data_tensor, host_tensor, index_tensor, IndexMode, Rng};
+use super::data::{data_tensor, host_tensor, index_tensor, same_sign_tensor, IndexMode, Rng};
 use crate::support::SupportEntry;
 use crate::{
     AttrKind, AttrValue, DataType, FeatureLevel, HostTensor, OpArgs, Operator, OperatorInfo,
@@ -740,6 +740,7 @@ fn draw_once(
 /// others' data alone).
 pub(crate) fn with_data(info: &'static OperatorInfo, d: Drawn, seed: u64) -> ValidCase {
     let bounds = d.op.index_bounds();
+    let ulp_contract = matches!(d.op.tolerance(), crate::Tolerance::Ulp(_));
     let mut expect_index_error = false;
     let descs = d.op.input_descs();
     let inputs: Vec<HostTensor> = info
@@ -765,6 +766,9 @@ pub(crate) fn with_data(info: &'static OperatorInfo, d: Drawn, seed: u64) -> Val
                     let (t, bad) = index_tensor(desc.dtype, &desc.sizes, b, mode, &mut rng);
                     expect_index_error |= bad;
                     t
+                }
+                None if ulp_contract && desc.dtype.is_float() => {
+                    same_sign_tensor(desc.dtype, &desc.sizes, d.op.accuracy_domain(), &mut rng)
                 }
                 None => data_tensor(desc.dtype, &desc.sizes, &mut rng),
             }

@@ -51,6 +51,10 @@ pub struct Fold {
     /// The accuracy contract: `None` for exact, else the ULP bound as an
     /// integer expression of `n` (evaluated as INT64).
     pub accuracy: Option<&'static Scalar>,
+    /// The float inputs `[lo, hi)` for which the ULP bound is stated and
+    /// fuzzed (`None`: magnitudes in `[0.5, 2)` of one sign; see
+    /// [`crate::Operator::accuracy_domain`]).
+    pub domain: Option<(f64, f64)>,
 }
 
 /// Threads per workgroup of the fold kernels.
@@ -576,6 +580,7 @@ mod tests {
         combine: &Scalar::Binary(Binary::Add, &A, &B),
         finish: &ACC,
         accuracy: Some(&N),
+        domain: None,
     };
     static L2: Fold = Fold {
         identity: &Scalar::Int(0),
@@ -583,6 +588,7 @@ mod tests {
         combine: &Scalar::Binary(Binary::Add, &A, &B),
         finish: &Scalar::Unary(Unary::Sqrt, &ACC),
         accuracy: None,
+        domain: None,
     };
     static MEAN: Fold = Fold {
         identity: &Scalar::Int(0),
@@ -590,6 +596,7 @@ mod tests {
         combine: &Scalar::Binary(Binary::Add, &A, &B),
         finish: &Scalar::Binary(Binary::Div, &ACC, &N),
         accuracy: None,
+        domain: None,
     };
 
     fn t<T: Element>(sizes: &[u32], v: &[T]) -> HostTensor {

@@ -27,6 +27,8 @@ pub struct ComputeCode {
     pub gpu_plan_variants: TokenStream,
     /// Body of `tolerance`.
     pub tolerance: TokenStream,
+    /// Body of `accuracy_domain`.
+    pub domain: TokenStream,
     /// Body of `index_error`.
     pub index_error: TokenStream,
     /// Body of `index_bounds`.
@@ -135,6 +137,10 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 }
                 None => quote!(::core::option::Option::None),
             };
+            let domain_tok = match fold.domain {
+                Some((lo, hi)) => quote!(::core::option::Option::Some((#lo, #hi))),
+                None => quote!(::core::option::Option::None),
+            };
             let axes_expr = gen_expr(axes);
             let in_f = format_ident!("{}", spec.tensors[*input].name);
             let out_f = format_ident!("{}", spec.tensors[*output].name);
@@ -153,6 +159,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     combine: #combine,
                     finish: #finish,
                     accuracy: #accuracy_tok,
+                    domain: #domain_tok,
                 };
                 static AXES: ::ops_core::__private::expr::Expr = #axes_expr;
             };
@@ -193,6 +200,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     ::core::result::Result::Err(_) => ::ops_core::Tolerance::Exact,
                 }
             };
+            let domain = quote!(FOLD.domain);
             let name = &spec.name;
             let index_error = quote! {
                 ::ops_core::OpError::Device(::std::format!("{} has no index checks, but the GPU reported check {} at {}", #name, check, position))
@@ -208,6 +216,9 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 text.finish
             ));
             docs.push(format!("- accuracy: `{accuracy}`"));
+            if let Some((lo, hi)) = fold.domain {
+                docs.push(format!("  for inputs in `[{lo}, {hi})`"));
+            }
             ComputeCode {
                 items,
                 run_cpu,
@@ -216,6 +227,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 index_error,
                 index_bounds: quote!(::std::vec::Vec::new()),
                 tolerance,
+                domain,
                 docs,
             }
         }
@@ -332,6 +344,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 index_error,
                 index_bounds: quote!(::std::vec::Vec::new()),
                 tolerance: quote!(::ops_core::Tolerance::Exact),
+                domain: quote!(::core::option::Option::None),
                 docs: docs.clone(),
             }
         }
@@ -395,6 +408,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             ComputeCode {
                 items,
                 tolerance: quote!(::ops_core::Tolerance::Exact),
+                domain: quote!(::core::option::Option::None),
                 run_cpu: quote! {
                     #counts
                     let out = ::ops_core::__private::patterns::gather_nd::gather_nd_cpu(inputs[#in_slot], inputs[#ix_slot], &self.#out_f, __ir, __xr, __bd, #ix_name)?;
@@ -512,6 +526,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             ComputeCode {
                 items,
                 tolerance: quote!(::ops_core::Tolerance::Exact),
+                domain: quote!(::core::option::Option::None),
                 run_cpu: quote! {
                     let __axis = self.__env_count(&AXIS)?;
                     let out = ::ops_core::__private::patterns::scatter_elements::scatter_elements_cpu(
@@ -566,6 +581,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             index_error: quote!(::core::unreachable!()),
             index_bounds: quote!(::std::vec::Vec::new()),
             tolerance: quote!(::ops_core::Tolerance::Exact),
+            domain: quote!(::core::option::Option::None),
             docs: Vec::new(),
         },
     }

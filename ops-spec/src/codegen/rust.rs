@@ -461,6 +461,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
         index_error,
         index_bounds,
         tolerance,
+        domain,
         ..
     } = compute;
     let output_descs = spec.tensors.iter().filter(|t| t.output).map(|t| {
@@ -717,6 +718,9 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                 }
                 fn tolerance(&self) -> ::ops_core::Tolerance {
                     #tolerance
+                }
+                fn accuracy_domain(&self) -> ::core::option::Option<(f64, f64)> {
+                    #domain
                 }
                 fn index_bounds(&self) -> ::std::vec::Vec<::ops_core::IndexBounds> {
                     #index_bounds

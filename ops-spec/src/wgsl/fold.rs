@@ -259,6 +259,7 @@ mod tests {
             combine: &Scalar::Binary(Binary::Add, &A, &B),
             finish: &Scalar::Binary(Binary::Div, &ACC, &N),
             accuracy: None,
+            domain: None,
         },
         Fold {
             identity: &Scalar::Lowest,
@@ -270,6 +271,7 @@ mod tests {
                 &Scalar::Binary(Binary::Sub, &ACC, &N),
             ),
             accuracy: None,
+            domain: None,
         },
         Fold {
             identity: &Scalar::Int(1),
@@ -277,6 +279,7 @@ mod tests {
             combine: &Scalar::Binary(Binary::Pow, &A, &B),
             finish: &Scalar::Unary(Unary::Round, &Scalar::Unary(Unary::Log, &ACC)),
             accuracy: None,
+            domain: None,
         },
     ];
 

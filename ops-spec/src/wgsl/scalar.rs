@@ -16,7 +16,10 @@
 //! rounded to nearest even once, by [`gen_helpers`]'s `encode`, with integer
 //! operations only: no `shader-f16`, no reliance on `pack2x16float`'s
 //! rounding. `min`/`max` find NaN from the bits (a compiler may assume
-//! `x != x` is false) and order -0.0 below +0.0.
+//! `x != x` is false) and order -0.0 below +0.0; `exp` and `log` are
+//! computed here to within a few ULP, on every adapter, rather than with
+//! WGSL's built-ins, whose error bounds are loose (absolute near `log 1`,
+//! growing with `|x|` for `exp`).
 
 use ops_core::scalar::{Binary, Scalar, Unary, Var};
 use ops_core::DataType;
@@ -194,6 +197,67 @@ fn f_max(a: f32, b: f32) -> f32 {
     return select(b, a, a > b);
 }
 
+// ln 2 as hi + lo: hi has 16 significant bits, so k * hi is exact for the
+// exponents of f32.
+const LN2_HI: f32 = 0.693145751953125;
+const LN2_LO: f32 = 1.428606765330187e-6;
+
+// Natural logarithm within a few ULP everywhere (WGSL's `log` is only
+// bounded in absolute error near 1, where the result is near 0):
+// x = m * 2^e with m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s),
+// s = (m - 1) / (m + 1), by its series in s^2 (|s| <= 0.172).
+fn f_log(x: f32) -> f32 {
+    if (f_is_nan(x)) {
+        return x;
+    }
+    if (x < 0.0) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    if (x == 0.0) {
+        return bitcast<f32>(0xff800000u);
+    }
+    if (bitcast<u32>(x) == 0x7f800000u) {
+        return x;
+    }
+    var bits = bitcast<u32>(x);
+    var e = 0i;
+    if (bits < 0x00800000u) {
+        bits = bitcast<u32>(x * 16777216.0);
+        e = -24i;
+    }
+    e = e + i32(bits >> 23u) - 127i;
+    var m = bitcast<f32>((bits & 0x007fffffu) | 0x3f800000u);
+    if (m > 1.4142135) {
+        m = m * 0.5;
+        e = e + 1i;
+    }
+    let s = (m - 1.0) / (m + 1.0);
+    let z = s * s;
+    let p = 1.0 + z * (0.33333334 + z * (0.2 + z * (0.14285715 + z * (0.11111111 + z * 0.09090909))));
+    let fe = f32(e);
+    return fe * LN2_HI + (fe * LN2_LO + 2.0 * s * p);
+}
+
+// e^x within a few ULP (WGSL's `exp` may err by 3 + 2|x| ULP): x = k ln 2 + r
+// with |r| <= ln 2 / 2, e^r by its Taylor polynomial, times 2^k.
+fn f_exp(x: f32) -> f32 {
+    if (f_is_nan(x)) {
+        return x;
+    }
+    if (x > 88.72284) {
+        return bitcast<f32>(0x7f800000u);
+    }
+    if (x < -103.97208) {
+        return 0.0;
+    }
+    let k = round(x * 1.442695);
+    let r = (x - k * LN2_HI) - k * LN2_LO;
+    let p = 1.0 + r * (1.0 + r * (0.5 + r * (0.16666667 + r * (0.041666668 + r * (0.008333334 + r * (0.0013888889 + r * 0.0001984127))))));
+    let ki = i32(k);
+    let half = ki / 2i;
+    return ldexp(ldexp(p, half), ki - half);
+}
+
 fn f_pow(a: f32, b: f32) -> f32 {
     if (b == 0.0) {
         return 1.0;
@@ -316,8 +380,8 @@ pub fn scalar_wgsl(e: &Scalar, dt: DataType, var: &dyn Fn(Var) -> String) -> Str
                 Unary::Abs => wrap(format!("abs({a})")),
                 Unary::Floor | Unary::Ceil | Unary::Round if !float => a,
                 Unary::Sqrt => format!("sqrt({a})"),
-                Unary::Exp => format!("exp({a})"),
-                Unary::Log => format!("log({a})"),
+                Unary::Exp => format!("f_exp({a})"),
+                Unary::Log => format!("f_log({a})"),
                 Unary::Floor => format!("floor({a})"),
                 Unary::Ceil => format!("ceil({a})"),
                 Unary::Round => format!("round({a})"),
