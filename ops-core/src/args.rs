@@ -125,7 +125,10 @@ pub fn infer_outputs(
     inputs: usize,
 ) -> (Vec<InferredOutput>, bool) {
     let mut out: Vec<InferredOutput> = missing.iter().map(|&m| (m, Vec::new(), None)).collect();
-    if table.check_input_ranks(None, tensors, inputs).is_err() {
+    if table
+        .check_input_ranks(None, None, tensors, inputs)
+        .is_err()
+    {
         return (out, false);
     }
     let mut env = Env::new(tensors, names, host, attrs, slots);

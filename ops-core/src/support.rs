@@ -18,7 +18,12 @@ pub struct TensorSupport {
 /// without levels) and what it admits.
 #[derive(Debug)]
 pub struct SupportEntry {
-    /// The level from which the entry applies, until the next higher entry.
+    /// The members of the table's [`Selector`] attribute the entry applies
+    /// to (`when function in [MIN, MAX]` in the spec); empty for every
+    /// descriptor.
+    pub when: &'static [u32],
+    /// The level from which the entry applies, until the next higher entry
+    /// of the same `when`.
     pub level: Option<FeatureLevel>,
     /// Admitted dimension counts, inclusive.
     pub ranks: (u8, u8),
@@ -26,11 +31,27 @@ pub struct SupportEntry {
     pub tensors: &'static [TensorSupport],
 }
 
+/// The enum attribute whose value picks a table's entries, when they depend
+/// on it (DirectML REDUCE's tables depend on `Function`).
+#[derive(Debug)]
+pub struct Selector {
+    /// The attribute, by spec order.
+    pub attr: usize,
+    /// Its snake-case name.
+    pub name: &'static str,
+    /// Its name as the seed document writes it (`Function`).
+    pub seed: &'static str,
+    /// Its members, in spec order.
+    pub members: &'static [&'static str],
+}
+
 /// A whole table, highest level first.
 #[derive(Debug)]
 pub struct SupportTable {
     /// The operator's name.
     pub operator: &'static str,
+    /// The attribute that picks entries, if any does.
+    pub selector: Option<Selector>,
     /// The level that introduced it.
     pub introduced: Option<FeatureLevel>,
     /// Entries, highest level first.
@@ -42,17 +63,52 @@ pub struct SupportTable {
 }
 
 impl SupportTable {
-    /// The entry that applies at `level`.
-    pub fn entry(&self, level: FeatureLevel) -> Option<&'static SupportEntry> {
-        self.entries
-            .iter()
-            .find(|e| e.level.is_none_or(|l| l <= level))
+    /// Whether `entry` applies to a descriptor whose selector attribute is
+    /// `member` (`None`: any member, or no selector).
+    pub fn applies(entry: &SupportEntry, member: Option<u32>) -> bool {
+        entry.when.is_empty() || member.is_none_or(|m| entry.when.contains(&m))
     }
 
-    /// Checks every tensor against the entry for `level`.
+    /// The entry that applies at `level` to a descriptor whose selector
+    /// attribute is `member` (`None` for tables without a selector).
+    pub fn entry(&self, level: FeatureLevel, member: Option<u32>) -> Option<&'static SupportEntry> {
+        self.entries
+            .iter()
+            .find(|e| Self::applies(e, member) && e.level.is_none_or(|l| l <= level))
+    }
+
+    /// The selector's member in `args` (by name, ignoring case), if the
+    /// table has a selector and `args` sets it.
+    pub fn member_of(&self, args: &crate::OpArgs) -> Option<u32> {
+        let sel = self.selector.as_ref()?;
+        match args.attributes.get(sel.name) {
+            Some(crate::AttrValue::Enum(m)) => sel
+                .members
+                .iter()
+                .position(|x| x.eq_ignore_ascii_case(m))
+                .map(|i| i as u32),
+            _ => None,
+        }
+    }
+
+    /// ` when Function is SUM` for a selected member, else empty.
+    fn when_text(&self, entry: &SupportEntry, member: Option<u32>) -> String {
+        match (&self.selector, member) {
+            (Some(sel), Some(m)) if !entry.when.is_empty() => format!(
+                " when {} is {}",
+                sel.seed,
+                sel.members.get(m as usize).copied().unwrap_or("?")
+            ),
+            _ => String::new(),
+        }
+    }
+
+    /// Checks every tensor against the entry for `level` and the selector's
+    /// `member`.
     pub fn check(
         &self,
         level: FeatureLevel,
+        member: Option<u32>,
         tensors: &[&TensorDesc],
     ) -> Result<(), ValidationError> {
         let fail = |rule: String, detail: String| ValidationError {
@@ -68,10 +124,18 @@ impl SupportTable {
                 ));
             }
         }
-        let Some(entry) = self.entry(level) else {
+        let Some(entry) = self.entry(level, member) else {
+            let when = match (&self.selector, member) {
+                (Some(sel), Some(m)) => format!(
+                    " when {} is {}",
+                    sel.seed,
+                    sel.members.get(m as usize).copied().unwrap_or("?")
+                ),
+                _ => String::new(),
+            };
             return Err(fail(
                 format!(
-                    "{} has no tensor support table at feature level {level}",
+                    "{} has no tensor support table at feature level {level}{when}",
                     self.operator
                 ),
                 format!("the requested feature level is {level}"),
@@ -80,7 +144,8 @@ impl SupportTable {
         let at = entry
             .level
             .map(|l| format!(" at feature level {l}"))
-            .unwrap_or_default();
+            .unwrap_or_default()
+            + &self.when_text(entry, member);
         for row in entry.tensors {
             let t = tensors[row.tensor];
             let seed = self.seed_names[row.tensor];
@@ -121,6 +186,7 @@ impl SupportTable {
     pub fn check_input_ranks(
         &self,
         level: Option<FeatureLevel>,
+        member: Option<u32>,
         tensors: &[&TensorDesc],
         inputs: usize,
     ) -> Result<(), ValidationError> {
@@ -129,11 +195,12 @@ impl SupportTable {
             if t.rank() <= max {
                 continue;
             }
-            let entry = level.and_then(|l| self.entry(l));
+            let entry = level.and_then(|l| self.entry(l, member));
             let at = entry
                 .and_then(|e| e.level)
                 .map(|l| format!(" at feature level {l}"))
-                .unwrap_or_default();
+                .unwrap_or_default()
+                + &entry.map(|e| self.when_text(e, member)).unwrap_or_default();
             let of_entry = |e: &SupportEntry| {
                 e.tensors
                     .iter()
@@ -182,9 +249,9 @@ impl SupportTable {
     }
 
     /// The lowest known level at which [`SupportTable::check`] passes.
-    pub fn min_level(&self, tensors: &[&TensorDesc]) -> Option<FeatureLevel> {
+    pub fn min_level(&self, member: Option<u32>, tensors: &[&TensorDesc]) -> Option<FeatureLevel> {
         FeatureLevel::ALL
             .into_iter()
-            .find(|&l| self.check(l, tensors).is_ok())
+            .find(|&l| self.check(l, member, tensors).is_ok())
     }
 }

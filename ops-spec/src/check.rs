@@ -59,11 +59,16 @@ fn check_levels(spec: &Spec, errors: &mut Errors) {
     let Some((intro, _)) = spec.introduced else {
         return;
     };
-    let mut prev: Option<ops_core::FeatureLevel> = None;
+    // Entries of one `when` group (or all, without groups) are ordered
+    // among themselves.
+    let group = |e: &crate::model::Entry| e.when.as_ref().map(|w| w.1.clone());
+    let mut prevs: Vec<(Option<Vec<u32>>, ops_core::FeatureLevel)> = Vec::new();
     for e in &spec.support {
         let Some((level, span)) = e.level else {
             continue;
         };
+        let key = group(e);
+        let prev = prevs.iter().rev().find(|(k, _)| *k == key).map(|p| p.1);
         if level < intro {
             errors.push(
                 Diagnostic::new(span, format!("support entry level {level} is below the operator's introduction ({intro})"))
@@ -86,21 +91,43 @@ fn check_levels(spec: &Spec, errors: &mut Errors) {
                 );
             }
         }
-        prev = Some(level);
+        prevs.push((key, level));
     }
-    if let Some(lowest) = spec
+    let mut keys: Vec<Option<Vec<u32>>> = spec.support.iter().map(group).collect();
+    keys.dedup();
+    for key in keys {
+        if let Some(lowest) = spec
+            .support
+            .iter()
+            .filter(|e| group(e) == key)
+            .filter_map(|e| e.level.map(|l| l.0))
+            .min()
+        {
+            if lowest > intro {
+                errors.error(
+                    spec.support_span,
+                    format!(
+                        "no support entry at the introduction level {intro} (the lowest is {lowest})"
+                    ),
+                );
+            }
+        }
+    }
+    // One selector attribute per table.
+    let selectors: Vec<usize> = spec
         .support
         .iter()
-        .filter_map(|e| e.level.map(|l| l.0))
-        .min()
-    {
-        if lowest > intro {
-            errors.error(
-                spec.support_span,
-                format!(
-                    "no support entry at the introduction level {intro} (the lowest is {lowest})"
-                ),
-            );
+        .filter_map(|e| e.when.as_ref().map(|w| w.0))
+        .collect();
+    if let Some(&first) = selectors.first() {
+        if let Some(e) = spec
+            .support
+            .iter()
+            .find(|e| e.when.as_ref().is_some_and(|w| w.0 != first))
+        {
+            if let Some((_, _, span)) = &e.when {
+                errors.error(*span, "every `when` of a table names the same attribute");
+            }
         }
     }
 }
@@ -208,6 +235,11 @@ fn check_compute(spec: &Spec, errors: &mut Errors) {
         }
     };
     match &spec.compute {
+        Some(Compute::Switch { attr, arms }) => {
+            for (members, c) in arms {
+                check_compute(&spec.arm(*attr, members, c), errors);
+            }
+        }
         Some(Compute::Fold { input, output, .. }) => {
             same_types(*input, *output, "folds the elements of", errors)
         }

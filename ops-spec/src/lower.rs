@@ -151,7 +151,7 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
                 }
                 support_span = Some(*span);
                 for e in entries {
-                    if let Some(e) = lower_entry(e, &lx.spec.tensors, errors) {
+                    if let Some(e) = lower_entry(e, lx.spec, errors) {
                         support.push(e);
                     }
                 }
@@ -198,27 +198,34 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
 /// Every data type a fold's tables give its input must have its arithmetic
 /// on the GPU ([`ops_core::scalar::Scalar::unsupported_for`]).
 fn check_fold_types(spec: &Spec, errors: &mut Errors) {
-    let Some(Compute::Fold { input, fold, .. }) = &spec.compute else {
-        return;
-    };
-    for e in &spec.support {
-        for r in e.rows.iter().filter(|r| r.tensor == *input) {
-            for &dt in &r.dtypes {
-                if let Some(why) = crate::wgsl::fold::fold_unsupported(fold, dt) {
-                    errors.push(
-                        Diagnostic::new(
-                            r.span,
-                            format!("{} cannot be folded: {why}", dt.spec_name()),
-                        )
-                        .help(format!(
-                            "remove {} from `{}`'s row",
-                            dt.spec_name(),
-                            spec.tensors[*input].name
-                        )),
-                    );
+    match &spec.compute {
+        Some(Compute::Switch { attr, arms }) => {
+            for (members, c) in arms {
+                check_fold_types(&spec.arm(*attr, members, c), errors);
+            }
+        }
+        Some(Compute::Fold { input, fold, .. }) => {
+            for e in &spec.support {
+                for r in e.rows.iter().filter(|r| r.tensor == *input) {
+                    for &dt in &r.dtypes {
+                        if let Some(why) = crate::wgsl::fold::fold_unsupported(fold, dt) {
+                            errors.push(
+                                Diagnostic::new(
+                                    r.span,
+                                    format!("{} cannot be folded: {why}", dt.spec_name()),
+                                )
+                                .help(format!(
+                                    "remove {} from `{}`'s row",
+                                    dt.spec_name(),
+                                    spec.tensors[*input].name
+                                )),
+                            );
+                        }
+                    }
                 }
             }
         }
+        _ => {}
     }
 }
 
@@ -317,7 +324,12 @@ fn lower_const(e: &ast::Expr, ty: AttrType, enums: &[Enum], errors: &mut Errors)
     }
 }
 
-fn lower_entry(e: &ast::EntryDecl, tensors: &[Tensor], errors: &mut Errors) -> Option<Entry> {
+fn lower_entry(e: &ast::EntryDecl, spec: &Spec, errors: &mut Errors) -> Option<Entry> {
+    let tensors = &spec.tensors[..];
+    let when = match &e.when {
+        None => None,
+        Some((attr, members)) => Some(lower_members(spec, attr, members, errors)?),
+    };
     let level = match &e.level {
         Some((l, span)) => match FeatureLevel::parse(l) {
             Some(level) => Some((level, *span)),
@@ -376,6 +388,7 @@ fn lower_entry(e: &ast::EntryDecl, tensors: &[Tensor], errors: &mut Errors) -> O
         });
     }
     Some(Entry {
+        when,
         level,
         ranks,
         rows,
@@ -841,6 +854,9 @@ impl ExprLower<'_> {
     }
 
     fn lower_compute(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
+        if let Some((attr, arms)) = &c.switch {
+            return self.lower_switch(attr, arms, errors);
+        }
         match c.pattern.text.as_str() {
             "fold" => self.lower_fold(c, errors),
             "reduce" => self.lower_reduce(c, errors),
@@ -856,6 +872,62 @@ impl ExprLower<'_> {
                 None
             }
         }
+    }
+
+    /// `compute switch attr { A, B: pattern { .. } ... }`: every member of
+    /// the enum in exactly one arm, no arm a switch.
+    fn lower_switch(
+        &mut self,
+        attr: &ast::Name,
+        arms: &[(Vec<ast::Name>, ast::ComputeDecl)],
+        errors: &mut Errors,
+    ) -> Option<Compute> {
+        let mut out = Vec::new();
+        let mut seen: Vec<u32> = Vec::new();
+        let mut ok = true;
+        let mut ai = None;
+        for (members, decl) in arms {
+            let Some((a, ms, span)) = lower_members(self.spec, attr, members, errors) else {
+                ok = false;
+                continue;
+            };
+            ai = Some(a);
+            for m in &ms {
+                if seen.contains(m) {
+                    errors.error(span, "a member has two arms");
+                    ok = false;
+                }
+                seen.push(*m);
+            }
+            if decl.switch.is_some() {
+                errors.error(decl.pattern.span, "a switch arm cannot be a switch");
+                ok = false;
+                continue;
+            }
+            match self.lower_compute(decl, errors) {
+                Some(c) => out.push((ms, c)),
+                None => ok = false,
+            }
+        }
+        let ai = ai?;
+        if let AttrType::Enum(ei) = self.spec.attrs[ai].ty {
+            let en = &self.spec.enums[ei];
+            let missing: Vec<&str> = (0..en.members.len() as u32)
+                .filter(|m| !seen.contains(m))
+                .map(|m| en.members[m as usize].as_str())
+                .collect();
+            if ok && !missing.is_empty() {
+                errors.error(
+                    attr.span,
+                    format!("the switch has no arm for {}", missing.join(", ")),
+                );
+                ok = false;
+            }
+        }
+        ok.then_some(Compute::Switch {
+            attr: ai,
+            arms: out,
+        })
     }
 
     fn lower_fold(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
@@ -1480,6 +1552,53 @@ impl ExprLower<'_> {
                 .map(TiesParam::Fixed),
         }
     }
+}
+
+/// Resolves `attr` to an enum attribute and `members` to its member indices.
+fn lower_members(
+    spec: &Spec,
+    attr: &ast::Name,
+    members: &[ast::Name],
+    errors: &mut Errors,
+) -> Option<(usize, Vec<u32>, Span)> {
+    let Some(ai) = spec.attrs.iter().position(|a| a.name == attr.text) else {
+        errors.error(attr.span, format!("unknown attribute `{}`", attr.text));
+        return None;
+    };
+    let AttrType::Enum(ei) = spec.attrs[ai].ty else {
+        errors.error(
+            attr.span,
+            format!("`{}` is not an enum attribute", attr.text),
+        );
+        return None;
+    };
+    let en = &spec.enums[ei];
+    let mut out = Vec::new();
+    let mut ok = true;
+    for m in members {
+        match en.members.iter().position(|x| x == &m.text) {
+            Some(i) if out.contains(&(i as u32)) => {
+                errors.error(m.span, format!("`{}` is listed twice", m.text));
+                ok = false;
+            }
+            Some(i) => out.push(i as u32),
+            None => {
+                let d = Diagnostic::new(
+                    m.span,
+                    format!("`{}` is not a member of enum `{}`", m.text, en.name),
+                );
+                errors.push(
+                    match near_miss(&m.text, en.members.iter().map(|s| s.as_str())) {
+                        Some(n) => d.help(format!("did you mean `{n}`?")),
+                        None => d,
+                    },
+                );
+                ok = false;
+            }
+        }
+    }
+    let span = members.iter().fold(attr.span, |s, m| s.join(m.span));
+    (ok && !out.is_empty()).then_some((ai, out, span))
 }
 
 /// The type of a pattern's arithmetic: a number of the tensor's compute

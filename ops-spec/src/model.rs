@@ -38,6 +38,30 @@ pub struct Spec {
     pub span: Span,
 }
 
+impl Spec {
+    /// The spec of one arm of a `compute switch`: named
+    /// `{name}.{FIRST_MEMBER}` (its kernel keys), with the support entries
+    /// that apply to its members and the arm's computation.
+    pub fn arm(&self, attr: usize, members: &[u32], compute: &Compute) -> Spec {
+        let mut spec = self.clone();
+        let enum_of = match self.attrs[attr].ty {
+            AttrType::Enum(e) => Some(&self.enums[e]),
+            _ => None,
+        };
+        let first = members
+            .first()
+            .and_then(|&m| enum_of.and_then(|e| e.members.get(m as usize)))
+            .map_or("?", |m| m.as_str());
+        spec.name = format!("{}.{first}", self.name);
+        spec.support.retain(|e| match &e.when {
+            None => true,
+            Some((_, when, _)) => members.iter().any(|m| when.contains(m)),
+        });
+        spec.compute = Some(compute.clone());
+        spec
+    }
+}
+
 /// A tensor.
 #[derive(Clone, Debug)]
 pub struct Tensor {
@@ -265,6 +289,8 @@ pub enum Step {
 /// A support table entry.
 #[derive(Clone, Debug)]
 pub struct Entry {
+    /// `when attr in [..]`: the selector attribute and its members.
+    pub when: Option<(usize, Vec<u32>, Span)>,
     /// Level, if any.
     pub level: Option<(FeatureLevel, Span)>,
     /// Ranks.
@@ -303,6 +329,14 @@ pub use crate::wgsl::fold::FoldText;
 /// The computation.
 #[derive(Clone, Debug)]
 pub enum Compute {
+    /// `compute switch attr { .. }`: a computation per member of an enum
+    /// attribute.
+    Switch {
+        /// The enum attribute.
+        attr: usize,
+        /// Each arm's members and computation (never a switch).
+        arms: Vec<(Vec<u32>, Compute)>,
+    },
     /// `compute fold { .. }`
     Fold {
         /// Reduced tensor.

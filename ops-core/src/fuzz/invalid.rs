@@ -134,7 +134,13 @@ impl Broken {
             Broken::Sizes { tensor } => {
                 reads.is_some_and(|r| has(r.sizes, tensor) || has(r.values, tensor))
             }
-            Broken::Attribute { attr } => reads.is_some_and(|r| has(r.attrs, attr)),
+            Broken::Attribute { attr } => {
+                reads.is_some_and(|r| has(r.attrs, attr))
+                    // A table rule of the entries the attribute selects.
+                    || info.table.selector.as_ref().is_some_and(|sel| {
+                        sel.attr == attr && rule.contains(&format!(" when {} is ", sel.seed))
+                    })
+            }
         }
     }
 
@@ -255,7 +261,10 @@ fn break_one(
     };
     match g.kind % 5 {
         0 => {
-            let entry = info.table.entry(level).ok_or(Reject::Aim)?;
+            let entry = info
+                .table
+                .entry(level, info.table.member_of(args))
+                .ok_or(Reject::Aim)?;
             let row = entry.tensors.iter().find(|r| r.tensor == tensor);
             let allowed: &[DataType] = row.map_or(&DataType::ALL, |r| r.dtypes);
             let others: Vec<DataType> = DataType::ALL
@@ -274,7 +283,7 @@ fn break_one(
         1 => {
             let mut d = desc_of(op, info, tensor);
             let r = d.rank();
-            let entry = info.table.entry(level);
+            let entry = info.table.entry(level, info.table.member_of(args));
             let row = entry.and_then(|e| e.tensors.iter().find(|row| row.tensor == tensor));
             let (lo, hi) = row
                 .and_then(|row| row.ranks)

@@ -265,7 +265,10 @@ impl ValidCase {
     /// The support-table entry the case was drawn from (its level, or
     /// `None` for operators without levels).
     pub fn entry_level(&self) -> Option<FeatureLevel> {
-        self.info.table.entry(self.level).and_then(|e| e.level)
+        self.info
+            .table
+            .entry(self.level, self.info.table.member_of(&self.args))
+            .and_then(|e| e.level)
     }
 }
 
@@ -336,10 +339,13 @@ fn entry_levels(info: &OperatorInfo, idx: usize) -> Vec<FeatureLevel> {
     let Some(low) = entries[idx].level else {
         return vec![FeatureLevel::HIGHEST];
     };
-    // Entries are highest level first: the next higher is the one before.
-    let high = idx
-        .checked_sub(1)
-        .and_then(|i| entries[i].level)
+    // Entries are highest level first: the next higher one of the same
+    // selector members is the nearest before.
+    let high = entries[..idx]
+        .iter()
+        .rev()
+        .find(|e| e.when == entries[idx].when)
+        .and_then(|e| e.level)
         .unwrap_or(FeatureLevel::new(u8::MAX, 0));
     let low = info.introduced.map_or(low, |i| i.max(low));
     let levels: Vec<FeatureLevel> = FeatureLevel::ALL
@@ -680,7 +686,20 @@ fn draw_once(
         args.tensors
             .insert(t.name.to_string(), TensorDesc::new(dtype, shape));
     }
-    for (a, ag) in info.attrs.iter().zip(&g.attrs) {
+    // An entry for some members of the selector attribute draws one of them.
+    let selected = info.table.selector.as_ref().and_then(|sel| {
+        let when = entry.map_or(&[][..], |e| e.when);
+        (!when.is_empty()).then(|| (sel.attr, when))
+    });
+    for (ai, (a, ag)) in info.attrs.iter().zip(&g.attrs).enumerate() {
+        if let (Some((sel, when)), AttrKind::Enum(members)) = (selected, a.kind) {
+            if sel == ai {
+                let m = pick(when, ag.value.into()) as usize;
+                args.attributes
+                    .insert(a.name.to_string(), AttrValue::Enum(members[m].to_string()));
+                continue;
+            }
+        }
         if a.has_default && ag.omit {
             continue;
         }

@@ -17,8 +17,11 @@ use crate::wgsl::reduce::{reduce_kernel, reduce_kernel_key, reduce_supported, RE
 
 /// What a pattern contributes to the generated module.
 pub struct ComputeCode {
-    /// Items at module level (kernels, constants).
+    /// Items at module level (kernels, constants), `pub(crate)` where the
+    /// bodies below name them.
     pub items: TokenStream,
+    /// The kernel statics among `items`.
+    pub kernel_ids: Vec<proc_macro2::Ident>,
     /// Body of `run_cpu` (inputs already checked).
     pub run_cpu: TokenStream,
     /// Body of `gpu_plan_for` (its `class: DeviceClass` argument in scope).
@@ -89,9 +92,87 @@ fn dtype_pairs(spec: &Spec, a: usize, b: usize) -> BTreeSet<(DataType, DataType)
 
 /// Generates the compute glue of a checked spec.
 pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
-    let spec = checked.spec();
+    gen_compute_spec(checked.spec(), origin)
+}
+
+/// [`gen_compute`] of a checked spec's model (or of one arm of its switch).
+fn gen_compute_spec(spec: &Spec, origin: &str) -> ComputeCode {
     let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
     match spec.compute.as_ref() {
+        Some(Compute::Switch { attr, arms }) => {
+            let f = format_ident!("{}", spec.attrs[*attr].name);
+            let enum_members: Vec<String> = match spec.attrs[*attr].ty {
+                crate::model::AttrType::Enum(e) => spec.enums[e].members.clone(),
+                _ => Vec::new(),
+            };
+            let mut items = TokenStream::new();
+            let mut kernel_paths = Vec::new();
+            let mut bodies: [Vec<TokenStream>; 7] = Default::default();
+            let mut docs = Vec::new();
+            for (k, (members, c)) in arms.iter().enumerate() {
+                let code = gen_compute_spec(&spec.arm(*attr, members, c), origin);
+                let m = format_ident!("__arm_{}", k);
+                let arm_items = &code.items;
+                items.extend(quote! {
+                    #[allow(dead_code, unused_imports)]
+                    mod #m {
+                        use super::*;
+                        #arm_items
+                    }
+                });
+                kernel_paths.extend(code.kernel_ids.iter().map(|id| quote!(#m::#id)));
+                let idx = members.iter();
+                let pat = quote!(#(#idx)|*);
+                for (slot, body) in bodies.iter_mut().zip([
+                    &code.run_cpu,
+                    &code.gpu_plan,
+                    &code.gpu_plan_variants,
+                    &code.index_error,
+                    &code.index_bounds,
+                    &code.tolerance,
+                    &code.domain,
+                ]) {
+                    slot.push(quote!(#pat => {
+                        #[allow(unused_imports)]
+                        use self::#m::*;
+                        #body
+                    }));
+                }
+                let names: Vec<&str> = members
+                    .iter()
+                    .filter_map(|&i| enum_members.get(i as usize).map(|s| s.as_str()))
+                    .collect();
+                docs.push(String::new());
+                docs.push(format!(
+                    "## `{}` {}",
+                    spec.attrs[*attr].seed,
+                    names.join(", ")
+                ));
+                docs.push(String::new());
+                docs.extend(code.docs.iter().cloned());
+            }
+            let name = &spec.name;
+            let unknown = quote!(::ops_core::OpError::InvalidArgument(
+                ::std::format!("{}: no computation for this {}", #name, stringify!(#f))
+            ));
+            let [run_cpu, gpu_plan, gpu_plan_variants, index_error, index_bounds, tolerance, domain] =
+                bodies;
+            items.extend(quote! {
+                static KERNELS: &[&::ops_core::Kernel] = &[#(&#kernel_paths),*];
+            });
+            ComputeCode {
+                items,
+                kernel_ids: Vec::new(),
+                run_cpu: quote!(match self.#f.index() { #(#run_cpu)* _ => ::core::result::Result::Err(#unknown) }),
+                gpu_plan: quote!(match self.#f.index() { #(#gpu_plan)* _ => { let _ = class; ::core::result::Result::Err(#unknown) } }),
+                gpu_plan_variants: quote!(match self.#f.index() { #(#gpu_plan_variants)* _ => ::core::result::Result::Err(#unknown) }),
+                index_error: quote!(match self.#f.index() { #(#index_error)* _ => #unknown }),
+                index_bounds: quote!(match self.#f.index() { #(#index_bounds)* _ => ::std::vec::Vec::new() }),
+                tolerance: quote!(match self.#f.index() { #(#tolerance)* _ => ::ops_core::Tolerance::Exact }),
+                domain: quote!(match self.#f.index() { #(#domain)* _ => ::core::option::Option::None }),
+                docs,
+            }
+        }
         Some(Compute::Fold {
             input,
             output,
@@ -123,6 +204,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     );
                 }
             }
+            let kernel_ids = kernels.ids();
             let lookup = kernels.items(quote!(::ops_core::__private::patterns::fold::FoldVariant));
             let (identity, map, combine, finish) = (
                 gen_scalar(fold.identity),
@@ -153,7 +235,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             let out_slot = *output - n_inputs;
             let items = quote! {
                 #lookup
-                static FOLD: ::ops_core::__private::patterns::fold::Fold = ::ops_core::__private::patterns::fold::Fold {
+                pub(crate) static FOLD: ::ops_core::__private::patterns::fold::Fold = ::ops_core::__private::patterns::fold::Fold {
                     identity: #identity,
                     map: #map,
                     combine: #combine,
@@ -161,7 +243,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     accuracy: #accuracy_tok,
                     domain: #domain_tok,
                 };
-                static AXES: ::ops_core::__private::expr::Expr = #axes_expr;
+                pub(crate) static AXES: ::ops_core::__private::expr::Expr = #axes_expr;
             };
             let axes_u32 = quote! {
                 let __axes: ::std::vec::Vec<u32> = self
@@ -221,6 +303,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             }
             ComputeCode {
                 items,
+                kernel_ids,
                 run_cpu,
                 gpu_plan,
                 gpu_plan_variants,
@@ -259,6 +342,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     );
                 }
             }
+            let kernel_ids = kernels.ids();
             let lookup = kernels.items(quote!(
                 ::ops_core::__private::patterns::reduce::ReduceVariant
             ));
@@ -299,12 +383,12 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             let out_slot = *output - n_inputs;
             let items = quote! {
                 #lookup
-                static CFG: ::ops_core::__private::patterns::reduce::ReduceConfig = ::ops_core::__private::patterns::reduce::ReduceConfig {
+                pub(crate) static CFG: ::ops_core::__private::patterns::reduce::ReduceConfig = ::ops_core::__private::patterns::reduce::ReduceConfig {
                     keep: ::ops_core::__private::patterns::reduce::Keep::#keep,
                     select: ::ops_core::__private::patterns::reduce::Select::#select,
                     zeros: ::ops_core::__private::patterns::reduce::Zeros::#zeros,
                 };
-                static AXES: ::ops_core::__private::expr::Expr = #axes_expr;
+                pub(crate) static AXES: ::ops_core::__private::expr::Expr = #axes_expr;
             };
             let axes_u32 = quote! {
                 let __axes: ::std::vec::Vec<u32> = self
@@ -338,6 +422,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             };
             ComputeCode {
                 items,
+                kernel_ids,
                 run_cpu,
                 gpu_plan,
                 gpu_plan_variants,
@@ -380,6 +465,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     );
                 }
             }
+            let kernel_ids = kernels.ids();
             let lookup = kernels.items(quote!(
                 ::ops_core::__private::patterns::gather_nd::GatherVariant
             ));
@@ -395,9 +481,9 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             let (in_slot, ix_slot, out_slot) = (*input, *indices, *output - n_inputs);
             let items = quote! {
                 #lookup
-                static INPUT_RANK: ::ops_core::__private::expr::Expr = #ir;
-                static INDICES_RANK: ::ops_core::__private::expr::Expr = #xr;
-                static BATCH_DIMS: ::ops_core::__private::expr::Expr = #bd;
+                pub(crate) static INPUT_RANK: ::ops_core::__private::expr::Expr = #ir;
+                pub(crate) static INDICES_RANK: ::ops_core::__private::expr::Expr = #xr;
+                pub(crate) static BATCH_DIMS: ::ops_core::__private::expr::Expr = #bd;
             };
             let counts = quote! {
                 let __ir = self.__env_count(&INPUT_RANK)?;
@@ -407,6 +493,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             let name = &spec.name;
             ComputeCode {
                 items,
+                kernel_ids,
                 tolerance: quote!(::ops_core::Tolerance::Exact),
                 domain: quote!(::core::option::Option::None),
                 run_cpu: quote! {
@@ -502,6 +589,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 arms.push(quote!((#da, #db) => ::core::option::Option::Some(::ops_core::__private::patterns::scatter_elements::ScatterKernels { winner: &#w, write: &#x, columns: &#c, column_words: #words, column_vectors: &#v }),));
             }
             let ids = kernels.iter().map(|k| k.0.clone()).collect::<Vec<_>>();
+            let kernel_ids = ids.clone();
             let statics = kernels.iter().map(|k| &k.1);
             let ax = gen_expr(axis);
             let in_f = format_ident!("{}", spec.tensors[*input].name);
@@ -515,8 +603,8 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             let items = quote! {
                 #(#statics)*
                 static KERNELS: &[&::ops_core::Kernel] = &[#(&#ids),*];
-                static AXIS: ::ops_core::__private::expr::Expr = #ax;
-                fn kernels_for(a: ::ops_core::DataType, b: ::ops_core::DataType) -> ::core::option::Option<::ops_core::__private::patterns::scatter_elements::ScatterKernels> {
+                pub(crate) static AXIS: ::ops_core::__private::expr::Expr = #ax;
+                pub(crate) fn kernels_for(a: ::ops_core::DataType, b: ::ops_core::DataType) -> ::core::option::Option<::ops_core::__private::patterns::scatter_elements::ScatterKernels> {
                     match (a, b) {
                         #(#arms)*
                         _ => ::core::option::Option::None,
@@ -525,6 +613,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             };
             ComputeCode {
                 items,
+                kernel_ids,
                 tolerance: quote!(::ops_core::Tolerance::Exact),
                 domain: quote!(::core::option::Option::None),
                 run_cpu: quote! {
@@ -569,6 +658,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
             }
         }
         None => ComputeCode {
+            kernel_ids: Vec::new(),
             items: quote!(
                 static KERNELS: &[&::ops_core::Kernel] = &[];
             ),
@@ -629,6 +719,11 @@ impl VariantKernels {
             .push(gen_kernel(&id, key, wgsl, bindings, workgroup_size));
     }
 
+    /// The kernel statics' names.
+    fn ids(&self) -> Vec<proc_macro2::Ident> {
+        self.statics.iter().map(|k| k.0.clone()).collect()
+    }
+
     /// The kernel statics, `KERNELS`, and `fn kernel_for(v, a, b)` over the
     /// variant type `ty`.
     fn items(&self, ty: TokenStream) -> TokenStream {
@@ -638,7 +733,7 @@ impl VariantKernels {
         quote! {
             #(#statics)*
             static KERNELS: &[&::ops_core::Kernel] = &[#(&#ids),*];
-            fn kernel_for(
+            pub(crate) fn kernel_for(
                 v: #ty,
                 a: ::ops_core::DataType,
                 b: ::ops_core::DataType,
@@ -665,7 +760,7 @@ fn gen_kernel(
         ops_core::Access::ReadWrite => quote!(::ops_core::Access::ReadWrite),
     });
     let item = quote! {
-        static #id: ::ops_core::Kernel = ::ops_core::Kernel {
+        pub(crate) static #id: ::ops_core::Kernel = ::ops_core::Kernel {
             key: #key,
             wgsl: #wgsl,
             entry: "main",

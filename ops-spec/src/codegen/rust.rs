@@ -313,7 +313,8 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
             };
             quote!(::ops_core::__private::support::TensorSupport { tensor: #t, dtypes: &[#(#dts),*], ranks: #ranks })
         });
-        quote!(::ops_core::__private::support::SupportEntry { level: #level, ranks: (#lo, #hi), tensors: &[#(#rows),*] })
+        let when: Vec<u32> = e.when.as_ref().map(|w| w.1.clone()).unwrap_or_default();
+        quote!(::ops_core::__private::support::SupportEntry { when: &[#(#when),*], level: #level, ranks: (#lo, #hi), tensors: &[#(#rows),*] })
     });
     let introduced = match spec.introduced {
         Some((l, _)) => {
@@ -439,15 +440,42 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
         quote! { if let ::core::option::Option::Some(v) = args.attributes.get(#n) { b = b.#f(#conv); } }
     });
 
+    // The enum attribute that picks support entries, if any entry has `when`.
+    let selector_attr = spec
+        .support
+        .iter()
+        .find_map(|e| e.when.as_ref().map(|w| w.0));
+    let (selector, member) = match selector_attr {
+        Some(ai) => {
+            let a = &spec.attrs[ai];
+            let members: Vec<&str> = match a.ty {
+                AttrType::Enum(e) => spec.enums[e].members.iter().map(|m| m.as_str()).collect(),
+                _ => Vec::new(),
+            };
+            let (name, seed) = (&a.name, &a.seed);
+            let f = ident(&a.name);
+            (
+                quote!(::core::option::Option::Some(::ops_core::__private::support::Selector {
+                    attr: #ai, name: #name, seed: #seed, members: &[#(#members),*],
+                })),
+                quote!(::core::option::Option::Some(self.#f.index())),
+            )
+        }
+        None => (
+            quote!(::core::option::Option::None),
+            quote!(::core::option::Option::None),
+        ),
+    };
+
     let min_level = if leveled {
         quote! {
             let tensors = self.__tensors();
             let host: [::core::option::Option<::std::vec::Vec<i128>>; #n_tensors] = self.__host_values();
             let attrs = self.__attrs();
-            TABLE.check_input_ranks(::core::option::Option::None, &tensors, N_INPUTS).ok()?;
+            TABLE.check_input_ranks(::core::option::Option::None, #member, &tensors, N_INPUTS).ok()?;
             let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
             env.run_steps(#op_name, STEPS).ok()?;
-            TABLE.min_level(&tensors)
+            TABLE.min_level(#member, &tensors)
         }
     } else {
         quote!(::core::option::Option::None)
@@ -538,6 +566,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
             static TENSOR_NAMES: &[&str] = &[#(#tensor_names),*];
             static TABLE: ::ops_core::__private::support::SupportTable = ::ops_core::__private::support::SupportTable {
                 operator: #op_name,
+                selector: #selector,
                 introduced: #introduced,
                 entries: &[#(#entries),*],
                 tensor_names: &[#(#tensor_names),*],
@@ -615,7 +644,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                     let tensors = self.__tensors();
                     let host = self.__host_values();
                     let attrs = self.__attrs();
-                    TABLE.check_input_ranks(::core::option::Option::None, &tensors, N_INPUTS)?;
+                    TABLE.check_input_ranks(::core::option::Option::None, #member, &tensors, N_INPUTS)?;
                     let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
                     env.run_steps(#op_name, STEPS)?;
                     env.list(e).map_err(|e| ::ops_core::OpError::InvalidArgument(::std::format!("{}: {}", #op_name, e.0)))
@@ -625,7 +654,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                     let tensors = self.__tensors();
                     let host = self.__host_values();
                     let attrs = self.__attrs();
-                    TABLE.check_input_ranks(::core::option::Option::None, &tensors, N_INPUTS)?;
+                    TABLE.check_input_ranks(::core::option::Option::None, #member, &tensors, N_INPUTS)?;
                     let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
                     env.run_steps(#op_name, STEPS)?;
                     let v = env.int(e).map_err(|e| ::ops_core::OpError::InvalidArgument(::std::format!("{}: {}", #op_name, e.0)))?;
@@ -673,12 +702,12 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
                     // (they explain a shape that could not be inferred),
                     // then the level's table.
                     let tensors = self.__tensors();
-                    TABLE.check_input_ranks(::core::option::Option::Some(level), &tensors, N_INPUTS)?;
+                    TABLE.check_input_ranks(::core::option::Option::Some(level), #member, &tensors, N_INPUTS)?;
                     let host = self.__host_values();
                     let attrs = self.__attrs();
                     let mut env = ::ops_core::__private::expr::Env::new(&tensors, TENSOR_NAMES, &host, &attrs, SLOTS);
                     env.run_steps(#op_name, STEPS)?;
-                    TABLE.check(level, &tensors)
+                    TABLE.check(level, #member, &tensors)
                 }
 
                 fn min_feature_level(&self) -> ::core::option::Option<::ops_core::FeatureLevel> {

@@ -124,6 +124,9 @@ pub struct RangeLit {
 /// One entry of the `support` block.
 #[derive(Clone, Debug)]
 pub struct EntryDecl {
+    /// `when attr in [A, B] { .. }` around the entry: the selector
+    /// attribute and the members the entry applies to.
+    pub when: Option<(Name, Vec<Name>)>,
     /// `level 3.0`, if any.
     pub level: Option<(String, Span)>,
     /// `ranks 1..=8`.
@@ -156,6 +159,10 @@ pub struct ComputeDecl {
     pub pattern: Name,
     /// Parameters.
     pub params: Vec<Param>,
+    /// `compute switch attr { A, B: pattern { .. } ... }`: the enum
+    /// attribute and each arm's members and computation (`pattern` is
+    /// `switch`, `params` empty).
+    pub switch: Option<(Name, Vec<(Vec<Name>, ComputeDecl)>)>,
     /// The block's span.
     pub span: Span,
 }

@@ -327,47 +327,62 @@ impl Parser {
                 self.expect_punct("{")?;
                 let mut entries = Vec::new();
                 while !self.eat_punct("}") {
+                    if self.eat_kw("when") {
+                        let attr = self.name("an enum attribute")?;
+                        self.expect_kw("in")?;
+                        self.expect_punct("[")?;
+                        let mut members = Vec::new();
+                        while !self.eat_punct("]") {
+                            members.push(self.name("an enum member")?);
+                            if !self.eat_punct(",") {
+                                self.expect_punct("]")?;
+                                break;
+                            }
+                        }
+                        self.expect_punct("{")?;
+                        while !self.eat_punct("}") {
+                            let mut e = self.entry()?;
+                            e.when = Some((attr.clone(), members.clone()));
+                            entries.push(e);
+                        }
+                        continue;
+                    }
                     entries.push(self.entry()?);
                 }
                 Ok(Item::Support(entries, start.join(self.prev_span())))
             }
             "compute" => {
                 let start = self.bump().span;
-                let pattern =
-                    self.name("a pattern name (`reduce`, `gather_nd`, `scatter_elements`)")?;
-                self.expect_punct("{")?;
-                let mut params = Vec::new();
-                while !self.eat_punct("}") {
-                    let key = self.name("a parameter name")?;
-                    self.expect_punct(":")?;
-                    let value = if matches!(self.peek(), Tok::Ident(_))
-                        && matches!(self.peek_at(1), Tok::Punct("{"))
-                    {
-                        let attr = self.name("")?;
-                        self.bump();
-                        let mut pairs = Vec::new();
-                        while !self.eat_punct("}") {
-                            let m = self.name("an enum member")?;
-                            self.expect_punct(":")?;
-                            let v = self.name("a value")?;
-                            pairs.push((m, v));
-                            if !self.eat_punct(",") {
-                                self.expect_punct("}")?;
-                                break;
-                            }
+                let pattern = self.name(
+                    "a pattern name (`fold`, `reduce`, `gather_nd`, `scatter_elements`) or `switch`",
+                )?;
+                if pattern.text == "switch" {
+                    let attr = self.name("an enum attribute")?;
+                    self.expect_punct("{")?;
+                    let mut arms = Vec::new();
+                    while !self.eat_punct("}") {
+                        let arm_docs = self.docs();
+                        let mut members = vec![self.name("an enum member")?];
+                        while self.eat_punct(",") {
+                            members.push(self.name("an enum member")?);
                         }
-                        ParamValue::Map(attr, pairs)
-                    } else {
-                        ParamValue::Expr(self.expr()?)
-                    };
-                    params.push(Param { key, value });
+                        self.expect_punct(":")?;
+                        let arm_start = self.span();
+                        let arm_pattern = self.name("a pattern name")?;
+                        arms.push((
+                            members,
+                            self.compute_body(arm_docs, arm_start, arm_pattern)?,
+                        ));
+                    }
+                    return Ok(Item::Compute(ComputeDecl {
+                        docs,
+                        pattern,
+                        params: Vec::new(),
+                        switch: Some((attr, arms)),
+                        span: start.join(self.prev_span()),
+                    }));
                 }
-                Ok(Item::Compute(ComputeDecl {
-                    docs,
-                    pattern,
-                    params,
-                    span: start.join(self.prev_span()),
-                }))
+                Ok(Item::Compute(self.compute_body(docs, start, pattern)?))
             }
             other => {
                 let d = self.expected("an item (`input`, `output`, `attr`, `enum`, `rules`, `support`, `compute`, ...)");
@@ -379,6 +394,49 @@ impl Parser {
                 )
             }
         }
+    }
+
+    /// `{ key: value ... }` of a compute block whose pattern name is read.
+    fn compute_body(
+        &mut self,
+        docs: Vec<String>,
+        start: Span,
+        pattern: Name,
+    ) -> PResult<ComputeDecl> {
+        self.expect_punct("{")?;
+        let mut params = Vec::new();
+        while !self.eat_punct("}") {
+            let key = self.name("a parameter name")?;
+            self.expect_punct(":")?;
+            let value = if matches!(self.peek(), Tok::Ident(_))
+                && matches!(self.peek_at(1), Tok::Punct("{"))
+            {
+                let attr = self.name("")?;
+                self.bump();
+                let mut pairs = Vec::new();
+                while !self.eat_punct("}") {
+                    let m = self.name("an enum member")?;
+                    self.expect_punct(":")?;
+                    let v = self.name("a value")?;
+                    pairs.push((m, v));
+                    if !self.eat_punct(",") {
+                        self.expect_punct("}")?;
+                        break;
+                    }
+                }
+                ParamValue::Map(attr, pairs)
+            } else {
+                ParamValue::Expr(self.expr()?)
+            };
+            params.push(Param { key, value });
+        }
+        Ok(ComputeDecl {
+            docs,
+            pattern,
+            params,
+            switch: None,
+            span: start.join(self.prev_span()),
+        })
     }
 
     fn level(&mut self) -> PResult<(String, Span)> {
@@ -490,6 +548,7 @@ impl Parser {
             });
         }
         Ok(EntryDecl {
+            when: None,
             level,
             ranks,
             rows,
