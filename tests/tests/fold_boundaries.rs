@@ -1,0 +1,256 @@
+//! The fold pattern at and across every size threshold its planner has.
+//!
+//! Nothing here lists a threshold by hand: for each shape family the test
+//! scans the reduced length, asks `ops_core::patterns::fold` where the plan
+//! of either device class changes kind (one pass or chunks and a combine
+//! pass, and how many passes), and runs every plan variant of the call
+//! (`Operator::gpu_plan_variants`: both classes' picks, one pass, two
+//! chunks, and chunks of three combined three at a time) at `n - 1`, `n`
+//! and `n + 1` of each change, through DirectML REDUCE's SUM, MAX, L2 and
+//! MULTIPLY on every data type their tables list, against the CPU
+//! reference within the spec's accuracy contract. The planner's own picks
+//! also run through the segmented kernels (the largest buffer bound in
+//! several bindings).
+
+use ops::reduce::{ReduceDesc, ReduceFunction};
+use ops_core::fuzz::{same_sign_tensor, tensor_with_edges, Rng};
+use ops_core::patterns::fold::{fold_strategy, FoldStrategy};
+use ops_core::patterns::reduce::chunk_len;
+use ops_core::{
+    accuracy, DataType, DeviceClass, FeatureLevel, HostTensor, Operator, TensorDesc,
+    MAX_THREAD_STEPS,
+};
+use ops_tests::{gpu, segmented_context_for};
+
+/// Passes of a fold plan: the first pass, then one combine pass per level.
+fn passes(s: FoldStrategy) -> u32 {
+    let mut n = 1;
+    let mut count = s.chunks;
+    while count > 1 {
+        count = if count <= s.cap { 1 } else { count.div_ceil(s.cap) };
+        n += 1;
+    }
+    n
+}
+
+/// The reduced lengths in `1..=max` where either class's plan for
+/// `outputs` outputs changes its number of passes, or where its chunk
+/// length reaches the thread cap.
+fn boundaries(outputs: u64, max: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    for class in DeviceClass::ALL {
+        let mut prev = None;
+        for len in 1..=max {
+            let s = fold_strategy(outputs, len, class);
+            let kind = (passes(s), chunk_len(len, s.chunks) == MAX_THREAD_STEPS);
+            if prev.is_some_and(|p| p != kind) {
+                out.push(len);
+            }
+            prev = Some(kind);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn data(dtype: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
+    if dtype.is_float() {
+        same_sign_tensor(dtype, sizes, None, rng)
+    } else {
+        tensor_with_edges(dtype, sizes, rng)
+    }
+}
+
+fn reduce(x: &HostTensor, function: ReduceFunction, axes: &[u32]) -> ReduceDesc {
+    ReduceDesc::builder()
+        .input(x.desc().clone())
+        .output_dtype(x.dtype())
+        .function(function)
+        .axes(axes.to_vec())
+        .build()
+        .unwrap()
+}
+
+/// Runs every plan variant of `op` on `x` against the CPU reference.
+fn check(op: &ReduceDesc, x: &HostTensor, what: &str) -> usize {
+    op.validate(FeatureLevel::HIGHEST)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let cpu = op.run_cpu(&[x]).unwrap().remove(0);
+    let tol = op.tolerance();
+    let mut runs = 0;
+    for (name, plan) in op.gpu_plan_variants().unwrap() {
+        let got = gpu().run_plan(op, &[x], &plan).unwrap().remove(0);
+        if let Some((i, n)) = accuracy::first_mismatch(&cpu, &got, tol) {
+            panic!(
+                "{what} {name}: element {i} ({n} differ) is {:?}, expected {:?} ({tol})",
+                &got.bytes()[i * x.dtype().size_bytes()..(i + 1) * x.dtype().size_bytes()],
+                &cpu.bytes()[i * x.dtype().size_bytes()..(i + 1) * x.dtype().size_bytes()],
+            );
+        }
+        runs += 1;
+    }
+    runs
+}
+
+const FUNCTIONS: [(ReduceFunction, &[DataType]); 4] = [
+    (
+        ReduceFunction::Sum,
+        &[DataType::Float32, DataType::Float16, DataType::Int32, DataType::Uint64],
+    ),
+    (
+        ReduceFunction::Max,
+        &[DataType::Float16, DataType::Int8, DataType::Int64, DataType::Uint16],
+    ),
+    (ReduceFunction::L2, &[DataType::Float32]),
+    (ReduceFunction::Multiply, &[DataType::Int64, DataType::Float32]),
+];
+
+#[test]
+fn every_threshold_of_every_shape_family() {
+    let mut rng = Rng::new(0xF01D);
+    let mut runs = 0;
+    let mut sizes_run = 0;
+    // (outputs, how the reduced length and the outputs lie).
+    for outputs in [1u32, 3, 300] {
+        let lens = boundaries(u64::from(outputs), 2 * MAX_THREAD_STEPS + 8);
+        assert!(!lens.is_empty(), "no threshold for {outputs} outputs");
+        println!("{outputs} outputs: thresholds at {lens:?}");
+        for &n in &lens {
+            for len in [n - 1, n, n + 1] {
+                let len = len as u32;
+                // Rows (contiguous), columns (strided), a middle axis, and
+                // a sub-tensor split over two reduced dimensions.
+                // Two reduced dimensions a kept one apart: `len = p * q`
+                // with `p` its smallest factor (a prime `len` keeps one).
+                let p = (2..=len).find(|p| len % p == 0).unwrap_or(1);
+                let families: [(Vec<u32>, Vec<u32>); 4] = [
+                    (vec![outputs, len], vec![1]),
+                    (vec![len, outputs], vec![0]),
+                    (vec![2, len, outputs.div_ceil(2)], vec![1]),
+                    (vec![p, outputs, len / p], vec![0, 2]),
+                ];
+                for (k, (shape, axes)) in families.iter().enumerate() {
+                    // Rotate functions and types over the families and
+                    // sizes to keep the run short.
+                    let (f, types) = FUNCTIONS[(k + len as usize) % FUNCTIONS.len()];
+                    let dtype = types[(len as usize / 3 + k) % types.len()];
+                    let x = data(dtype, shape, &mut rng);
+                    let op = reduce(&x, f, axes);
+                    runs += check(&op, &x, &format!("{f:?} {dtype} {shape:?} over {axes:?}"));
+                    sizes_run += 1;
+                }
+            }
+        }
+    }
+    println!("{sizes_run} calls, {runs} GPU runs");
+}
+
+#[test]
+fn deep_combine_trees_and_empty_sub_tensors() {
+    let mut rng = Rng::new(7);
+    // Chunks of three combined three at a time: 7 passes for 1000.
+    for (shape, axes) in [
+        (vec![1000u32], vec![0u32]),
+        (vec![5, 243], vec![1]),
+        (vec![244, 5], vec![0]),
+        (vec![3, 0, 2], vec![1]),
+    ] {
+        for (f, types) in FUNCTIONS {
+            for &dtype in types {
+                let x = data(dtype, &shape, &mut rng);
+                let op = reduce(&x, f, &axes);
+                check(&op, &x, &format!("{f:?} {dtype} {shape:?}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_planners_picks_through_segmented_bindings() {
+    let mut rng = Rng::new(11);
+    for (f, dtype, shape, axes) in [
+        (ReduceFunction::Sum, DataType::Float32, vec![5u32, 40_000], vec![1u32]),
+        (ReduceFunction::Max, DataType::Int64, vec![20_000, 3], vec![0]),
+        (ReduceFunction::L2, DataType::Float16, vec![4, 30_000, 2], vec![1]),
+    ] {
+        let x = data(dtype, &shape, &mut rng);
+        let op = reduce(&x, f, &axes);
+        let bytes = x.bytes().len() as u64;
+        let ctx = segmented_context_for(bytes).expect("a binding size below the input");
+        let cpu = op.run_cpu(&[&x]).unwrap().remove(0);
+        for class in DeviceClass::ALL {
+            let plan = op.gpu_plan_for(class).unwrap();
+            let got = ctx.run_plan(&op, &[&x], &plan).unwrap().remove(0);
+            assert_eq!(
+                accuracy::first_mismatch(&cpu, &got, op.tolerance()),
+                None,
+                "{f:?} {dtype} {shape:?} {class:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn seed_examples_and_empty_results() {
+    let x = HostTensor::from_slice([3u32, 3].as_slice(), &[1f32, 2., 3., 3., 0., 4., 2., 4., 2.])
+        .unwrap();
+    let sum = |axes: &[u32]| {
+        let op = reduce(&x, ReduceFunction::Sum, axes);
+        let got = gpu().run(&op, &[&x]).unwrap().remove(0);
+        assert_eq!(got, op.run_cpu(&[&x]).unwrap().remove(0));
+        got.to_vec::<f32>().unwrap()
+    };
+    assert_eq!(sum(&[0]), [6., 6., 9.]);
+    assert_eq!(sum(&[1]), [6., 7., 8.]);
+    assert_eq!(sum(&[0, 1]), [21.]);
+    let empty = HostTensor::from_slice([2u32, 0].as_slice(), &[] as &[f32]).unwrap();
+    for (f, want) in [
+        (ReduceFunction::Sum, 0.0f32),
+        (ReduceFunction::Multiply, 1.0),
+        (ReduceFunction::Max, f32::NEG_INFINITY),
+        (ReduceFunction::Min, f32::INFINITY),
+        (ReduceFunction::LogSum, f32::NEG_INFINITY),
+    ] {
+        let op = reduce(&empty, f, &[1]);
+        for got in [
+            op.run_cpu(&[&empty]).unwrap().remove(0),
+            gpu().run(&op, &[&empty]).unwrap().remove(0),
+        ] {
+            assert_eq!(got.to_vec::<f32>().unwrap(), [want, want], "{f:?}");
+        }
+    }
+    let op = reduce(&empty, ReduceFunction::Average, &[1]);
+    let got = gpu().run(&op, &[&empty]).unwrap().remove(0);
+    assert!(got.to_vec::<f32>().unwrap().iter().all(|v| v.is_nan()));
+}
+
+#[test]
+fn integer_folds_wrap_and_floats_meet_their_bounds() {
+    // INT32 sums wrap; UINT32 squares wrap.
+    let x = HostTensor::from_slice([4u32].as_slice(), &[i32::MAX, 1, i32::MAX, 5]).unwrap();
+    let op = reduce(&x, ReduceFunction::Sum, &[0]);
+    let got = gpu().run(&op, &[&x]).unwrap().remove(0);
+    assert_eq!(got.to_vec::<i32>().unwrap(), [i32::MAX.wrapping_add(1).wrapping_add(i32::MAX).wrapping_add(5)]);
+    let u = HostTensor::from_slice([2u32].as_slice(), &[0x1_0001u32, 3]).unwrap();
+    let op = ReduceDesc::builder()
+        .input(u.desc().clone())
+        .output(TensorDesc::new(DataType::Uint32, [1]))
+        .function(ReduceFunction::SumSquare)
+        .axes([0])
+        .build()
+        .unwrap();
+    let got = gpu().run(&op, &[&u]).unwrap().remove(0);
+    assert_eq!(got.to_vec::<u32>().unwrap(), [0x1_0001u32.wrapping_mul(0x1_0001).wrapping_add(9)]);
+    // A long FLOAT32 sum: the GPU's chunked order differs from the CPU's,
+    // and the contract (N ULP) holds where bit equality does not have to.
+    let mut rng = Rng::new(3);
+    let x = same_sign_tensor(DataType::Float32, &[100_000], None, &mut rng);
+    let op = reduce(&x, ReduceFunction::Sum, &[0]);
+    assert_eq!(op.tolerance(), ops_core::Tolerance::Ulp(100_000));
+    let cpu = op.run_cpu(&[&x]).unwrap().remove(0);
+    let got = gpu().run(&op, &[&x]).unwrap().remove(0);
+    let d = accuracy::max_ulp_distance(&cpu, &got).unwrap();
+    println!("FLOAT32 sum of 100000: {d} ULP from the f64 reference");
+    assert!(d <= 100_000);
+}
