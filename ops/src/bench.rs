@@ -15,8 +15,9 @@
 //! shader clock instead of 1980 MHz without this),
 //! its effective bandwidth (the bytes the operator must read and write,
 //! divided by that time) and the ratio to the copy kernel's bandwidth for
-//! the same byte count. The outputs of the last run are compared bit for
-//! bit with the CPU reference, whose time is reported too.
+//! the same byte count. The outputs of the last run are compared with the
+//! CPU reference within the operator's accuracy contract (bit for bit for
+//! exact operators), and its time is reported too.
 //!
 //! The cases, in FLOAT32, FLOAT16 (packed two to a word) and a 64-bit type:
 //!
@@ -24,6 +25,8 @@
 //!   axis (strided) and a middle axis of a 3-D tensor; ReduceMin over its
 //!   first and last axes; ArgMin over the innermost and the middle axis of
 //!   rows one element short of whole 16-byte vectors;
+//! - ReduceSum (DirectML REDUCE SUM) in FLOAT32, FLOAT16 and INT32 over all
+//!   axes, the inner, the outer and a middle axis;
 //! - GatherND1 gathering whole rows, and gathering single elements (at
 //!   random, and for the record in row-major order);
 //! - Scatter along the outer axis with unique indices (update row `k` lands
@@ -45,6 +48,7 @@ use ops_core::{DataType, DeviceClass, HostTensor, OpError, Operator, TensorDesc}
 use ops_gpu::{CacheStats, Context, MinimalDispatch, Profiler};
 use serde_json::{json, Value};
 
+use crate::reduce::{ReduceDesc, ReduceFunction};
 use crate::{ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
 
 /// The default byte size of each case's main tensor: 64 MiB.
@@ -519,7 +523,10 @@ fn run_case(
     let (cpu, matches_cpu) = if options.cpu_reference {
         let start = Instant::now();
         let want = op.run_cpu(&inputs)?;
-        (Some(start.elapsed()), Some(want == gpu_out))
+        (
+            Some(start.elapsed()),
+            Some(ops_core::fuzz::compare_within(&gpu_out, &want, op.tolerance()).is_ok()),
+        )
     } else {
         (None, None)
     };
@@ -785,6 +792,31 @@ fn reduce_min_case(
     })
 }
 
+/// ReduceSum (DirectML REDUCE with SUM) over `axes` of `input`.
+fn reduce_sum_case(
+    name: String,
+    input: &Arc<HostTensor>,
+    axes: &[u32],
+) -> Result<CaseSpec, OpError> {
+    let op = ReduceDesc::builder()
+        .input(input.desc().clone())
+        .output_dtype(input.dtype())
+        .function(ReduceFunction::Sum)
+        .axes(axes.to_vec())
+        .build()
+        .map_err(build_error)?;
+    let width = input.dtype().size_bytes() as u64;
+    Ok(CaseSpec {
+        name,
+        dtype: input.dtype().spec_name().to_string(),
+        shape: format!("{:?}", input.sizes()),
+        op: Box::new(op),
+        bytes: input.bytes().len() as u64 + kept_elements(input, axes) * width,
+        inputs: vec![Arc::clone(input)],
+        target: 0.8,
+    })
+}
+
 /// The cases of one data-type group for main tensors of `size` bytes.
 fn cases_of(
     size: u64,
@@ -808,6 +840,27 @@ fn cases_of(
             format!("ReduceMin {}", placement.name()),
             &input,
             axes,
+        )?);
+    }
+    // ReduceSum (DirectML REDUCE SUM, a fold): FLOAT32, FLOAT16 and, in
+    // the 64-bit group, INT32. Floats of one sign in [0.5, 2): the sum's
+    // ULP contract holds without cancellation.
+    let sum_dt = if dt == DataType::Int64 {
+        DataType::Int32
+    } else {
+        dt
+    };
+    let mut fuzz_rng = ops_core::fuzz::Rng::new(rng.next());
+    let sum_input = Arc::new(if sum_dt.is_float() {
+        ops_core::fuzz::same_sign_tensor(sum_dt, &sizes, Some((0.5, 2.0)), &mut fuzz_rng)
+    } else {
+        random_tensor(&TensorDesc::new(sum_dt, sizes), rng)?
+    });
+    for placement in Placement::ALL {
+        out.push(reduce_sum_case(
+            format!("ReduceSum {}", placement.name()),
+            &sum_input,
+            placement.axes(),
         )?);
     }
     // The first and last axes: each output's rows lie a kept dimension

@@ -27,7 +27,11 @@ fn passes(s: FoldStrategy) -> u32 {
     let mut n = 1;
     let mut count = s.chunks;
     while count > 1 {
-        count = if count <= s.cap { 1 } else { count.div_ceil(s.cap) };
+        count = if count <= s.cap {
+            1
+        } else {
+            count.div_ceil(s.cap)
+        };
         n += 1;
     }
     n
@@ -96,14 +100,27 @@ fn check(op: &ReduceDesc, x: &HostTensor, what: &str) -> usize {
 const FUNCTIONS: [(ReduceFunction, &[DataType]); 4] = [
     (
         ReduceFunction::Sum,
-        &[DataType::Float32, DataType::Float16, DataType::Int32, DataType::Uint64],
+        &[
+            DataType::Float32,
+            DataType::Float16,
+            DataType::Int32,
+            DataType::Uint64,
+        ],
     ),
     (
         ReduceFunction::Max,
-        &[DataType::Float16, DataType::Int8, DataType::Int64, DataType::Uint16],
+        &[
+            DataType::Float16,
+            DataType::Int8,
+            DataType::Int64,
+            DataType::Uint16,
+        ],
     ),
     (ReduceFunction::L2, &[DataType::Float32]),
-    (ReduceFunction::Multiply, &[DataType::Int64, DataType::Float32]),
+    (
+        ReduceFunction::Multiply,
+        &[DataType::Int64, DataType::Float32],
+    ),
 ];
 
 #[test]
@@ -170,9 +187,24 @@ fn deep_combine_trees_and_empty_sub_tensors() {
 fn the_planners_picks_through_segmented_bindings() {
     let mut rng = Rng::new(11);
     for (f, dtype, shape, axes) in [
-        (ReduceFunction::Sum, DataType::Float32, vec![5u32, 40_000], vec![1u32]),
-        (ReduceFunction::Max, DataType::Int64, vec![20_000, 3], vec![0]),
-        (ReduceFunction::L2, DataType::Float16, vec![4, 30_000, 2], vec![1]),
+        (
+            ReduceFunction::Sum,
+            DataType::Float32,
+            vec![5u32, 40_000],
+            vec![1u32],
+        ),
+        (
+            ReduceFunction::Max,
+            DataType::Int64,
+            vec![20_000, 3],
+            vec![0],
+        ),
+        (
+            ReduceFunction::L2,
+            DataType::Float16,
+            vec![4, 30_000, 2],
+            vec![1],
+        ),
     ] {
         let x = data(dtype, &shape, &mut rng);
         let op = reduce(&x, f, &axes);
@@ -193,8 +225,11 @@ fn the_planners_picks_through_segmented_bindings() {
 
 #[test]
 fn seed_examples_and_empty_results() {
-    let x = HostTensor::from_slice([3u32, 3].as_slice(), &[1f32, 2., 3., 3., 0., 4., 2., 4., 2.])
-        .unwrap();
+    let x = HostTensor::from_slice(
+        [3u32, 3].as_slice(),
+        &[1f32, 2., 3., 3., 0., 4., 2., 4., 2.],
+    )
+    .unwrap();
     let sum = |axes: &[u32]| {
         let op = reduce(&x, ReduceFunction::Sum, axes);
         let got = gpu().run(&op, &[&x]).unwrap().remove(0);
@@ -231,7 +266,13 @@ fn integer_folds_wrap_and_floats_meet_their_bounds() {
     let x = HostTensor::from_slice([4u32].as_slice(), &[i32::MAX, 1, i32::MAX, 5]).unwrap();
     let op = reduce(&x, ReduceFunction::Sum, &[0]);
     let got = gpu().run(&op, &[&x]).unwrap().remove(0);
-    assert_eq!(got.to_vec::<i32>().unwrap(), [i32::MAX.wrapping_add(1).wrapping_add(i32::MAX).wrapping_add(5)]);
+    assert_eq!(
+        got.to_vec::<i32>().unwrap(),
+        [i32::MAX
+            .wrapping_add(1)
+            .wrapping_add(i32::MAX)
+            .wrapping_add(5)]
+    );
     let u = HostTensor::from_slice([2u32].as_slice(), &[0x1_0001u32, 3]).unwrap();
     let op = ReduceDesc::builder()
         .input(u.desc().clone())
@@ -241,7 +282,10 @@ fn integer_folds_wrap_and_floats_meet_their_bounds() {
         .build()
         .unwrap();
     let got = gpu().run(&op, &[&u]).unwrap().remove(0);
-    assert_eq!(got.to_vec::<u32>().unwrap(), [0x1_0001u32.wrapping_mul(0x1_0001).wrapping_add(9)]);
+    assert_eq!(
+        got.to_vec::<u32>().unwrap(),
+        [0x1_0001u32.wrapping_mul(0x1_0001).wrapping_add(9)]
+    );
     // A long FLOAT32 sum: the GPU's chunked order differs from the CPU's,
     // and the contract (N ULP) holds where bit equality does not have to.
     let mut rng = Rng::new(3);

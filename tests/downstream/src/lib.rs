@@ -1,5 +1,7 @@
 //! An example of a crate outside the `ops` catalog that declares its own
-//! operator, `ReduceMax`, in its own spec file (`specs/reduce_max.op`).
+//! operators in its own spec files: `ReduceMax` (`specs/reduce_max.op`), a
+//! selection, and `Rms` (`specs/rms.op`), a root mean square that no
+//! catalog operator computes, whose arithmetic is declared in the spec.
 //!
 //! `ops_macros::operator!` expands it into [`ReduceMaxDesc`] with its
 //! builder, validation, WGSL kernels and CPU reference — and, like every
@@ -9,3 +11,4 @@
 //! them; nothing in this crate writes a strategy by hand.
 
 ops_macros::operator!("../specs/reduce_max.op");
+ops_macros::operator!("../specs/rms.op");

@@ -5,7 +5,7 @@
 
 use ops_core::fuzz::{self, proptest};
 use ops_core::{DataType, FeatureLevel, HostTensor, OpError, Operator, TensorDesc};
-use ops_downstream_example::ReduceMaxDesc;
+use ops_downstream_example::{ReduceMaxDesc, RmsDesc};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -29,6 +29,55 @@ proptest! {
     fn invalid_cases_are_rejected_naming_the_rule(case in ReduceMaxDesc::invalid_cases()) {
         fuzz::check_invalid(&case).map_err(TestCaseError::fail)?;
     }
+
+    /// The RMS within its declared ULP bound on the GPU, every plan variant.
+    #[test]
+    fn rms_valid_cases_gpu_within_the_contract(case in RmsDesc::valid_cases()) {
+        let cpu = fuzz::check_valid(&case, Some(&gpu_run)).map_err(TestCaseError::fail)?;
+        fuzz::check_variants(&case, &cpu, &gpu_plan).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn rms_invalid_cases_are_rejected_naming_the_rule(case in RmsDesc::invalid_cases()) {
+        fuzz::check_invalid(&case).map_err(TestCaseError::fail)?;
+    }
+}
+
+fn gpu_plan(
+    op: &dyn Operator,
+    inputs: &[&HostTensor],
+    plan: &ops_core::GpuPlan,
+) -> Result<Vec<HostTensor>, OpError> {
+    ops_gpu::shared()
+        .unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+        .run_plan(op, inputs, plan)
+}
+
+#[test]
+fn rms_means_what_its_spec_says() {
+    let x = HostTensor::from_slice([2, 2], &[3f32, 4., 1., 7.]).unwrap();
+    let d = RmsDesc::builder()
+        .input(x.desc().clone())
+        .axes([1])
+        .build()
+        .unwrap();
+    d.validate(FeatureLevel::HIGHEST).unwrap();
+    let want = [(12.5f64).sqrt() as f32, (25f64).sqrt() as f32];
+    for got in [d.run_cpu(&[&x]).unwrap(), gpu_run(&d, &[&x]).unwrap()] {
+        let got = got[0].to_vec::<f32>().unwrap();
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() <= 4.0 * f32::EPSILON * w, "{got:?}");
+        }
+    }
+    // The contract grows with the count: 2 * 2 + 3.
+    assert_eq!(d.tolerance(), ops_core::Tolerance::Ulp(7));
+    // Everything, by empty axes.
+    let all = RmsDesc::builder()
+        .input(x.desc().clone())
+        .axes(Vec::<i32>::new())
+        .build()
+        .unwrap();
+    assert_eq!(all.output_descs()[0].sizes, Vec::<u32>::new());
 }
 
 #[test]
