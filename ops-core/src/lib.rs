@@ -38,7 +38,7 @@ pub use op::{
     OperatorType, TensorInfo,
 };
 pub use plan::{
-    split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, OutputInit, Pass,
+    split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, OutputInit, Pass, Segmented,
     MAX_THREAD_STEPS, PARAM_WORDS,
 };
 pub use tensor::{element_count, row_major_strides, HostTensor, TensorDesc};

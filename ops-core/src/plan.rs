@@ -38,6 +38,19 @@ pub const MAX_THREAD_STEPS: u64 = 16_384;
 /// binds that many (256 bytes), the words beyond the pass's zero.
 pub const PARAM_WORDS: usize = 64;
 
+/// The variant of a kernel for tensors larger than one storage binding:
+/// every tensor binding of the kernel becomes several consecutive bindings
+/// (segments) of its buffer, reached through routing functions.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Segmented {
+    /// The variant's WGSL (same entry point and workgroup size).
+    pub wgsl: &'static str,
+    /// For each binding of the kernel, in order, how many consecutive
+    /// bindings of the variant it becomes (1 for parameters and status
+    /// words), each with the binding's access.
+    pub segments: &'static [u32],
+}
+
 /// One generated WGSL kernel.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Kernel {
@@ -52,6 +65,9 @@ pub struct Kernel {
     pub bindings: &'static [Access],
     /// Threads per workgroup (the kernel's `WORKGROUP_SIZE`).
     pub workgroup_size: u32,
+    /// Its segmented variant, run when a buffer exceeds the binding limit
+    /// (every generated kernel has one).
+    pub segmented: Option<Segmented>,
 }
 
 /// A buffer a pass binds.

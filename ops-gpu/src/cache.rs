@@ -231,6 +231,7 @@ mod tests {
         entry: "main",
         bindings: &[Access::Uniform, Access::ReadWrite],
         workgroup_size: 1,
+        segmented: None,
     };
 
     static STORAGE: Kernel = Kernel {
@@ -239,6 +240,7 @@ mod tests {
         entry: "main",
         bindings: &[Access::Read, Access::ReadWrite],
         workgroup_size: 1,
+        segmented: None,
     };
 
     fn pass(kernel: &'static Kernel, words: usize) -> Pass {

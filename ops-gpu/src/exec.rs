@@ -240,7 +240,7 @@ impl Context {
                 what: describe(large),
                 limit: format!("{limit}: kernel `{key}` has no segmented variant"),
             })?;
-            for (&r, &n) in pass.buffers.iter().zip(&variant.counts) {
+            for (&r, &n) in pass.buffers.iter().zip(variant.counts) {
                 let room = if n > 1 {
                     self.segment.saturating_mul(u64::from(n))
                 } else {

@@ -702,6 +702,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     entry: "main",
     bindings: &[Access::Read, Access::Read, Access::ReadWrite],
     workgroup_size: COPY_WORKGROUP_SIZE,
+    segmented: None,
 };
 
 /// A plain copy one `u32` word a thread, `params[0]` words: the granularity
@@ -728,6 +729,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     entry: "main",
     bindings: &[Access::Read, Access::Read, Access::ReadWrite],
     workgroup_size: COPY_WORKGROUP_SIZE,
+    segmented: None,
 };
 
 /// The plan of [`COPY_KERNEL`] copying `bytes` (a non-zero multiple of 16)

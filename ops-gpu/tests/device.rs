@@ -29,6 +29,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     entry: "main",
     bindings: &[Access::Read, Access::Read, Access::ReadWrite],
     workgroup_size: 64,
+    segmented: None,
 };
 
 fn plan(n: u32) -> GpuPlan {

@@ -65,6 +65,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         Access::ReadWrite,
     ],
     workgroup_size: 64,
+    segmented: None,
 };
 
 fn add_plan(n: u32, addend: u32, bad: u32) -> GpuPlan {

@@ -41,6 +41,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     entry: "main",
     bindings: &[Read, Read, ReadWrite],
     workgroup_size: 64,
+    segmented: None,
 };
 
 fn add_pass(n: u32, addend: u32) -> Pass {
@@ -82,6 +83,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     entry: "main",
     bindings: &[Read, Read, ReadWrite],
     workgroup_size: 64,
+    segmented: None,
 };
 
 fn check_pass(input: usize, n: u32, bound: u32, check: u32) -> Pass {
@@ -114,6 +116,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     entry: "main",
     bindings: &[Read, ReadWrite],
     workgroup_size: 1,
+    segmented: None,
 };
 
 // scratch[i] = 3 * in[i] for i < params[0].
@@ -135,6 +138,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     entry: "main",
     bindings: &[Read, Read, ReadWrite],
     workgroup_size: 64,
+    segmented: None,
 };
 
 // out[i] = scratch[i] + 1 for i < params[0].
@@ -156,6 +160,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     entry: "main",
     bindings: &[Read, Read, ReadWrite],
     workgroup_size: 64,
+    segmented: None,
 };
 
 // Adds params[0] to every word of dst whose index is even (in place).
@@ -176,6 +181,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     entry: "main",
     bindings: &[Read, ReadWrite],
     workgroup_size: 64,
+    segmented: None,
 };
 
 fn u32s(n: u32, f: impl Fn(u32) -> u32) -> HostTensor {
@@ -524,6 +530,7 @@ static BAD_WGSL: Kernel = Kernel {
     entry: "main",
     bindings: &[],
     workgroup_size: 1,
+    segmented: None,
 };
 
 static BAD_ENTRY: Kernel = Kernel {
@@ -532,6 +539,7 @@ static BAD_ENTRY: Kernel = Kernel {
     entry: "missing",
     bindings: &[],
     workgroup_size: 1,
+    segmented: None,
 };
 
 // Declares a binding the layout does not have.
@@ -544,6 +552,7 @@ static BAD_LAYOUT: Kernel = Kernel {
     entry: "main",
     bindings: &[Read],
     workgroup_size: 1,
+    segmented: None,
 };
 
 fn one_pass(kernel: &'static Kernel, buffers: Vec<BufferRef>) -> GpuPlan {
@@ -787,6 +796,7 @@ static INFO: OperatorInfo = OperatorInfo {
 
 static TABLE: ops_core::support::SupportTable = ops_core::support::SupportTable {
     operator: "BoundedAddOne",
+    selector: None,
     introduced: None,
     entries: &[],
     tensor_names: &["input", "output"],

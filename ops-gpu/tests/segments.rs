@@ -3,7 +3,8 @@
 //! `tests/tests/limits.rs`).
 
 use ops_core::{
-    Access, BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
+    Access, BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, Segmented,
+    TensorDesc,
 };
 use ops_gpu::{CacheStats, Context, ExecError};
 
@@ -25,7 +26,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     if (i >= params[1]) { return; }
     dst[i] = src[i] + params[0];
 }
-/* @segmented 1 3 3
+"#,
+    entry: "main",
+    bindings: &[Read, Read, ReadWrite],
+    workgroup_size: 64,
+    segmented: Some(Segmented {
+        wgsl: r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read> src_s0: array<u32>;
 @group(0) @binding(2) var<storage, read> src_s1: array<u32>;
@@ -57,11 +63,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     if (i >= params[1]) { return; }
     dst_set(i, src_word(i) + params[0]);
 }
-*/
 "#,
-    entry: "main",
-    bindings: &[Read, Read, ReadWrite],
-    workgroup_size: 64,
+        segments: &[1, 3, 3],
+    }),
 };
 
 fn plan(kernel: &'static Kernel, n: u32, addend: u32) -> GpuPlan {
@@ -158,14 +162,19 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     entry: "main",
     bindings: &[Read, Read, ReadWrite],
     workgroup_size: 64,
+    segmented: None,
 };
 
 static MALFORMED: Kernel = Kernel {
     key: "test/malformed_variant",
-    wgsl: "@compute @workgroup_size(64) fn main() {}\n/* @segmented 1 3\n*/\n",
+    wgsl: "@compute @workgroup_size(64) fn main() {}\n",
     entry: "main",
     bindings: &[Read, Read, ReadWrite],
     workgroup_size: 64,
+    segmented: Some(Segmented {
+        wgsl: "@compute @workgroup_size(64) fn main() {}\n",
+        segments: &[1, 3],
+    }),
 };
 
 #[test]

@@ -185,7 +185,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let best = scan(base, 0u, len, last, reduced);
     emit(item, best.position, base);
 }
-/* @segmented 1 4 4
+
+// ---- segmented variant, segments per binding [1, 4, 4] ----
+
 // @generated from specs/argmax.op
 // kernel: ArgMax/reduce_rows/UINT8/INT32
 // reduce (reduce_rows): keep Index, select Max, zeros Equal; input UINT8, output INT32
@@ -432,4 +434,3 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let best = scan(base, 0u, len, last, reduced);
     emit(item, best.position, base);
 }
-*/

@@ -188,7 +188,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let best = scan(base, 0u, len, last, reduced);
     emit(item, best.position, base);
 }
-/* @segmented 1 4 4
+
+// ---- segmented variant, segments per binding [1, 4, 4] ----
+
 // @generated from specs/argmin.op
 // kernel: ArgMin/reduce_rows/FLOAT16/UINT64
 // reduce (reduce_rows): keep Index, select Min, zeros Equal; input FLOAT16, output UINT64
@@ -438,4 +440,3 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let best = scan(base, 0u, len, last, reduced);
     emit(item, best.position, base);
 }
-*/

@@ -213,7 +213,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let at = select(NO_POSITION, best_position + first, best_position != NO_POSITION);
     store_partial(p, at, row * PER_VECTOR - first, 1u);
 }
-/* @segmented 1 4 4
+
+// ---- segmented variant, segments per binding [1, 4, 4] ----
+
 // @generated from specs/argmin.op
 // kernel: ArgMin/reduce_split_lanes/FLOAT16/INT64
 // reduce (reduce_split_lanes): keep Index, select Min, zeros Equal; input FLOAT16, output INT64
@@ -492,4 +494,3 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     let at = select(NO_POSITION, best_position + first, best_position != NO_POSITION);
     store_partial(p, at, row * PER_VECTOR - first, 1u);
 }
-*/

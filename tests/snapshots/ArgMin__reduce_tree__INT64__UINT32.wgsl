@@ -213,7 +213,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         emit(item, wg_position[lid], base);
     }
 }
-/* @segmented 1 4 4
+
+// ---- segmented variant, segments per binding [1, 4, 4] ----
+
 // @generated from specs/argmin.op
 // kernel: ArgMin/reduce_tree/INT64/UINT32
 // reduce (reduce_tree): keep Index, select Min, zeros Equal; input INT64, output UINT32
@@ -488,4 +490,3 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         emit(item, wg_position[lid], base);
     }
 }
-*/

@@ -278,7 +278,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     store_output(first + 2u, raw2);
     store_output(first + 3u, raw3);
 }
-/* @segmented 1 4 4
+
+// ---- segmented variant, segments per binding [1, 4, 4] ----
+
 // @generated from specs/reducemin.op
 // kernel: ReduceMin/reduce_columns/FLOAT32/FLOAT32
 // reduce (reduce_columns): keep Value, select Min, zeros NegativeFirst; input FLOAT32, output FLOAT32
@@ -622,4 +624,3 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     store_output(first + 2u, raw2);
     store_output(first + 3u, raw3);
 }
-*/

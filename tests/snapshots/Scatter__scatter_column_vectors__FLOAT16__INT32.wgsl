@@ -154,7 +154,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         }
     }
 }
-/* @segmented 1 4 4 1 4
+
+// ---- segmented variant, segments per binding [1, 4, 4, 1, 4] ----
+
 // @generated from specs/scatter.op
 // kernel: Scatter/scatter_column_vectors/FLOAT16/INT32
 // scatter_elements (scatter_column_vectors): data FLOAT16, index INT32
@@ -426,4 +428,3 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         }
     }
 }
-*/

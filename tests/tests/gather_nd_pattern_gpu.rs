@@ -50,13 +50,13 @@ fn kernel(data: DataType, index: DataType) -> &'static Kernels {
     Box::leak(Box::new(GatherVariant::ALL.map(|v| {
         let key = gather_nd_kernel_key(OPERATOR, v, data, index);
         let wgsl = gather_nd_kernel(v, data, index, &key, ORIGIN);
-        &*Box::leak(Box::new(Kernel {
-            key: Box::leak(key.into_boxed_str()),
-            wgsl: Box::leak(wgsl.into_boxed_str()),
-            entry: GATHER_ND_ENTRY,
-            bindings: GATHER_ND_BINDINGS,
-            workgroup_size: WORKGROUP_SIZE,
-        }))
+        &*ops_spec::wgsl::segments::leak_kernel(
+            &key,
+            &wgsl,
+            GATHER_ND_ENTRY,
+            GATHER_ND_BINDINGS,
+            WORKGROUP_SIZE,
+        )
     })))
 }
 

@@ -32,6 +32,20 @@ fn every_generated_kernel_validates_with_core_capabilities() {
                 k.key,
                 k.entry
             );
+            // Its segmented variant, which every generated kernel carries.
+            let seg = k
+                .segmented
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: no segmented variant", k.key));
+            assert_eq!(seg.segments.len(), k.bindings.len(), "{}", k.key);
+            let module = naga::front::wgsl::parse_str(seg.wgsl).unwrap_or_else(|e| {
+                panic!("{} (segmented): {}", k.key, e.emit_to_string(seg.wgsl))
+            });
+            Validator::new(ValidationFlags::all(), Capabilities::empty())
+                .validate(&module)
+                .unwrap_or_else(|e| {
+                    panic!("{} (segmented): {}", k.key, e.emit_to_string(seg.wgsl))
+                });
             assert!(
                 k.wgsl.starts_with("// @generated from "),
                 "{}: missing the generated header",
@@ -59,6 +73,8 @@ fn snapshots_of_selected_kernels_match() {
         "ArgMin/reduce_split_lanes/FLOAT16/INT64",
         "ReduceMin/reduce_columns/FLOAT32/FLOAT32",
         "Scatter/scatter_column_vectors/FLOAT16/INT32",
+        "Reduce.SUM/fold_input/FLOAT16",
+        "Reduce.SUM/fold_partials/INT64",
     ];
     for key in wanted {
         let k = ops::catalog()
@@ -67,16 +83,24 @@ fn snapshots_of_selected_kernels_match() {
             .find(|k| k.key == key)
             .unwrap_or_else(|| panic!("no kernel {key}"));
         let path = dir.join(format!("{}.wgsl", key.replace('/', "__")));
+        // The plain module, then its segmented variant.
+        let text = match &k.segmented {
+            Some(s) => format!(
+                "{}\n// ---- segmented variant, segments per binding {:?} ----\n\n{}",
+                k.wgsl, s.segments, s.wgsl
+            ),
+            None => k.wgsl.to_string(),
+        };
         if update {
             std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(&path, k.wgsl).unwrap();
+            std::fs::write(&path, &text).unwrap();
             continue;
         }
         let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
             panic!("{}: {e} (run with OPS_UPDATE_SNAPSHOTS=1)", path.display())
         });
         assert!(
-            want == k.wgsl,
+            want == text,
             "{key} differs from {} (run with OPS_UPDATE_SNAPSHOTS=1 and review the diff)",
             path.display()
         );

@@ -272,6 +272,7 @@ fn placeholder(v: ReduceVariant) -> Option<&'static Kernel> {
                         entry: REDUCE_ENTRY,
                         bindings: REDUCE_BINDINGS,
                         workgroup_size: WORKGROUP_SIZE,
+                        segmented: None,
                     }));
                     (v, k)
                 })
@@ -549,13 +550,13 @@ fn kernel(op: &Op, v: ReduceVariant, input: DataType, output: DataType) -> &'sta
             // Keys of their own: the catalog's kernels share the context's cache.
             let key = reduce_kernel_key(&format!("boundaries/{}", op.name), v, input, output);
             let wgsl = reduce_kernel(&op.cfg, v, input, output, &key, ORIGIN);
-            Box::leak(Box::new(Kernel {
-                key: Box::leak(key.into_boxed_str()),
-                wgsl: Box::leak(wgsl.into_boxed_str()),
-                entry: REDUCE_ENTRY,
-                bindings: REDUCE_BINDINGS,
-                workgroup_size: WORKGROUP_SIZE,
-            }))
+            ops_spec::wgsl::segments::leak_kernel(
+                &key,
+                &wgsl,
+                REDUCE_ENTRY,
+                REDUCE_BINDINGS,
+                WORKGROUP_SIZE,
+            )
         })
 }
 

@@ -96,13 +96,13 @@ impl Op {
 fn kernel(op: &Op, variant: ReduceVariant, input: DataType, output: DataType) -> &'static Kernel {
     let key = reduce_kernel_key(op.name, variant, input, output);
     let wgsl = reduce_kernel(&op.cfg, variant, input, output, &key, ORIGIN);
-    Box::leak(Box::new(Kernel {
-        key: Box::leak(key.into_boxed_str()),
-        wgsl: Box::leak(wgsl.into_boxed_str()),
-        entry: REDUCE_ENTRY,
-        bindings: REDUCE_BINDINGS,
-        workgroup_size: WORKGROUP_SIZE,
-    }))
+    ops_spec::wgsl::segments::leak_kernel(
+        &key,
+        &wgsl,
+        REDUCE_ENTRY,
+        REDUCE_BINDINGS,
+        WORKGROUP_SIZE,
+    )
 }
 
 /// Every variant's kernel of one data-type pair.

@@ -63,13 +63,13 @@ fn ctx() -> &'static Context {
 fn kernel(stage: ScatterStage, data: DataType, index: DataType) -> &'static Kernel {
     let key = scatter_kernel_key("Scatter", stage, data, index);
     let wgsl = scatter_kernel(stage, data, index, &key, ORIGIN);
-    Box::leak(Box::new(Kernel {
-        key: Box::leak(key.into_boxed_str()),
-        wgsl: Box::leak(wgsl.into_boxed_str()),
-        entry: SCATTER_ENTRY,
-        bindings: scatter_bindings(stage),
-        workgroup_size: WORKGROUP_SIZE,
-    }))
+    ops_spec::wgsl::segments::leak_kernel(
+        &key,
+        &wgsl,
+        SCATTER_ENTRY,
+        scatter_bindings(stage),
+        WORKGROUP_SIZE,
+    )
 }
 
 /// The kernels of every (data, index) pair, generated once.

@@ -698,6 +698,7 @@ mod tests {
             entry: "main",
             bindings: BINDINGS,
             workgroup_size: WORKGROUP_SIZE,
+            segmented: None,
         };
         let s = FoldStrategy {
             chunks: 334,

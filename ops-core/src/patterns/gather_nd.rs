@@ -1385,6 +1385,7 @@ mod tests {
             entry: "main",
             bindings: &[],
             workgroup_size: WORKGROUP_SIZE,
+            segmented: None,
         }
     }
 
@@ -1707,6 +1708,7 @@ mod tests {
             entry: "main",
             bindings: &[],
             workgroup_size: 64,
+            segmented: None,
         };
         let r = gather_nd_plan(
             &input,

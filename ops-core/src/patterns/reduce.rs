@@ -2261,6 +2261,7 @@ mod tests {
             entry: "main",
             bindings: &[],
             workgroup_size: WORKGROUP_SIZE,
+            segmented: None,
         };
         let input = TensorDesc::new(DataType::Float16, [1000, 7]);
         let out = TensorDesc::new(DataType::Float16, [1000]);

@@ -1080,6 +1080,7 @@ mod tests {
             entry: "main",
             bindings: &[],
             workgroup_size: WORKGROUP_SIZE,
+            segmented: None,
         };
         let kernels = ScatterKernels {
             winner: &K,
@@ -1143,6 +1144,7 @@ mod tests {
             entry: "main",
             bindings: &[],
             workgroup_size: WORKGROUP_SIZE,
+            segmented: None,
         };
         static X: Kernel = Kernel {
             key: "test/scatter_write",
@@ -1150,6 +1152,7 @@ mod tests {
             entry: "main",
             bindings: &[],
             workgroup_size: WORKGROUP_SIZE,
+            segmented: None,
         };
         static C: Kernel = Kernel {
             key: "test/scatter_columns",
@@ -1157,6 +1160,7 @@ mod tests {
             entry: "main",
             bindings: &[],
             workgroup_size: WORKGROUP_SIZE,
+            segmented: None,
         };
         static V: Kernel = Kernel {
             key: "test/scatter_column_vectors",
@@ -1164,6 +1168,7 @@ mod tests {
             entry: "main",
             bindings: &[],
             workgroup_size: WORKGROUP_SIZE,
+            segmented: None,
         };
         let kernels = ScatterKernels {
             winner: &W,
@@ -1365,6 +1370,7 @@ mod tests {
                 entry: "main",
                 bindings: &[],
                 workgroup_size: WORKGROUP_SIZE,
+                segmented: None,
             }))
         }
         let kernels = ScatterKernels {

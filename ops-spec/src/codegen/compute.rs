@@ -759,13 +759,24 @@ fn gen_kernel(
         ops_core::Access::Uniform => quote!(::ops_core::Access::Uniform),
         ops_core::Access::ReadWrite => quote!(::ops_core::Access::ReadWrite),
     });
+    // The generators write the segmented variant after the plain module;
+    // the kernel holds them apart.
+    let plain = crate::wgsl::segments::plain_part(wgsl);
+    let segmented = match crate::wgsl::segments::segmented_part(wgsl) {
+        Some((counts, text)) => quote!(::core::option::Option::Some(::ops_core::Segmented {
+            wgsl: #text,
+            segments: &[#(#counts),*],
+        })),
+        None => quote!(::core::option::Option::None),
+    };
     let item = quote! {
         pub(crate) static #id: ::ops_core::Kernel = ::ops_core::Kernel {
             key: #key,
-            wgsl: #wgsl,
+            wgsl: #plain,
             entry: "main",
             bindings: &[#(#bindings),*],
             workgroup_size: #workgroup_size,
+            segmented: #segmented,
         };
     };
     (id.clone(), item)

@@ -98,6 +98,7 @@ pub static FAKE: OperatorInfo = OperatorInfo {
 
 static FAKE_TABLE: SupportTable = SupportTable {
     operator: "Fake",
+    selector: None,
     introduced: Some(FeatureLevel::FL3_0),
     entries: &[],
     tensor_names: &["input", "output"],
@@ -120,6 +121,7 @@ pub static PAIR: OperatorInfo = OperatorInfo {
 
 static PAIR_TABLE: SupportTable = SupportTable {
     operator: "Pair",
+    selector: None,
     introduced: None,
     entries: &[],
     tensor_names: &["first", "second", "low", "high"],
