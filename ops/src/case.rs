@@ -1044,6 +1044,28 @@ fn parse_int_text(text: &str) -> IntText {
 
 /// Appends one element's little-endian bytes, or says why the value does not fit.
 fn encode_value(dtype: DataType, value: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    if dtype.is_bool() {
+        // `true`/`false`, or the integers 1 and 0.
+        let b = match value {
+            Value::Bool(b) => Some(*b),
+            Value::Number(n) => match n.as_str() {
+                "0" => Some(false),
+                "1" => Some(true),
+                _ => None,
+            },
+            _ => None,
+        };
+        return match b {
+            Some(b) => {
+                b.write_le(out);
+                Ok(())
+            }
+            None => Err(format!(
+                "expected true, false, 0 or 1 for a bool, got {}",
+                kind(value)
+            )),
+        };
+    }
     if dtype.is_int() {
         let Value::Number(n) = value else {
             return Err(format!("expected an integer, got {}", kind(value)));
@@ -1349,13 +1371,17 @@ pub fn tensor_to_json(t: &HostTensor) -> String {
     )
 }
 
-/// Element `i` of `t` as it reads in a message: integers exactly, floats with
-/// the shortest digits that round-trip, `NaN`, `Infinity`, `-Infinity`.
+/// Element `i` of `t` as it reads in a message: integers exactly, booleans
+/// as `true` and `false`, floats with the shortest digits that round-trip,
+/// `NaN`, `Infinity`, `-Infinity`.
 pub fn format_element(t: &HostTensor, i: usize) -> String {
-    if let Some(v) = t.get_int(i) {
-        return v.to_string();
+    match t.dtype() {
+        DataType::Float64 => format_float(t.get::<f64>(i)),
+        DataType::Float32 => format_float(t.get::<f32>(i)),
+        DataType::Float16 => format_float(t.get::<f16>(i)),
+        DataType::Bool => t.get::<bool>(i).to_string(),
+        _ => t.get_int(i).map_or_else(String::new, |v| v.to_string()),
     }
-    ops_core::with_element_type!(t.dtype(), T => format_float(t.get::<T>(i)))
 }
 
 /// Element `i` as JSON: like [`format_element`], with the non-finite values quoted.

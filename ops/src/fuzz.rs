@@ -398,6 +398,7 @@ fn short(d: DataType) -> &'static str {
         DataType::Uint32 => "u32",
         DataType::Uint16 => "u16",
         DataType::Uint8 => "u8",
+        DataType::Bool => "bool",
     }
 }
 

@@ -125,6 +125,7 @@ fn edges(dt: DataType) -> Vec<u64> {
         DataType::Int32 | DataType::Uint32 => vec![0x8000_0000, 0xffff_ffff, 0x7fff_ffff],
         DataType::Int16 | DataType::Uint16 => vec![0x8000, 0xffff, 0x7fff],
         DataType::Int8 | DataType::Uint8 => vec![0x80, 0xff, 0x7f],
+        DataType::Bool => vec![0, 1],
     }
 }
 
@@ -141,6 +142,8 @@ fn data_tensor(dt: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
         } else {
             rng.next()
         };
+        // BOOL holds 0 or 1.
+        let v = if dt == DataType::Bool { v & 1 } else { v };
         bytes.extend_from_slice(&v.to_le_bytes()[..width]);
     }
     HostTensor::from_bytes(TensorDesc::new(dt, sizes.to_vec()), bytes).unwrap()
