@@ -760,6 +760,7 @@ fn build(args: &OpArgs) -> Result<Box<dyn Operator>, OpError> {
 
 static INFO: OperatorInfo = OperatorInfo {
     name: "BoundedAddOne",
+    namespace: "",
     aliases: &[],
     inputs: &["input"],
     outputs: &["output"],

@@ -435,11 +435,15 @@ fn parse_case(
     let info = op.as_deref().and_then(|op| {
         let found = catalog.iter().copied().find(|i| i.answers_to(op));
         if found.is_none() {
-            let mut known: Vec<&str> = Vec::new();
+            let mut qualified: Vec<String> = Vec::new();
             for i in catalog {
-                known.push(i.name);
-                known.extend(i.aliases.iter().copied());
+                qualified.push(i.qualified_name());
+                qualified.extend(i.aliases.iter().map(|a| match i.namespace {
+                    "" => (*a).to_owned(),
+                    ns => format!("{ns}::{a}"),
+                }));
             }
+            let known: Vec<&str> = qualified.iter().map(String::as_str).collect();
             let message = match suggest(op, &known) {
                 Some(s) => format!("unknown operator `{op}`; did you mean `{s}`?"),
                 None if known.is_empty() => {

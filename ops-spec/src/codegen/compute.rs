@@ -52,6 +52,13 @@ fn dtype_pairs(spec: &Spec, a: usize, b: usize) -> BTreeSet<(DataType, DataType)
 
 /// Generates the compute glue of a checked spec.
 pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
+    gen_compute_in(checked, origin, &checked.spec().name)
+}
+
+/// [`gen_compute`] for an operator whose kernel keys start with `key_name`,
+/// its name qualified by its catalog namespace (`onnx::ArgMax`), so that
+/// operators of one name in two namespaces never share a kernel key.
+pub fn gen_compute_in(checked: &Checked, origin: &str, key_name: &str) -> ComputeCode {
     let spec = checked.spec();
     let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
     match spec.compute.as_ref() {
@@ -69,7 +76,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     continue;
                 }
                 for v in ReduceVariant::ALL {
-                    let key = reduce_kernel_key(&spec.name, v, a, b);
+                    let key = reduce_kernel_key(key_name, v, a, b);
                     let wgsl = reduce_kernel(cfg, v, a, b, &key, origin);
                     let vi = format_ident!("{}", format!("{v:?}"));
                     kernels.push(
@@ -188,7 +195,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                     continue;
                 }
                 for v in GatherVariant::ALL {
-                    let key = gather_nd_kernel_key(&spec.name, v, a, b);
+                    let key = gather_nd_kernel_key(key_name, v, a, b);
                     let wgsl = gather_nd_kernel(v, a, b, &key, origin);
                     let vi = format_ident!("{}", format!("{v:?}"));
                     kernels.push(
@@ -296,7 +303,7 @@ pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
                 }
                 let mut ids = std::collections::HashMap::new();
                 for stage in ScatterStage::ALL.into_iter().filter(|s| s.serves(a)) {
-                    let key = scatter_kernel_key(&spec.name, stage, a, b);
+                    let key = scatter_kernel_key(key_name, stage, a, b);
                     let wgsl = scatter_kernel(stage, a, b, &key, origin);
                     let id = kernel_ident(stage.name(), a, b);
                     kernels.push(gen_kernel(
