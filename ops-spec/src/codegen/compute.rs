@@ -115,7 +115,7 @@ pub fn gen_compute_in(checked: &Checked, origin: &str, key_name: &str) -> Comput
                     let f = format_ident!("{}", spec.attrs[*ai].name);
                     let idx = 0..per.len() as u32;
                     let toks = per.iter().map(tie_tok);
-                    quote!(match self.#f.index() { #(#idx => #toks,)* _ => ::ops_core::__private::patterns::reduce::Ties::First })
+                    quote!(match self.#f as u32 { #(#idx => #toks,)* _ => ::ops_core::__private::patterns::reduce::Ties::First })
                 }
             };
             let axes_expr = gen_expr(axes);
