@@ -311,6 +311,7 @@ pub fn valid_case_file(case: &ValidCase, name: &str, file: &str) -> Case {
         inputs,
         outputs,
         expect_error,
+        tolerance: None,
     }
 }
 
@@ -354,6 +355,7 @@ fn invalid_case_file(case: &InvalidCase, name: &str, file: &str) -> Option<Case>
         inputs,
         outputs,
         expect_error: Some(ExpectedError::Validation),
+        tolerance: None,
     })
 }
 
@@ -847,7 +849,11 @@ pub fn fuzz_catalog(
                 .iter()
                 .map(|r| {
                     let rate = r.valid_count as f64 / r.elapsed.as_secs_f64().max(1e-9);
-                    format!("{} {} ({rate:.0}/s)", r.info.qualified_name(), r.valid_count)
+                    format!(
+                        "{} {} ({rate:.0}/s)",
+                        r.info.qualified_name(),
+                        r.valid_count
+                    )
                 })
                 .collect();
             let text = format!(
@@ -928,7 +934,9 @@ fn step(
     let name = info.name;
     let base = format!(
         "fuzz-{}-{seed}-{}",
-        info.qualified_name().to_ascii_lowercase().replace("::", "-"),
+        info.qualified_name()
+            .to_ascii_lowercase()
+            .replace("::", "-"),
         run.valid_count
     );
 
