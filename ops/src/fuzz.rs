@@ -539,7 +539,7 @@ fn coverage(run: &OpRun, out: &mut dyn Write) -> io::Result<(usize, usize)> {
     let _ = writeln!(
         lines,
         "\n{}: valid cases per table entry, data types (inputs -> outputs) and rank of `{}`; `.` = no case hit the cell, `x` = no valid case found for it",
-        info.name,
+        info.qualified_name(),
         info.inputs.first().copied().unwrap_or("?")
     );
     for (k, e) in entries.iter().enumerate() {
@@ -717,7 +717,11 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
     writeln!(
         err,
         "fuzzing {} with seed {seed} (repeat with --seed {seed}), {}{}",
-        infos.iter().map(|i| i.name).collect::<Vec<_>>().join(", "),
+        infos
+            .iter()
+            .map(|i| i.qualified_name())
+            .collect::<Vec<_>>()
+            .join(", "),
         match budget {
             Budget::Cases(n) => format!("{n} valid and {n} invalid cases per operator"),
             Budget::Time(t) => format!("for {:.0?}", t),
