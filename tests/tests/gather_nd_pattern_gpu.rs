@@ -387,7 +387,7 @@ fn gpu_matches_cpu_reference_bitwise() {
             }
         }
     }
-    assert_eq!(runs, 44 * 10);
+    assert_eq!(runs, DataType::ALL.len() * 4 * 10);
     assert!(long_rows > 20, "{long_rows} long-row cases");
     assert!(negatives > 100, "{negatives} negative indices");
     assert!(singles > 20, "{singles} single-element cases");
