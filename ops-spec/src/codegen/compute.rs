@@ -52,14 +52,25 @@ fn dtype_pairs(spec: &Spec, a: usize, b: usize) -> BTreeSet<(DataType, DataType)
 
 /// Generates the compute glue of a checked spec.
 pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
-    gen_compute_in(checked, origin, &checked.spec().name)
+    gen_compute_in(checked, origin, "")
 }
 
-/// [`gen_compute`] for an operator whose kernel keys start with `key_name`,
-/// its name qualified by its catalog namespace (`onnx::ArgMax`), so that
-/// operators of one name in two namespaces never share a kernel key.
-pub fn gen_compute_in(checked: &Checked, origin: &str, key_name: &str) -> ComputeCode {
+/// The operator name that starts its kernel keys: `name` qualified by its
+/// catalog namespace (`onnx::ArgMax`; `ArgMax` in the root namespace), so
+/// that operators of one name in two namespaces never share a kernel key.
+pub fn kernel_key_name(namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{namespace}::{name}")
+    }
+}
+
+/// [`gen_compute`] for an operator of catalog namespace `namespace`, whose
+/// kernel keys start with [`kernel_key_name`].
+pub fn gen_compute_in(checked: &Checked, origin: &str, namespace: &str) -> ComputeCode {
     let spec = checked.spec();
+    let key_name = &kernel_key_name(namespace, &spec.name);
     let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
     match spec.compute.as_ref() {
         Some(Compute::Reduce {

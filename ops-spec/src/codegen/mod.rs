@@ -42,13 +42,7 @@ pub fn expand_in(origin: &str, namespace: &str, src: &str) -> Result<TokenStream
     };
     match checked {
         Some(checked) if errors.is_empty() => {
-            let spec = checked.spec();
-            let key_name = if namespace.is_empty() {
-                spec.name.clone()
-            } else {
-                format!("{namespace}::{}", spec.name)
-            };
-            let compute = compute::gen_compute_in(&checked, origin, &key_name);
+            let compute = compute::gen_compute_in(&checked, origin, namespace);
             Ok(rust::gen_operator(&checked, origin, namespace, compute))
         }
         _ => Err(Failure {
