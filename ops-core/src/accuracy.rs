@@ -170,7 +170,7 @@ mod tests {
     use half::f16;
 
     fn f32s(v: &[f32]) -> HostTensor {
-        HostTensor::from_slice(&[v.len() as u32], v).unwrap()
+        HostTensor::from_slice([v.len() as u32], v).unwrap()
     }
 
     #[test]
@@ -211,8 +211,8 @@ mod tests {
             atol: 0.0,
         };
         assert_eq!(first_mismatch(&want, &near, close), None);
-        let ints = HostTensor::from_slice(&[2], &[1i32, 2]).unwrap();
-        let other = HostTensor::from_slice(&[2], &[1i32, 3]).unwrap();
+        let ints = HostTensor::from_slice([2], &[1i32, 2]).unwrap();
+        let other = HostTensor::from_slice([2], &[1i32, 3]).unwrap();
         assert_eq!(
             first_mismatch(&ints, &other, Tolerance::Ulp(100)),
             Some((1, 1))

@@ -1,4 +1,5 @@
-//! The eleven tensor data types of the seed tables and the host element trait.
+//! The tensor data types (the eleven of the seed tables and ONNX's `BOOL`)
+//! and the host element trait.
 
 use std::fmt;
 
@@ -29,11 +30,14 @@ pub enum DataType {
     Uint16,
     /// Unsigned 8-bit integer.
     Uint8,
+    /// A boolean, one byte holding 0 (false) or 1 (true) (ONNX `bool`).
+    /// Packed and compared like `UINT8`: false orders below true.
+    Bool,
 }
 
 impl DataType {
-    /// Every data type, in the order the seed tables list them.
-    pub const ALL: [DataType; 11] = [
+    /// Every data type, in the order the seed tables list them, then `BOOL`.
+    pub const ALL: [DataType; 12] = [
         DataType::Float64,
         DataType::Float32,
         DataType::Float16,
@@ -45,6 +49,7 @@ impl DataType {
         DataType::Uint32,
         DataType::Uint16,
         DataType::Uint8,
+        DataType::Bool,
     ];
 
     /// Size of one element in bytes.
@@ -53,7 +58,7 @@ impl DataType {
             DataType::Float64 | DataType::Int64 | DataType::Uint64 => 8,
             DataType::Float32 | DataType::Int32 | DataType::Uint32 => 4,
             DataType::Float16 | DataType::Int16 | DataType::Uint16 => 2,
-            DataType::Int8 | DataType::Uint8 => 1,
+            DataType::Int8 | DataType::Uint8 | DataType::Bool => 1,
         }
     }
 
@@ -76,6 +81,7 @@ impl DataType {
             DataType::Uint32 => "UINT32",
             DataType::Uint16 => "UINT16",
             DataType::Uint8 => "UINT8",
+            DataType::Bool => "BOOL",
         }
     }
 
@@ -93,6 +99,7 @@ impl DataType {
             DataType::Uint32 => "uint32",
             DataType::Uint16 => "uint16",
             DataType::Uint8 => "uint8",
+            DataType::Bool => "bool",
         }
     }
 
@@ -119,9 +126,14 @@ impl DataType {
         )
     }
 
-    /// True for every integer type, signed or not.
+    /// True for every integer type, signed or not (not `BOOL`).
     pub const fn is_int(self) -> bool {
-        !self.is_float()
+        !self.is_float() && !self.is_bool()
+    }
+
+    /// True for `BOOL`.
+    pub const fn is_bool(self) -> bool {
+        matches!(self, DataType::Bool)
     }
 }
 
@@ -133,7 +145,8 @@ impl fmt::Display for DataType {
 
 /// A Rust type that stores one tensor element of a [`DataType`].
 ///
-/// Implemented for `f64`, `f32`, [`half::f16`] and the eight integer types.
+/// Implemented for `f64`, `f32`, [`half::f16`], the eight integer types and
+/// `bool`.
 pub trait Element: Copy + Send + Sync + fmt::Debug + PartialEq + 'static {
     /// The data type this Rust type stores.
     const DTYPE: DataType;
@@ -141,7 +154,8 @@ pub trait Element: Copy + Send + Sync + fmt::Debug + PartialEq + 'static {
     fn read_le(bytes: &[u8]) -> Self;
     /// Appends the element's little-endian bytes.
     fn write_le(self, out: &mut Vec<u8>);
-    /// The value as an `i128`, for integer types; `None` for floats.
+    /// The value as an `i128`, for integer types and `bool` (0 or 1); `None`
+    /// for floats.
     fn to_i128(self) -> Option<i128>;
     /// Converts an integer back, `None` when it does not fit (or for floats).
     fn from_i128(v: i128) -> Option<Self>;
@@ -230,6 +244,40 @@ macro_rules! impl_float_element {
 
 impl_float_element!(f64 => Float64, f32 => Float32, f16 => Float16);
 
+/// `BOOL`: one byte, 0 or 1. A byte other than 0 reads as true (tensors
+/// holding one are refused by [`crate::HostTensor::from_bytes`]).
+impl Element for bool {
+    const DTYPE: DataType = DataType::Bool;
+    fn read_le(bytes: &[u8]) -> Self {
+        bytes[0] != 0
+    }
+    fn write_le(self, out: &mut Vec<u8>) {
+        out.push(u8::from(self));
+    }
+    fn to_i128(self) -> Option<i128> {
+        Some(i128::from(self))
+    }
+    fn from_i128(v: i128) -> Option<Self> {
+        match v {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(u8::from(self))
+    }
+    fn is_nan(self) -> bool {
+        false
+    }
+    fn is_negative_zero(self) -> bool {
+        false
+    }
+    fn partial_cmp_value(self, other: Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(&other))
+    }
+}
+
 /// Calls `$body` with the type alias `$T` bound to the Rust element type of `$dtype`.
 ///
 /// Generated code and the pattern library use it to turn a run-time
@@ -282,6 +330,10 @@ macro_rules! with_element_type {
                 type $T = u8;
                 $body
             }
+            $crate::DataType::Bool => {
+                type $T = bool;
+                $body
+            }
         }
     };
 }
@@ -307,5 +359,9 @@ mod tests {
         assert!(f16::from_bits(0x8000).is_negative_zero());
         assert!(!f32::NAN.is_negative_zero());
         assert_eq!(u8::from_i128(256), None);
+        assert_eq!(bool::from_i128(1), Some(true));
+        assert_eq!(bool::from_i128(2), None);
+        assert_eq!(DataType::parse("bool"), Some(DataType::Bool));
+        assert!(!DataType::Bool.is_int() && !DataType::Bool.is_float());
     }
 }

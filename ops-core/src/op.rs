@@ -199,6 +199,11 @@ pub trait OperatorType: Operator + Clone + Sized + 'static {
 pub struct OperatorInfo {
     /// The spec's name (`ArgMin`).
     pub name: &'static str,
+    /// The catalog namespace: the spec's folder below the catalog's root,
+    /// `""` for the root (DirectML and the others), `"onnx"` for
+    /// `specs/onnx/`. Names are unique within a namespace only
+    /// (`ArgMax` and `onnx::ArgMax`).
+    pub namespace: &'static str,
     /// Other names it answers to (`ScatterElements`).
     pub aliases: &'static [&'static str],
     /// Input tensor names, snake case, in spec order.
@@ -271,15 +276,34 @@ impl fmt::Debug for OperatorInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OperatorInfo")
             .field("name", &self.name)
+            .field("namespace", &self.namespace)
             .finish_non_exhaustive()
     }
 }
 
 impl OperatorInfo {
-    /// True when `name` is the operator's name or an alias, ignoring case.
+    /// The name qualified by the namespace: `onnx::ArgMax`, or `ArgMin`
+    /// for the root namespace.
+    pub fn qualified_name(&self) -> String {
+        if self.namespace.is_empty() {
+            self.name.to_owned()
+        } else {
+            format!("{}::{}", self.namespace, self.name)
+        }
+    }
+
+    /// True when `name` is the operator's name or an alias, ignoring case,
+    /// qualified by the operator's namespace (`onnx::ArgMax`) unless that
+    /// is the root namespace (`ArgMin`).
     pub fn answers_to(&self, name: &str) -> bool {
-        self.name.eq_ignore_ascii_case(name)
-            || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+        let bare = match name.rsplit_once("::") {
+            Some((ns, bare)) if ns.eq_ignore_ascii_case(self.namespace) => bare,
+            Some(_) => return false,
+            None if self.namespace.is_empty() => name,
+            None => return false,
+        };
+        self.name.eq_ignore_ascii_case(bare)
+            || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(bare))
     }
 }
 

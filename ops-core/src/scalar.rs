@@ -32,6 +32,8 @@
 //!   the comparisons; `/` and `%` on them are spec errors.
 //! - `lowest` and `highest` are the type's extremes: -infinity and +infinity
 //!   for floats, `MIN` and `MAX` for integers.
+//! - **BOOL** computes as an unsigned 1-bit integer: `max` is or, `min` is
+//!   and, `+` is exclusive or; `lowest` is false and `highest` true.
 
 use crate::DataType;
 
@@ -194,8 +196,12 @@ pub enum Value {
     B(bool),
 }
 
-/// Wraps `v` to the integer type `dtype` (two's complement).
+/// Wraps `v` to the integer type `dtype` (two's complement; BOOL is an
+/// unsigned 1-bit integer: `+` is exclusive or, `max` is or).
 pub fn wrap(v: i128, dtype: DataType) -> i128 {
+    if dtype == DataType::Bool {
+        return v & 1;
+    }
     let bits = dtype.size_bits();
     let masked = v & ((1i128 << bits) - 1);
     if dtype.is_signed_int() && masked >> (bits - 1) != 0 {
@@ -205,8 +211,11 @@ pub fn wrap(v: i128, dtype: DataType) -> i128 {
     }
 }
 
-/// `(MIN, MAX)` of an integer type.
+/// `(MIN, MAX)` of an integer type (`(0, 1)` for BOOL).
 pub fn int_range(dtype: DataType) -> (i128, i128) {
+    if dtype == DataType::Bool {
+        return (0, 1);
+    }
     let bits = dtype.size_bits();
     if dtype.is_signed_int() {
         (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
@@ -302,17 +311,17 @@ impl Scalar {
                 _ if dtype == DataType::Float64 => {
                     Some("FLOAT64 arithmetic is not available on the GPU (core WebGPU has no f64)".to_string())
                 }
-                Scalar::Float(_) if dtype.is_int() => {
+                Scalar::Float(_) if !dtype.is_float() => {
                     Some(format!("a decimal literal has no {dtype} value"))
                 }
-                Scalar::Unary(op @ (Unary::Sqrt | Unary::Exp | Unary::Log), _) if dtype.is_int() => {
+                Scalar::Unary(op @ (Unary::Sqrt | Unary::Exp | Unary::Log), _) if !dtype.is_float() => {
                     Some(format!("`{}` is not defined on {dtype}", op.name()))
                 }
-                Scalar::Binary(Binary::Pow, _, _) if dtype.is_int() => {
+                Scalar::Binary(Binary::Pow, _, _) if !dtype.is_float() => {
                     Some(format!("`pow` is not defined on {dtype}"))
                 }
                 Scalar::Binary(op @ (Binary::Div | Binary::Rem), _, _)
-                    if dtype.is_int() && dtype.size_bits() == 64 =>
+                    if !dtype.is_float() && dtype.size_bits() == 64 =>
                 {
                     Some(format!(
                         "`{}` on {dtype} is not available on the GPU (64-bit integers are word pairs)",

@@ -76,7 +76,8 @@ pub struct HostTensor {
 impl HostTensor {
     /// A tensor from a description and raw little-endian bytes.
     ///
-    /// Fails when the byte count does not match the description.
+    /// Fails when the byte count does not match the description, and for a
+    /// `BOOL` tensor holding a byte other than 0 or 1.
     pub fn from_bytes(desc: TensorDesc, bytes: Vec<u8>) -> Result<HostTensor, OpError> {
         let want = desc.byte_size().ok_or_else(|| OpError::TooLarge {
             what: "tensor".into(),
@@ -90,6 +91,14 @@ impl HostTensor {
                 want,
                 bytes.len()
             )));
+        }
+        if desc.dtype == DataType::Bool {
+            if let Some(i) = bytes.iter().position(|&b| b > 1) {
+                return Err(OpError::InvalidArgument(format!(
+                    "a BOOL tensor holds 0 or 1 in each byte, element {i} is {}",
+                    bytes[i]
+                )));
+            }
         }
         Ok(HostTensor { desc, bytes })
     }
@@ -221,6 +230,11 @@ mod tests {
             HostTensor::zeros(huge),
             Err(OpError::OutOfMemory(_))
         ));
+        let bools = TensorDesc::new(DataType::Bool, [3]);
+        assert!(HostTensor::from_bytes(bools.clone(), vec![0, 1, 2]).is_err());
+        let b = HostTensor::from_bytes(bools, vec![0, 1, 1]).unwrap();
+        assert_eq!(b.to_vec::<bool>().unwrap(), [false, true, true]);
+        assert_eq!(b.get_int(1), Some(1));
         let zeros = HostTensor::zeros(TensorDesc::new(DataType::Float16, [3, 2])).unwrap();
         assert_eq!(zeros.bytes(), &[0u8; 12]);
     }

@@ -769,6 +769,7 @@ fn build(args: &OpArgs) -> Result<Box<dyn Operator>, OpError> {
 
 static INFO: OperatorInfo = OperatorInfo {
     name: "BoundedAddOne",
+    namespace: "",
     aliases: &[],
     inputs: &["input"],
     outputs: &["output"],

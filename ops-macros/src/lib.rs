@@ -2,10 +2,12 @@
 //!
 //! - `operator!("path/to/op.op")` expands one spec file into a module with
 //!   its descriptor type (re-exported beside it).
-//! - `catalog!("path/to/specs")` expands every `*.op` file of a folder and a
-//!   `catalog()` function listing them all, with a generated test (under
-//!   `cfg(test)`) that every spec's rules agree with its pattern
-//!   (`ops_core::fuzz::check_spec`).
+//! - `catalog!("path/to/specs")` expands every `*.op` file of a folder, and
+//!   those of each of its subfolders into a module of the subfolder's name
+//!   (`specs/onnx/argmax.op` into `pub mod onnx { pub mod argmax {...} }`,
+//!   namespace `"onnx"`), and a `catalog()` function listing them all, with
+//!   a generated test (under `cfg(test)`) that every spec's rules agree with
+//!   its pattern (`ops_core::fuzz::check_spec`).
 //!
 //! Paths are relative to the file that invokes the macro (falling back to
 //! `CARGO_MANIFEST_DIR`). Every file read is `include_bytes!`-ed so that
@@ -24,39 +26,81 @@ use syn::{parse_macro_input, LitStr};
 pub fn operator(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let lit = parse_macro_input!(input as LitStr);
     let path = resolve(&lit.value());
-    let (items, _) = expand_file(&path, lit.span());
+    let (items, _) = expand_file(&path, "", lit.span());
     items.into()
 }
 
-/// Expands every `*.op` file of a folder, plus `pub fn catalog()` and the
-/// generated test of its specs.
+/// Expands every `*.op` file of a folder and of its subfolders (one module
+/// per subfolder), plus `pub fn catalog()` and the generated test of its
+/// specs.
 #[proc_macro]
 pub fn catalog(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let lit = parse_macro_input!(input as LitStr);
     let dir = resolve(&lit.value());
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "op"))
-            .collect(),
+    let (files, folders) = match list_folder(&dir) {
+        Ok(listing) => listing,
         Err(e) => {
             let msg = format!("cannot read the spec folder `{}`: {e}", dir.display());
             return quote::quote_spanned!(lit.span()=> ::core::compile_error!(#msg);).into();
         }
     };
-    files.sort();
     let mut out = TokenStream::new();
     let mut infos = Vec::new();
     for f in &files {
-        let (items, name) = expand_file(f, lit.span());
+        let (items, name) = expand_file(f, "", lit.span());
         out.extend(items);
         if let Some(name) = name {
             let desc = format_ident!("{}Desc", name);
             infos.push(quote!(<#desc as ::ops_core::OperatorType>::INFO));
         }
     }
+    for folder in &folders {
+        let namespace = folder
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let module = match syn::parse_str::<syn::Ident>(&namespace) {
+            Ok(m) => m,
+            Err(_) => {
+                let msg = format!(
+                    "spec folder `{}`: `{namespace}` is not a Rust module name",
+                    folder.display()
+                );
+                out.extend(quote::quote_spanned!(lit.span()=> ::core::compile_error!(#msg);));
+                continue;
+            }
+        };
+        let files = match list_folder(folder) {
+            Ok((files, _)) => files,
+            Err(e) => {
+                let msg = format!("cannot read the spec folder `{}`: {e}", folder.display());
+                out.extend(quote::quote_spanned!(lit.span()=> ::core::compile_error!(#msg);));
+                continue;
+            }
+        };
+        let mut items = TokenStream::new();
+        for f in &files {
+            let (expanded, name) = expand_file(f, &namespace, lit.span());
+            items.extend(expanded);
+            if let Some(name) = name {
+                let desc = format_ident!("{}Desc", name);
+                infos.push(quote!(<#module::#desc as ::ops_core::OperatorType>::INFO));
+            }
+        }
+        let doc = format!(
+            "The operators of namespace `{namespace}` (`{}`), with the semantics of that standard.",
+            display(folder)
+        );
+        out.extend(quote! {
+            #[doc = #doc]
+            pub mod #module {
+                #items
+            }
+        });
+    }
     out.extend(quote! {
-        /// Every operator of the catalog, in spec-file order.
+        /// Every operator of the catalog: the root folder's in spec-file
+        /// order, then each subfolder's (namespace) in name order.
         pub fn catalog() -> &'static [&'static ::ops_core::OperatorInfo] {
             static CATALOG: &[&::ops_core::OperatorInfo] = &[#(#infos),*];
             CATALOG
@@ -106,8 +150,26 @@ fn display(path: &Path) -> String {
     abs.display().to_string()
 }
 
-/// Expands one file; returns the items and, when it succeeded, the operator's name.
-fn expand_file(path: &Path, span: Span) -> (TokenStream, Option<String>) {
+/// The `*.op` files and the subfolders of `dir`, each sorted.
+fn list_folder(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+    let mut files = Vec::new();
+    let mut folders = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            folders.push(path);
+        } else if path.extension().is_some_and(|e| e == "op") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    folders.sort();
+    Ok((files, folders))
+}
+
+/// Expands one file of catalog namespace `namespace`; returns the items
+/// and, when it succeeded, the operator's name.
+fn expand_file(path: &Path, namespace: &str, span: Span) -> (TokenStream, Option<String>) {
     let shown = display(path);
     let src = match std::fs::read_to_string(path) {
         Ok(s) => s,
@@ -127,7 +189,7 @@ fn expand_file(path: &Path, span: Span) -> (TokenStream, Option<String>) {
     let track = quote!(
         const _: &[u8] = ::core::include_bytes!(#abs);
     );
-    match ops_spec::codegen::expand_rendered(&shown, &src) {
+    match ops_spec::codegen::expand_rendered_in(&shown, namespace, &src) {
         Ok(items) => {
             let name = ops_spec::syntax::parse_spec(&src, &mut Default::default())
                 .name

@@ -1509,22 +1509,28 @@ impl ExprLower<'_> {
                     self.unknown_name(attr.span, &attr.text, errors);
                     return None;
                 };
-                let AttrType::Enum(ei) = self.spec.attrs[ai].ty else {
-                    errors.error(
-                        attr.span,
-                        format!("`{}` is not an enum attribute", attr.text),
-                    );
-                    return None;
+                // An enum's members in order, or a bool's `false`, `true`
+                // (the generated code indexes by `attr as u32`).
+                let bools = ["false".to_owned(), "true".to_owned()];
+                let (members, what) = match self.spec.attrs[ai].ty {
+                    AttrType::Enum(ei) => {
+                        let en = &self.spec.enums[ei];
+                        (&en.members[..], format!("a member of enum `{}`", en.name))
+                    }
+                    AttrType::Bool => (&bools[..], "`false` or `true`".to_owned()),
+                    _ => {
+                        errors.error(
+                            attr.span,
+                            format!("`{}` is not an enum or bool attribute", attr.text),
+                        );
+                        return None;
+                    }
                 };
-                let en = &self.spec.enums[ei];
-                let mut out: Vec<Option<Ties>> = vec![None; en.members.len()];
+                let mut out: Vec<Option<Ties>> = vec![None; members.len()];
                 let mut ok = true;
                 for (m, v) in pairs {
-                    let Some(mi) = en.members.iter().position(|x| x == &m.text) else {
-                        errors.error(
-                            m.span,
-                            format!("`{}` is not a member of enum `{}`", m.text, en.name),
-                        );
+                    let Some(mi) = members.iter().position(|x| x == &m.text) else {
+                        errors.error(m.span, format!("`{}` is not {what}", m.text));
                         ok = false;
                         continue;
                     };
@@ -1540,7 +1546,7 @@ impl ExprLower<'_> {
                     if ok {
                         errors.error(
                             attr.span,
-                            format!("`ties` does not say what `{}` means", en.members[missing]),
+                            format!("`ties` does not say what `{}` means", members[missing]),
                         );
                     }
                     return None;

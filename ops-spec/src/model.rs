@@ -319,7 +319,7 @@ pub struct Row {
 pub enum TiesParam {
     /// Always the same.
     Fixed(Ties),
-    /// By an enum attribute: `ties[member]`.
+    /// By an enum attribute (`ties[member]`) or a bool one (`ties[b as u32]`).
     ByAttr(usize, Vec<Ties>),
 }
 

@@ -45,6 +45,16 @@
 //!   without a default are mistakes. Values are passed on as written; the
 //!   rules about their values (an axis in range) are validation's.
 //! * JSON objects with duplicate keys keep the last value (serde_json's rule).
+//! * Optional top-level `rtol` and `atol` (non-negative numbers; a missing
+//!   one is 0) compare the outputs with `|got - want| <= atol + rtol *
+//!   |want|` ([`Tolerance::Close`]) instead of the operator's own
+//!   [`Operator::tolerance`](ops_core::Operator::tolerance).
+//!
+//! A second shape is read beside this one: ONNX-shaped case files (with
+//! `opset`, `inputs` as a list ...), as external conformance suites write
+//! them, whose operator is looked up in the `onnx` namespace; see [`onnx`].
+
+pub mod onnx;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -53,7 +63,7 @@ use std::path::Path;
 
 use ops_core::{
     f16, AttrKind, AttrValue, DataType, Element, FeatureLevel, HostTensor, OpArgs, OperatorInfo,
-    TensorDesc,
+    TensorDesc, Tolerance,
 };
 use serde_json::{Map, Value};
 
@@ -133,6 +143,9 @@ pub struct Case {
     pub outputs: Vec<CaseOutput>,
     /// The error the call must raise, if any.
     pub expect_error: Option<ExpectedError>,
+    /// The case's own tolerance (`rtol`/`atol`), overriding the operator's
+    /// ([`ops_core::Operator::tolerance`]).
+    pub tolerance: Option<Tolerance>,
 }
 
 impl Case {
@@ -186,6 +199,9 @@ impl Case {
         if let Some(e) = self.expect_error {
             let _ = writeln!(s, "  \"expect_error\": \"{e}\",");
         }
+        if let Some(Tolerance::Close { rtol, atol }) = self.tolerance {
+            let _ = writeln!(s, "  \"rtol\": {rtol:?},\n  \"atol\": {atol:?},");
+        }
         s.push_str("  \"attributes\": {");
         for (i, (name, value)) in self.attributes.iter().enumerate() {
             let sep = if i == 0 { "" } else { ", " };
@@ -230,6 +246,11 @@ pub struct CaseError {
     pub location: String,
     /// What is wrong, lower case, with names in backticks.
     pub message: String,
+    /// The file is well formed, but its case needs what the catalog lacks
+    /// (an ONNX-shaped case naming an operator, attribute or input the
+    /// `onnx` namespace does not have): `ops run` counts it as a failed
+    /// case, not as bad input.
+    pub unsupported: bool,
 }
 
 impl fmt::Display for CaseError {
@@ -252,12 +273,19 @@ pub struct CaseErrors {
 }
 
 impl CaseErrors {
+    /// True when every mistake is a gap of the catalog
+    /// ([`CaseError::unsupported`]), none a mistake of the file.
+    pub fn all_unsupported(&self) -> bool {
+        self.errors.iter().all(|e| e.unsupported)
+    }
+
     fn one(file: &str, location: impl Into<String>, message: impl Into<String>) -> CaseErrors {
         CaseErrors {
             errors: vec![CaseError {
                 file: file.to_owned(),
                 location: location.into(),
                 message: message.into(),
+                unsupported: false,
             }],
         }
     }
@@ -369,6 +397,17 @@ impl Ctxt<'_> {
             file: self.file.to_owned(),
             location: location.into(),
             message: message.into(),
+            unsupported: false,
+        });
+    }
+
+    /// Records what the catalog lacks ([`CaseError::unsupported`]).
+    fn unsupported(&mut self, location: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(CaseError {
+            file: self.file.to_owned(),
+            location: location.into(),
+            message: message.into(),
+            unsupported: true,
         });
     }
 }
@@ -428,6 +467,9 @@ fn parse_case(
         cx.error(path, format!("expected a case object, got {}", kind(value)));
         return None;
     };
+    if onnx::is_onnx_case(obj) {
+        return onnx::parse_onnx_case(cx, path, obj, catalog);
+    }
     let before = cx.errors.len();
 
     let name = required_string(cx, obj, &path, "name");
@@ -435,11 +477,15 @@ fn parse_case(
     let info = op.as_deref().and_then(|op| {
         let found = catalog.iter().copied().find(|i| i.answers_to(op));
         if found.is_none() {
-            let mut known: Vec<&str> = Vec::new();
+            let mut qualified: Vec<String> = Vec::new();
             for i in catalog {
-                known.push(i.name);
-                known.extend(i.aliases.iter().copied());
+                qualified.push(i.qualified_name());
+                qualified.extend(i.aliases.iter().map(|a| match i.namespace {
+                    "" => (*a).to_owned(),
+                    ns => format!("{ns}::{a}"),
+                }));
             }
+            let known: Vec<&str> = qualified.iter().map(String::as_str).collect();
             let message = match suggest(op, &known) {
                 Some(s) => format!("unknown operator `{op}`; did you mean `{s}`?"),
                 None if known.is_empty() => {
@@ -483,24 +529,8 @@ fn parse_case(
         level
     });
 
-    let expect_error = optional(obj, "expect_error").and_then(|v| {
-        let at = member(&path, "expect_error");
-        match v.as_str() {
-            Some("validation") => Some(ExpectedError::Validation),
-            Some("index") => Some(ExpectedError::Index),
-            Some("empty_reduction") => Some(ExpectedError::EmptyReduction),
-            _ => {
-                cx.error(
-                    at,
-                    format!(
-                        "expected \"validation\", \"index\" or \"empty_reduction\", got {}",
-                        kind(v)
-                    ),
-                );
-                None
-            }
-        }
-    });
+    let expect_error = parse_expect_error(cx, obj, &path);
+    let tolerance = parse_tolerance(cx, obj, &path);
 
     let attributes = parse_attributes(cx, obj, &path);
     if let Some(info) = info {
@@ -550,6 +580,54 @@ fn parse_case(
         inputs,
         outputs,
         expect_error,
+        tolerance,
+    })
+}
+
+/// The optional `expect_error` of a case object at `path`.
+fn parse_expect_error(
+    cx: &mut Ctxt<'_>,
+    obj: &Map<String, Value>,
+    path: &str,
+) -> Option<ExpectedError> {
+    let v = optional(obj, "expect_error")?;
+    match v.as_str() {
+        Some("validation") => Some(ExpectedError::Validation),
+        Some("index") => Some(ExpectedError::Index),
+        Some("empty_reduction") => Some(ExpectedError::EmptyReduction),
+        _ => {
+            cx.error(
+                member(path, "expect_error"),
+                format!(
+                    "expected \"validation\", \"index\" or \"empty_reduction\", got {}",
+                    kind(v)
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// The optional `rtol` and `atol` of a case object at `path`: a
+/// [`Tolerance::Close`] when either is given (the other is then 0).
+fn parse_tolerance(cx: &mut Ctxt<'_>, obj: &Map<String, Value>, path: &str) -> Option<Tolerance> {
+    let mut read = |key: &str| -> Option<f64> {
+        let v = optional(obj, key)?;
+        match v.as_number().and_then(|n| n.as_str().parse::<f64>().ok()) {
+            Some(x) if x.is_finite() && x >= 0.0 => Some(x),
+            _ => {
+                cx.error(
+                    member(path, key),
+                    format!("expected a non-negative number, got {}", kind(v)),
+                );
+                None
+            }
+        }
+    };
+    let (rtol, atol) = (read("rtol"), read("atol"));
+    (rtol.is_some() || atol.is_some()).then(|| Tolerance::Close {
+        rtol: rtol.unwrap_or(0.0),
+        atol: atol.unwrap_or(0.0),
     })
 }
 
@@ -847,6 +925,18 @@ fn parse_tensor(
     value: &Value,
     data_required: bool,
 ) -> Option<ParsedTensor> {
+    parse_tensor_with(cx, at, value, data_required, &[])
+}
+
+/// [`parse_tensor`] of an object that may also hold the keys `extra`
+/// (ignored here).
+fn parse_tensor_with(
+    cx: &mut Ctxt<'_>,
+    at: &str,
+    value: &Value,
+    data_required: bool,
+    extra: &[&str],
+) -> Option<ParsedTensor> {
     let Value::Object(obj) = value else {
         cx.error(
             at,
@@ -859,7 +949,7 @@ fn parse_tensor(
     };
     let before = cx.errors.len();
     for key in obj.keys() {
-        if !matches!(key.as_str(), "dtype" | "shape" | "data") {
+        if !matches!(key.as_str(), "dtype" | "shape" | "data") && !extra.contains(&key.as_str()) {
             let hint = match suggest(key, &["dtype", "shape", "data"]) {
                 Some(s) => format!("; did you mean `{s}`?"),
                 None => "; a tensor has `dtype`, `shape` and `data`".into(),
@@ -1044,6 +1134,28 @@ fn parse_int_text(text: &str) -> IntText {
 
 /// Appends one element's little-endian bytes, or says why the value does not fit.
 fn encode_value(dtype: DataType, value: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    if dtype.is_bool() {
+        // `true`/`false`, or the integers 1 and 0.
+        let b = match value {
+            Value::Bool(b) => Some(*b),
+            Value::Number(n) => match n.as_str() {
+                "0" => Some(false),
+                "1" => Some(true),
+                _ => None,
+            },
+            _ => None,
+        };
+        return match b {
+            Some(b) => {
+                b.write_le(out);
+                Ok(())
+            }
+            None => Err(format!(
+                "expected true, false, 0 or 1 for a bool, got {}",
+                kind(value)
+            )),
+        };
+    }
     if dtype.is_int() {
         let Value::Number(n) = value else {
             return Err(format!("expected an integer, got {}", kind(value)));
@@ -1349,13 +1461,17 @@ pub fn tensor_to_json(t: &HostTensor) -> String {
     )
 }
 
-/// Element `i` of `t` as it reads in a message: integers exactly, floats with
-/// the shortest digits that round-trip, `NaN`, `Infinity`, `-Infinity`.
+/// Element `i` of `t` as it reads in a message: integers exactly, booleans
+/// as `true` and `false`, floats with the shortest digits that round-trip,
+/// `NaN`, `Infinity`, `-Infinity`.
 pub fn format_element(t: &HostTensor, i: usize) -> String {
-    if let Some(v) = t.get_int(i) {
-        return v.to_string();
+    match t.dtype() {
+        DataType::Float64 => format_float(t.get::<f64>(i)),
+        DataType::Float32 => format_float(t.get::<f32>(i)),
+        DataType::Float16 => format_float(t.get::<f16>(i)),
+        DataType::Bool => t.get::<bool>(i).to_string(),
+        _ => t.get_int(i).map_or_else(String::new, |v| v.to_string()),
     }
-    ops_core::with_element_type!(t.dtype(), T => format_float(t.get::<T>(i)))
 }
 
 /// Element `i` as JSON: like [`format_element`], with the non-finite values quoted.

@@ -127,13 +127,13 @@ pub struct Failure {
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     /// Valid cases run, per operator.
-    pub valid: BTreeMap<&'static str, u64>,
+    pub valid: BTreeMap<String, u64>,
     /// Invalid cases run, per operator.
-    pub invalid: BTreeMap<&'static str, u64>,
+    pub invalid: BTreeMap<String, u64>,
     /// GPU plan variants run (`--variants all`), per operator.
-    pub variants: BTreeMap<&'static str, u64>,
+    pub variants: BTreeMap<String, u64>,
     /// Valid cases with a dimension of [`LARGE_EXTENT`] or more, per operator.
-    pub large: BTreeMap<&'static str, u64>,
+    pub large: BTreeMap<String, u64>,
     /// Failures, shrunk.
     pub failures: Vec<Failure>,
 }
@@ -305,12 +305,13 @@ pub fn valid_case_file(case: &ValidCase, name: &str, file: &str) -> Case {
         path: "$".into(),
         name: name.to_string(),
         info,
-        op: info.name.to_string(),
+        op: info.qualified_name(),
         feature_level: info.introduced.map(|_| case.level),
         attributes,
         inputs,
         outputs,
         expect_error,
+        tolerance: None,
     }
 }
 
@@ -348,12 +349,13 @@ fn invalid_case_file(case: &InvalidCase, name: &str, file: &str) -> Option<Case>
         path: "$".into(),
         name: name.to_string(),
         info,
-        op: info.name.to_string(),
+        op: info.qualified_name(),
         feature_level: Some(case.level),
         attributes: case.args.attributes.clone(),
         inputs,
         outputs,
         expect_error: Some(ExpectedError::Validation),
+        tolerance: None,
     })
 }
 
@@ -398,6 +400,7 @@ fn short(d: DataType) -> &'static str {
         DataType::Uint32 => "u32",
         DataType::Uint16 => "u16",
         DataType::Uint8 => "u8",
+        DataType::Bool => "bool",
     }
 }
 
@@ -536,7 +539,7 @@ fn coverage(run: &OpRun, out: &mut dyn Write) -> io::Result<(usize, usize)> {
     let _ = writeln!(
         lines,
         "\n{}: valid cases per table entry, data types (inputs -> outputs) and rank of `{}`; `.` = no case hit the cell, `x` = no valid case found for it",
-        info.name,
+        info.qualified_name(),
         info.inputs.first().copied().unwrap_or("?")
     );
     for (k, e) in entries.iter().enumerate() {
@@ -653,10 +656,10 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
     let mut infos: Vec<&'static OperatorInfo> = Vec::new();
     for name in &args.ops {
         match catalog.iter().find(|i| i.answers_to(name)) {
-            Some(i) if !infos.iter().any(|x| x.name == i.name) => infos.push(i),
+            Some(i) if !infos.iter().any(|x| std::ptr::eq(*x, *i)) => infos.push(i),
             Some(_) => {}
             None => {
-                let names: Vec<&str> = catalog.iter().map(|i| i.name).collect();
+                let names: Vec<String> = catalog.iter().map(|i| i.qualified_name()).collect();
                 writeln!(
                     err,
                     "ops fuzz: no operator `{name}` in the catalog ({})",
@@ -714,7 +717,11 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
     writeln!(
         err,
         "fuzzing {} with seed {seed} (repeat with --seed {seed}), {}{}",
-        infos.iter().map(|i| i.name).collect::<Vec<_>>().join(", "),
+        infos
+            .iter()
+            .map(|i| i.qualified_name())
+            .collect::<Vec<_>>()
+            .join(", "),
         match budget {
             Budget::Cases(n) => format!("{n} valid and {n} invalid cases per operator"),
             Budget::Time(t) => format!("for {:.0?}", t),
@@ -846,7 +853,11 @@ pub fn fuzz_catalog(
                 .iter()
                 .map(|r| {
                     let rate = r.valid_count as f64 / r.elapsed.as_secs_f64().max(1e-9);
-                    format!("{} {} ({rate:.0}/s)", r.info.name, r.valid_count)
+                    format!(
+                        "{} {} ({rate:.0}/s)",
+                        r.info.qualified_name(),
+                        r.valid_count
+                    )
                 })
                 .collect();
             let text = format!(
@@ -870,10 +881,11 @@ pub fn fuzz_catalog(
         }
     }
     for run in &runs {
-        report.valid.insert(run.info.name, run.valid_count);
-        report.invalid.insert(run.info.name, run.invalid_count);
-        report.variants.insert(run.info.name, run.variants_run);
-        report.large.insert(run.info.name, run.large);
+        let name = run.info.qualified_name();
+        report.valid.insert(name.clone(), run.valid_count);
+        report.invalid.insert(name.clone(), run.invalid_count);
+        report.variants.insert(name.clone(), run.variants_run);
+        report.large.insert(name, run.large);
         let variants_text = match (gpu, variants) {
             (Some(_), FuzzVariants::All) => {
                 format!(", {} GPU plan variants run", run.variants_run)
@@ -883,7 +895,7 @@ pub fn fuzz_catalog(
         writeln!(
             err,
             "{}: {} valid cases ({} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors, alike on every backend){variants_text}, {} invalid cases, {:.1?}",
-            run.info.name,
+            run.info.qualified_name(),
             run.valid_count,
             run.large,
             run.index_errors,
@@ -926,7 +938,9 @@ fn step(
     let name = info.name;
     let base = format!(
         "fuzz-{}-{seed}-{}",
-        name.to_ascii_lowercase(),
+        info.qualified_name()
+            .to_ascii_lowercase()
+            .replace("::", "-"),
         run.valid_count
     );
 

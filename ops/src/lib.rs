@@ -2,8 +2,11 @@
 //!
 //! Every `specs/*.op` file is expanded here by [`ops_macros::catalog!`] into
 //! a module with its descriptor type (`argmin::ArgMinDesc`, re-exported as
-//! [`ArgMinDesc`]) and listed by [`catalog()`]. Adding an operator of a known
-//! family is adding a spec file: nothing here names an operator.
+//! [`ArgMinDesc`]), every `specs/onnx/*.op` file likewise inside [`onnx`]
+//! (namespace `"onnx"`: `onnx::ArgMaxDesc`, ONNX semantics, beside the
+//! DirectML [`ArgMaxDesc`]), and all are listed by [`catalog()`]. Adding an
+//! operator of a known family is adding a spec file: nothing here names an
+//! operator.
 
 pub mod bench;
 pub mod case;

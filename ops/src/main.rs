@@ -170,7 +170,7 @@ fn list() -> io::Result<ExitCode> {
         writeln!(out, "the operator catalog is empty")?;
     }
     for info in catalog {
-        write!(out, "{}", info.name)?;
+        write!(out, "{}", info.qualified_name())?;
         if !info.aliases.is_empty() {
             write!(out, " (also {})", info.aliases.join(", "))?;
         }

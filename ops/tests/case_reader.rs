@@ -248,10 +248,10 @@ fn unknown_dtype() {
         first,
         "t.json: $.inputs.input.dtype: unknown dtype `float61`; did you mean `float64`?"
     );
-    let text = fake("bool", "[1]", "[1]");
+    let text = fake("complex64", "[1]", "[1]");
     let errs = parse(&text).unwrap_err();
     assert!(errs.errors[0].to_string().starts_with(
-        "t.json: $.inputs.input.dtype: unknown dtype `bool`; expected one of float64, float32"
+        "t.json: $.inputs.input.dtype: unknown dtype `complex64`; expected one of float64, float32"
     ));
 }
 

@@ -182,7 +182,11 @@ fn fuzz_cases_written_as_case_files_pass_ops_run() {
         let mut runner = TestRunner::deterministic();
         for k in 0..24 {
             let case = strategy.new_tree(&mut runner).unwrap().current();
-            let name = format!("{}-{k}", info.name.to_ascii_lowercase());
+            let op = info
+                .qualified_name()
+                .to_ascii_lowercase()
+                .replace("::", "-");
+            let name = format!("{op}-{k}");
             let file = valid_case_file(&case, &name, "");
             let path = write_case_file(&dir, &file, "round trip").unwrap();
             let read = read_cases(&path, ops::catalog())

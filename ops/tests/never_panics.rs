@@ -149,7 +149,11 @@ proptest! {
     ) {
         let size = dtype.size_bytes();
         let n = seed.len() / size;
-        let bytes = seed[..n * size].to_vec();
+        let mut bytes = seed[..n * size].to_vec();
+        if dtype == DataType::Bool {
+            // BOOL holds 0 or 1.
+            bytes.iter_mut().for_each(|b| *b &= 1);
+        }
         let t = HostTensor::from_bytes(TensorDesc::new(dtype, [n as u32]), bytes).unwrap();
         let text = format!(
             r#"{{"name": "r", "op": "Fake", "attributes": {{"mode": "copy"}},

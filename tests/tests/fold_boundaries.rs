@@ -140,7 +140,7 @@ fn every_threshold_of_every_shape_family() {
                 // a sub-tensor split over two reduced dimensions.
                 // Two reduced dimensions a kept one apart: `len = p * q`
                 // with `p` its smallest factor (a prime `len` keeps one).
-                let p = (2..=len).find(|p| len % p == 0).unwrap_or(1);
+                let p = (2..=len).find(|p| len.is_multiple_of(*p)).unwrap_or(1);
                 let families: [(Vec<u32>, Vec<u32>); 4] = [
                     (vec![outputs, len], vec![1]),
                     (vec![len, outputs], vec![0]),

@@ -50,7 +50,7 @@ fn kernel(data: DataType, index: DataType) -> &'static Kernels {
     Box::leak(Box::new(GatherVariant::ALL.map(|v| {
         let key = gather_nd_kernel_key(OPERATOR, v, data, index);
         let wgsl = gather_nd_kernel(v, data, index, &key, ORIGIN);
-        &*ops_spec::wgsl::segments::leak_kernel(
+        ops_spec::wgsl::segments::leak_kernel(
             &key,
             &wgsl,
             GATHER_ND_ENTRY,
@@ -125,6 +125,7 @@ fn edges(dt: DataType) -> Vec<u64> {
         DataType::Int32 | DataType::Uint32 => vec![0x8000_0000, 0xffff_ffff, 0x7fff_ffff],
         DataType::Int16 | DataType::Uint16 => vec![0x8000, 0xffff, 0x7fff],
         DataType::Int8 | DataType::Uint8 => vec![0x80, 0xff, 0x7f],
+        DataType::Bool => vec![0, 1],
     }
 }
 
@@ -141,6 +142,8 @@ fn data_tensor(dt: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
         } else {
             rng.next()
         };
+        // BOOL holds 0 or 1.
+        let v = if dt == DataType::Bool { v & 1 } else { v };
         bytes.extend_from_slice(&v.to_le_bytes()[..width]);
     }
     HostTensor::from_bytes(TensorDesc::new(dt, sizes.to_vec()), bytes).unwrap()
@@ -384,7 +387,7 @@ fn gpu_matches_cpu_reference_bitwise() {
             }
         }
     }
-    assert_eq!(runs, 44 * 10);
+    assert_eq!(runs, DataType::ALL.len() * 4 * 10);
     assert!(long_rows > 20, "{long_rows} long-row cases");
     assert!(negatives > 100, "{negatives} negative indices");
     assert!(singles > 20, "{singles} single-element cases");

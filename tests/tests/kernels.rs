@@ -17,7 +17,7 @@ fn every_generated_kernel_validates_with_core_capabilities() {
         for k in info.kernels {
             assert!(keys.insert(k.key), "kernel key {} is not unique", k.key);
             assert!(
-                k.key.starts_with(info.name),
+                k.key.starts_with(&info.qualified_name()),
                 "{} is not keyed by its operator",
                 k.key
             );

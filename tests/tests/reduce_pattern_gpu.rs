@@ -212,6 +212,7 @@ fn edges(dt: DataType) -> Vec<u64> {
         DataType::Uint16 => vec![0, 0xffff, 1, 0x8000, 0x7fff],
         DataType::Int8 => vec![0x80, 0x7f, 0, 0xff, 1],
         DataType::Uint8 => vec![0, 0xff, 1, 0x80, 0x7f],
+        DataType::Bool => vec![0, 1],
     }
 }
 
@@ -267,6 +268,8 @@ fn input_tensor(dt: DataType, sizes: &[u32], fill: Fill, rng: &mut Rng) -> HostT
             Fill::Constant => constant,
             Fill::Zeros => zeros[rng.below(zeros.len())],
         };
+        // BOOL holds 0 or 1.
+        let v = if dt == DataType::Bool { v & 1 } else { v };
         bytes.extend_from_slice(&v.to_le_bytes()[..width]);
     }
     HostTensor::from_bytes(TensorDesc::new(dt, sizes.to_vec()), bytes).unwrap()
@@ -557,7 +560,8 @@ fn gpu_matches_cpu_reference_bitwise() {
             }
         }
     }
-    assert_eq!(runs, (11 * 4 * 2 + 11 * 2) * CASES.len());
+    let types = DataType::ALL.len();
+    assert_eq!(runs, (types * 4 * 2 + types * 2) * CASES.len());
     assert!(
         variants_seen.values().all(|&n| n > 100),
         "{variants_seen:?}"

@@ -165,6 +165,7 @@ fn edges(dt: DataType) -> Vec<u64> {
         }
         DataType::Int16 | DataType::Uint16 => vec![0x8000, 0x7fff, 0, 0xffff, 1],
         DataType::Int8 | DataType::Uint8 => vec![0x80, 0x7f, 0, 0xff, 1],
+        DataType::Bool => vec![0, 1],
     }
 }
 
@@ -180,6 +181,8 @@ fn data_tensor(dt: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
         } else {
             rng.next()
         };
+        // BOOL holds 0 or 1.
+        let v = if dt == DataType::Bool { v & 1 } else { v };
         bytes.extend_from_slice(&v.to_le_bytes()[..width]);
     }
     HostTensor::from_bytes(TensorDesc::new(dt, sizes.to_vec()), bytes).unwrap()
@@ -382,7 +385,7 @@ fn gpu_matches_cpu_reference_bitwise() {
             }
         }
     }
-    assert_eq!(runs, 11 * 4 * 15);
+    assert_eq!(runs, DataType::ALL.len() * 4 * 15);
     assert_eq!(seen.len(), 15);
 }
 
@@ -689,7 +692,7 @@ fn column_vectors_walk_in_lock_step() {
             }
         }
     }
-    assert_eq!(runs, 11 * 2 * 2 * 2);
+    assert_eq!(runs, DataType::ALL.len() * 2 * 2 * 2);
     // FLOAT32 [9, 4 * 259] along axis 0, walks of 80 rows: 259 threads.
     let (rows, cols, walk) = (9u32, 4 * 259u32, 80u32);
     let n = (walk * cols) as usize;

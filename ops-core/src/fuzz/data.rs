@@ -125,6 +125,7 @@ pub fn edge_bits(dtype: DataType) -> Vec<u64> {
             .map(|v| v as u8 as u64)
             .to_vec(),
         DataType::Uint8 => vec![0xFF, 0, 1, 0x80],
+        DataType::Bool => vec![0, 1],
     }
 }
 
@@ -133,6 +134,8 @@ fn from_words(dtype: DataType, sizes: &[u32], words: impl Iterator<Item = u64>) 
     let width = dtype.size_bytes();
     let mut bytes = Vec::new();
     for v in words {
+        // BOOL holds 0 or 1 only: keep the low bit of whatever was drawn.
+        let v = if dtype == DataType::Bool { v & 1 } else { v };
         bytes.extend_from_slice(&v.to_le_bytes()[..width]);
     }
     HostTensor::from_bytes(desc, bytes).expect("one word per element")
@@ -308,6 +311,8 @@ pub fn index_tensor(
     let width = dtype.size_bytes();
     let mut bytes = Vec::with_capacity(n * width);
     for v in values {
+        // BOOL index tensors are in no table (invalid cases): 0 or 1 will do.
+        let v = if dtype == DataType::Bool { v & 1 } else { v };
         bytes.extend_from_slice(&(v as u128).to_le_bytes()[..width]);
     }
     let t = HostTensor::from_bytes(TensorDesc::new(dtype, sizes.to_vec()), bytes)
@@ -363,6 +368,7 @@ pub fn host_tensor(dtype: DataType, sizes: &[u32], values: &[i128]) -> HostTenso
             DataType::Float16 => {
                 bytes.extend_from_slice(&crate::f16::from_f64(v as f64).to_le_bytes())
             }
+            DataType::Bool => bytes.push(u8::from(v != 0)),
             _ => bytes.extend_from_slice(&(v as u128).to_le_bytes()[..dtype.size_bytes()]),
         }
     }

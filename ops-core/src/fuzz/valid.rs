@@ -689,7 +689,7 @@ fn draw_once(
     // An entry for some members of the selector attribute draws one of them.
     let selected = info.table.selector.as_ref().and_then(|sel| {
         let when = entry.map_or(&[][..], |e| e.when);
-        (!when.is_empty()).then(|| (sel.attr, when))
+        (!when.is_empty()).then_some((sel.attr, when))
     });
     for (ai, (a, ag)) in info.attrs.iter().zip(&g.attrs).enumerate() {
         if let (Some((sel, when)), AttrKind::Enum(members)) = (selected, a.kind) {

@@ -255,7 +255,7 @@ fn write_value(v: Value, dtype: DataType, out: &mut Vec<u8>) {
         (DataType::Float64, Value::F(x)) => x.write_le(out),
         (DataType::Float32, Value::F(x)) => (x as f32).write_le(out),
         (DataType::Float16, Value::F(x)) => half::f16::from_f64(x).write_le(out),
-        (_, Value::I(x)) if dtype.is_int() => {
+        (_, Value::I(x)) if !dtype.is_float() => {
             let bytes = wrap(x, dtype).to_le_bytes();
             out.extend_from_slice(&bytes[..dtype.size_bytes()]);
         }

@@ -92,11 +92,30 @@ fn dtype_pairs(spec: &Spec, a: usize, b: usize) -> BTreeSet<(DataType, DataType)
 
 /// Generates the compute glue of a checked spec.
 pub fn gen_compute(checked: &Checked, origin: &str) -> ComputeCode {
-    gen_compute_spec(checked.spec(), origin)
+    gen_compute_in(checked, origin, "")
 }
 
-/// [`gen_compute`] of a checked spec's model (or of one arm of its switch).
-fn gen_compute_spec(spec: &Spec, origin: &str) -> ComputeCode {
+/// The operator name that starts its kernel keys: `name` qualified by its
+/// catalog namespace (`onnx::ArgMax`; `ArgMax` in the root namespace), so
+/// that operators of one name in two namespaces never share a kernel key.
+pub fn kernel_key_name(namespace: &str, name: &str) -> String {
+    if namespace.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{namespace}::{name}")
+    }
+}
+
+/// [`gen_compute`] for an operator of catalog namespace `namespace`, whose
+/// kernel keys start with [`kernel_key_name`].
+pub fn gen_compute_in(checked: &Checked, origin: &str, namespace: &str) -> ComputeCode {
+    let spec = checked.spec();
+    gen_compute_spec(spec, origin, &kernel_key_name(namespace, &spec.name))
+}
+
+/// [`gen_compute`] of a checked spec's model (or of one arm of its switch),
+/// its kernel keys starting with `key_name`.
+fn gen_compute_spec(spec: &Spec, origin: &str, key_name: &str) -> ComputeCode {
     let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
     match spec.compute.as_ref() {
         Some(Compute::Switch { attr, arms }) => {
@@ -110,7 +129,10 @@ fn gen_compute_spec(spec: &Spec, origin: &str) -> ComputeCode {
             let mut bodies: [Vec<TokenStream>; 7] = Default::default();
             let mut docs = Vec::new();
             for (k, (members, c)) in arms.iter().enumerate() {
-                let code = gen_compute_spec(&spec.arm(*attr, members, c), origin);
+                let arm = spec.arm(*attr, members, c);
+                // `Reduce.SUM`: the arm's member after the operator's key.
+                let arm_key = format!("{key_name}{}", &arm.name[spec.name.len()..]);
+                let code = gen_compute_spec(&arm, origin, &arm_key);
                 let m = format_ident!("__arm_{}", k);
                 let arm_items = &code.items;
                 items.extend(quote! {
@@ -190,7 +212,7 @@ fn gen_compute_spec(spec: &Spec, origin: &str) -> ComputeCode {
                     continue;
                 }
                 for v in FoldVariant::ALL {
-                    let key = fold_kernel_key(&spec.name, v, a);
+                    let key = fold_kernel_key(key_name, v, a);
                     let wgsl = fold_kernel(fold, v, a, &key, origin, text);
                     let vi = format_ident!("{}", format!("{v:?}"));
                     kernels.push(
@@ -328,7 +350,7 @@ fn gen_compute_spec(spec: &Spec, origin: &str) -> ComputeCode {
                     continue;
                 }
                 for v in ReduceVariant::ALL {
-                    let key = reduce_kernel_key(&spec.name, v, a, b);
+                    let key = reduce_kernel_key(key_name, v, a, b);
                     let wgsl = reduce_kernel(cfg, v, a, b, &key, origin);
                     let vi = format_ident!("{}", format!("{v:?}"));
                     kernels.push(
@@ -368,7 +390,7 @@ fn gen_compute_spec(spec: &Spec, origin: &str) -> ComputeCode {
                     let f = format_ident!("{}", spec.attrs[*ai].name);
                     let idx = 0..per.len() as u32;
                     let toks = per.iter().map(tie_tok);
-                    quote!(match self.#f.index() { #(#idx => #toks,)* _ => ::ops_core::__private::patterns::reduce::Ties::First })
+                    quote!(match self.#f as u32 { #(#idx => #toks,)* _ => ::ops_core::__private::patterns::reduce::Ties::First })
                 }
             };
             let axes_expr = gen_expr(axes);
@@ -451,7 +473,7 @@ fn gen_compute_spec(spec: &Spec, origin: &str) -> ComputeCode {
                     continue;
                 }
                 for v in GatherVariant::ALL {
-                    let key = gather_nd_kernel_key(&spec.name, v, a, b);
+                    let key = gather_nd_kernel_key(key_name, v, a, b);
                     let wgsl = gather_nd_kernel(v, a, b, &key, origin);
                     let vi = format_ident!("{}", format!("{v:?}"));
                     kernels.push(
@@ -563,7 +585,7 @@ fn gen_compute_spec(spec: &Spec, origin: &str) -> ComputeCode {
                 }
                 let mut ids = std::collections::HashMap::new();
                 for stage in ScatterStage::ALL.into_iter().filter(|s| s.serves(a)) {
-                    let key = scatter_kernel_key(&spec.name, stage, a, b);
+                    let key = scatter_kernel_key(key_name, stage, a, b);
                     let wgsl = scatter_kernel(stage, a, b, &key, origin);
                     let id = kernel_ident(stage.name(), a, b);
                     kernels.push(gen_kernel(

@@ -25,6 +25,13 @@ pub struct Failure {
 /// Runs the whole pipeline on one spec file: `origin` is the path shown in
 /// messages and generated headers, `src` its text.
 pub fn expand(origin: &str, src: &str) -> Result<TokenStream, Failure> {
+    expand_in(origin, "", src)
+}
+
+/// [`expand`] for a spec of catalog namespace `namespace` (`""` for the
+/// root folder, `"onnx"` for `specs/onnx/`): its `OperatorInfo::namespace`,
+/// and the prefix of its kernel keys (`onnx::ArgMax/...`).
+pub fn expand_in(origin: &str, namespace: &str, src: &str) -> Result<TokenStream, Failure> {
     let mut errors = Errors::default();
     let file = parse_spec(src, &mut errors);
     let operator = file.name.as_ref().map(|n| n.text.clone());
@@ -35,8 +42,8 @@ pub fn expand(origin: &str, src: &str) -> Result<TokenStream, Failure> {
     };
     match checked {
         Some(checked) if errors.is_empty() => {
-            let compute = compute::gen_compute(&checked, origin);
-            Ok(rust::gen_operator(&checked, origin, compute))
+            let compute = compute::gen_compute_in(&checked, origin, namespace);
+            Ok(rust::gen_operator(&checked, origin, namespace, compute))
         }
         _ => Err(Failure {
             diagnostics: errors.into_vec(),
@@ -50,7 +57,16 @@ pub fn expand_rendered(
     origin: &str,
     src: &str,
 ) -> Result<TokenStream, (Vec<String>, Option<String>)> {
-    expand(origin, src).map_err(|f| {
+    expand_rendered_in(origin, "", src)
+}
+
+/// [`expand_rendered`] for a spec of catalog namespace `namespace` ([`expand_in`]).
+pub fn expand_rendered_in(
+    origin: &str,
+    namespace: &str,
+    src: &str,
+) -> Result<TokenStream, (Vec<String>, Option<String>)> {
+    expand_in(origin, namespace, src).map_err(|f| {
         (
             f.diagnostics
                 .iter()

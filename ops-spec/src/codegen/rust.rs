@@ -137,7 +137,14 @@ fn gen_docs(spec: &Spec, origin: &str, compute_docs: &[String]) -> String {
 }
 
 /// The whole module generated for one spec.
-pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> TokenStream {
+/// `namespace` is the catalog namespace (`""` or `"onnx"`, see
+/// `ops_core::OperatorInfo::namespace`).
+pub fn gen_operator(
+    checked: &Checked,
+    origin: &str,
+    namespace: &str,
+    compute: ComputeCode,
+) -> TokenStream {
     let spec = checked.spec();
     let op_name = &spec.name;
     let module = ident(&spec.name.to_ascii_lowercase());
@@ -664,6 +671,7 @@ pub fn gen_operator(checked: &Checked, origin: &str, compute: ComputeCode) -> To
 
             static INFO: ::ops_core::OperatorInfo = ::ops_core::OperatorInfo {
                 name: #op_name,
+                namespace: #namespace,
                 aliases: &[#(#aliases),*],
                 inputs: &[#(#input_names),*],
                 outputs: &[#(#output_names),*],

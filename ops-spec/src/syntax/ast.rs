@@ -162,10 +162,13 @@ pub struct ComputeDecl {
     /// `compute switch attr { A, B: pattern { .. } ... }`: the enum
     /// attribute and each arm's members and computation (`pattern` is
     /// `switch`, `params` empty).
-    pub switch: Option<(Name, Vec<(Vec<Name>, ComputeDecl)>)>,
+    pub switch: Option<(Name, Vec<SwitchArm>)>,
     /// The block's span.
     pub span: Span,
 }
+
+/// One arm of a `compute switch`: its enum members and computation.
+pub type SwitchArm = (Vec<Name>, ComputeDecl);
 
 /// One compute parameter.
 #[derive(Clone, Debug)]

@@ -200,7 +200,7 @@ pub enum NanKey {
 /// key (the raw type: `u32`, or `vec2<u32>` `(lo, hi)` compared hi first, see
 /// [`gen_key_less`]) whose unsigned order is the numeric order of `dt`.
 ///
-/// - Unsigned integers: the bits.
+/// - Unsigned integers and `BOOL` (0 or 1): the bits.
 /// - Signed integers: the bits with the sign bit flipped (within the type's
 ///   width, which orders like sign-extending and flipping bit 31).
 /// - Floats: `!bits` when the sign bit is set, else `bits | sign` (one
@@ -217,7 +217,11 @@ pub fn gen_key(w: &mut Writer, name: &str, dt: DataType, zeros: Zeros, nan: NanK
         NanKey::Highest => "0xffffffffu",
     };
     match dt {
-        DataType::Uint8 | DataType::Uint16 | DataType::Uint32 | DataType::Uint64 => {
+        DataType::Uint8
+        | DataType::Uint16
+        | DataType::Uint32
+        | DataType::Uint64
+        | DataType::Bool => {
             w.line("return v;");
         }
         DataType::Int8 => {

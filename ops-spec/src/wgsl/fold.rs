@@ -306,7 +306,7 @@ mod tests {
         }
         // abs/div: every type but FLOAT64 and the 64-bit integers' `/`;
         // max of squares: every type but FLOAT64; exp/pow/log: floats.
-        assert_eq!(count, 2 * (8 + 10 + 2));
+        assert_eq!(count, 2 * (9 + 11 + 2));
     }
 
     #[test]

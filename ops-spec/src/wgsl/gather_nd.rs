@@ -719,7 +719,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(count, GatherVariant::ALL.len() * 11 * 4);
+        assert_eq!(count, GatherVariant::ALL.len() * DataType::ALL.len() * 4);
     }
 
     #[test]

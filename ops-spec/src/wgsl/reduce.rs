@@ -1769,7 +1769,10 @@ mod tests {
                 }
             }
         }
-        assert_eq!(count, ReduceVariant::ALL.len() * 11 * (4 + 4 + 1 + 1));
+        assert_eq!(
+            count,
+            ReduceVariant::ALL.len() * DataType::ALL.len() * (4 + 4 + 1 + 1)
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | FLOAT32, FLOAT16 | `f32` | bits, or an exact FLOAT16 decode |
 //! | INT32, INT16, INT8 | `i32` | sign-extended |
-//! | UINT32, UINT16, UINT8, BOOL | `u32` | zero-extended |
+//! | UINT32, UINT16, UINT8, BOOL | `u32` | zero-extended (BOOL wraps to 1 bit) |
 //! | INT64, UINT64 | `vec2<u32>` (lo, hi) | both words |
 //!
 //! Narrow integers wrap to their width after every operation that can leave
@@ -41,7 +41,7 @@ fn wide(dt: DataType) -> bool {
 }
 
 fn narrow(dt: DataType) -> bool {
-    dt.is_int() && dt.size_bits() < 32
+    !dt.is_float() && dt.size_bits() < 32
 }
 
 /// Writes the helpers every expression of `dt` may call:
@@ -76,13 +76,18 @@ pub fn gen_helpers(w: &mut Writer, dt: DataType) {
             ));
         }
         "u32" => {
+            let bool_mask = if dt == DataType::Bool {
+                "1u"
+            } else {
+                mask(bits)
+            };
             w.lines(&format!(
                 "fn wrap(v: u32) -> u32 {{\n    return v & {mask};\n}}\n\n\
                  fn decode(raw: u32) -> u32 {{\n    return raw;\n}}\n\n\
                  fn encode(v: u32) -> u32 {{\n    return v & {mask};\n}}\n\n\
                  fn acc_words(v: u32) -> u32 {{\n    return v;\n}}\n\n\
                  fn acc_value(w: u32) -> u32 {{\n    return w;\n}}\n",
-                mask = mask(bits)
+                mask = bool_mask
             ));
         }
         _ => {

@@ -702,9 +702,9 @@ mod tests {
                 }
             }
         }
-        // Eleven data types for four stages, the five 8- and 16-bit ones
-        // for ColumnWords; four index types.
-        assert_eq!(count, (4 * 11 + 5) * 4);
+        // Every data type for four stages, the six 8- and 16-bit ones
+        // (BOOL included) for ColumnWords; four index types.
+        assert_eq!(count, (4 * DataType::ALL.len() + 6) * 4);
     }
 
     #[test]

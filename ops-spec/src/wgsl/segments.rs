@@ -426,6 +426,32 @@ pub fn segmented_part(wgsl: &str) -> Option<(Vec<u32>, &str)> {
     Some((counts, body))
 }
 
+/// A kernel built from a generated kernel text (the plain module and, when
+/// present, its segmented variant, as [`with_segmented_variant`] writes
+/// them), leaked for the program's lifetime as generated code holds kernels
+/// in statics: what tests that generate kernels at run time use.
+pub fn leak_kernel(
+    key: &str,
+    text: &str,
+    entry: &'static str,
+    bindings: &'static [Access],
+    workgroup_size: u32,
+) -> &'static ops_core::Kernel {
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+    let segmented = segmented_part(text).map(|(counts, wgsl)| ops_core::Segmented {
+        wgsl: leak(wgsl),
+        segments: Box::leak(counts.into_boxed_slice()),
+    });
+    Box::leak(Box::new(ops_core::Kernel {
+        key: leak(key),
+        wgsl: leak(plain_part(text)),
+        entry,
+        bindings,
+        workgroup_size,
+        segmented,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -548,30 +574,4 @@ mod tests {
         assert_eq!(body, module(Layout::Segmented));
         assert!(segmented_part(&module(Layout::Plain)).is_none());
     }
-}
-
-/// A kernel built from a generated kernel text (the plain module and, when
-/// present, its segmented variant, as [`with_segmented_variant`] writes
-/// them), leaked for the program's lifetime as generated code holds kernels
-/// in statics: what tests that generate kernels at run time use.
-pub fn leak_kernel(
-    key: &str,
-    text: &str,
-    entry: &'static str,
-    bindings: &'static [Access],
-    workgroup_size: u32,
-) -> &'static ops_core::Kernel {
-    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
-    let segmented = segmented_part(text).map(|(counts, wgsl)| ops_core::Segmented {
-        wgsl: leak(wgsl),
-        segments: Box::leak(counts.into_boxed_slice()),
-    });
-    Box::leak(Box::new(ops_core::Kernel {
-        key: leak(key),
-        wgsl: leak(plain_part(text)),
-        entry,
-        bindings,
-        workgroup_size,
-        segmented,
-    }))
 }

@@ -18,6 +18,7 @@ use ops_core::{
 
 pub static FAKE: OperatorInfo = OperatorInfo {
     name: "Fake",
+    namespace: "",
     aliases: &["FakeAlias"],
     inputs: &["input"],
     outputs: &["output"],
@@ -107,6 +108,7 @@ static FAKE_TABLE: SupportTable = SupportTable {
 
 pub static PAIR: OperatorInfo = OperatorInfo {
     name: "Pair",
+    namespace: "",
     aliases: &[],
     inputs: &["first", "second"],
     outputs: &["low", "high"],
