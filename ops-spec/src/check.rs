@@ -1,8 +1,6 @@
 //! Stage 3: rules that span several items. Only [`check_spec`] builds a
 //! [`Checked`], so code generation never sees an unchecked model.
 
-use ops_core::patterns::reduce::Keep;
-
 use crate::diag::{Diagnostic, Errors};
 use crate::model::{Compute, Spec, Step};
 
@@ -202,73 +200,50 @@ fn check_outputs(spec: &Spec, errors: &mut Errors) {
 /// values outputs the input's type, one keeping indices outputs integers;
 /// gathers and scatters move one data type and read integer indices.
 fn check_compute(spec: &Spec, errors: &mut Errors) {
-    let same_types = |a: usize, b: usize, what: &str, errors: &mut Errors| {
-        for e in &spec.support {
-            let ra = e.rows.iter().find(|r| r.tensor == a);
-            let rb = e.rows.iter().find(|r| r.tensor == b);
-            if let (Some(ra), Some(rb)) = (ra, rb) {
-                if ra.dtypes != rb.dtypes {
-                    errors.error(
-                        rb.span,
-                        format!(
-                            "`{}` {what} `{}`: both must list the same data types",
-                            spec.tensors[b].name, spec.tensors[a].name
-                        ),
-                    );
-                }
-            }
-        }
-    };
-    let integer_types = |t: usize, errors: &mut Errors| {
-        for e in &spec.support {
-            for r in e.rows.iter().filter(|r| r.tensor == t) {
-                if r.dtypes.iter().any(|d| d.is_float()) {
-                    errors.error(
-                        r.span,
-                        format!(
-                            "`{}` holds indices: its data types must be integers",
-                            spec.tensors[t].name
-                        ),
-                    );
-                }
-            }
-        }
-    };
     match &spec.compute {
         Some(Compute::Switch { attr, arms }) => {
             for (members, c) in arms {
                 check_compute(&spec.arm(*attr, members, c), errors);
             }
         }
-        Some(Compute::Fold { input, output, .. }) => {
-            same_types(*input, *output, "folds the elements of", errors)
-        }
-        Some(Compute::Reduce {
-            input, output, cfg, ..
-        }) => match cfg.keep {
-            Keep::Index => integer_types(*output, errors),
-            Keep::Value => same_types(*input, *output, "keeps values of", errors),
-        },
-        Some(Compute::GatherNd {
-            input,
-            indices,
-            output,
-            ..
-        }) => {
-            integer_types(*indices, errors);
-            same_types(*input, *output, "moves the elements of", errors);
-        }
-        Some(Compute::ScatterElements {
-            input,
-            indices,
-            updates,
-            output,
-            ..
-        }) => {
-            integer_types(*indices, errors);
-            same_types(*input, *updates, "is written into", errors);
-            same_types(*input, *output, "moves the elements of", errors);
-        }
+        Some(Compute::Pattern(p)) => p.check(spec, errors),
         None => {}
+    }
+}
+
+/// Tensors `a` and `b` list the same data types in every support entry
+/// (`b` `what` `a`: "keeps values of").
+pub(crate) fn same_types(spec: &Spec, a: usize, b: usize, what: &str, errors: &mut Errors) {
+    for e in &spec.support {
+        let ra = e.rows.iter().find(|r| r.tensor == a);
+        let rb = e.rows.iter().find(|r| r.tensor == b);
+        if let (Some(ra), Some(rb)) = (ra, rb) {
+            if ra.dtypes != rb.dtypes {
+                errors.error(
+                    rb.span,
+                    format!(
+                        "`{}` {what} `{}`: both must list the same data types",
+                        spec.tensors[b].name, spec.tensors[a].name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Tensor `t` holds indices: its rows list integers only.
+pub(crate) fn integer_types(spec: &Spec, t: usize, errors: &mut Errors) {
+    for e in &spec.support {
+        for r in e.rows.iter().filter(|r| r.tensor == t) {
+            if r.dtypes.iter().any(|d| d.is_float()) {
+                errors.error(
+                    r.span,
+                    format!(
+                        "`{}` holds indices: its data types must be integers",
+                        spec.tensors[t].name
+                    ),
+                );
+            }
+        }
     }
 }

@@ -7,10 +7,12 @@
 //! build) -> [`codegen`] (Rust descriptors and validation, the CPU reference
 //! glue) with [`wgsl`] generating the kernels. `ops-macros` is a one-function
 //! shim over [`expand`], so all of this is unit tested without a macro context.
+//! What a `compute` block means is a [`family`]: one module per pattern.
 
 pub mod check;
 pub mod codegen;
 pub mod diag;
+pub mod family;
 pub mod lower;
 pub mod model;
 pub mod syntax;

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use ops_core::patterns::reduce::{Keep, ReduceConfig, Select, Ties, Zeros};
 use ops_core::{DataType, FeatureLevel};
 
 use crate::diag::{near_miss, Diagnostic, Errors, Span};
@@ -125,7 +124,7 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
         }
     }
 
-    let mut lx = ExprLower {
+    let mut lx = Lower {
         spec: &spec,
         src,
         scopes: Vec::new(),
@@ -171,7 +170,6 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
     spec.slots = slots;
     spec.support = support;
     spec.compute = compute;
-    check_fold_types(&spec, errors);
     if let Some(s) = support_span {
         spec.support_span = s;
     } else {
@@ -193,40 +191,6 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
         );
     }
     Some(spec)
-}
-
-/// Every data type a fold's tables give its input must have its arithmetic
-/// on the GPU ([`ops_core::scalar::Scalar::unsupported_for`]).
-fn check_fold_types(spec: &Spec, errors: &mut Errors) {
-    match &spec.compute {
-        Some(Compute::Switch { attr, arms }) => {
-            for (members, c) in arms {
-                check_fold_types(&spec.arm(*attr, members, c), errors);
-            }
-        }
-        Some(Compute::Fold { input, fold, .. }) => {
-            for e in &spec.support {
-                for r in e.rows.iter().filter(|r| r.tensor == *input) {
-                    for &dt in &r.dtypes {
-                        if let Some(why) = crate::wgsl::fold::fold_unsupported(fold, dt) {
-                            errors.push(
-                                Diagnostic::new(
-                                    r.span,
-                                    format!("{} cannot be folded: {why}", dt.spec_name()),
-                                )
-                                .help(format!(
-                                    "remove {} from `{}`'s row",
-                                    dt.spec_name(),
-                                    spec.tensors[*input].name
-                                )),
-                            );
-                        }
-                    }
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 fn unknown_level(l: &str, span: Span) -> Diagnostic {
@@ -396,8 +360,12 @@ fn lower_entry(e: &ast::EntryDecl, spec: &Spec, errors: &mut Errors) -> Option<E
     })
 }
 
-struct ExprLower<'a> {
-    spec: &'a Spec,
+/// The lowering context of a spec's rules and compute block: its names, the
+/// scopes of `let` variables, and the helpers families lower their
+/// parameters with.
+pub struct Lower<'a> {
+    /// The spec lowered so far (tensors, attributes, enums).
+    pub(crate) spec: &'a Spec,
     src: &'a str,
     scopes: Vec<(String, usize, Ty)>,
     slots: usize,
@@ -419,8 +387,8 @@ const FUNCS: &[&str] = &[
     "values",
 ];
 
-impl ExprLower<'_> {
-    fn text(&self, span: Span) -> String {
+impl Lower<'_> {
+    pub(crate) fn text(&self, span: Span) -> String {
         self.src
             .get(span.start..span.end)
             .unwrap_or("?")
@@ -499,7 +467,7 @@ impl ExprLower<'_> {
         self.spec.tensors.iter().any(|t| t.name == n) || self.spec.attrs.iter().any(|a| a.name == n)
     }
 
-    fn expect(&mut self, e: &ast::Expr, want: Ty, errors: &mut Errors) -> Option<MExpr> {
+    pub(crate) fn expect(&mut self, e: &ast::Expr, want: Ty, errors: &mut Errors) -> Option<MExpr> {
         let (m, ty) = self.lower_expr(e, errors)?;
         if ty != want {
             errors.error(
@@ -515,7 +483,7 @@ impl ExprLower<'_> {
         Some(m)
     }
 
-    fn unknown_name(&self, span: Span, name: &str, errors: &mut Errors) {
+    pub(crate) fn unknown_name(&self, span: Span, name: &str, errors: &mut Errors) {
         let mut cands: Vec<&str> = self.spec.tensors.iter().map(|t| t.name.as_str()).collect();
         cands.extend(self.spec.attrs.iter().map(|a| a.name.as_str()));
         cands.extend(self.scopes.iter().map(|s| s.0.as_str()));
@@ -526,7 +494,7 @@ impl ExprLower<'_> {
         });
     }
 
-    fn tensor_arg(&self, e: &ast::Expr, errors: &mut Errors) -> Option<usize> {
+    pub(crate) fn tensor_arg(&self, e: &ast::Expr, errors: &mut Errors) -> Option<usize> {
         if let ExprKind::Name(n) = &e.kind {
             if let Some(i) = self.spec.tensors.iter().position(|t| &t.name == n) {
                 return Some(i);
@@ -857,21 +825,19 @@ impl ExprLower<'_> {
         if let Some((attr, arms)) = &c.switch {
             return self.lower_switch(attr, arms, errors);
         }
-        match c.pattern.text.as_str() {
-            "fold" => self.lower_fold(c, errors),
-            "reduce" => self.lower_reduce(c, errors),
-            "gather_nd" => self.lower_gather_nd(c, errors),
-            "scatter_elements" => self.lower_scatter_elements(c, errors),
-            other => {
-                let d =
-                    Diagnostic::new(c.pattern.span, format!("unknown compute pattern `{other}`"));
-                errors.push(match near_miss(other, PATTERNS.iter().copied()) {
-                    Some(m) => d.help(format!("did you mean `{m}`?")),
-                    None => d.help(format!("patterns: {}", PATTERNS.join(", "))),
-                });
-                None
-            }
-        }
+        let Some(family) = crate::family::family(&c.pattern.text) else {
+            let names: Vec<&str> = crate::family::FAMILIES.iter().map(|f| f.name()).collect();
+            let d = Diagnostic::new(
+                c.pattern.span,
+                format!("unknown compute pattern `{}`", c.pattern.text),
+            );
+            errors.push(match near_miss(&c.pattern.text, names.iter().copied()) {
+                Some(m) => d.help(format!("did you mean `{m}`?")),
+                None => d.help(format!("patterns: {}", names.join(", "))),
+            });
+            return None;
+        };
+        family.lower(self, c, errors).map(Compute::Pattern)
     }
 
     /// `compute switch attr { A, B: pattern { .. } ... }`: every member of
@@ -929,133 +895,9 @@ impl ExprLower<'_> {
             arms: out,
         })
     }
-
-    fn lower_fold(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
-        use ops_core::scalar::{Scalar, Var};
-        const KEYS: &[&str] = &[
-            "input", "output", "axes", "identity", "map", "combine", "accuracy",
-        ];
-        let params = self.params_optional(c, KEYS, &["finish", "domain"], errors)?;
-        let input = self.param_tensor(&params, "input", false, c, errors);
-        let output = self.param_tensor(&params, "output", true, c, errors);
-        let axes = match params.get("axes") {
-            Some(ParamValue::Expr(e)) => self.expect(e, Ty::List, errors),
-            _ => None,
-        };
-        let scalar =
-            |key: &str, vars: &[Var], errors: &mut Errors| -> Option<(&'static Scalar, String)> {
-                match params.get(key) {
-                    Some(ParamValue::Expr(e)) => {
-                        let (s, ty) = self.lower_scalar(e, key, vars, errors)?;
-                        if ty != STy::Num {
-                            errors
-                                .error(e.span, format!("`{key}` must be a number, not a boolean"));
-                            return None;
-                        }
-                        Some((s, self.text(e.span)))
-                    }
-                    Some(ParamValue::Map(n, _)) => {
-                        errors.error(n.span, format!("`{key}` is an arithmetic expression"));
-                        None
-                    }
-                    None => Some((leak(Scalar::Var(Var::Acc)), "acc".to_string())),
-                }
-            };
-        let identity = scalar("identity", &[], errors);
-        let map = scalar("map", &[Var::X], errors);
-        let combine = scalar("combine", &[Var::A, Var::B], errors);
-        let finish = scalar("finish", &[Var::Acc, Var::N], errors);
-        let accuracy = match params.get("accuracy") {
-            Some(ParamValue::Expr(ast::Expr {
-                kind: ExprKind::Name(n),
-                ..
-            })) if n == "exact" => Some((None, "exact".to_string())),
-            Some(ParamValue::Expr(
-                e @ ast::Expr {
-                    kind: ExprKind::Call(f, args),
-                    ..
-                },
-            )) if f.text == "ulp" && args.len() == 1 => {
-                let (bound, ty) = self.lower_scalar(&args[0], "accuracy", &[Var::N], errors)?;
-                let mut decimal = false;
-                bound.visit(&mut |s| decimal |= matches!(s, Scalar::Float(_)));
-                if ty != STy::Num || decimal {
-                    errors.error(args[0].span, "a ULP bound is an integer expression of `n`");
-                    None
-                } else {
-                    Some((Some(bound), self.text(e.span)))
-                }
-            }
-            Some(ParamValue::Expr(e)) => {
-                errors.push(
-                    Diagnostic::new(e.span, "`accuracy` is `exact` or `ulp(bound)`")
-                        .help("`bound` is an integer expression of `n`, the number of elements folded: `ulp(2 * n + 1)`"),
-                );
-                None
-            }
-            _ => None,
-        };
-        let domain = match params.get("domain") {
-            None => Some(None),
-            Some(ParamValue::Expr(ast::Expr {
-                kind: ExprKind::List(items),
-                span,
-            })) if items.len() == 2 => {
-                let num = |e: &ast::Expr| match &e.kind {
-                    ExprKind::Decimal(d) => d.parse::<f64>().ok(),
-                    ExprKind::Int(i) => Some(*i as f64),
-                    ExprKind::Unary("-", inner) => match &inner.kind {
-                        ExprKind::Decimal(d) => d.parse::<f64>().ok().map(|v| -v),
-                        ExprKind::Int(i) => Some(-(*i as f64)),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                match (num(&items[0]), num(&items[1])) {
-                    (Some(lo), Some(hi)) if lo < hi => Some(Some((lo, hi))),
-                    _ => {
-                        errors.error(*span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
-                        None
-                    }
-                }
-            }
-            Some(ParamValue::Expr(e)) => {
-                errors.error(e.span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
-                None
-            }
-            Some(ParamValue::Map(n, _)) => {
-                errors.error(n.span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
-                None
-            }
-        };
-        let (identity, map, combine, finish, accuracy, domain) =
-            (identity?, map?, combine?, finish?, accuracy?, domain?);
-        Some(Compute::Fold {
-            input: input?,
-            output: output?,
-            axes: axes?,
-            fold: ops_core::patterns::fold::Fold {
-                identity: identity.0,
-                map: map.0,
-                combine: combine.0,
-                finish: finish.0,
-                accuracy: accuracy.0,
-                domain,
-            },
-            text: FoldText {
-                identity: identity.1,
-                map: map.1,
-                combine: combine.1,
-                finish: finish.1,
-            },
-            accuracy: accuracy.1,
-            docs: c.docs.clone(),
-        })
-    }
-
     /// Lowers a pattern's arithmetic (see [`ops_core::scalar`]): `key` names
     /// the parameter in messages, `vars` the variables it may use.
-    fn lower_scalar(
+    pub(crate) fn lower_scalar(
         &self,
         e: &ast::Expr,
         key: &str,
@@ -1256,59 +1098,7 @@ impl ExprLower<'_> {
         };
         Some((leak(out.0), out.1))
     }
-
-    fn lower_reduce(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
-        const KEYS: &[&str] = &[
-            "input", "output", "axes", "keep", "select", "ties", "zeros", "nan",
-        ];
-        let params = self.params(c, KEYS, errors)?;
-        let input = self.param_tensor(&params, "input", false, c, errors);
-        let output = self.param_tensor(&params, "output", true, c, errors);
-        let axes = match params.get("axes") {
-            Some(ParamValue::Expr(e)) => self.expect(e, Ty::List, errors),
-            _ => None,
-        };
-        let keep = self.param_word(
-            &params,
-            "keep",
-            &[("index", Keep::Index), ("value", Keep::Value)],
-            c,
-            errors,
-        );
-        let select = self.param_word(
-            &params,
-            "select",
-            &[("min", Select::Min), ("max", Select::Max)],
-            c,
-            errors,
-        );
-        let zeros = self.param_word(
-            &params,
-            "zeros",
-            &[
-                ("equal", Zeros::Equal),
-                ("negative_first", Zeros::NegativeFirst),
-            ],
-            c,
-            errors,
-        );
-        let _nan = self.param_word(&params, "nan", &[("wins", ())], c, errors);
-        let ties = self.param_ties(&params, c, errors);
-        Some(Compute::Reduce {
-            input: input?,
-            output: output?,
-            axes: axes?,
-            cfg: ReduceConfig {
-                keep: keep?,
-                select: select?,
-                zeros: zeros?,
-            },
-            ties: ties?,
-            docs: c.docs.clone(),
-        })
-    }
-
-    fn param_int(
+    pub(crate) fn param_int(
         &mut self,
         params: &HashMap<String, &ParamValue>,
         key: &str,
@@ -1326,66 +1116,7 @@ impl ExprLower<'_> {
             }
         }
     }
-
-    fn lower_gather_nd(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
-        const KEYS: &[&str] = &[
-            "input",
-            "indices",
-            "output",
-            "input_rank",
-            "indices_rank",
-            "batch_dims",
-        ];
-        let params = self.params(c, KEYS, errors)?;
-        let input = self.param_tensor(&params, "input", false, c, errors);
-        let indices = self.param_tensor(&params, "indices", false, c, errors);
-        let output = self.param_tensor(&params, "output", true, c, errors);
-        let input_rank = self.param_int(&params, "input_rank", c, errors);
-        let indices_rank = self.param_int(&params, "indices_rank", c, errors);
-        let batch_dims = self.param_int(&params, "batch_dims", c, errors);
-        Some(Compute::GatherNd {
-            input: input?,
-            indices: indices?,
-            output: output?,
-            input_rank: input_rank?,
-            indices_rank: indices_rank?,
-            batch_dims: batch_dims?,
-            docs: c.docs.clone(),
-        })
-    }
-
-    fn lower_scatter_elements(
-        &mut self,
-        c: &ast::ComputeDecl,
-        errors: &mut Errors,
-    ) -> Option<Compute> {
-        const KEYS: &[&str] = &[
-            "input",
-            "indices",
-            "updates",
-            "output",
-            "axis",
-            "collisions",
-        ];
-        let params = self.params(c, KEYS, errors)?;
-        let input = self.param_tensor(&params, "input", false, c, errors);
-        let indices = self.param_tensor(&params, "indices", false, c, errors);
-        let updates = self.param_tensor(&params, "updates", false, c, errors);
-        let output = self.param_tensor(&params, "output", true, c, errors);
-        let axis = self.param_int(&params, "axis", c, errors);
-        let _collisions =
-            self.param_word(&params, "collisions", &[("last_write_wins", ())], c, errors);
-        Some(Compute::ScatterElements {
-            input: input?,
-            indices: indices?,
-            updates: updates?,
-            output: output?,
-            axis: axis?,
-            docs: c.docs.clone(),
-        })
-    }
-
-    fn params<'p>(
+    pub(crate) fn params<'p>(
         &self,
         c: &'p ast::ComputeDecl,
         keys: &[&str],
@@ -1395,7 +1126,7 @@ impl ExprLower<'_> {
     }
 
     /// [`params`](Self::params) where the `optional` keys may be left out.
-    fn params_optional<'p>(
+    pub(crate) fn params_optional<'p>(
         &self,
         c: &'p ast::ComputeDecl,
         keys: &[&str],
@@ -1439,7 +1170,7 @@ impl ExprLower<'_> {
         ok.then_some(map)
     }
 
-    fn param_tensor(
+    pub(crate) fn param_tensor(
         &self,
         params: &HashMap<String, &ParamValue>,
         key: &str,
@@ -1465,7 +1196,7 @@ impl ExprLower<'_> {
         Some(t)
     }
 
-    fn param_word<T: Copy>(
+    pub(crate) fn param_word<T: Copy>(
         &self,
         params: &HashMap<String, &ParamValue>,
         key: &str,
@@ -1495,73 +1226,10 @@ impl ExprLower<'_> {
         });
         None
     }
-
-    fn param_ties(
-        &self,
-        params: &HashMap<String, &ParamValue>,
-        c: &ast::ComputeDecl,
-        errors: &mut Errors,
-    ) -> Option<TiesParam> {
-        let words = [("first", Ties::First), ("last", Ties::Last)];
-        match params.get("ties") {
-            Some(ParamValue::Map(attr, pairs)) => {
-                let Some(ai) = self.spec.attrs.iter().position(|a| a.name == attr.text) else {
-                    self.unknown_name(attr.span, &attr.text, errors);
-                    return None;
-                };
-                // An enum's members in order, or a bool's `false`, `true`
-                // (the generated code indexes by `attr as u32`).
-                let bools = ["false".to_owned(), "true".to_owned()];
-                let (members, what) = match self.spec.attrs[ai].ty {
-                    AttrType::Enum(ei) => {
-                        let en = &self.spec.enums[ei];
-                        (&en.members[..], format!("a member of enum `{}`", en.name))
-                    }
-                    AttrType::Bool => (&bools[..], "`false` or `true`".to_owned()),
-                    _ => {
-                        errors.error(
-                            attr.span,
-                            format!("`{}` is not an enum or bool attribute", attr.text),
-                        );
-                        return None;
-                    }
-                };
-                let mut out: Vec<Option<Ties>> = vec![None; members.len()];
-                let mut ok = true;
-                for (m, v) in pairs {
-                    let Some(mi) = members.iter().position(|x| x == &m.text) else {
-                        errors.error(m.span, format!("`{}` is not {what}", m.text));
-                        ok = false;
-                        continue;
-                    };
-                    match words.iter().find(|w| w.0 == v.text) {
-                        Some((_, t)) => out[mi] = Some(*t),
-                        None => {
-                            errors.error(v.span, "ties must be `first` or `last`");
-                            ok = false;
-                        }
-                    }
-                }
-                if let Some(missing) = out.iter().position(|o| o.is_none()) {
-                    if ok {
-                        errors.error(
-                            attr.span,
-                            format!("`ties` does not say what `{}` means", members[missing]),
-                        );
-                    }
-                    return None;
-                }
-                ok.then(|| TiesParam::ByAttr(ai, out.into_iter().flatten().collect()))
-            }
-            _ => self
-                .param_word(params, "ties", &words, c, errors)
-                .map(TiesParam::Fixed),
-        }
-    }
 }
 
 /// Resolves `attr` to an enum attribute and `members` to its member indices.
-fn lower_members(
+pub(crate) fn lower_members(
     spec: &Spec,
     attr: &ast::Name,
     members: &[ast::Name],
@@ -1610,14 +1278,14 @@ fn lower_members(
 /// The type of a pattern's arithmetic: a number of the tensor's compute
 /// type, or a boolean.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum STy {
+pub(crate) enum STy {
     Num,
     Bool,
 }
 
 /// An expression node for the compiler's lifetime (a proc-macro run): the
 /// pattern's expressions are `&'static` trees, as generated code holds them.
-fn leak(s: ops_core::scalar::Scalar) -> &'static ops_core::scalar::Scalar {
+pub(crate) fn leak(s: ops_core::scalar::Scalar) -> &'static ops_core::scalar::Scalar {
     Box::leak(Box::new(s))
 }
 
@@ -1631,6 +1299,3 @@ fn describe_vars(vars: &[ops_core::scalar::Var]) -> String {
             .join(", ")
     }
 }
-
-/// Known compute patterns.
-pub const PATTERNS: &[&str] = &["fold", "reduce", "gather_nd", "scatter_elements"];

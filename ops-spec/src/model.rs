@@ -1,6 +1,6 @@
 //! The lowered model of a spec: names resolved, expressions typed.
 
-use ops_core::patterns::reduce::{ReduceConfig, Ties};
+use ops_core::patterns::reduce::Ties;
 use ops_core::{DataType, FeatureLevel};
 
 use crate::diag::Span;
@@ -337,68 +337,7 @@ pub enum Compute {
         /// Each arm's members and computation (never a switch).
         arms: Vec<(Vec<u32>, Compute)>,
     },
-    /// `compute fold { .. }`
-    Fold {
-        /// Reduced tensor.
-        input: usize,
-        /// Output tensor.
-        output: usize,
-        /// The axes, a list expression.
-        axes: MExpr,
-        /// The arithmetic (expressions leaked for the compiler's lifetime).
-        fold: ops_core::patterns::fold::Fold,
-        /// The expressions as written.
-        text: FoldText,
-        /// The accuracy contract as written (`exact`, `ulp(n)`).
-        accuracy: String,
-        /// Doc lines.
-        docs: Vec<String>,
-    },
-    /// `compute reduce { .. }`
-    Reduce {
-        /// Reduced tensor.
-        input: usize,
-        /// Output tensor.
-        output: usize,
-        /// The axes, a list expression.
-        axes: MExpr,
-        /// Compile-time configuration.
-        cfg: ReduceConfig,
-        /// Tie rule.
-        ties: TiesParam,
-        /// Doc lines (documented decisions).
-        docs: Vec<String>,
-    },
-    /// `compute gather_nd { .. }`
-    GatherNd {
-        /// Data tensor.
-        input: usize,
-        /// Index tensor.
-        indices: usize,
-        /// Output tensor.
-        output: usize,
-        /// Meaningful trailing dimensions of `input` (an integer expression).
-        input_rank: MExpr,
-        /// Meaningful trailing dimensions of `indices`.
-        indices_rank: MExpr,
-        /// Leading meaningful dimensions that are batches.
-        batch_dims: MExpr,
-        /// Doc lines.
-        docs: Vec<String>,
-    },
-    /// `compute scatter_elements { .. }`
-    ScatterElements {
-        /// Data tensor.
-        input: usize,
-        /// Index tensor.
-        indices: usize,
-        /// Update tensor.
-        updates: usize,
-        /// Output tensor.
-        output: usize,
-        /// The axis the indices replace (an integer expression).
-        axis: MExpr,
-        /// Doc lines.
-        docs: Vec<String>,
-    },
+    /// `compute <family> { .. }`: a block of one of the
+    /// [`crate::family::FAMILIES`].
+    Pattern(Box<dyn crate::family::Pattern>),
 }

@@ -1,0 +1,353 @@
+//! The `fold` family: each output element folds its reduced sub-tensor with
+//! arithmetic the spec declares (`identity`, `map`, `combine`, `finish`),
+//! under a declared accuracy contract. Runtime: [`ops_core::patterns::fold`];
+//! kernels: [`crate::wgsl::fold`].
+
+use quote::{format_ident, quote};
+
+use super::{Family, Pattern};
+use crate::check::same_types;
+use crate::codegen::compute::{dtype_pairs, gen_scalar, ComputeCode, VariantKernels};
+use crate::codegen::exprs::gen_expr;
+use crate::diag::{Diagnostic, Errors};
+use crate::lower::{leak, Lower, STy};
+use crate::model::*;
+use crate::syntax::ast::{self, ExprKind, ParamValue};
+
+/// The family, as [`super::FAMILIES`] registers it.
+pub struct FoldFamily;
+
+/// A lowered `compute fold { .. }` block.
+#[derive(Clone, Debug)]
+pub struct FoldPattern {
+    /// Reduced tensor.
+    pub input: usize,
+    /// Output tensor.
+    pub output: usize,
+    /// The axes, a list expression.
+    pub axes: MExpr,
+    /// The arithmetic (expressions leaked for the compiler's lifetime).
+    pub fold: ops_core::patterns::fold::Fold,
+    /// The expressions as written.
+    pub text: FoldText,
+    /// The accuracy contract as written (`exact`, `ulp(n)`).
+    pub accuracy: String,
+    /// Doc lines.
+    pub docs: Vec<String>,
+}
+
+impl Family for FoldFamily {
+    fn name(&self) -> &'static str {
+        "fold"
+    }
+
+    fn lower(
+        &self,
+        cx: &mut Lower<'_>,
+        c: &ast::ComputeDecl,
+        errors: &mut Errors,
+    ) -> Option<Box<dyn Pattern>> {
+        use ops_core::scalar::{Scalar, Var};
+        const KEYS: &[&str] = &[
+            "input", "output", "axes", "identity", "map", "combine", "accuracy",
+        ];
+        let params = cx.params_optional(c, KEYS, &["finish", "domain"], errors)?;
+        let input = cx.param_tensor(&params, "input", false, c, errors);
+        let output = cx.param_tensor(&params, "output", true, c, errors);
+        let axes = match params.get("axes") {
+            Some(ParamValue::Expr(e)) => cx.expect(e, Ty::List, errors),
+            _ => None,
+        };
+        let scalar =
+            |key: &str, vars: &[Var], errors: &mut Errors| -> Option<(&'static Scalar, String)> {
+                match params.get(key) {
+                    Some(ParamValue::Expr(e)) => {
+                        let (s, ty) = cx.lower_scalar(e, key, vars, errors)?;
+                        if ty != STy::Num {
+                            errors
+                                .error(e.span, format!("`{key}` must be a number, not a boolean"));
+                            return None;
+                        }
+                        Some((s, cx.text(e.span)))
+                    }
+                    Some(ParamValue::Map(n, _)) => {
+                        errors.error(n.span, format!("`{key}` is an arithmetic expression"));
+                        None
+                    }
+                    None => Some((leak(Scalar::Var(Var::Acc)), "acc".to_string())),
+                }
+            };
+        let identity = scalar("identity", &[], errors);
+        let map = scalar("map", &[Var::X], errors);
+        let combine = scalar("combine", &[Var::A, Var::B], errors);
+        let finish = scalar("finish", &[Var::Acc, Var::N], errors);
+        let accuracy = match params.get("accuracy") {
+            Some(ParamValue::Expr(ast::Expr {
+                kind: ExprKind::Name(n),
+                ..
+            })) if n == "exact" => Some((None, "exact".to_string())),
+            Some(ParamValue::Expr(
+                e @ ast::Expr {
+                    kind: ExprKind::Call(f, args),
+                    ..
+                },
+            )) if f.text == "ulp" && args.len() == 1 => {
+                let (bound, ty) = cx.lower_scalar(&args[0], "accuracy", &[Var::N], errors)?;
+                let mut decimal = false;
+                bound.visit(&mut |s| decimal |= matches!(s, Scalar::Float(_)));
+                if ty != STy::Num || decimal {
+                    errors.error(args[0].span, "a ULP bound is an integer expression of `n`");
+                    None
+                } else {
+                    Some((Some(bound), cx.text(e.span)))
+                }
+            }
+            Some(ParamValue::Expr(e)) => {
+                errors.push(
+                    Diagnostic::new(e.span, "`accuracy` is `exact` or `ulp(bound)`")
+                        .help("`bound` is an integer expression of `n`, the number of elements folded: `ulp(2 * n + 1)`"),
+                );
+                None
+            }
+            _ => None,
+        };
+        let domain = match params.get("domain") {
+            None => Some(None),
+            Some(ParamValue::Expr(ast::Expr {
+                kind: ExprKind::List(items),
+                span,
+            })) if items.len() == 2 => {
+                let num = |e: &ast::Expr| match &e.kind {
+                    ExprKind::Decimal(d) => d.parse::<f64>().ok(),
+                    ExprKind::Int(i) => Some(*i as f64),
+                    ExprKind::Unary("-", inner) => match &inner.kind {
+                        ExprKind::Decimal(d) => d.parse::<f64>().ok().map(|v| -v),
+                        ExprKind::Int(i) => Some(-(*i as f64)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match (num(&items[0]), num(&items[1])) {
+                    (Some(lo), Some(hi)) if lo < hi => Some(Some((lo, hi))),
+                    _ => {
+                        errors.error(*span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
+                        None
+                    }
+                }
+            }
+            Some(ParamValue::Expr(e)) => {
+                errors.error(e.span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
+                None
+            }
+            Some(ParamValue::Map(n, _)) => {
+                errors.error(n.span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
+                None
+            }
+        };
+        let (identity, map, combine, finish, accuracy, domain) =
+            (identity?, map?, combine?, finish?, accuracy?, domain?);
+        Some(Box::new(FoldPattern {
+            input: input?,
+            output: output?,
+            axes: axes?,
+            fold: ops_core::patterns::fold::Fold {
+                identity: identity.0,
+                map: map.0,
+                combine: combine.0,
+                finish: finish.0,
+                accuracy: accuracy.0,
+                domain,
+            },
+            text: FoldText {
+                identity: identity.1,
+                map: map.1,
+                combine: combine.1,
+                finish: finish.1,
+            },
+            accuracy: accuracy.1,
+            docs: c.docs.clone(),
+        }))
+    }
+}
+
+impl Pattern for FoldPattern {
+    fn clone_box(&self) -> Box<dyn Pattern> {
+        Box::new(self.clone())
+    }
+
+    fn check(&self, spec: &Spec, errors: &mut Errors) {
+        same_types(
+            spec,
+            self.input,
+            self.output,
+            "folds the elements of",
+            errors,
+        );
+        // Every data type the tables give the input must have the arithmetic
+        // on the GPU.
+        for e in &spec.support {
+            for r in e.rows.iter().filter(|r| r.tensor == self.input) {
+                for &dt in &r.dtypes {
+                    if let Some(why) = crate::wgsl::fold::fold_unsupported(&self.fold, dt) {
+                        errors.push(
+                            Diagnostic::new(
+                                r.span,
+                                format!("{} cannot be folded: {why}", dt.spec_name()),
+                            )
+                            .help(format!(
+                                "remove {} from `{}`'s row",
+                                dt.spec_name(),
+                                spec.tensors[self.input].name
+                            )),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn generate(&self, spec: &Spec, origin: &str, key_name: &str) -> ComputeCode {
+        let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
+        let FoldPattern {
+            input,
+            output,
+            axes,
+            fold,
+            text,
+            accuracy,
+            docs,
+        } = self;
+
+        use crate::wgsl::fold::{fold_kernel, fold_kernel_key, fold_unsupported};
+        use ops_core::patterns::fold::{FoldVariant, BINDINGS};
+        let mut kernels = VariantKernels::default();
+        for (a, b) in dtype_pairs(spec, *input, *output) {
+            if a != b || fold_unsupported(fold, a).is_some() {
+                continue;
+            }
+            for v in FoldVariant::ALL {
+                let key = fold_kernel_key(key_name, v, a);
+                let wgsl = fold_kernel(fold, v, a, &key, origin, text);
+                let vi = format_ident!("{}", format!("{v:?}"));
+                kernels.push(
+                    quote!(::ops_core::__private::patterns::fold::FoldVariant::#vi),
+                    v.name(),
+                    (a, b),
+                    &key,
+                    &wgsl,
+                    BINDINGS,
+                    quote!(::ops_core::__private::patterns::fold::WORKGROUP_SIZE),
+                );
+            }
+        }
+        let kernel_ids = kernels.ids();
+        let lookup = kernels.items(quote!(::ops_core::__private::patterns::fold::FoldVariant));
+        let (identity, map, combine, finish) = (
+            gen_scalar(fold.identity),
+            gen_scalar(fold.map),
+            gen_scalar(fold.combine),
+            gen_scalar(fold.finish),
+        );
+        let accuracy_tok = match fold.accuracy {
+            Some(a) => {
+                let a = gen_scalar(a);
+                quote!(::core::option::Option::Some(#a))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let domain_tok = match fold.domain {
+            Some((lo, hi)) => quote!(::core::option::Option::Some((#lo, #hi))),
+            None => quote!(::core::option::Option::None),
+        };
+        let axes_expr = gen_expr(axes);
+        let in_f = format_ident!("{}", spec.tensors[*input].name);
+        let out_f = format_ident!("{}", spec.tensors[*output].name);
+        let in_desc = if spec.tensors[*input].host {
+            quote!(self.#in_f.desc())
+        } else {
+            quote!(&self.#in_f)
+        };
+        let in_slot = *input;
+        let out_slot = *output - n_inputs;
+        let items = quote! {
+            #lookup
+            pub(crate) static FOLD: ::ops_core::__private::patterns::fold::Fold = ::ops_core::__private::patterns::fold::Fold {
+                identity: #identity,
+                map: #map,
+                combine: #combine,
+                finish: #finish,
+                accuracy: #accuracy_tok,
+                domain: #domain_tok,
+            };
+            pub(crate) static AXES: ::ops_core::__private::expr::Expr = #axes_expr;
+        };
+        let axes_u32 = quote! {
+            let __axes: ::std::vec::Vec<u32> = self
+                .__env_list(&AXES)?
+                .into_iter()
+                .map(|a| u32::try_from(a).map_err(|_| ::ops_core::OpError::InvalidArgument(::std::format!("axis {} is out of range", a))))
+                .collect::<::core::result::Result<_, _>>()?;
+        };
+        let run_cpu = quote! {
+            #axes_u32
+            let out = ::ops_core::__private::patterns::fold::fold_cpu(&FOLD, inputs[#in_slot], &__axes, &self.#out_f)?;
+            ::core::result::Result::Ok(::std::vec![out])
+        };
+        let gpu_plan = quote! {
+            #axes_u32
+            let __dt = (#in_desc).dtype;
+            ::ops_core::__private::patterns::fold::fold_plan(
+                #in_desc, #in_slot, &__axes, &self.#out_f, #out_slot, class,
+                &|v| kernel_for(v, __dt, __dt),
+            )
+        };
+        let gpu_plan_variants = quote! {
+            #axes_u32
+            let __dt = (#in_desc).dtype;
+            ::ops_core::__private::patterns::fold::fold_plans(
+                #in_desc, #in_slot, &__axes, &self.#out_f, #out_slot,
+                &|v| kernel_for(v, __dt, __dt),
+            )
+        };
+        let tolerance = quote! {
+            match self.__env_list(&AXES) {
+                ::core::result::Result::Ok(list) => {
+                    let __axes: ::std::vec::Vec<u32> = list.into_iter().filter_map(|a| u32::try_from(a).ok()).collect();
+                    ::ops_core::__private::patterns::fold::fold_tolerance(&FOLD, #in_desc, &__axes)
+                }
+                ::core::result::Result::Err(_) => ::ops_core::Tolerance::Exact,
+            }
+        };
+        let domain = quote!(FOLD.domain);
+        let name = &spec.name;
+        let index_error = quote! {
+            ::ops_core::OpError::Device(::std::format!("{} has no index checks, but the GPU reported check {} at {}", #name, check, position))
+        };
+        let mut docs = docs.clone();
+        docs.push(String::new());
+        docs.push("Computed as a fold (`ops_core::patterns::fold`):".into());
+        docs.push(format!("- identity `{}`", text.identity));
+        docs.push(format!("- map `x` to `{}`", text.map));
+        docs.push(format!("- combine `a`, `b` as `{}`", text.combine));
+        docs.push(format!(
+            "- finish `acc` (and `n`, the count) as `{}`",
+            text.finish
+        ));
+        docs.push(format!("- accuracy: `{accuracy}`"));
+        if let Some((lo, hi)) = fold.domain {
+            docs.push(format!("  for inputs in `[{lo}, {hi})`"));
+        }
+        ComputeCode {
+            items,
+            kernel_ids,
+            run_cpu,
+            gpu_plan,
+            gpu_plan_variants,
+            index_error,
+            index_bounds: quote!(::std::vec::Vec::new()),
+            tolerance,
+            domain,
+            docs,
+        }
+    }
+}

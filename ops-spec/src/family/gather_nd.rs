@@ -1,0 +1,206 @@
+//! The `gather_nd` family: slices of the input addressed by index tuples.
+//! Runtime: [`ops_core::patterns::gather_nd`]; kernels: [`crate::wgsl::gather_nd`].
+
+use quote::{format_ident, quote};
+
+use ops_core::patterns::gather_nd::GatherVariant;
+
+use super::{Family, Pattern};
+use crate::check::{integer_types, same_types};
+use crate::codegen::compute::{dtype_pairs, ComputeCode, VariantKernels};
+use crate::codegen::exprs::gen_expr;
+use crate::diag::Errors;
+use crate::lower::Lower;
+use crate::model::*;
+use crate::syntax::ast;
+
+/// The family, as [`super::FAMILIES`] registers it.
+pub struct GatherNdFamily;
+
+/// A lowered `compute gather_nd { .. }` block.
+#[derive(Clone, Debug)]
+pub struct GatherNdPattern {
+    /// Data tensor.
+    pub input: usize,
+    /// Index tensor.
+    pub indices: usize,
+    /// Output tensor.
+    pub output: usize,
+    /// Meaningful trailing dimensions of `input` (an integer expression).
+    pub input_rank: MExpr,
+    /// Meaningful trailing dimensions of `indices`.
+    pub indices_rank: MExpr,
+    /// Leading meaningful dimensions that are batches.
+    pub batch_dims: MExpr,
+    /// Doc lines.
+    pub docs: Vec<String>,
+}
+
+impl Family for GatherNdFamily {
+    fn name(&self) -> &'static str {
+        "gather_nd"
+    }
+
+    fn lower(
+        &self,
+        cx: &mut Lower<'_>,
+        c: &ast::ComputeDecl,
+        errors: &mut Errors,
+    ) -> Option<Box<dyn Pattern>> {
+        const KEYS: &[&str] = &[
+            "input",
+            "indices",
+            "output",
+            "input_rank",
+            "indices_rank",
+            "batch_dims",
+        ];
+        let params = cx.params(c, KEYS, errors)?;
+        let input = cx.param_tensor(&params, "input", false, c, errors);
+        let indices = cx.param_tensor(&params, "indices", false, c, errors);
+        let output = cx.param_tensor(&params, "output", true, c, errors);
+        let input_rank = cx.param_int(&params, "input_rank", c, errors);
+        let indices_rank = cx.param_int(&params, "indices_rank", c, errors);
+        let batch_dims = cx.param_int(&params, "batch_dims", c, errors);
+        Some(Box::new(GatherNdPattern {
+            input: input?,
+            indices: indices?,
+            output: output?,
+            input_rank: input_rank?,
+            indices_rank: indices_rank?,
+            batch_dims: batch_dims?,
+            docs: c.docs.clone(),
+        }))
+    }
+}
+
+impl Pattern for GatherNdPattern {
+    fn clone_box(&self) -> Box<dyn Pattern> {
+        Box::new(self.clone())
+    }
+
+    fn check(&self, spec: &Spec, errors: &mut Errors) {
+        integer_types(spec, self.indices, errors);
+        same_types(
+            spec,
+            self.input,
+            self.output,
+            "moves the elements of",
+            errors,
+        );
+    }
+
+    fn generate(&self, spec: &Spec, origin: &str, key_name: &str) -> ComputeCode {
+        let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
+        let GatherNdPattern {
+            input,
+            indices,
+            output,
+            input_rank,
+            indices_rank,
+            batch_dims,
+            docs,
+        } = self;
+
+        use crate::wgsl::gather_nd::{
+            gather_nd_kernel, gather_nd_kernel_key, gather_nd_supported, GATHER_ND_BINDINGS,
+        };
+        let mut kernels = VariantKernels::default();
+        for (a, b) in dtype_pairs(spec, *input, *indices) {
+            if !gather_nd_supported(a, b) {
+                continue;
+            }
+            for v in GatherVariant::ALL {
+                let key = gather_nd_kernel_key(key_name, v, a, b);
+                let wgsl = gather_nd_kernel(v, a, b, &key, origin);
+                let vi = format_ident!("{}", format!("{v:?}"));
+                kernels.push(
+                    quote!(::ops_core::__private::patterns::gather_nd::GatherVariant::#vi),
+                    v.name(),
+                    (a, b),
+                    &key,
+                    &wgsl,
+                    GATHER_ND_BINDINGS,
+                    quote!(::ops_core::__private::patterns::gather_nd::WORKGROUP_SIZE),
+                );
+            }
+        }
+        let kernel_ids = kernels.ids();
+        let lookup = kernels.items(quote!(
+            ::ops_core::__private::patterns::gather_nd::GatherVariant
+        ));
+        let (ir, xr, bd) = (
+            gen_expr(input_rank),
+            gen_expr(indices_rank),
+            gen_expr(batch_dims),
+        );
+        let in_f = format_ident!("{}", spec.tensors[*input].name);
+        let ix_f = format_ident!("{}", spec.tensors[*indices].name);
+        let out_f = format_ident!("{}", spec.tensors[*output].name);
+        let ix_name = &spec.tensors[*indices].name;
+        let (in_slot, ix_slot, out_slot) = (*input, *indices, *output - n_inputs);
+        let items = quote! {
+            #lookup
+            pub(crate) static INPUT_RANK: ::ops_core::__private::expr::Expr = #ir;
+            pub(crate) static INDICES_RANK: ::ops_core::__private::expr::Expr = #xr;
+            pub(crate) static BATCH_DIMS: ::ops_core::__private::expr::Expr = #bd;
+        };
+        let counts = quote! {
+            let __ir = self.__env_count(&INPUT_RANK)?;
+            let __xr = self.__env_count(&INDICES_RANK)?;
+            let __bd = self.__env_count(&BATCH_DIMS)?;
+        };
+        let name = &spec.name;
+        ComputeCode {
+            items,
+            kernel_ids,
+            tolerance: quote!(::ops_core::Tolerance::Exact),
+            domain: quote!(::core::option::Option::None),
+            run_cpu: quote! {
+                #counts
+                let out = ::ops_core::__private::patterns::gather_nd::gather_nd_cpu(inputs[#in_slot], inputs[#ix_slot], &self.#out_f, __ir, __xr, __bd, #ix_name)?;
+                ::core::result::Result::Ok(::std::vec![out])
+            },
+            gpu_plan: quote! {
+                #counts
+                let (__d, __x) = (self.#in_f.dtype, self.#ix_f.dtype);
+                ::ops_core::__private::patterns::gather_nd::gather_nd_plan(
+                    &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#out_f, #out_slot, __ir, __xr, __bd,
+                    class, &|v| kernel_for(v, __d, __x))
+                    .map_err(|e| match e {
+                        ::ops_core::OpError::Unsupported(m) => ::ops_core::OpError::Unsupported(::std::format!("{}: {m}", #name)),
+                        e => e,
+                    })
+            },
+            gpu_plan_variants: quote! {
+                #counts
+                let (__d, __x) = (self.#in_f.dtype, self.#ix_f.dtype);
+                ::ops_core::__private::patterns::gather_nd::gather_nd_plans(
+                    &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#out_f, #out_slot, __ir, __xr, __bd,
+                    &|v| kernel_for(v, __d, __x))
+            },
+            index_error: quote! {
+                let counts = (|| -> ::core::result::Result<_, ::ops_core::OpError> { #counts Ok((__ir, __xr, __bd)) })();
+                match counts {
+                    ::core::result::Result::Ok((__ir, __xr, __bd)) if inputs.len() > #ix_slot => ::ops_core::__private::patterns::gather_nd::gather_nd_index_error(
+                        &self.#in_f, inputs[#ix_slot], __ir, __xr, __bd, #ix_name, position),
+                    ::core::result::Result::Ok(_) => ::ops_core::OpError::InvalidArgument(::std::format!("{}: missing inputs", #name)),
+                    ::core::result::Result::Err(e) => e,
+                }
+            },
+            index_bounds: quote! {
+                let counts = (|| -> ::core::result::Result<_, ::ops_core::OpError> { #counts Ok((__ir, __xr, __bd)) })();
+                let ::core::result::Result::Ok((__ir, __xr, __bd)) = counts else { return ::std::vec::Vec::new() };
+                match ::ops_core::__private::patterns::gather_nd::GatherNdGeometry::new(&self.#in_f.sizes, &self.#ix_f.sizes, __ir, __xr, __bd) {
+                    ::core::result::Result::Ok(g) => ::std::vec![::ops_core::IndexBounds {
+                        tensor: #ix_slot,
+                        addresses: #in_slot,
+                        sizes: g.dims.iter().map(|d| d.0 as u32).collect(),
+                    }],
+                    ::core::result::Result::Err(_) => ::std::vec::Vec::new(),
+                }
+            },
+            docs: docs.clone(),
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! Pattern families: what a spec's `compute <family> { .. }` block means.
+//!
+//! A family is one module here, implementing [`Family`] (its parameters:
+//! lowering them into a [`Pattern`], names resolved and expressions typed)
+//! and [`Pattern`] (its checks against the spec's tables, and the code it
+//! generates: kernels for every data type the tables admit, the CPU
+//! reference call, the GPU plan calls, the accuracy contract and the index
+//! bounds the fuzzers read). The family's run-time half, the CPU reference
+//! and the GPU planner that generated code calls, is its module of
+//! `ops_core::patterns`; its WGSL generator is its module of
+//! [`crate::wgsl`]. Adding a family is adding those modules and one line to
+//! [`FAMILIES`].
+//!
+//! What is computed per element is not the family's: it comes from the
+//! spec, as arithmetic ([`ops_core::scalar`]) the family instantiates per
+//! data type (the `fold` family's `map`, `combine` and `finish`).
+
+use std::fmt;
+
+use crate::codegen::compute::ComputeCode;
+use crate::diag::Errors;
+use crate::lower::Lower;
+use crate::model::Spec;
+use crate::syntax::ast;
+
+pub mod fold;
+pub mod gather_nd;
+pub mod reduce;
+pub mod scatter_elements;
+
+/// Every family a `compute` block may name.
+pub static FAMILIES: &[&dyn Family] = &[
+    &fold::FoldFamily,
+    &reduce::ReduceFamily,
+    &gather_nd::GatherNdFamily,
+    &scatter_elements::ScatterElementsFamily,
+];
+
+/// The family named `name`.
+pub fn family(name: &str) -> Option<&'static dyn Family> {
+    FAMILIES.iter().copied().find(|f| f.name() == name)
+}
+
+/// A pattern family: the meaning of `compute <name> { .. }`.
+pub trait Family: Sync {
+    /// The name a spec writes after `compute`.
+    fn name(&self) -> &'static str;
+
+    /// Lowers a compute block's parameters with the spec's names and types
+    /// (`cx`), recording every mistake in `errors`.
+    fn lower(
+        &self,
+        cx: &mut Lower<'_>,
+        c: &ast::ComputeDecl,
+        errors: &mut Errors,
+    ) -> Option<Box<dyn Pattern>>;
+}
+
+/// A lowered compute block of some family.
+pub trait Pattern: fmt::Debug {
+    /// A boxed copy (the model is cloned per arm of a `compute switch`).
+    fn clone_box(&self) -> Box<dyn Pattern>;
+
+    /// Checks the block against the whole spec: its tensors' rows in the
+    /// support tables (an output that keeps its input's values lists the same
+    /// data types; index tensors list integers; the arithmetic exists for
+    /// every listed type).
+    fn check(&self, spec: &Spec, errors: &mut Errors);
+
+    /// The code the block contributes to the operator's module, with kernel
+    /// keys starting with `key_name` (the operator's qualified name).
+    fn generate(&self, spec: &Spec, origin: &str, key_name: &str) -> ComputeCode;
+}
+
+impl Clone for Box<dyn Pattern> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
