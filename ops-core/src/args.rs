@@ -60,6 +60,15 @@ pub fn attr_bool(op: &str, name: &str, v: &AttrValue) -> Result<bool, OpError> {
     }
 }
 
+/// `attr` as a float (an integer converts).
+pub fn attr_float(op: &str, name: &str, v: &AttrValue) -> Result<f64, OpError> {
+    match v {
+        AttrValue::Float(f) => Ok(*f),
+        AttrValue::Int(i) => Ok(*i as f64),
+        other => Err(bad(op, name, &format!("expected a number, got {other:?}"))),
+    }
+}
+
 /// `attr` as an enum member name.
 pub fn attr_enum<'a>(
     op: &str,

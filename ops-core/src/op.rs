@@ -255,6 +255,9 @@ pub enum AttrKind {
     },
     /// A boolean.
     Bool,
+    /// A float (`f32` or `f64` in the spec): arithmetic only, never read by
+    /// the rules.
+    Float,
     /// An enum, by member names.
     Enum(&'static [&'static str]),
 }
@@ -308,7 +311,7 @@ impl OperatorInfo {
 }
 
 /// A dynamic attribute value.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum AttrValue {
     /// An integer.
     Int(i128),
@@ -316,6 +319,8 @@ pub enum AttrValue {
     Ints(Vec<i128>),
     /// A boolean.
     Bool(bool),
+    /// A float.
+    Float(f64),
     /// An enum member, by name (matched without regard to case).
     Enum(String),
 }

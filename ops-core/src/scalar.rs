@@ -173,6 +173,10 @@ pub enum Scalar {
     Float(f64),
     /// A boolean literal.
     Bool(bool),
+    /// The value of the descriptor's attribute (by spec order), converted
+    /// to the compute type (an integer attribute to a float type exactly as
+    /// `f64`; a float attribute is only in float types' expressions).
+    Attr(u16, AttrScalar),
     /// The type's lowest value (-infinity, or `MIN`).
     Lowest,
     /// The type's highest value (+infinity, or `MAX`).
@@ -183,6 +187,17 @@ pub enum Scalar {
     Binary(Binary, &'static Scalar, &'static Scalar),
     /// `select(c, t, f)` / `if c { t } else { f }`: `t` when `c`, else `f`.
     Select(&'static Scalar, &'static Scalar, &'static Scalar),
+}
+
+/// What an attribute read by an expression holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AttrScalar {
+    /// An integer attribute (`u32`, `i32`, `i64`).
+    Int,
+    /// A float attribute (`f32`, `f64`).
+    Float,
+    /// A boolean attribute.
+    Bool,
 }
 
 /// A value of an expression on the CPU.
@@ -224,6 +239,24 @@ pub fn int_range(dtype: DataType) -> (i128, i128) {
     }
 }
 
+/// Parameter words of attribute values for a kernel computing in `dtype`'s
+/// compute type: two words per attribute, in spec order (the `f32` bits of
+/// a float, the wrapped bits of an integer, low word first; 1 or 0 for a
+/// boolean).
+pub fn attr_words(attrs: &[Value], dtype: DataType) -> Vec<u32> {
+    let mut out = Vec::with_capacity(2 * attrs.len());
+    for &a in attrs {
+        let bits: u64 = match (a, dtype.is_float()) {
+            (Value::F(x), _) => u64::from((x as f32).to_bits()),
+            (Value::I(x), true) => u64::from((x as f64 as f32).to_bits()),
+            (Value::I(x), false) => wrap(x, dtype) as u64,
+            (Value::B(b), _) => u64::from(b),
+        };
+        out.extend([bits as u32, (bits >> 32) as u32]);
+    }
+    out
+}
+
 /// IEEE 754-2019 `minimum`/`maximum`: NaN propagates (the first NaN
 /// operand), -0.0 orders below +0.0.
 fn float_min_max(a: f64, b: f64, max: bool) -> f64 {
@@ -251,16 +284,24 @@ fn float_min_max(a: f64, b: f64, max: bool) -> f64 {
 
 impl Scalar {
     /// Evaluates the expression for a tensor of `dtype` with the variables
-    /// `vars` (indexed as [`Var::ALL`]).
+    /// `vars` (indexed as [`Var::ALL`]) and the descriptor's attribute values
+    /// `attrs` (spec order; [`Value::F`] for floats, [`Value::I`] for
+    /// integers, [`Value::B`] for booleans).
     ///
     /// Returns a number of the compute type ([`Value::F`] for floats,
     /// [`Value::I`] for integers) or a boolean. The spec compiler has
     /// checked the expression's types, so a mismatch here is a bug in it;
     /// it gives NaN or 0 rather than a panic.
-    pub fn eval(&self, dtype: DataType, vars: &[Value; 5]) -> Value {
+    pub fn eval(&self, dtype: DataType, vars: &[Value; 5], attrs: &[Value]) -> Value {
         let float = dtype.is_float();
         match *self {
             Scalar::Var(v) => vars[v as usize],
+            Scalar::Attr(i, _) => match (attrs.get(usize::from(i)), float) {
+                (Some(Value::I(x)), true) => Value::F(*x as f64),
+                (Some(Value::I(x)), false) => Value::I(wrap(*x, dtype)),
+                (Some(v), _) => *v,
+                (None, _) => Value::I(0),
+            },
             Scalar::Int(i) => {
                 if float {
                     Value::F(i as f64)
@@ -289,11 +330,16 @@ impl Scalar {
                     Value::I(if high { hi } else { lo })
                 }
             }
-            Scalar::Unary(op, e) => unary(op, e.eval(dtype, vars), dtype),
-            Scalar::Binary(op, a, b) => binary(op, a.eval(dtype, vars), b.eval(dtype, vars), dtype),
-            Scalar::Select(c, t, f) => match c.eval(dtype, vars) {
-                Value::B(true) => t.eval(dtype, vars),
-                _ => f.eval(dtype, vars),
+            Scalar::Unary(op, e) => unary(op, e.eval(dtype, vars, attrs), dtype),
+            Scalar::Binary(op, a, b) => binary(
+                op,
+                a.eval(dtype, vars, attrs),
+                b.eval(dtype, vars, attrs),
+                dtype,
+            ),
+            Scalar::Select(c, t, f) => match c.eval(dtype, vars, attrs) {
+                Value::B(true) => t.eval(dtype, vars, attrs),
+                _ => f.eval(dtype, vars, attrs),
             },
         }
     }
@@ -313,6 +359,9 @@ impl Scalar {
                 }
                 Scalar::Float(_) if !dtype.is_float() => {
                     Some(format!("a decimal literal has no {dtype} value"))
+                }
+                Scalar::Attr(_, AttrScalar::Float) if !dtype.is_float() => {
+                    Some(format!("a float attribute has no {dtype} value"))
                 }
                 Scalar::Unary(op @ (Unary::Sqrt | Unary::Exp | Unary::Log), _) if !dtype.is_float() => {
                     Some(format!("`{}` is not defined on {dtype}", op.name()))
@@ -449,17 +498,23 @@ mod tests {
     #[test]
     fn integers_wrap_in_their_type() {
         static E: Scalar = Scalar::Binary(Binary::Add, &X, &Scalar::Int(1));
-        assert_eq!(E.eval(DataType::Int8, &vars(Value::I(127))), Value::I(-128));
+        assert_eq!(
+            E.eval(DataType::Int8, &vars(Value::I(127)), &[]),
+            Value::I(-128)
+        );
         static F: Scalar = Scalar::Binary(Binary::Sub, &X, &Scalar::Int(1));
-        assert_eq!(F.eval(DataType::Uint8, &vars(Value::I(0))), Value::I(255));
+        assert_eq!(
+            F.eval(DataType::Uint8, &vars(Value::I(0)), &[]),
+            Value::I(255)
+        );
         static M: Scalar = Scalar::Binary(Binary::Mul, &X, &X);
         assert_eq!(
-            M.eval(DataType::Int64, &vars(Value::I(i128::from(i64::MAX)))),
+            M.eval(DataType::Int64, &vars(Value::I(i128::from(i64::MAX))), &[]),
             Value::I(1)
         );
         static A: Scalar = Scalar::Unary(Unary::Abs, &X);
         assert_eq!(
-            A.eval(DataType::Int32, &vars(Value::I(-(1 << 31)))),
+            A.eval(DataType::Int32, &vars(Value::I(-(1 << 31))), &[]),
             Value::I(-(1 << 31))
         );
     }
@@ -467,25 +522,37 @@ mod tests {
     #[test]
     fn integer_division_edges() {
         static D: Scalar = Scalar::Binary(Binary::Div, &X, &Scalar::Int(0));
-        assert_eq!(D.eval(DataType::Int32, &vars(Value::I(7))), Value::I(7));
+        assert_eq!(
+            D.eval(DataType::Int32, &vars(Value::I(7)), &[]),
+            Value::I(7)
+        );
         static R: Scalar = Scalar::Binary(Binary::Rem, &X, &Scalar::Int(0));
-        assert_eq!(R.eval(DataType::Int32, &vars(Value::I(7))), Value::I(0));
+        assert_eq!(
+            R.eval(DataType::Int32, &vars(Value::I(7)), &[]),
+            Value::I(0)
+        );
         static M: Scalar = Scalar::Binary(Binary::Div, &X, &Scalar::Int(-1));
         assert_eq!(
-            M.eval(DataType::Int16, &vars(Value::I(-32768))),
+            M.eval(DataType::Int16, &vars(Value::I(-32768)), &[]),
             Value::I(-32768)
         );
         static T: Scalar = Scalar::Binary(Binary::Div, &X, &Scalar::Int(2));
-        assert_eq!(T.eval(DataType::Int32, &vars(Value::I(-7))), Value::I(-3));
+        assert_eq!(
+            T.eval(DataType::Int32, &vars(Value::I(-7)), &[]),
+            Value::I(-3)
+        );
         static S: Scalar = Scalar::Binary(Binary::Rem, &X, &Scalar::Int(3));
-        assert_eq!(S.eval(DataType::Int32, &vars(Value::I(-7))), Value::I(-1));
+        assert_eq!(
+            S.eval(DataType::Int32, &vars(Value::I(-7)), &[]),
+            Value::I(-1)
+        );
     }
 
     #[test]
     fn float_min_max_propagate_nan_and_order_zeros() {
         static MIN: Scalar = Scalar::Binary(Binary::Min, &X, &Scalar::Float(0.0));
         static MAX: Scalar = Scalar::Binary(Binary::Max, &X, &Scalar::Float(0.0));
-        let f = |e: &Scalar, x: f64| match e.eval(DataType::Float32, &vars(Value::F(x))) {
+        let f = |e: &Scalar, x: f64| match e.eval(DataType::Float32, &vars(Value::F(x)), &[]) {
             Value::F(v) => v,
             v => panic!("{v:?}"),
         };
@@ -501,23 +568,23 @@ mod tests {
     fn round_half_to_even_and_extremes() {
         static R: Scalar = Scalar::Unary(Unary::Round, &X);
         assert_eq!(
-            R.eval(DataType::Float32, &vars(Value::F(2.5))),
+            R.eval(DataType::Float32, &vars(Value::F(2.5)), &[]),
             Value::F(2.0)
         );
         assert_eq!(
-            R.eval(DataType::Float32, &vars(Value::F(-3.5))),
+            R.eval(DataType::Float32, &vars(Value::F(-3.5)), &[]),
             Value::F(-4.0)
         );
         assert_eq!(
-            Scalar::Lowest.eval(DataType::Uint16, &vars(Value::I(0))),
+            Scalar::Lowest.eval(DataType::Uint16, &vars(Value::I(0)), &[]),
             Value::I(0)
         );
         assert_eq!(
-            Scalar::Highest.eval(DataType::Int8, &vars(Value::I(0))),
+            Scalar::Highest.eval(DataType::Int8, &vars(Value::I(0)), &[]),
             Value::I(127)
         );
         assert_eq!(
-            Scalar::Lowest.eval(DataType::Float16, &vars(Value::I(0))),
+            Scalar::Lowest.eval(DataType::Float16, &vars(Value::I(0)), &[]),
             Value::F(f64::NEG_INFINITY)
         );
     }

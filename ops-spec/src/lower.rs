@@ -229,10 +229,13 @@ fn lower_type(t: &ast::TypeRef, enums: &[Enum], errors: &mut Errors) -> Option<A
     if t.base.text == "bool" {
         return Some(AttrType::Bool);
     }
+    if t.base.text == "f32" || t.base.text == "f64" {
+        return Some(AttrType::Float(t.base.text == "f64"));
+    }
     if let Some(i) = enums.iter().position(|e| e.name == t.base.text) {
         return Some(AttrType::Enum(i));
     }
-    let mut candidates = vec!["u32", "i32", "i64", "bool"];
+    let mut candidates = vec!["u32", "i32", "i64", "bool", "f32", "f64"];
     candidates.extend(enums.iter().map(|e| e.name.as_str()));
     let d = Diagnostic::new(
         t.base.span,
@@ -257,6 +260,15 @@ fn lower_const(e: &ast::Expr, ty: AttrType, enums: &[Enum], errors: &mut Errors)
             _ => mismatch(errors),
         },
         (ExprKind::Bool(b), AttrType::Bool) => Some(Const::Bool(*b)),
+        (ExprKind::Decimal(d), AttrType::Float(_)) => {
+            d.parse::<f64>().ok().map(|v| Const::Float(v.to_bits()))
+        }
+        (ExprKind::Int(v), AttrType::Float(_)) => Some(Const::Float((*v as f64).to_bits())),
+        (ExprKind::Unary("-", inner), AttrType::Float(_)) => match &inner.kind {
+            ExprKind::Decimal(d) => d.parse::<f64>().ok().map(|v| Const::Float((-v).to_bits())),
+            ExprKind::Int(v) => Some(Const::Float((-(*v as f64)).to_bits())),
+            _ => None,
+        },
         (ExprKind::List(items), AttrType::List(_)) => {
             let mut out = Vec::new();
             for i in items {
@@ -527,6 +539,13 @@ impl Lower<'_> {
                         AttrType::List(_) => Ty::List,
                         AttrType::Bool => Ty::Bool,
                         AttrType::Enum(ei) => Ty::Enum(ei),
+                        AttrType::Float(_) => {
+                            errors.error(
+                                e.span,
+                                format!("`{n}` is a float attribute: rules compute on integers; use it in a pattern's arithmetic"),
+                            );
+                            return None;
+                        }
                     };
                     return Some((MExpr::Attr(i), ty));
                 }
@@ -955,6 +974,25 @@ impl Lower<'_> {
                         return None;
                     }
                     (Scalar::Var(*v), STy::Num)
+                } else if let Some(i) = self.spec.attrs.iter().position(|a| &a.name == n) {
+                    use ops_core::scalar::AttrScalar;
+                    let (kind, ty) = match self.spec.attrs[i].ty {
+                        AttrType::Int(_) => (AttrScalar::Int, STy::Num),
+                        AttrType::Float(_) => (AttrScalar::Float, STy::Num),
+                        AttrType::Bool => (AttrScalar::Bool, STy::Bool),
+                        AttrType::List(_) | AttrType::Enum(_) => {
+                            errors.error(
+                                e.span,
+                                format!("`{n}` is a list or an enum: arithmetic reads numbers and booleans"),
+                            );
+                            return None;
+                        }
+                    };
+                    let Ok(i) = u16::try_from(i) else {
+                        errors.error(e.span, "too many attributes");
+                        return None;
+                    };
+                    (Scalar::Attr(i, kind), ty)
                 } else if n == "lowest" {
                     (Scalar::Lowest, STy::Num)
                 } else if n == "highest" {

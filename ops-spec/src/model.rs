@@ -99,6 +99,9 @@ pub enum AttrType {
     List(IntKind),
     /// A boolean.
     Bool,
+    /// A float: `f32` (false) or `f64` (true). Arithmetic only: rules never
+    /// read one.
+    Float(bool),
     /// An enum, by index.
     Enum(usize),
 }
@@ -112,6 +115,8 @@ pub enum Const {
     List(Vec<i128>),
     /// Boolean.
     Bool(bool),
+    /// Float, by its `f64` bits.
+    Float(u64),
     /// Enum member.
     Enum(u32),
 }

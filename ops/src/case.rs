@@ -699,10 +699,14 @@ fn parse_attributes(
                     );
                     None
                 }
-                IntText::NotInt => {
-                    cx.error(at, format!("expected an integer, got {}", kind(v)));
-                    None
-                }
+                IntText::NotInt => match n.as_f64() {
+                    // A decimal: a float attribute's value.
+                    Some(f) => Some(AttrValue::Float(f)),
+                    None => {
+                        cx.error(at, format!("expected a number, got {}", kind(v)));
+                        None
+                    }
+                },
             },
             Value::Array(items) => {
                 let mut ints = Vec::with_capacity(items.len());
@@ -800,6 +804,7 @@ fn check_attributes(
             AttrKind::Int { .. } => "an integer",
             AttrKind::List { .. } => "a list of integers",
             AttrKind::Bool => "a boolean",
+            AttrKind::Float => "a number",
             AttrKind::Enum(_) => "a string",
         };
         match (attr.kind, value) {
@@ -819,6 +824,7 @@ fn check_attributes(
                 }
             }
             (AttrKind::Bool, AttrValue::Bool(_)) => {}
+            (AttrKind::Float, AttrValue::Float(_) | AttrValue::Int(_)) => {}
             (AttrKind::Enum(members), AttrValue::Enum(s)) => {
                 if !members.iter().any(|m| m.eq_ignore_ascii_case(s)) {
                     let hint = match suggest(s, members) {
@@ -841,6 +847,7 @@ fn check_attributes(
                     AttrValue::Int(v) => format!("integer {v}"),
                     AttrValue::Ints(_) => "a list".to_owned(),
                     AttrValue::Bool(b) => format!("boolean {b}"),
+                    AttrValue::Float(f) => format!("number {f}"),
                     AttrValue::Enum(s) => format!("string {}", json_string(s)),
                 };
                 cx.error(at, format!("`{}` is {what}, got {got}", attr.name));
@@ -1421,6 +1428,8 @@ fn attr_to_json(value: &AttrValue) -> String {
                 .join(", ")
         ),
         AttrValue::Bool(b) => b.to_string(),
+        // `{:?}` keeps a decimal point and round-trips the value.
+        AttrValue::Float(f) => format!("{f:?}"),
         AttrValue::Enum(s) => json_string(s),
     }
 }

@@ -707,6 +707,10 @@ fn draw_once(
             AttrKind::Int { signed } => AttrValue::Int(attr_int(ag, rank, signed)),
             AttrKind::List { signed } => AttrValue::Ints(list_values(&ag.list, rank, signed, None)),
             AttrKind::Bool => AttrValue::Bool(ag.value & 1 == 1),
+            AttrKind::Float => AttrValue::Float(pick(
+                &[0.0, 1.0, 0.5, -1.0, 2.0, 0.25, -0.5, 3.0],
+                ag.value.into(),
+            )),
             AttrKind::Enum(members) => AttrValue::Enum(pick(members, ag.value.into()).to_string()),
         };
         args.attributes.insert(a.name.to_string(), v);

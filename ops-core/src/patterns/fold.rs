@@ -122,8 +122,13 @@ pub mod params {
     pub const REDUCED_STRIDES: usize = 40;
     /// Most merged dimensions of each kind.
     pub const MAX_DIMS: usize = 8;
+    /// Attribute values, two words each, in spec order
+    /// ([`crate::scalar::attr_words`]).
+    pub const ATTRS: usize = 48;
+    /// Most attributes.
+    pub const MAX_ATTRS: usize = 8;
     /// Total words.
-    pub const LEN_WORDS: usize = 48;
+    pub const LEN_WORDS: usize = 64;
 }
 
 /// Tuning of the fold planner for one device class.
@@ -282,12 +287,15 @@ fn count_value(n: u64, dtype: DataType) -> Value {
 /// The CPU reference: folds `input` over `axes` (any order, each at most
 /// once) into a tensor described by `output` (the input's type; its element
 /// count the kept elements'), in row-major order, computing in `f64` for
-/// floats and exactly (wrapping) for integers, and rounding once.
+/// floats and exactly (wrapping) for integers, and rounding once; `attrs`
+/// are the descriptor's attribute values in spec order
+/// ([`Scalar::eval`]).
 pub fn fold_cpu(
     fold: &Fold,
     input: &HostTensor,
     axes: &[u32],
     output: &TensorDesc,
+    attrs: &[Value],
 ) -> Result<HostTensor, OpError> {
     let geometry = ReduceGeometry::new(input.sizes(), axes)?;
     check_call(input.desc(), &geometry, output)?;
@@ -297,7 +305,7 @@ pub fn fold_cpu(
         limit: "host address space".into(),
     })?;
     let zero = Value::I(0);
-    let identity = fold.identity.eval(dtype, &[zero; 5]);
+    let identity = fold.identity.eval(dtype, &[zero; 5], attrs);
     let mut acc = vec![identity; outputs];
     let sizes = input.sizes();
     let mut mask = vec![false; sizes.len()];
@@ -322,15 +330,15 @@ pub fn fold_cpu(
             }
         }
         let x = value_of(input, offset);
-        let mapped = fold.map.eval(dtype, &[x, zero, zero, zero, zero]);
+        let mapped = fold.map.eval(dtype, &[x, zero, zero, zero, zero], attrs);
         acc[out] = fold
             .combine
-            .eval(dtype, &[zero, acc[out], mapped, zero, zero]);
+            .eval(dtype, &[zero, acc[out], mapped, zero, zero], attrs);
     }
     let n = count_value(geometry.reduce_len, dtype);
     let mut bytes = Vec::with_capacity(outputs * dtype.size_bytes());
     for a in acc {
-        let v = fold.finish.eval(dtype, &[zero, zero, zero, a, n]);
+        let v = fold.finish.eval(dtype, &[zero, zero, zero, a, n], attrs);
         write_value(v, dtype, &mut bytes);
     }
     HostTensor::from_bytes(output.clone(), bytes)
@@ -357,9 +365,36 @@ pub fn fold_tolerance(fold: &Fold, input: &TensorDesc, axes: &[u32]) -> Toleranc
         Value::I(0),
         Value::I(i128::from(n)),
     ];
-    match bound.eval(DataType::Int64, &vars) {
+    match bound.eval(DataType::Int64, &vars, &[]) {
         Value::I(u) => Tolerance::Ulp(u64::try_from(u).unwrap_or(0)),
         _ => Tolerance::Exact,
+    }
+}
+
+/// One call of a fold operator: its input and output descriptions, their
+/// slots among the operator's tensors, the axes, and the attribute values
+/// its arithmetic reads (spec order).
+#[derive(Clone, Copy, Debug)]
+pub struct FoldCall<'a> {
+    /// The reduced tensor.
+    pub input: &'a TensorDesc,
+    /// Its input slot.
+    pub input_slot: usize,
+    /// The axes (any order, each at most once).
+    pub axes: &'a [u32],
+    /// The output.
+    pub output: &'a TensorDesc,
+    /// Its output slot.
+    pub output_slot: usize,
+    /// Attribute values ([`Scalar::eval`]).
+    pub attrs: &'a [Value],
+}
+
+impl FoldCall<'_> {
+    fn geometry(&self) -> Result<ReduceGeometry, OpError> {
+        let geometry = ReduceGeometry::new(&self.input.sizes, self.axes)?;
+        check_call(self.input, &geometry, self.output)?;
+        Ok(geometry)
     }
 }
 
@@ -368,56 +403,37 @@ pub fn fold_tolerance(fold: &Fold, input: &TensorDesc, axes: &[u32]) -> Toleranc
 /// `kernel` returns the generated kernel of a variant for the call's data
 /// type (`None`: an [`OpError::Unsupported`]).
 pub fn fold_plan(
-    input: &TensorDesc,
-    input_slot: usize,
-    axes: &[u32],
-    output: &TensorDesc,
-    output_slot: usize,
+    call: &FoldCall<'_>,
     class: DeviceClass,
     kernel: &dyn Fn(FoldVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
-    let geometry = ReduceGeometry::new(&input.sizes, axes)?;
-    check_call(input, &geometry, output)?;
+    let geometry = call.geometry()?;
     let s = fold_strategy(geometry.output_count, geometry.reduce_len, class);
-    plan(input, input_slot, output_slot, &geometry, s, kernel)
+    plan(call, &geometry, s, kernel)
 }
 
 /// Every plan of [`fold_strategies`] for the call, each named by its
 /// strategy.
 pub fn fold_plans(
-    input: &TensorDesc,
-    input_slot: usize,
-    axes: &[u32],
-    output: &TensorDesc,
-    output_slot: usize,
+    call: &FoldCall<'_>,
     kernel: &dyn Fn(FoldVariant) -> Option<&'static Kernel>,
 ) -> Result<Vec<(String, GpuPlan)>, OpError> {
-    let geometry = ReduceGeometry::new(&input.sizes, axes)?;
-    check_call(input, &geometry, output)?;
+    let geometry = call.geometry()?;
     fold_strategies(geometry.output_count, geometry.reduce_len)
         .into_iter()
-        .map(|s| {
-            let p = plan(input, input_slot, output_slot, &geometry, s, kernel)?;
-            Ok((format!("{s:?}"), p))
-        })
+        .map(|s| Ok((format!("{s:?}"), plan(call, &geometry, s, kernel)?)))
         .collect()
 }
 
 /// [`fold_plan`] run as `strategy` says: `chunks` between 1 and the reduced
 /// count, `cap` between 2 and [`MAX_THREAD_STEPS`], and chunks of at most
 /// `cap` values ([`OpError::InvalidArgument`] otherwise).
-#[allow(clippy::too_many_arguments)]
 pub fn fold_plan_with(
-    input: &TensorDesc,
-    input_slot: usize,
-    axes: &[u32],
-    output: &TensorDesc,
-    output_slot: usize,
+    call: &FoldCall<'_>,
     strategy: FoldStrategy,
     kernel: &dyn Fn(FoldVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
-    let geometry = ReduceGeometry::new(&input.sizes, axes)?;
-    check_call(input, &geometry, output)?;
+    let geometry = call.geometry()?;
     let len = geometry.reduce_len.max(1);
     let FoldStrategy { chunks, cap } = strategy;
     if chunks == 0
@@ -430,7 +446,7 @@ pub fn fold_plan_with(
             geometry.reduce_len
         )));
     }
-    plan(input, input_slot, output_slot, &geometry, strategy, kernel)
+    plan(call, &geometry, strategy, kernel)
 }
 
 fn too_large(what: String) -> OpError {
@@ -442,14 +458,25 @@ fn too_large(what: String) -> OpError {
 
 /// The plan of a checked call run as a valid `strategy`.
 fn plan(
-    input: &TensorDesc,
-    input_slot: usize,
-    output_slot: usize,
+    call: &FoldCall<'_>,
     geometry: &ReduceGeometry,
     strategy: FoldStrategy,
     kernel: &dyn Fn(FoldVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
+    let FoldCall {
+        input,
+        input_slot,
+        output_slot,
+        attrs,
+        ..
+    } = *call;
     let dtype = input.dtype;
+    if attrs.len() > params::MAX_ATTRS {
+        return Err(OpError::Unsupported(format!(
+            "more than {} attributes in a fold's arithmetic",
+            params::MAX_ATTRS
+        )));
+    }
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Zero; output_slot + 1],
         scratch_bytes: Vec::new(),
@@ -490,6 +517,12 @@ fn plan(
             base[params::N_HI] = (bits >> 32) as u32;
         }
         Value::B(_) => {}
+    }
+    for (k, w) in crate::scalar::attr_words(attrs, dtype)
+        .into_iter()
+        .enumerate()
+    {
+        base[params::ATTRS + k] = w;
     }
     let to_u32 = |v: u64| u32::try_from(v).map_err(|_| too_large(format!("a dimension of {v}")));
     base[params::KEPT_DIMS] = geometry.kept.len() as u32;
@@ -607,10 +640,16 @@ mod tests {
     fn directml_sum_examples() {
         let x = t(&[3, 3], &[1f32, 2., 3., 3., 0., 4., 2., 4., 2.]);
         let run = |axes: &[u32], sizes: &[u32]| {
-            fold_cpu(&SUM, &x, axes, &TensorDesc::new(DataType::Float32, sizes))
-                .unwrap()
-                .to_vec::<f32>()
-                .unwrap()
+            fold_cpu(
+                &SUM,
+                &x,
+                axes,
+                &TensorDesc::new(DataType::Float32, sizes),
+                &[],
+            )
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()
         };
         assert_eq!(run(&[0], &[1, 3]), [6., 6., 9.]);
         assert_eq!(run(&[1], &[3, 1]), [6., 7., 8.]);
@@ -620,9 +659,16 @@ mod tests {
     #[test]
     fn finish_sees_the_count_and_rounds_once() {
         let x = t(&[2, 2], &[3f32, 4., 1., 2.]);
-        let l2 = fold_cpu(&L2, &x, &[1], &TensorDesc::new(DataType::Float32, [2])).unwrap();
+        let l2 = fold_cpu(&L2, &x, &[1], &TensorDesc::new(DataType::Float32, [2]), &[]).unwrap();
         assert_eq!(l2.to_vec::<f32>().unwrap(), [5.0, 5f32.sqrt()]);
-        let mean = fold_cpu(&MEAN, &x, &[0, 1], &TensorDesc::new(DataType::Float32, [])).unwrap();
+        let mean = fold_cpu(
+            &MEAN,
+            &x,
+            &[0, 1],
+            &TensorDesc::new(DataType::Float32, []),
+            &[],
+        )
+        .unwrap();
         assert_eq!(mean.to_vec::<f32>().unwrap(), [2.5]);
         // An empty sub-tensor: finish(identity) with n = 0.
         let empty = t::<f32>(&[2, 0], &[]);
@@ -631,23 +677,32 @@ mod tests {
             &empty,
             &[1],
             &TensorDesc::new(DataType::Float32, [2]),
+            &[],
         )
         .unwrap();
         assert!(m.to_vec::<f32>().unwrap().iter().all(|v| v.is_nan()));
-        let s = fold_cpu(&SUM, &empty, &[1], &TensorDesc::new(DataType::Float32, [2])).unwrap();
+        let s = fold_cpu(
+            &SUM,
+            &empty,
+            &[1],
+            &TensorDesc::new(DataType::Float32, [2]),
+            &[],
+        )
+        .unwrap();
         assert_eq!(s.to_vec::<f32>().unwrap(), [0.0, 0.0]);
     }
 
     #[test]
     fn integer_sums_wrap() {
         let x = t(&[3], &[100i8, 100, 100]);
-        let s = fold_cpu(&SUM, &x, &[0], &TensorDesc::new(DataType::Int8, [])).unwrap();
+        let s = fold_cpu(&SUM, &x, &[0], &TensorDesc::new(DataType::Int8, []), &[]).unwrap();
         assert_eq!(s.to_vec::<i8>().unwrap(), [44]);
         let m = fold_cpu(
             &MEAN,
             &t(&[2], &[7i32, 8]),
             &[0],
             &TensorDesc::new(DataType::Int32, []),
+            &[],
         );
         assert_eq!(m.unwrap().to_vec::<i32>().unwrap(), [7]);
     }
@@ -704,12 +759,20 @@ mod tests {
             chunks: 334,
             cap: 3,
         };
-        let p = fold_plan_with(&input, 0, &[0], &output, 0, s, &|_| Some(&K)).unwrap();
+        let call = FoldCall {
+            input: &input,
+            input_slot: 0,
+            axes: &[0],
+            output: &output,
+            output_slot: 0,
+            attrs: &[],
+        };
+        let p = fold_plan_with(&call, s, &|_| Some(&K)).unwrap();
         // 334 -> 112 -> 38 -> 13 -> 5 -> 2 -> 1.
         let chunks: Vec<u32> = p.passes.iter().map(|p| p.params[params::CHUNKS]).collect();
         assert_eq!(chunks, [334, 112, 38, 13, 5, 2, 1]);
         assert_eq!(p.passes.last().unwrap().params[params::FINAL], 1);
         let bad = FoldStrategy { chunks: 2, cap: 3 };
-        assert!(fold_plan_with(&input, 0, &[0], &output, 0, bad, &|_| Some(&K)).is_err());
+        assert!(fold_plan_with(&call, bad, &|_| Some(&K)).is_err());
     }
 }

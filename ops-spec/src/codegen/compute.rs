@@ -47,6 +47,10 @@ pub(crate) fn gen_scalar(s: &ops_core::scalar::Scalar) -> TokenStream {
             let v = format_ident!("{}", format!("{v:?}"));
             quote!(#path::Scalar::Var(#path::Var::#v))
         }
+        Scalar::Attr(i, kind) => {
+            let kind = format_ident!("{}", format!("{kind:?}"));
+            quote!(#path::Scalar::Attr(#i, #path::AttrScalar::#kind))
+        }
         Scalar::Int(i) => quote!(#path::Scalar::Int(#i)),
         Scalar::Float(f) => quote!(#path::Scalar::Float(#f)),
         Scalar::Bool(b) => quote!(#path::Scalar::Bool(#b)),

@@ -42,6 +42,8 @@ fn attr_ty(spec: &Spec, t: AttrType) -> TokenStream {
             quote!(::std::vec::Vec<#k>)
         }
         AttrType::Bool => quote!(bool),
+        AttrType::Float(false) => quote!(f32),
+        AttrType::Float(true) => quote!(f64),
         AttrType::Enum(e) => {
             let n = ident(&spec.enums[e].name);
             quote!(#n)
@@ -62,6 +64,15 @@ fn const_value(spec: &Spec, t: AttrType, c: &Const) -> TokenStream {
             quote!(::std::vec![#(#l as #k),*])
         }
         (AttrType::Bool, Const::Bool(b)) => quote!(#b),
+        (AttrType::Float(wide), Const::Float(bits)) => {
+            let v = f64::from_bits(*bits);
+            if wide {
+                quote!(#v)
+            } else {
+                let v = v as f32;
+                quote!(#v)
+            }
+        }
         (AttrType::Enum(e), Const::Enum(i)) => {
             let en = &spec.enums[e];
             let n = ident(&en.name);
@@ -290,11 +301,27 @@ pub fn gen_operator(
                 AttrType::Int(_) => quote!(::ops_core::__private::expr::Value::Int(self.#f as i128)),
                 AttrType::List(_) => quote!(::ops_core::__private::expr::Value::List(self.#f.iter().map(|&v| v as i128).collect())),
                 AttrType::Bool => quote!(::ops_core::__private::expr::Value::Bool(self.#f)),
+                // Rules never read a float attribute (the compiler refuses it).
+                AttrType::Float(_) => quote!(::ops_core::__private::expr::Value::Int(0)),
                 AttrType::Enum(_) => quote!(::ops_core::__private::expr::Value::Enum(self.#f.index())),
             }
         })
         .collect();
 
+    // Attribute values as arithmetic reads them (`ops_core::scalar`).
+    let scalar_values: Vec<TokenStream> = spec
+        .attrs
+        .iter()
+        .map(|a| {
+            let f = ident(&a.name);
+            match a.ty {
+                AttrType::Int(_) => quote!(::ops_core::scalar::Value::I(self.#f as i128)),
+                AttrType::Float(_) => quote!(::ops_core::scalar::Value::F(self.#f as f64)),
+                AttrType::Bool => quote!(::ops_core::scalar::Value::B(self.#f)),
+                AttrType::List(_) | AttrType::Enum(_) => quote!(::ops_core::scalar::Value::I(0)),
+            }
+        })
+        .collect();
     let steps = spec.steps.iter().map(gen_step);
     let slots = spec.slots;
 
@@ -434,6 +461,8 @@ pub fn gen_operator(
             AttrType::Int(_) => quote!(::ops_core::__private::args::attr_int(#op_name, #n, v)?),
             AttrType::List(_) => quote!(::ops_core::__private::args::attr_list(#op_name, #n, v)?),
             AttrType::Bool => quote!(::ops_core::__private::args::attr_bool(#op_name, #n, v)?),
+            AttrType::Float(false) => quote!(::ops_core::__private::args::attr_float(#op_name, #n, v)? as f32),
+            AttrType::Float(true) => quote!(::ops_core::__private::args::attr_float(#op_name, #n, v)?),
             AttrType::Enum(e) => {
                 let en = &spec.enums[e];
                 let ename = ident(&en.name);
@@ -536,6 +565,7 @@ pub fn gen_operator(
                 quote!(::ops_core::AttrKind::List { signed: #signed })
             }
             AttrType::Bool => quote!(::ops_core::AttrKind::Bool),
+            AttrType::Float(_) => quote!(::ops_core::AttrKind::Float),
             AttrType::Enum(e) => {
                 let members = &spec.enums[e].members;
                 quote!(::ops_core::AttrKind::Enum(&[#(#members),*]))
@@ -645,6 +675,11 @@ pub fn gen_operator(
 
                 fn __attrs(&self) -> ::std::vec::Vec<::ops_core::__private::expr::Value> {
                     ::std::vec![#(#attr_values),*]
+                }
+
+                #[allow(dead_code)]
+                fn __scalar_attrs(&self) -> ::std::vec::Vec<::ops_core::scalar::Value> {
+                    ::std::vec![#(#scalar_values),*]
                 }
 
                 fn __env_list(&self, e: &::ops_core::__private::expr::Expr) -> ::core::result::Result<::std::vec::Vec<i128>, ::ops_core::OpError> {

@@ -290,24 +290,30 @@ impl Pattern for FoldPattern {
         };
         let run_cpu = quote! {
             #axes_u32
-            let out = ::ops_core::__private::patterns::fold::fold_cpu(&FOLD, inputs[#in_slot], &__axes, &self.#out_f)?;
+            let out = ::ops_core::__private::patterns::fold::fold_cpu(&FOLD, inputs[#in_slot], &__axes, &self.#out_f, &self.__scalar_attrs())?;
             ::core::result::Result::Ok(::std::vec![out])
+        };
+        let call = quote! {
+            let __attrs = self.__scalar_attrs();
+            let __call = ::ops_core::__private::patterns::fold::FoldCall {
+                input: #in_desc,
+                input_slot: #in_slot,
+                axes: &__axes,
+                output: &self.#out_f,
+                output_slot: #out_slot,
+                attrs: &__attrs,
+            };
+            let __dt = (#in_desc).dtype;
         };
         let gpu_plan = quote! {
             #axes_u32
-            let __dt = (#in_desc).dtype;
-            ::ops_core::__private::patterns::fold::fold_plan(
-                #in_desc, #in_slot, &__axes, &self.#out_f, #out_slot, class,
-                &|v| kernel_for(v, __dt, __dt),
-            )
+            #call
+            ::ops_core::__private::patterns::fold::fold_plan(&__call, class, &|v| kernel_for(v, __dt, __dt))
         };
         let gpu_plan_variants = quote! {
             #axes_u32
-            let __dt = (#in_desc).dtype;
-            ::ops_core::__private::patterns::fold::fold_plans(
-                #in_desc, #in_slot, &__axes, &self.#out_f, #out_slot,
-                &|v| kernel_for(v, __dt, __dt),
-            )
+            #call
+            ::ops_core::__private::patterns::fold::fold_plans(&__call, &|v| kernel_for(v, __dt, __dt))
         };
         let tolerance = quote! {
             match self.__env_list(&AXES) {
@@ -349,5 +355,134 @@ impl Pattern for FoldPattern {
             domain,
             docs,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A fold spec with `compute` replaced and `types` in its table.
+    fn spec(types: &str, attrs: &str, rules: &str, compute: &str) -> String {
+        format!(
+            "operator T {{
+                input x: tensor \"X\"
+                output y: tensor \"Y\"
+                {attrs}
+                rules {{
+                    {rules}
+                    shape y = [for d in 0..rank(x) if d != 0: x.sizes[d]] => \"y\";
+                }}
+                support {{ ranks 1..=4 {{ x: {types}; y: {types}; }} }}
+                compute fold {{
+                    input: x  axes: [0]  output: y
+                    {compute}
+                }}
+            }}"
+        )
+    }
+
+    /// The messages of the spec's errors (empty when it compiles).
+    fn errors(src: &str) -> Vec<String> {
+        match crate::codegen::expand("t.op", src) {
+            Ok(_) => Vec::new(),
+            Err(f) => f.diagnostics.into_iter().map(|d| d.message).collect(),
+        }
+    }
+
+    const SUM: &str = "identity: 0 map: x combine: a + b accuracy: ulp(n)";
+
+    #[test]
+    fn a_fold_compiles() {
+        assert_eq!(
+            errors(&spec("FLOAT32 INT64 BOOL", "", "", SUM)),
+            Vec::<String>::new()
+        );
+        let scaled = "identity: 0 map: x combine: a + b finish: acc * s accuracy: ulp(n + 1)";
+        let with_attr = spec("FLOAT32 FLOAT16", "attr s: f32 = 0.5 \"S\"", "", scaled);
+        assert_eq!(errors(&with_attr), Vec::<String>::new());
+    }
+
+    #[test]
+    fn arithmetic_a_type_lacks_is_an_error_at_its_row() {
+        let e = errors(&spec(
+            "FLOAT32 INT32",
+            "",
+            "",
+            "identity: 0 map: x combine: a + b finish: sqrt(acc) accuracy: ulp(n)",
+        ));
+        assert_eq!(
+            e,
+            ["INT32 cannot be folded: `sqrt` is not defined on INT32"]
+        );
+        let e = errors(&spec("FLOAT64", "", "", SUM));
+        assert!(
+            e[0].contains("FLOAT64 arithmetic is not available"),
+            "{e:?}"
+        );
+        let e = errors(&spec(
+            "INT64",
+            "",
+            "",
+            "identity: 0 map: x combine: a / b accuracy: exact",
+        ));
+        assert!(e[0].contains("word pairs"), "{e:?}");
+        let e = errors(&spec(
+            "INT32",
+            "attr s: f32 = 0.5 \"S\"",
+            "",
+            "identity: 0 map: x * s combine: a + b accuracy: exact",
+        ));
+        assert_eq!(
+            e,
+            ["INT32 cannot be folded: a float attribute has no INT32 value"]
+        );
+    }
+
+    #[test]
+    fn names_and_types_are_checked() {
+        let e = errors(&spec(
+            "FLOAT32",
+            "",
+            "",
+            "identity: x map: x combine: a + b accuracy: exact",
+        ));
+        assert_eq!(e, ["`identity` cannot use `x`"]);
+        let e = errors(&spec(
+            "FLOAT32",
+            "",
+            "",
+            "identity: 0 map: y combine: a + b accuracy: exact",
+        ));
+        assert_eq!(e, ["unknown name `y` in `map`"]);
+        let e = errors(&spec(
+            "FLOAT32",
+            "",
+            "",
+            "identity: 0 map: x combine: a < b accuracy: exact",
+        ));
+        assert_eq!(e, ["`combine` must be a number, not a boolean"]);
+        let e = errors(&spec(
+            "FLOAT32",
+            "",
+            "",
+            "identity: 0 map: x combine: a + b accuracy: ulp(0.5)",
+        ));
+        assert_eq!(e, ["a ULP bound is an integer expression of `n`"]);
+        let e = errors(&spec(
+            "FLOAT32",
+            "",
+            "",
+            "identity: 0 map: x combine: a + b",
+        ));
+        assert_eq!(e, ["pattern `fold` needs parameter `accuracy`"]);
+        let e = errors(&spec(
+            "FLOAT32",
+            "attr s: f32 = 0.5 \"S\"",
+            "require s > 0 => \"s\";",
+            SUM,
+        ));
+        assert!(
+            e[0].starts_with("`s` is a float attribute: rules compute on integers"),
+            "{e:?}"
+        );
     }
 }

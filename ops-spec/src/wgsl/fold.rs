@@ -106,6 +106,7 @@ fn module(
         ("P_KEPT_STRIDES", params::KEPT_STRIDES),
         ("P_REDUCED_SIZES", params::REDUCED_SIZES),
         ("P_REDUCED_STRIDES", params::REDUCED_STRIDES),
+        ("P_ATTRS", params::ATTRS),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }

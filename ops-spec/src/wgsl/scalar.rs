@@ -341,7 +341,8 @@ fn float_literal(v: f64) -> String {
 
 /// The WGSL expression of `e` for a tensor of `dt`, `var` giving each
 /// variable's WGSL expression. The expression must be supported for `dt`
-/// ([`Scalar::unsupported_for`]). Needs [`gen_helpers`]`(dt)` in the module.
+/// ([`Scalar::unsupported_for`]). Needs [`gen_helpers`]`(dt)` in the module,
+/// and `param(i)` with a `P_ATTRS` constant when it reads attributes.
 pub fn scalar_wgsl(e: &Scalar, dt: DataType, var: &dyn Fn(Var) -> String) -> String {
     let go = |e: &Scalar| scalar_wgsl(e, dt, var);
     let ty = compute_type(dt);
@@ -349,6 +350,19 @@ pub fn scalar_wgsl(e: &Scalar, dt: DataType, var: &dyn Fn(Var) -> String) -> Str
     let wrap = |s: String| if narrow(dt) { format!("wrap({s})") } else { s };
     match *e {
         Scalar::Var(v) => var(v),
+        // Two parameter words per attribute from `P_ATTRS`
+        // (`ops_core::scalar::attr_words`), already in the compute type.
+        Scalar::Attr(i, kind) => {
+            let w = format!("param(P_ATTRS + {}u)", 2 * u32::from(i));
+            let w1 = format!("param(P_ATTRS + {}u)", 2 * u32::from(i) + 1);
+            match (kind, ty) {
+                (ops_core::scalar::AttrScalar::Bool, _) => format!("({w} != 0u)"),
+                (_, "f32") => format!("bitcast<f32>({w})"),
+                (_, "i32") => format!("bitcast<i32>({w})"),
+                (_, "u32") => w,
+                _ => format!("vec2<u32>({w}, {w1})"),
+            }
+        }
         Scalar::Int(i) => int_literal(i128::from(i), dt),
         Scalar::Float(f) => float_literal(f),
         Scalar::Bool(b) => b.to_string(),

@@ -415,6 +415,10 @@ fn attr_value(cx: &mut Ctxt<'_>, at: &str, attr: &AttrInfo, v: &Value) -> Option
                 Ok(AttrValue::Int(i))
             }
         }),
+        AttrKind::Float => match v.as_f64() {
+            Some(f) => Ok(AttrValue::Float(f)),
+            None => Err(format!("`{}` is a number, got {}", attr.seed, kind(v))),
+        },
         AttrKind::List { .. } => match v {
             Value::Array(items) => items
                 .iter()

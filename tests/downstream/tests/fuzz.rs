@@ -69,8 +69,20 @@ fn rms_means_what_its_spec_says() {
             assert!((g - w).abs() <= 4.0 * f32::EPSILON * w, "{got:?}");
         }
     }
-    // The contract grows with the count: 2 * 2 + 3.
-    assert_eq!(d.tolerance(), ops_core::Tolerance::Ulp(7));
+    // The contract grows with the count: 2 * 2 + 4.
+    assert_eq!(d.tolerance(), ops_core::Tolerance::Ulp(8));
+    // A float attribute in the arithmetic: sqrt(mean + epsilon).
+    let e = RmsDesc::builder()
+        .input(x.desc().clone())
+        .axes([1])
+        .epsilon(11.5)
+        .build()
+        .unwrap();
+    for got in [e.run_cpu(&[&x]).unwrap(), gpu_run(&e, &[&x]).unwrap()] {
+        let got = got[0].to_vec::<f32>().unwrap();
+        assert!((got[0] - 24f32.sqrt()).abs() < 1e-5, "{got:?}");
+        assert!((got[1] - 36.5f32.sqrt()).abs() < 1e-5, "{got:?}");
+    }
     // Everything, by empty axes.
     let all = RmsDesc::builder()
         .input(x.desc().clone())
