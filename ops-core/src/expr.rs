@@ -97,7 +97,7 @@ pub enum Func {
 }
 
 /// An expression of the rule language, as static data.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub enum Expr {
     /// An integer literal.
     Int(i128),

@@ -479,7 +479,7 @@ impl Lower<'_> {
         self.spec.tensors.iter().any(|t| t.name == n) || self.spec.attrs.iter().any(|a| a.name == n)
     }
 
-    pub(crate) fn expect(&mut self, e: &ast::Expr, want: Ty, errors: &mut Errors) -> Option<MExpr> {
+    pub(crate) fn expect(&mut self, e: &ast::Expr, want: Ty, errors: &mut Errors) -> Option<Expr> {
         let (m, ty) = self.lower_expr(e, errors)?;
         if ty != want {
             errors.error(
@@ -518,9 +518,9 @@ impl Lower<'_> {
         None
     }
 
-    fn lower_expr(&mut self, e: &ast::Expr, errors: &mut Errors) -> Option<(MExpr, Ty)> {
+    fn lower_expr(&mut self, e: &ast::Expr, errors: &mut Errors) -> Option<(Expr, Ty)> {
         Some(match &e.kind {
-            ExprKind::Int(v) => (MExpr::Int(*v), Ty::Int),
+            ExprKind::Int(v) => (Expr::Int(*v), Ty::Int),
             ExprKind::Decimal(_) => {
                 errors.error(
                     e.span,
@@ -528,10 +528,10 @@ impl Lower<'_> {
                 );
                 return None;
             }
-            ExprKind::Bool(b) => (MExpr::Bool(*b), Ty::Bool),
+            ExprKind::Bool(b) => (Expr::Bool(*b), Ty::Bool),
             ExprKind::Name(n) => {
                 if let Some((_, slot, ty)) = self.scopes.iter().rev().find(|s| &s.0 == n) {
-                    return Some((MExpr::Var(*slot), *ty));
+                    return Some((Expr::Var(*slot), *ty));
                 }
                 if let Some(i) = self.spec.attrs.iter().position(|a| &a.name == n) {
                     let ty = match self.spec.attrs[i].ty {
@@ -547,7 +547,7 @@ impl Lower<'_> {
                             return None;
                         }
                     };
-                    return Some((MExpr::Attr(i), ty));
+                    return Some((Expr::Attr(i), ty));
                 }
                 if self.spec.tensors.iter().any(|t| &t.name == n) {
                     errors.push(
@@ -557,11 +557,11 @@ impl Lower<'_> {
                     return None;
                 }
                 if let Some(t) = DataType::ALL.iter().find(|t| t.spec_name() == n) {
-                    return Some((MExpr::DType(*t), Ty::DType));
+                    return Some((Expr::DType(*t), Ty::DType));
                 }
                 for (ei, en) in self.spec.enums.iter().enumerate() {
                     if let Some(m) = en.members.iter().position(|m| m == n) {
-                        return Some((MExpr::Enum(m as u32), Ty::Enum(ei)));
+                        return Some((Expr::Enum(m as u32), Ty::Enum(ei)));
                     }
                 }
                 self.unknown_name(e.span, n, errors);
@@ -577,33 +577,24 @@ impl Lower<'_> {
                     ));
                     return None;
                 }
-                (MExpr::Sizes(t), Ty::List)
+                (Expr::Sizes(t), Ty::List)
             }
             ExprKind::Index(l, i) => {
                 let l = self.expect(l, Ty::List, errors);
                 let i = self.expect(i, Ty::Int, errors);
-                (MExpr::Index(Box::new(l?), Box::new(i?)), Ty::Int)
+                (Expr::Index(ex(l?), ex(i?)), Ty::Int)
             }
             ExprKind::Slice(l, a, b) => {
                 let l = self.expect(l, Ty::List, errors);
                 let a = self.expect(a, Ty::Int, errors);
                 let b = self.expect(b, Ty::Int, errors);
-                (
-                    MExpr::Slice(Box::new(l?), Box::new(a?), Box::new(b?)),
-                    Ty::List,
-                )
+                (Expr::Slice(ex(l?), ex(a?), ex(b?)), Ty::List)
             }
             ExprKind::Unary(op, a) => {
                 if *op == "-" {
-                    (
-                        MExpr::Neg(Box::new(self.expect(a, Ty::Int, errors)?)),
-                        Ty::Int,
-                    )
+                    (Expr::Neg(ex(self.expect(a, Ty::Int, errors)?)), Ty::Int)
                 } else {
-                    (
-                        MExpr::Not(Box::new(self.expect(a, Ty::Bool, errors)?)),
-                        Ty::Bool,
-                    )
+                    (Expr::Not(ex(self.expect(a, Ty::Bool, errors)?)), Ty::Bool)
                 }
             }
             ExprKind::Binary(op, a, b) => {
@@ -618,23 +609,23 @@ impl Lower<'_> {
                 if let Some(aop) = arith {
                     let a = self.expect(a, Ty::Int, errors);
                     let b = self.expect(b, Ty::Int, errors);
-                    return Some((MExpr::Arith(aop, Box::new(a?), Box::new(b?)), Ty::Int));
+                    return Some((Expr::Arith(aop, ex(a?), ex(b?)), Ty::Int));
                 }
                 match *op {
                     "++" => {
                         let a = self.expect(a, Ty::List, errors);
                         let b = self.expect(b, Ty::List, errors);
-                        (MExpr::Concat(Box::new(a?), Box::new(b?)), Ty::List)
+                        (Expr::Concat(ex(a?), ex(b?)), Ty::List)
                     }
                     "&&" | "||" => {
                         let a = self.expect(a, Ty::Bool, errors);
                         let b = self.expect(b, Ty::Bool, errors);
-                        let (a, b) = (Box::new(a?), Box::new(b?));
+                        let (a, b) = (ex(a?), ex(b?));
                         (
                             if *op == "&&" {
-                                MExpr::And(a, b)
+                                Expr::And(a, b)
                             } else {
-                                MExpr::Or(a, b)
+                                Expr::Or(a, b)
                             },
                             Ty::Bool,
                         )
@@ -673,12 +664,12 @@ impl Lower<'_> {
                             return None;
                         }
                         (
-                            MExpr::Cmp(
+                            Expr::Cmp(
                                 cmp,
-                                Box::new(ma),
-                                Box::new(mb),
-                                self.text(a.span),
-                                self.text(b.span),
+                                ex(ma),
+                                ex(mb),
+                                leak_str(self.text(a.span)),
+                                leak_str(self.text(b.span)),
                             ),
                             Ty::Bool,
                         )
@@ -701,7 +692,7 @@ impl Lower<'_> {
                     );
                     return None;
                 }
-                (MExpr::If(Box::new(c?), Box::new(ma), Box::new(mb)), ta)
+                (Expr::If(ex(c?), ex(ma), ex(mb)), ta)
             }
             ExprKind::All(v, lo, hi, body) => {
                 let lo = self.expect(lo, Ty::Int, errors);
@@ -711,12 +702,12 @@ impl Lower<'_> {
                 let body = self.expect(body, Ty::Bool, errors);
                 self.scopes.pop();
                 (
-                    MExpr::All {
+                    Expr::All {
                         var,
-                        name: v.text.clone(),
-                        lo: Box::new(lo?),
-                        hi: Box::new(hi?),
-                        body: Box::new(body?),
+                        name: leak_str(v.text.clone()),
+                        lo: ex(lo?),
+                        hi: ex(hi?),
+                        body: ex(body?),
                     },
                     Ty::Bool,
                 )
@@ -730,16 +721,16 @@ impl Lower<'_> {
                 let body = self.expect(body, Ty::Int, errors);
                 self.scopes.pop();
                 let filter = match filter {
-                    Some(f) => Some(Box::new(f?)),
+                    Some(f) => Some(ex(f?)),
                     None => None,
                 };
                 (
-                    MExpr::ListFor {
+                    Expr::ListFor {
                         var,
-                        lo: Box::new(lo?),
-                        hi: Box::new(hi?),
+                        lo: ex(lo?),
+                        hi: ex(hi?),
                         filter,
-                        body: Box::new(body?),
+                        body: ex(body?),
                     },
                     Ty::List,
                 )
@@ -756,7 +747,7 @@ impl Lower<'_> {
                 if !ok {
                     return None;
                 }
-                (MExpr::List(out), Ty::List)
+                (Expr::List(Box::leak(out.into_boxed_slice())), Ty::List)
             }
         })
     }
@@ -767,7 +758,7 @@ impl Lower<'_> {
         args: &[ast::Expr],
         span: Span,
         errors: &mut Errors,
-    ) -> Option<(MExpr, Ty)> {
+    ) -> Option<(Expr, Ty)> {
         let sig: (&[Ty], Ty, Option<Func>) = match f.text.as_str() {
             "len" => (&[Ty::List], Ty::Int, Some(Func::Len)),
             "contains" => (&[Ty::List, Ty::Int], Ty::Bool, Some(Func::Contains)),
@@ -805,8 +796,8 @@ impl Lower<'_> {
         let Some(func) = sig.2 else {
             let t = self.tensor_arg(&args[0], errors)?;
             return Some(match f.text.as_str() {
-                "rank" => (MExpr::Rank(t), Ty::Int),
-                "dtype" => (MExpr::TensorDType(t), Ty::DType),
+                "rank" => (Expr::Rank(t), Ty::Int),
+                "dtype" => (Expr::TensorDType(t), Ty::DType),
                 _ => {
                     if !self.spec.tensors[t].host {
                         errors.push(
@@ -821,7 +812,7 @@ impl Lower<'_> {
                         );
                         return None;
                     }
-                    (MExpr::Values(t), Ty::List)
+                    (Expr::Values(t), Ty::List)
                 }
             });
         };
@@ -836,8 +827,15 @@ impl Lower<'_> {
         if !ok {
             return None;
         }
-        let texts = args.iter().map(|a| self.text(a.span)).collect();
-        Some((MExpr::Call(func, margs, texts), sig.1))
+        let texts: Vec<&'static str> = args.iter().map(|a| leak_str(self.text(a.span))).collect();
+        Some((
+            Expr::Call(
+                func,
+                Box::leak(margs.into_boxed_slice()),
+                Box::leak(texts.into_boxed_slice()),
+            ),
+            sig.1,
+        ))
     }
 
     fn lower_compute(&mut self, c: &ast::ComputeDecl, errors: &mut Errors) -> Option<Compute> {
@@ -1142,7 +1140,7 @@ impl Lower<'_> {
         key: &str,
         c: &ast::ComputeDecl,
         errors: &mut Errors,
-    ) -> Option<MExpr> {
+    ) -> Option<Expr> {
         match params.get(key) {
             Some(ParamValue::Expr(e)) => self.expect(e, Ty::Int, errors),
             _ => {
@@ -1311,6 +1309,18 @@ pub(crate) fn lower_members(
     }
     let span = members.iter().fold(attr.span, |s, m| s.join(m.span));
     (ok && !out.is_empty()).then_some((ai, out, span))
+}
+
+/// A rule-expression node for the compiler's lifetime: the model holds the
+/// same `&'static` trees (`ops_core::expr::Expr`) that generated code holds
+/// in statics.
+fn ex(e: Expr) -> &'static Expr {
+    Box::leak(Box::new(e))
+}
+
+/// A string for the compiler's lifetime (message texts in `Expr` nodes).
+fn leak_str(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
 }
 
 /// The type of a pattern's arithmetic: a number of the tensor's compute

@@ -179,80 +179,10 @@ impl Ty {
 
 pub use ops_core::expr::{ArithOp, CmpOp, Func};
 
-/// A typed expression (owned mirror of `ops_core::expr::Expr`).
-#[derive(Clone, Debug)]
-pub enum MExpr {
-    /// Integer.
-    Int(i128),
-    /// Boolean.
-    Bool(bool),
-    /// Data type.
-    DType(DataType),
-    /// Enum member.
-    Enum(u32),
-    /// Attribute.
-    Attr(usize),
-    /// Variable slot.
-    Var(usize),
-    /// `rank(t)`
-    Rank(usize),
-    /// `t.sizes`
-    Sizes(usize),
-    /// `dtype(t)`
-    TensorDType(usize),
-    /// `values(t)`
-    Values(usize),
-    /// `l[i]`
-    Index(Box<MExpr>, Box<MExpr>),
-    /// `l[a..b]`
-    Slice(Box<MExpr>, Box<MExpr>, Box<MExpr>),
-    /// `a ++ b`
-    Concat(Box<MExpr>, Box<MExpr>),
-    /// `-a`
-    Neg(Box<MExpr>),
-    /// `!a`
-    Not(Box<MExpr>),
-    /// `a && b`
-    And(Box<MExpr>, Box<MExpr>),
-    /// `a || b`
-    Or(Box<MExpr>, Box<MExpr>),
-    /// Arithmetic.
-    Arith(ArithOp, Box<MExpr>, Box<MExpr>),
-    /// Comparison with operand texts.
-    Cmp(CmpOp, Box<MExpr>, Box<MExpr>, String, String),
-    /// Conditional.
-    If(Box<MExpr>, Box<MExpr>, Box<MExpr>),
-    /// Call with argument texts.
-    Call(Func, Vec<MExpr>, Vec<String>),
-    /// Universal quantifier.
-    All {
-        /// Slot.
-        var: usize,
-        /// Name.
-        name: String,
-        /// Low bound.
-        lo: Box<MExpr>,
-        /// High bound (exclusive).
-        hi: Box<MExpr>,
-        /// Body.
-        body: Box<MExpr>,
-    },
-    /// List comprehension.
-    ListFor {
-        /// Slot.
-        var: usize,
-        /// Low bound.
-        lo: Box<MExpr>,
-        /// High bound (exclusive).
-        hi: Box<MExpr>,
-        /// Filter.
-        filter: Option<Box<MExpr>>,
-        /// Element.
-        body: Box<MExpr>,
-    },
-    /// List literal.
-    List(Vec<MExpr>),
-}
+/// A typed rule expression: the one tree type of rules, which the compiler
+/// builds while lowering (nodes leaked for its lifetime) and generated code
+/// holds in statics.
+pub use ops_core::expr::Expr;
 
 /// A validation step.
 #[derive(Clone, Debug)]
@@ -260,7 +190,7 @@ pub enum Step {
     /// `require`
     Require {
         /// Condition.
-        cond: MExpr,
+        cond: Expr,
         /// Message.
         message: String,
     },
@@ -269,14 +199,14 @@ pub enum Step {
         /// Slot.
         var: usize,
         /// Value.
-        value: MExpr,
+        value: Expr,
     },
     /// `shape`
     Shape {
         /// Output tensor.
         tensor: usize,
         /// Sizes.
-        sizes: MExpr,
+        sizes: Expr,
         /// Message.
         message: String,
     },
@@ -285,7 +215,7 @@ pub enum Step {
         /// Output tensor.
         tensor: usize,
         /// Data type.
-        dtype: MExpr,
+        dtype: Expr,
         /// Message.
         message: String,
     },

@@ -3,61 +3,61 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::model::{ArithOp, CmpOp, Func, MExpr, Step};
+use crate::model::{ArithOp, CmpOp, Expr, Func, Step};
 
 /// An `ops_core::__private::expr::Expr` constant expression.
-pub fn gen_expr(e: &MExpr) -> TokenStream {
+pub fn gen_expr(e: &Expr) -> TokenStream {
     let x = quote!(::ops_core::__private::expr::Expr);
-    let b = |e: &MExpr| {
+    let b = |e: &Expr| {
         let t = gen_expr(e);
         quote!(&#t)
     };
     match e {
-        MExpr::Int(v) => {
+        Expr::Int(v) => {
             let v = proc_macro2::Literal::i128_unsuffixed(*v);
             quote!(#x::Int(#v))
         }
-        MExpr::Bool(v) => quote!(#x::Bool(#v)),
-        MExpr::DType(t) => {
+        Expr::Bool(v) => quote!(#x::Bool(#v)),
+        Expr::DType(t) => {
             let t = gen_dtype(*t);
             quote!(#x::DType(#t))
         }
-        MExpr::Enum(i) => quote!(#x::Enum(#i)),
-        MExpr::Attr(i) => quote!(#x::Attr(#i)),
-        MExpr::Var(i) => quote!(#x::Var(#i)),
-        MExpr::Rank(i) => quote!(#x::Rank(#i)),
-        MExpr::Sizes(i) => quote!(#x::Sizes(#i)),
-        MExpr::TensorDType(i) => quote!(#x::TensorDType(#i)),
-        MExpr::Values(i) => quote!(#x::Values(#i)),
-        MExpr::Index(l, i) => {
+        Expr::Enum(i) => quote!(#x::Enum(#i)),
+        Expr::Attr(i) => quote!(#x::Attr(#i)),
+        Expr::Var(i) => quote!(#x::Var(#i)),
+        Expr::Rank(i) => quote!(#x::Rank(#i)),
+        Expr::Sizes(i) => quote!(#x::Sizes(#i)),
+        Expr::TensorDType(i) => quote!(#x::TensorDType(#i)),
+        Expr::Values(i) => quote!(#x::Values(#i)),
+        Expr::Index(l, i) => {
             let (l, i) = (b(l), b(i));
             quote!(#x::Index(#l, #i))
         }
-        MExpr::Slice(l, a, c) => {
+        Expr::Slice(l, a, c) => {
             let (l, a, c) = (b(l), b(a), b(c));
             quote!(#x::Slice(#l, #a, #c))
         }
-        MExpr::Concat(l, r) => {
+        Expr::Concat(l, r) => {
             let (l, r) = (b(l), b(r));
             quote!(#x::Concat(#l, #r))
         }
-        MExpr::Neg(a) => {
+        Expr::Neg(a) => {
             let a = b(a);
             quote!(#x::Neg(#a))
         }
-        MExpr::Not(a) => {
+        Expr::Not(a) => {
             let a = b(a);
             quote!(#x::Not(#a))
         }
-        MExpr::And(l, r) => {
+        Expr::And(l, r) => {
             let (l, r) = (b(l), b(r));
             quote!(#x::And(#l, #r))
         }
-        MExpr::Or(l, r) => {
+        Expr::Or(l, r) => {
             let (l, r) = (b(l), b(r));
             quote!(#x::Or(#l, #r))
         }
-        MExpr::Arith(op, l, r) => {
+        Expr::Arith(op, l, r) => {
             let op = match op {
                 ArithOp::Add => quote!(Add),
                 ArithOp::Sub => quote!(Sub),
@@ -68,7 +68,7 @@ pub fn gen_expr(e: &MExpr) -> TokenStream {
             let (l, r) = (b(l), b(r));
             quote!(#x::Arith(::ops_core::__private::expr::ArithOp::#op, #l, #r))
         }
-        MExpr::Cmp(op, l, r, tl, tr) => {
+        Expr::Cmp(op, l, r, tl, tr) => {
             let op = match op {
                 CmpOp::Eq => quote!(Eq),
                 CmpOp::Ne => quote!(Ne),
@@ -80,11 +80,11 @@ pub fn gen_expr(e: &MExpr) -> TokenStream {
             let (l, r) = (b(l), b(r));
             quote!(#x::Cmp(::ops_core::__private::expr::CmpOp::#op, #l, #r, #tl, #tr))
         }
-        MExpr::If(c, l, r) => {
+        Expr::If(c, l, r) => {
             let (c, l, r) = (b(c), b(l), b(r));
             quote!(#x::If(#c, #l, #r))
         }
-        MExpr::Call(f, args, texts) => {
+        Expr::Call(f, args, texts) => {
             let f = match f {
                 Func::Len => quote!(Len),
                 Func::Contains => quote!(Contains),
@@ -100,7 +100,7 @@ pub fn gen_expr(e: &MExpr) -> TokenStream {
             let args = args.iter().map(gen_expr);
             quote!(#x::Call(::ops_core::__private::expr::Func::#f, &[#(#args),*], &[#(#texts),*]))
         }
-        MExpr::All {
+        Expr::All {
             var,
             name,
             lo,
@@ -110,7 +110,7 @@ pub fn gen_expr(e: &MExpr) -> TokenStream {
             let (lo, hi, body) = (b(lo), b(hi), b(body));
             quote!(#x::All { var: #var, name: #name, lo: #lo, hi: #hi, body: #body })
         }
-        MExpr::ListFor {
+        Expr::ListFor {
             var,
             lo,
             hi,
@@ -127,7 +127,7 @@ pub fn gen_expr(e: &MExpr) -> TokenStream {
             };
             quote!(#x::ListFor { var: #var, lo: #lo, hi: #hi, filter: #filter, body: #body })
         }
-        MExpr::List(items) => {
+        Expr::List(items) => {
             let items = items.iter().map(gen_expr);
             quote!(#x::List(&[#(#items),*]))
         }

@@ -25,7 +25,7 @@ pub struct FoldPattern {
     /// Output tensor.
     pub output: usize,
     /// The axes, a list expression.
-    pub axes: MExpr,
+    pub axes: Expr,
     /// The arithmetic (expressions leaked for the compiler's lifetime).
     pub fold: ops_core::patterns::fold::Fold,
     /// The expressions as written.

@@ -27,11 +27,11 @@ pub struct GatherNdPattern {
     /// Output tensor.
     pub output: usize,
     /// Meaningful trailing dimensions of `input` (an integer expression).
-    pub input_rank: MExpr,
+    pub input_rank: Expr,
     /// Meaningful trailing dimensions of `indices`.
-    pub indices_rank: MExpr,
+    pub indices_rank: Expr,
     /// Leading meaningful dimensions that are batches.
-    pub batch_dims: MExpr,
+    pub batch_dims: Expr,
     /// Doc lines.
     pub docs: Vec<String>,
 }

@@ -31,7 +31,7 @@ pub struct ReducePattern {
     /// Output tensor.
     pub output: usize,
     /// The axes, a list expression.
-    pub axes: MExpr,
+    pub axes: Expr,
     /// Compile-time configuration.
     pub cfg: ReduceConfig,
     /// Tie rule.

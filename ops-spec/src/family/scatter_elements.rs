@@ -29,7 +29,7 @@ pub struct ScatterElementsPattern {
     /// Output tensor.
     pub output: usize,
     /// The axis the indices replace (an integer expression).
-    pub axis: MExpr,
+    pub axis: Expr,
     /// Doc lines.
     pub docs: Vec<String>,
 }
