@@ -70,7 +70,7 @@ pub trait Operator: fmt::Debug + Send + Sync {
     /// How closely either backend's outputs must match the exact result
     /// (the CPU reference, which computes in `f64` and rounds once): the
     /// spec's accuracy contract for this descriptor, a bound in ULPs that may
-    /// grow with the reduced count, or [`Tolerance::Exact`].
+    /// grow with the reduced count, or [`Tolerance::Exact`](crate::Tolerance::Exact).
     fn tolerance(&self) -> crate::Tolerance {
         crate::Tolerance::Exact
     }

@@ -19,19 +19,16 @@ pub enum Access {
     /// word with one load only at the top level of a kernel, and inside a
     /// branch, a loop or after an early return loops over the SIMD lanes
     /// for it; a uniform word with the same index in every thread is one
-    /// load anywhere. Measured on lavapipe, the element gather of 8 Mi
-    /// in-order elements took 93 ms reading its parameter words from
-    /// storage inside its loops, and 50 ms with them read once.
+    /// load anywhere (see `BENCHMARKS.md`, Tuning decisions).
     Uniform,
 }
 
 /// Most iterations a planner lets one loop of one thread run. llvmpipe
-/// (lavapipe) ends a shader loop early, its guard against hangs: measured
-/// here, a one-thread scan stopped after about 65,535 plain iterations and
-/// after about 32,760 of a loop with a branch in its body; a scatter walk
-/// of 70,000 rows came back wrong, one of 40,000 right. Plans that would
-/// loop longer take another kernel (a scatter walk, two passes; a
-/// reduction, chunks), on every adapter.
+/// (lavapipe) ends a long shader loop early, its guard against hangs, and
+/// fewer iterations when the loop's body branches; this limit stays well
+/// below where that was seen (see `BENCHMARKS.md`, Tuning decisions). Plans
+/// that would loop longer take another kernel (a scatter walk, two passes;
+/// a reduction, chunks), on every adapter.
 pub const MAX_THREAD_STEPS: u64 = 16_384;
 
 /// Parameter words a pass's [`Access::Uniform`] binding holds: the runtime

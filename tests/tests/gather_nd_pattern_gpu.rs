@@ -738,10 +738,10 @@ fn two_dimensional_grid_in_row_mode() {
     );
 }
 
-/// Row mode (slices of at least `ROW_MIN_WORDS` whole words, not whole
-/// 16-byte vectors) for every data width: batches, several blocks per slice
-/// with a partial last one, negative indices, and a bad index reported at its
-/// lowest position.
+/// Row mode (slices of at least `GatherTuning::ROW_MIN_WORDS` whole words,
+/// not whole 16-byte vectors) for every data width: batches, several blocks
+/// per slice with a partial last one, negative indices, and a bad index
+/// reported at its lowest position.
 #[test]
 fn row_mode_copies_whole_words() {
     // (data, slice elements, tuples per batch): word-multiple slices of 129
@@ -759,11 +759,11 @@ fn row_mode_copies_whole_words() {
     copy_slices(&cases, 0x20f, Mode::Row);
 }
 
-/// Vector mode (slices of at least `VECTOR_MIN` whole 16-byte vectors) for
-/// every data width: batches, a few long slices over several workgroups'
-/// blocks, many short ones (of odd vector counts, below and above one
-/// workgroup's step) crossing threads' steps and blocks, negative indices,
-/// and a bad index reported at its lowest position.
+/// Vector mode (slices of at least `GatherTuning::VECTOR_MIN` whole 16-byte
+/// vectors) for every data width: batches, a few long slices over several
+/// workgroups' blocks, many short ones (of odd vector counts, below and
+/// above one workgroup's step) crossing threads' steps and blocks, negative
+/// indices, and a bad index reported at its lowest position.
 #[test]
 fn vector_mode_copies_whole_vectors() {
     // (data, slice elements, tuples per batch).

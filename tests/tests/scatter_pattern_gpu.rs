@@ -22,7 +22,7 @@ use std::sync::Mutex;
 
 use ops_core::patterns::scatter_elements::{
     scatter_elements_cpu, scatter_elements_index_error, scatter_elements_plan_with, ScatterKernels,
-    ScatterStrategy, COLUMNS_MIN, LOCKSTEP_ROWS, WORKGROUP_SIZE,
+    ScatterStrategy, ScatterTuning, LOCKSTEP_ROWS, WORKGROUP_SIZE,
 };
 use ops_core::{DataType, DeviceClass, GpuPlan, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::{Context, ExecError};
@@ -569,14 +569,15 @@ fn out_of_range_indices_are_reported() {
     assert!(cases > 50);
 }
 
-/// Many columns (more than `COLUMNS_MIN`): the geometry picks the one-pass
-/// `Columns` algorithm; neighbouring columns share the words of 8- and 16-bit
-/// outputs, and many updates of a column collide.
+/// Many columns (more than the hardware tuning's `columns_min`): the
+/// geometry picks the one-pass `Columns` algorithm; neighbouring columns
+/// share the words of 8- and 16-bit outputs, and many updates of a column
+/// collide.
 #[test]
 fn wide_scatters_run_in_one_pass() {
     let ctx = ctx();
     let mut rng = Rng(seed() ^ 0x3c01);
-    let cols = COLUMNS_MIN as u32 + 37;
+    let cols = ScatterTuning::of(DeviceClass::Hardware).columns_min as u32 + 37;
     for (data, index) in [
         (DataType::Uint8, DataType::Int32),
         (DataType::Float16, DataType::Int64),

@@ -39,41 +39,79 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// Words a workgroup copies in row mode: 16 per thread.
 pub const ROW_BLOCK_WORDS: u64 = 16 * WORKGROUP_SIZE as u64;
 
-/// Row mode needs slices of at least this many words (half a workgroup's
-/// one-word-per-thread pass).
-pub const ROW_MIN_WORDS: u64 = WORKGROUP_SIZE as u64 / 2;
-
 /// 16-byte vectors each thread copies in vector mode (fewer only at a
-/// slice's end): on lavapipe, 32 ran the row gather 1.1x faster than 16,
-/// the tuple's resolution shared by more vectors.
+/// slice's end; the kernels are generated with it): more vectors share the
+/// resolution of a thread's tuple. See `BENCHMARKS.md`, Tuning decisions.
 pub const VECTORS_PER_THREAD: u64 = 32;
 
-/// Vector mode needs slices of at least this many 16-byte vectors (as many
-/// bytes as [`ROW_MIN_WORDS`] words).
-pub const VECTOR_MIN: u64 = ROW_MIN_WORDS / 4;
+/// Tuning of the gather planner for one device class: every number and
+/// choice [`GatherNdGeometry::variant_on`] decides with. See
+/// `BENCHMARKS.md`, Tuning decisions, for the measurements behind the
+/// values.
+///
+/// The smallest slices of row and vector mode are the same on every class
+/// ([`ROW_MIN_WORDS`](Self::ROW_MIN_WORDS),
+/// [`VECTOR_MIN`](Self::VECTOR_MIN)): they decide which kernels can run a
+/// call ([`GatherNdGeometry::variants`]) and its parameter words, which do
+/// not depend on the class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GatherTuning {
+    /// Whether single elements selected by tuples of one or two index
+    /// values, in one batch, are gathered a vector of elements a thread
+    /// ([`GatherVariant::SingleVectors1`],
+    /// [`GatherVariant::SingleVectors2`]).
+    pub single_vectors: bool,
+}
+
+impl GatherTuning {
+    /// Row mode needs slices of at least this many words (half a
+    /// workgroup's one-word-per-thread pass).
+    pub const ROW_MIN_WORDS: u64 = WORKGROUP_SIZE as u64 / 2;
+
+    /// Vector mode needs slices of at least this many 16-byte vectors (as
+    /// many bytes as [`ROW_MIN_WORDS`](Self::ROW_MIN_WORDS) words).
+    pub const VECTOR_MIN: u64 = Self::ROW_MIN_WORDS / 4;
+
+    /// The tuning of `class`. A software adapter gathers single elements a
+    /// vector a thread: it pays per invocation more than per byte, and its
+    /// `Singles` kernel spends most of its time in the loop over a tuple of
+    /// run-time length. Hardware plans keep `Singles` (not measured on a
+    /// GPU).
+    pub const fn of(class: DeviceClass) -> GatherTuning {
+        match class {
+            DeviceClass::Software => GatherTuning {
+                single_vectors: true,
+            },
+            DeviceClass::Hardware => GatherTuning {
+                single_vectors: false,
+            },
+        }
+    }
+}
 
 /// The kernel variants: one per copy mode, each a kernel of its own. A kernel
 /// that held every mode behind a branch on a parameter word ran single
-/// elements at half the speed on lavapipe (400 ms against 200 ms for 8 Mi
-/// random FLOAT32 elements), its code shaped by the modes it did not run.
+/// elements slower on a CPU adapter, its code shaped by the modes it did not
+/// run (see `BENCHMARKS.md`, Tuning decisions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GatherVariant {
     /// One output element per thread (32- and 64-bit data), or one output
     /// word of 2 or 4 elements (8- and 16-bit data): any slice length,
     /// including empty slices, whose tuples are only checked.
     Elements,
-    /// Row mode: slices of at least [`ROW_MIN_WORDS`] whole words, a
+    /// Row mode: slices of at least [`GatherTuning::ROW_MIN_WORDS`] whole
+    /// words, a
     /// workgroup per block of [`ROW_BLOCK_WORDS`] words of one slice.
     Rows,
-    /// Vector mode: slices of at least [`VECTOR_MIN`] whole 16-byte vectors,
+    /// Vector mode: slices of at least [`GatherTuning::VECTOR_MIN`] whole
+    /// 16-byte vectors,
     /// copied 16 bytes a load by teams of threads
     /// ([`GatherNdGeometry::vector_team`]).
     Vectors,
     /// [`Elements`](Self::Elements) whose slices are single elements of
     /// 32- or 64-bit data (the tuples address whole elements): that path
-    /// alone. lavapipe runs every path of a kernel, masked, whichever the
-    /// slice length takes: 8 Mi in-order FLOAT32 elements took 41.7 ms
-    /// through this path alone, 48.6 ms beside the other two.
+    /// alone. A CPU adapter (lavapipe) runs every path of a kernel, masked,
+    /// whichever the slice length takes.
     Singles,
     /// Slices of one element selected by tuples of one index value, a
     /// vector of output elements a thread ([`single_vector_items`]: 16, 8
@@ -130,9 +168,9 @@ pub const fn single_vector_items(data: DataType) -> u64 {
 }
 
 /// Work items a thread of element mode ([`GatherVariant::Elements`]) takes,
-/// `WORKGROUP_SIZE` apart: on lavapipe, whose cost is per invocation more
-/// than per byte, 4 a thread gathered 8 Mi random FLOAT32 elements in 167
-/// ms against 207 ms for one (and 8 a thread, 165 ms).
+/// `WORKGROUP_SIZE` apart (the kernels are generated with it): a CPU
+/// adapter's cost is per invocation more than per byte, and more than 4
+/// gained little. See `BENCHMARKS.md`, Tuning decisions.
 pub const ELEMENTS_PER_THREAD: u64 = 4;
 
 /// The parameter words of the kernels, shared by [`gather_nd_params`] and the
@@ -171,21 +209,22 @@ pub const ELEMENTS_PER_THREAD: u64 = 4;
 /// per tuple that only checks its indices.
 ///
 /// *Row mode* ([`GatherNdGeometry::row_blocks`]): when slices are whole words
-/// and at least [`ROW_MIN_WORDS`] of them, each workgroup copies up to
-/// [`ROW_BLOCK_WORDS`] words of one tuple's slice (workgroup `g` takes tuple
-/// `g / row blocks`, block `g % row blocks`): the tuple is resolved once per
-/// thread from workgroup-uniform values and every word is a plain copy.
+/// and at least [`GatherTuning::ROW_MIN_WORDS`] of them, each workgroup
+/// copies up to [`ROW_BLOCK_WORDS`] words of one tuple's slice (workgroup
+/// `g` takes tuple `g / row blocks`, block `g % row blocks`): the tuple is
+/// resolved once per thread from workgroup-uniform values and every word is
+/// a plain copy.
 ///
 /// *Vector mode* ([`GatherNdGeometry::slice_vectors`]), which takes
 /// precedence: when slices are whole 16-byte vectors (so every slice starts
-/// on one too) and at least [`VECTOR_MIN`] of them, each slice is copied in
-/// blocks by teams of threads ([`GatherNdGeometry::vector_team`]),
-/// [`VECTORS_PER_THREAD`] vectors a thread with the team's threads on
-/// consecutive vectors; each thread resolves its tuple once, then copies in
-/// a plain loop (a flat layout whose threads changed tuple inside their
-/// loop ran at 0.6x the copy kernel on lavapipe). The input and output are then
-/// read and written through their `array<vec4<u32>>` bindings
-/// ([`gather_nd_plan`]).
+/// on one too) and at least [`GatherTuning::VECTOR_MIN`] of them, each slice
+/// is copied in blocks by teams of threads
+/// ([`GatherNdGeometry::vector_team`]), [`VECTORS_PER_THREAD`] vectors a
+/// thread with the team's threads on consecutive vectors; each thread
+/// resolves its tuple once, then copies in a plain loop (a flat layout
+/// whose threads changed tuple inside their loop was slower). The input and
+/// output are then read and written through their `array<vec4<u32>>`
+/// bindings ([`gather_nd_plan`]).
 pub mod params {
     /// Output element count.
     pub const OUTPUT_COUNT: usize = 0;
@@ -372,11 +411,11 @@ impl GatherNdGeometry {
 
     /// Workgroups per tuple in row mode, `None` for element mode: row mode
     /// needs slices of whole `u32` words (so every slice starts on a word
-    /// too), at least [`ROW_MIN_WORDS`] of them, and a workgroup count that
+    /// too), at least [`GatherTuning::ROW_MIN_WORDS`] of them, and a workgroup count that
     /// fits `u32`.
     pub fn row_blocks(&self, data: DataType) -> Option<u64> {
         let bytes = self.slice_len.checked_mul(data.size_bytes() as u64)?;
-        if !bytes.is_multiple_of(4) || bytes / 4 < ROW_MIN_WORDS {
+        if !bytes.is_multiple_of(4) || bytes / 4 < GatherTuning::ROW_MIN_WORDS {
             return None;
         }
         let blocks = (bytes / 4).div_ceil(ROW_BLOCK_WORDS);
@@ -386,11 +425,12 @@ impl GatherNdGeometry {
 
     /// 16-byte vectors per slice in vector mode, `None` for another mode:
     /// vector mode needs slices of whole vectors (so every slice, and the
-    /// input and output, start and end on one), at least [`VECTOR_MIN`] of
+    /// input and output, start and end on one), at least
+    /// [`GatherTuning::VECTOR_MIN`] of
     /// them, and a vector count and workgroup count that fit `u32`.
     pub fn slice_vectors(&self, data: DataType) -> Option<u64> {
         let bytes = self.slice_len.checked_mul(data.size_bytes() as u64)?;
-        if !bytes.is_multiple_of(16) || bytes / 16 < VECTOR_MIN {
+        if !bytes.is_multiple_of(16) || bytes / 16 < GatherTuning::VECTOR_MIN {
             return None;
         }
         let vectors = bytes / 16;
@@ -417,18 +457,18 @@ impl GatherNdGeometry {
     /// ([`GatherVariant::SingleVectors1`], [`GatherVariant::SingleVectors2`])
     /// when a tuple holds one or two index values and there is one batch
     /// (the kernels compute no batch offset: lavapipe would pay for its
-    /// division in every thread, batches or not). Measured on lavapipe (2
-    /// cores, FLOAT32 `[4096, 4096]` by 8 Mi INT32 pairs): 45-48 ms in
-    /// row-major order and 147-190 ms at random as `Singles`, 14-18 ms and
-    /// 94-101 ms four a thread; `Singles` spends most of it in its loop
-    /// over a tuple of run-time length (four a thread through that loop:
-    /// 41 ms in order).
+    /// division in every thread, batches or not), as
+    /// [`GatherTuning::single_vectors`] says: `Singles` spends most of its
+    /// time in its loop over a tuple of run-time length.
     pub fn variant_on(&self, class: DeviceClass, data: DataType) -> GatherVariant {
         // Slices of one element are never vector or row mode.
         let singles = self.slice_len == 1 && self.tuples_per_batch >= self.tuple_count;
-        match (class, singles, self.tuple_size) {
-            (DeviceClass::Software, true, 1) => GatherVariant::SingleVectors1,
-            (DeviceClass::Software, true, 2) => GatherVariant::SingleVectors2,
+        match (
+            GatherTuning::of(class).single_vectors && singles,
+            self.tuple_size,
+        ) {
+            (true, 1) => GatherVariant::SingleVectors1,
+            (true, 2) => GatherVariant::SingleVectors2,
             _ => self.variant(data),
         }
     }
@@ -1624,7 +1664,10 @@ mod tests {
         assert_eq!(g.slice_vectors(DataType::Float16), Some(1250));
         // 32 vectors (512 bytes) is the least vector mode takes.
         let g = GatherNdGeometry::new(&[1000, 128], &[300, 1], 2, 2, 0).unwrap();
-        assert_eq!(g.slice_vectors(DataType::Float32), Some(VECTOR_MIN));
+        assert_eq!(
+            g.slice_vectors(DataType::Float32),
+            Some(GatherTuning::VECTOR_MIN)
+        );
         assert_eq!(g.slice_vectors(DataType::Float16), None);
         assert_eq!(g.slice_vectors(DataType::Int8), None);
         let g = GatherNdGeometry::new(&[1000, 10_002], &[300, 1], 2, 2, 0).unwrap();

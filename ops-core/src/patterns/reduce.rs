@@ -123,23 +123,24 @@ pub enum ReduceVariant {
     /// result, not one per thread: the long rows and all-axes reductions of
     /// [`DeviceClass::Hardware`], where the combine of a partial per thread
     /// would leave one workgroup reading them all. (Any power-of-two team
-    /// works; teams of 32 over rows of 64 vectors measured slower on an
-    /// H100 than `SplitLanes` teams of 2, so only workgroup teams use it.)
+    /// works; only workgroup teams use it, smaller teams being faster as
+    /// `SplitLanes`: see `BENCHMARKS.md`, Tuning decisions.)
     SplitLanesTree,
     /// [`Combine`](Self::Combine) with teams of one thread: each thread
     /// combines one output's partial results alone, with no shared memory
     /// and no barrier. A CPU adapter (lavapipe) runs a kernel that has a
     /// barrier anywhere as coroutines, one per SIMD batch of a workgroup,
-    /// even when its team tree is skipped: the inner axis's combine took
-    /// 0.2-0.4 ms less without it (of 0.8-1.0 ms).
+    /// even when its team tree is skipped, so a combine without one is
+    /// cheaper there.
     CombineEach,
     /// [`SplitLanes`](Self::SplitLanes) over rows that are not whole
     /// vectors (`len * size` not a multiple of 16 bytes): each row's team
     /// reads the [`params::VECTORS`] vectors from the one holding the row's
     /// first element, and each element counts only when its position lies
-    /// in the row. [`DeviceClass::Software`] plans only: on lavapipe, rows
-    /// of 255 FLOAT32 elements took 43.8 ms through the word variants
-    /// (`Tree`) against 10.7 ms for rows of 256 through `SplitLanes`.
+    /// in the row. [`DeviceClass::Software`] plans only
+    /// ([`ReduceTuning::ragged_lanes`]): on a CPU adapter, rows one element
+    /// short of whole vectors ran several times slower through the word
+    /// variants than whole-vector rows through `SplitLanes`.
     SplitLanesRagged,
 }
 
@@ -248,23 +249,6 @@ fn gcd(a: u64, b: u64) -> u64 {
     }
 }
 
-/// Threads a reduction should run to keep a large GPU's memory system busy
-/// (a few per core of a big discrete GPU); fewer outputs than this get their
-/// reductions split into chunks ([`ReduceStrategy`]).
-pub const TARGET_THREADS: u64 = 1 << 17;
-
-/// Positions each thread of a team scans, at least, when
-/// [`ReduceGeometry::strategy`] sizes teams: teams of 8 threads over rows of
-/// 256 elements read 32-byte sectors whole while the combine costs 3 steps.
-pub const TEAM_ELEMENTS: u64 = 32;
-
-/// A contiguous reduction (innermost dimension reduced) shorter than
-/// `2 * TEAM_ELEMENTS` positions runs [`ReduceVariant::Rows`].
-pub const TREE_MIN_REDUCE_LEN: u64 = 2 * TEAM_ELEMENTS;
-
-/// Fewest positions a split chunk of a strided reduction holds.
-pub const MIN_CHUNK: u64 = 32;
-
 /// Bytes the vector variants ([`ReduceVariant::is_vector`]) read at a time.
 pub const VECTOR_BYTES: u64 = 16;
 
@@ -273,50 +257,125 @@ pub const fn per_vector(dtype: DataType) -> u64 {
     VECTOR_BYTES / dtype.size_bytes() as u64
 }
 
-/// Vectors each thread of a [`ReduceVariant::SplitLanes`] team reads, at
-/// least, when teams are sized: a thread's loop, not its start-up and
-/// partial result, dominates its time.
-pub const LANE_VECTORS: u64 = 32;
-
-/// Largest [`ReduceVariant::SplitLanes`] team: a workgroup. Longer rows
-/// take more chunks.
+/// Largest [`ReduceVariant::SplitLanes`] or
+/// [`ReduceVariant::SplitLanesTree`] team: a workgroup. Longer rows take
+/// more chunks.
 pub const MAX_LANE_TEAM: u64 = WORKGROUP_SIZE as u64;
 
-/// Vectors per thread of a [`MAX_LANE_TEAM`] chunk (an all-axes reduction:
-/// chunks of `256 * 64` vectors, 256 KiB).
-pub const CHUNK_LANE_VECTORS: u64 = 64;
+/// Tuning of the reduce planner for one device class: every number
+/// [`ReduceGeometry::strategy_on`] decides with. See `BENCHMARKS.md`,
+/// Tuning decisions, for the measurements behind the values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReduceTuning {
+    /// Threads a word strategy aims to run, enough to keep a large GPU's
+    /// memory system busy (a few per core of a big discrete GPU); fewer
+    /// outputs than this get their reductions split into chunks.
+    pub target_threads: u64,
+    /// Positions each thread of a [`ReduceVariant::Tree`] team scans, at
+    /// least: teams of 8 threads over rows of 256 elements read 32-byte
+    /// sectors whole while the combine costs 3 steps.
+    pub team_elements: u64,
+    /// A contiguous reduction (innermost dimension reduced) shorter than
+    /// this many positions runs [`ReduceVariant::Rows`].
+    pub tree_min_reduce_len: u64,
+    /// Fewest positions a [`ReduceVariant::SplitRows`] chunk holds.
+    pub min_chunk: u64,
+    /// Vectors each thread of a [`ReduceVariant::SplitLanes`] team reads,
+    /// at least, when teams are sized: a thread's loop, not its start-up
+    /// and partial result, dominates its time.
+    pub lane_vectors: u64,
+    /// Shortest contiguous row, in vectors, that the lanes variants take
+    /// (shorter rows run the word variants).
+    pub lanes_min_vectors: u64,
+    /// Vectors per thread of a chunk of a full-workgroup
+    /// ([`MAX_LANE_TEAM`]) lanes team: the chunk of an all-axes reduction.
+    pub chunk_lane_vectors: u64,
+    /// Whether full-workgroup lanes teams combine in shared memory
+    /// ([`ReduceVariant::SplitLanesTree`], one partial result per chunk)
+    /// rather than write a partial result per thread
+    /// ([`ReduceVariant::SplitLanes`]). A GPU combines a workgroup's results
+    /// cheaply; the combine of a partial per thread would leave one
+    /// workgroup reading them all.
+    pub lanes_tree: bool,
+    /// Whether rows that are not whole vectors run
+    /// [`ReduceVariant::SplitLanesRagged`] (else the word variants).
+    pub ragged_lanes: bool,
+    /// Whether the lanes variants also take several contiguous rows per
+    /// output ([`ReduceGeometry::segmented_rows`] with more than one
+    /// segment; else the word variants).
+    pub segmented_lanes: bool,
+    /// Whether a column reduction whose inner block is not whole vectors
+    /// runs [`ReduceVariant::SplitColumns`] in phases ([`phases`]; else the
+    /// word variants).
+    pub phased_columns: bool,
+    /// Threads below which a [`ReduceVariant::Columns`] reduction is split
+    /// over chunks of the reduced dimension
+    /// ([`ReduceVariant::SplitColumns`]): a hardware GPU needs many threads
+    /// with loads in flight.
+    pub column_threads: u64,
+    /// Fewest rows a [`ReduceVariant::SplitColumns`] chunk holds.
+    pub min_column_rows: u64,
+    /// Partial results each thread of a [`ReduceVariant::Combine`] team
+    /// reads, at least: a few partials per output combine in one thread,
+    /// with no barrier; many take a team of up to [`WORKGROUP_SIZE`].
+    pub combine_partials: u64,
+}
 
-/// Shortest contiguous row, in vectors, that [`ReduceVariant::SplitLanes`]
-/// takes (shorter rows run the word variants).
-pub const LANES_MIN_VECTORS: u64 = 16;
+impl ReduceTuning {
+    /// The tuning of `class`. The word strategies are tuned alike on both
+    /// classes. A software adapter takes the vector variants for every
+    /// layout they read and splits columns only below a few thousand
+    /// threads; a hardware GPU combines full-workgroup lanes teams in
+    /// shared memory over smaller chunks, splits columns up to the threads
+    /// that fill it, and keeps the word variants for the layouts not
+    /// measured on one (ragged rows, segments, phased columns).
+    pub const fn of(class: DeviceClass) -> ReduceTuning {
+        match class {
+            DeviceClass::Software => ReduceTuning {
+                target_threads: 1 << 17,
+                team_elements: 32,
+                tree_min_reduce_len: 64,
+                min_chunk: 32,
+                lane_vectors: 32,
+                lanes_min_vectors: 16,
+                chunk_lane_vectors: 64,
+                lanes_tree: false,
+                ragged_lanes: true,
+                segmented_lanes: true,
+                phased_columns: true,
+                column_threads: 1 << 14,
+                min_column_rows: 32,
+                combine_partials: 16,
+            },
+            DeviceClass::Hardware => ReduceTuning {
+                target_threads: 1 << 17,
+                team_elements: 32,
+                tree_min_reduce_len: 64,
+                min_chunk: 32,
+                lane_vectors: 32,
+                lanes_min_vectors: 16,
+                chunk_lane_vectors: 16,
+                lanes_tree: true,
+                ragged_lanes: false,
+                segmented_lanes: false,
+                phased_columns: false,
+                column_threads: 1 << 17,
+                min_column_rows: 32,
+                combine_partials: 16,
+            },
+        }
+    }
 
-/// Threads below which a [`ReduceVariant::Columns`] reduction is split over
-/// chunks of the reduced dimension ([`ReduceVariant::SplitColumns`]).
-pub const COLUMN_THREADS: u64 = 1 << 14;
+    /// The combine team for `partials` partial results per output.
+    fn combine_team(&self, partials: u64) -> u32 {
+        pow2_floor(partials / self.combine_partials).min(u64::from(WORKGROUP_SIZE)) as u32
+    }
 
-/// [`COLUMN_THREADS`] on [`DeviceClass::Hardware`]: a GPU needs about this
-/// many threads with loads in flight (measured on an NVIDIA H100, the
-/// outer-axis FLOAT32 ArgMin of 256 MiB: 0.32 ms as 16K column threads,
-/// 0.15 ms split to 128K; with its clocks low, 1.09 ms, 0.44 ms, and 0.60
-/// ms split to 512K).
-pub const HARDWARE_COLUMN_THREADS: u64 = 1 << 17;
-
-/// Vectors per thread of a [`ReduceVariant::SplitLanesTree`] chunk on
-/// [`DeviceClass::Hardware`] (chunks of `256 * 16` vectors, 64 KiB): many
-/// workgroups, each writing one partial result.
-pub const HARDWARE_CHUNK_LANE_VECTORS: u64 = 16;
-
-/// Fewest rows a [`ReduceVariant::SplitColumns`] chunk holds.
-pub const MIN_COLUMN_ROWS: u64 = 32;
-
-/// Partial results each thread of a [`ReduceVariant::Combine`] team reads,
-/// at least: a few partials per output combine in one thread, with no
-/// barrier; many take a team of up to [`WORKGROUP_SIZE`].
-pub const COMBINE_PARTIALS: u64 = 16;
-
-/// The combine team for `partials` partial results per output.
-fn combine_team(partials: u64) -> u32 {
-    pow2_floor(partials / COMBINE_PARTIALS).min(u64::from(WORKGROUP_SIZE)) as u32
+    /// The team of a lanes row of `vectors` vectors:
+    /// `pow2_floor(vectors / lane_vectors)` threads, 2 to [`MAX_LANE_TEAM`].
+    fn lane_team(&self, vectors: u64) -> u64 {
+        pow2_floor(vectors / self.lane_vectors).clamp(2, MAX_LANE_TEAM)
+    }
 }
 
 /// The chunk count that splits `len` positions into about `wanted` chunks
@@ -475,25 +534,19 @@ impl ReduceStrategy {
     }
 }
 
-/// The team of a [`ReduceVariant::SplitLanes`] row of `vectors` vectors:
-/// `pow2_floor(vectors / LANE_VECTORS)` threads, 2 to [`MAX_LANE_TEAM`].
-fn lane_team(vectors: u64) -> u64 {
-    pow2_floor(vectors / LANE_VECTORS).clamp(2, MAX_LANE_TEAM)
-}
-
 /// The team and chunk count of a [`ReduceVariant::SplitLanes`] (or
-/// `SplitLanesRagged`) pass over `outputs` rows of `vectors` vectors: one
-/// chunk below workgroup teams, else chunks of `MAX_LANE_TEAM *
-/// CHUNK_LANE_VECTORS` vectors. `None` when the partial results (a thread
+/// `SplitLanesRagged`) pass over `outputs` rows of `vectors` vectors under
+/// `t`: one chunk below workgroup teams, else chunks of `MAX_LANE_TEAM *
+/// t.chunk_lane_vectors` vectors. `None` when the partial results (a thread
 /// each, up to 3 words) would not be addressable by u32 words.
-fn lane_split(outputs: u64, vectors: u64) -> Option<(u64, u64)> {
-    let team = lane_team(vectors);
+fn lane_split(t: &ReduceTuning, outputs: u64, vectors: u64) -> Option<(u64, u64)> {
+    let team = t.lane_team(vectors);
     let chunks = if team < MAX_LANE_TEAM {
         1
     } else {
         balanced_chunks(
             vectors,
-            vectors.div_ceil(MAX_LANE_TEAM * CHUNK_LANE_VECTORS),
+            vectors.div_ceil(MAX_LANE_TEAM * t.chunk_lane_vectors),
         )
     };
     let partials = outputs.checked_mul(team * chunks)?;
@@ -696,33 +749,42 @@ impl ReduceGeometry {
         self.reduced.last().is_some_and(|&(_, stride)| stride == 1)
     }
 
-    /// How [`reduce_plan`] runs this reduction.
+    /// How [`reduce_plan`] runs this reduction with the word variants,
+    /// which read any layout: the word strategy of
+    /// [`DeviceClass::Hardware`]'s [`ReduceTuning`] (the classes tune it
+    /// alike; [`strategy_on`](Self::strategy_on) falls back to its own
+    /// class's).
+    pub fn strategy(&self) -> ReduceStrategy {
+        self.word_strategy(&ReduceTuning::of(DeviceClass::Hardware))
+    }
+
+    /// The word strategy under `t`:
     ///
     /// - Strided reductions, and contiguous ones shorter than
-    ///   [`TREE_MIN_REDUCE_LEN`]: [`ReduceStrategy::Rows`] when there are at
-    ///   least [`TARGET_THREADS`] outputs or the sub-tensors are short,
+    ///   `t.tree_min_reduce_len`: [`ReduceStrategy::Rows`] when there are at
+    ///   least `t.target_threads` outputs or the sub-tensors are short,
     ///   otherwise [`ReduceStrategy::SplitRows`] with enough chunks (of at
-    ///   least [`MIN_CHUNK`] positions) to run about [`TARGET_THREADS`]
+    ///   least `t.min_chunk` positions) to run about `t.target_threads`
     ///   threads.
     /// - Contiguous reductions: teams sized so that each thread scans about
-    ///   [`TEAM_ELEMENTS`] positions (at most [`WORKGROUP_SIZE`] threads);
-    ///   [`ReduceStrategy::Tree`] when that runs [`TARGET_THREADS`] threads
+    ///   `t.team_elements` positions (at most [`WORKGROUP_SIZE`] threads);
+    ///   [`ReduceStrategy::Tree`] when that runs `t.target_threads` threads
     ///   or the teams are not full workgroups, otherwise
     ///   [`ReduceStrategy::SplitTree`] with full-workgroup teams over chunks
-    ///   of at least `WORKGROUP_SIZE * TEAM_ELEMENTS` positions (an
+    ///   of at least `WORKGROUP_SIZE * t.team_elements` positions (an
     ///   all-axes reduction: many workgroups, then one combine).
-    pub fn strategy(&self) -> ReduceStrategy {
+    fn word_strategy(&self, t: &ReduceTuning) -> ReduceStrategy {
         let (outputs, len) = (self.output_count.max(1), self.reduce_len);
         let wg = u64::from(WORKGROUP_SIZE);
-        if !self.is_contiguous() || len < TREE_MIN_REDUCE_LEN {
-            if outputs >= TARGET_THREADS || len < 2 * MIN_CHUNK {
+        if !self.is_contiguous() || len < t.tree_min_reduce_len {
+            if outputs >= t.target_threads || len < 2 * t.min_chunk {
                 return ReduceStrategy::Rows;
             }
             let chunks = balanced_chunks(
                 len,
-                TARGET_THREADS
+                t.target_threads
                     .div_ceil(outputs)
-                    .min(len.div_ceil(MIN_CHUNK)),
+                    .min(len.div_ceil(t.min_chunk)),
             );
             // Chunk bounds must not wrap u32 (see params::CHUNK_LEN).
             if chunks < 2 || len + chunks > u64::from(u32::MAX) {
@@ -730,22 +792,22 @@ impl ReduceGeometry {
             }
             return ReduceStrategy::SplitRows {
                 chunks: chunks as u32,
-                combine_team: combine_team(chunks),
+                combine_team: t.combine_team(chunks),
             };
         }
-        let team = pow2_floor(len / TEAM_ELEMENTS).min(wg);
+        let team = pow2_floor(len / t.team_elements).min(wg);
         // Team indices must fit u32.
         if outputs.saturating_mul(team) > u64::from(u32::MAX) {
             return ReduceStrategy::Rows;
         }
-        if outputs * team >= TARGET_THREADS || team < wg {
+        if outputs * team >= t.target_threads || team < wg {
             return ReduceStrategy::Tree { team: team as u32 };
         }
         let chunks = balanced_chunks(
             len,
-            TARGET_THREADS
+            t.target_threads
                 .div_ceil(outputs * wg)
-                .min(len.div_ceil(wg * TEAM_ELEMENTS)),
+                .min(len.div_ceil(wg * t.team_elements)),
         );
         if chunks < 2 || len + chunks > u64::from(u32::MAX) {
             return ReduceStrategy::Tree { team: team as u32 };
@@ -753,7 +815,7 @@ impl ReduceGeometry {
         ReduceStrategy::SplitTree {
             team: WORKGROUP_SIZE,
             chunks: chunks as u32,
-            combine_team: combine_team(chunks),
+            combine_team: t.combine_team(chunks),
         }
     }
 
@@ -764,20 +826,21 @@ impl ReduceGeometry {
 
     /// How [`reduce_plan`] runs this reduction over elements of `dtype`: a
     /// vector strategy, reading 16 bytes at a time, when the layout allows
-    /// it, otherwise [`strategy`](Self::strategy)'s word strategy.
+    /// it, otherwise the word strategy ([`strategy`](Self::strategy)).
     ///
     /// - [`ReduceStrategy::SplitLanes`]: one merged reduced dimension of
     ///   stride 1 (the layout `[outputs, len]`) whose rows are whole vectors,
-    ///   at least [`LANES_MIN_VECTORS`] of them. Teams of
-    ///   `pow2_floor(vectors / LANE_VECTORS)` threads (2 to
+    ///   at least [`ReduceTuning::lanes_min_vectors`] of them. Teams of
+    ///   `pow2_floor(vectors / lane_vectors)` threads (2 to
     ///   [`WORKGROUP_SIZE`]); full-workgroup teams take chunks of
-    ///   `WORKGROUP_SIZE * CHUNK_LANE_VECTORS` vectors.
+    ///   `WORKGROUP_SIZE * chunk_lane_vectors` vectors.
     /// - [`ReduceStrategy::Columns`]: one merged reduced dimension whose
     ///   stride is the innermost kept dimension (the layout `[outer, len,
     ///   inner]`), `inner` a whole number of vectors; one thread per vector
     ///   of `inner`. [`ReduceStrategy::SplitColumns`] when that is fewer than
-    ///   [`COLUMN_THREADS`] threads: chunks of at least [`MIN_COLUMN_ROWS`]
-    ///   rows bring it up to about that many.
+    ///   [`ReduceTuning::column_threads`] threads: chunks of at least
+    ///   [`ReduceTuning::min_column_rows`] rows bring it up to about that
+    ///   many.
     /// - [`ReduceStrategy::SplitLanesRagged`]: rows that are not whole
     ///   vectors, read over each row's window of vectors.
     /// - `SplitLanes` over segments: the first and last axes of `[N, C, L]`
@@ -791,37 +854,34 @@ impl ReduceGeometry {
         self.strategy_on(dtype, DeviceClass::Software)
     }
 
-    /// [`strategy_for`](Self::strategy_for) on an adapter of `class`.
+    /// [`strategy_for`](Self::strategy_for) on an adapter of `class`, with
+    /// the numbers and choices of [`ReduceTuning::of`]`(class)`.
     /// [`DeviceClass::Hardware`] differs in two places:
     ///
     /// - rows long enough for full-workgroup [`ReduceStrategy::SplitLanes`]
     ///   teams run [`ReduceStrategy::SplitLanesTree`] over chunks of
-    ///   `WORKGROUP_SIZE * HARDWARE_CHUNK_LANE_VECTORS` vectors, combining
-    ///   in shared memory: one partial result per chunk instead of one per
-    ///   thread (measured on an H100: the all-axes FLOAT32 ArgMin of 256
-    ///   MiB took 0.40 ms with 256 partials per chunk, 0.19-0.27 ms with
-    ///   one);
-    /// - column reductions are split up to [`HARDWARE_COLUMN_THREADS`]
-    ///   threads instead of [`COLUMN_THREADS`].
+    ///   `WORKGROUP_SIZE * chunk_lane_vectors` vectors, combining in shared
+    ///   memory: one partial result per chunk instead of one per thread;
+    /// - column reductions are split up to more threads.
     pub fn strategy_on(&self, dtype: DataType, class: DeviceClass) -> ReduceStrategy {
-        self.vector_strategy(dtype, class)
-            .unwrap_or_else(|| self.strategy())
+        let t = ReduceTuning::of(class);
+        self.vector_strategy(dtype, &t)
+            .unwrap_or_else(|| self.word_strategy(&t))
     }
 
     /// [`ReduceStrategy::SplitLanesRagged`] for contiguous rows that are not
-    /// whole vectors, on [`DeviceClass::Software`]: the teams and chunks of
+    /// whole vectors, where `t.ragged_lanes`: the teams and chunks of
     /// `SplitLanes` over each row's window of [`ragged_window`] vectors.
-    /// Hardware plans keep the word variants (not measured on a GPU).
-    fn ragged_strategy(&self, dtype: DataType, class: DeviceClass) -> Option<ReduceStrategy> {
-        if class != DeviceClass::Software {
+    fn ragged_strategy(&self, dtype: DataType, t: &ReduceTuning) -> Option<ReduceStrategy> {
+        if !t.ragged_lanes {
             return None;
         }
         let outputs = self.output_count;
         let window = ragged_window(self.reduce_len, dtype);
-        if window < LANES_MIN_VECTORS {
+        if window < t.lanes_min_vectors {
             return None;
         }
-        let (team, chunks) = lane_split(outputs, window)?;
+        let (team, chunks) = lane_split(t, outputs, window)?;
         // Element offsets (o * len + position) fit u32.
         if outputs
             .checked_mul(self.reduce_len)
@@ -833,7 +893,7 @@ impl ReduceGeometry {
             segments: 1,
             team: team as u32,
             chunks: chunks as u32,
-            combine_team: combine_team(team * chunks),
+            combine_team: t.combine_team(team * chunks),
         })
     }
 
@@ -856,26 +916,26 @@ impl ReduceGeometry {
 
     /// The lanes strategies over [`segmented_rows`](Self::segmented_rows):
     /// `outputs * segments` rows of `len` elements (segments of more than one
-    /// row on [`DeviceClass::Software`] only).
-    fn lanes_strategy(&self, dtype: DataType, class: DeviceClass) -> Option<ReduceStrategy> {
+    /// row where `t.segmented_lanes`).
+    fn lanes_strategy(&self, dtype: DataType, t: &ReduceTuning) -> Option<ReduceStrategy> {
         let (segments, len) = self.segmented_rows()?;
         if !(len * dtype.size_bytes() as u64).is_multiple_of(VECTOR_BYTES) {
             return if segments == 1 {
-                self.ragged_strategy(dtype, class)
+                self.ragged_strategy(dtype, t)
             } else {
                 None
             };
         }
         let rows = self.output_count.checked_mul(segments)?;
         let vectors = len / per_vector(dtype);
-        if vectors < LANES_MIN_VECTORS || segments > u64::from(u32::MAX) {
+        if vectors < t.lanes_min_vectors || segments > u64::from(u32::MAX) {
             return None;
         }
-        let team = lane_team(vectors);
-        if class == DeviceClass::Hardware && team == MAX_LANE_TEAM {
+        let team = t.lane_team(vectors);
+        if t.lanes_tree && team == MAX_LANE_TEAM {
             let chunks = balanced_chunks(
                 vectors,
-                vectors.div_ceil(MAX_LANE_TEAM * HARDWARE_CHUNK_LANE_VECTORS),
+                vectors.div_ceil(MAX_LANE_TEAM * t.chunk_lane_vectors),
             );
             let partials = rows.checked_mul(chunks)?;
             if !partials_fit(partials)
@@ -889,29 +949,27 @@ impl ReduceGeometry {
                 segments: segments as u32,
                 team: team as u32,
                 chunks: chunks as u32,
-                combine_team: combine_team(segments * chunks),
+                combine_team: t.combine_team(segments * chunks),
             });
         }
-        let (team, chunks) = lane_split(rows, vectors)?;
+        let (team, chunks) = lane_split(t, rows, vectors)?;
         Some(ReduceStrategy::SplitLanes {
             segments: segments as u32,
             team: team as u32,
             chunks: chunks as u32,
-            combine_team: combine_team(segments * team * chunks),
+            combine_team: t.combine_team(segments * team * chunks),
         })
     }
 
-    fn vector_strategy(&self, dtype: DataType, class: DeviceClass) -> Option<ReduceStrategy> {
+    fn vector_strategy(&self, dtype: DataType, t: &ReduceTuning) -> Option<ReduceStrategy> {
         let bytes = dtype.size_bytes() as u64;
         let outputs = self.output_count;
         if outputs == 0 || self.reduce_len < 2 {
             return None;
         }
         match self.segmented_rows() {
-            Some((1, _)) => return self.lanes_strategy(dtype, class),
-            // Hardware plans keep the word variants here (not measured on
-            // a GPU).
-            Some(_) if class == DeviceClass::Software => return self.lanes_strategy(dtype, class),
+            Some((1, _)) => return self.lanes_strategy(dtype, t),
+            Some(_) if t.segmented_lanes => return self.lanes_strategy(dtype, t),
             Some(_) => return None,
             None => {}
         }
@@ -923,18 +981,15 @@ impl ReduceGeometry {
         if inner_stride != 1 || inner != stride {
             return None;
         }
-        let wanted = match class {
-            DeviceClass::Software => COLUMN_THREADS,
-            DeviceClass::Hardware => HARDWARE_COLUMN_THREADS,
-        };
+        let wanted = t.column_threads;
         if !(inner * bytes).is_multiple_of(VECTOR_BYTES) {
-            return self.phased_strategy(dtype, class, wanted);
+            return self.phased_strategy(dtype, t);
         }
         let threads = outputs / per_vector;
-        if threads >= wanted || len < 2 * MIN_COLUMN_ROWS {
+        if threads >= wanted || len < 2 * t.min_column_rows {
             return Some(ReduceStrategy::Columns);
         }
-        let chunks = balanced_chunks(len, wanted.div_ceil(threads).min(len / MIN_COLUMN_ROWS));
+        let chunks = balanced_chunks(len, wanted.div_ceil(threads).min(len / t.min_column_rows));
         if chunks < 2 {
             return Some(ReduceStrategy::Columns);
         }
@@ -944,30 +999,24 @@ impl ReduceGeometry {
         Some(ReduceStrategy::SplitColumns {
             phases: 1,
             chunks: chunks as u32,
-            combine_team: combine_team(chunks),
+            combine_team: t.combine_team(chunks),
         })
     }
 
     /// [`ReduceStrategy::SplitColumns`] of `phases` P > 1 for an `[outer,
-    /// len, inner]` reduction whose inner block is not whole vectors, on
-    /// [`DeviceClass::Software`]: P rows of `inner` make whole vectors, so
-    /// the input reads as `[outer, len / P, P * inner]` in vectors when P
-    /// divides `len` and `len / P` is at least [`MIN_COLUMN_ROWS`]. Each
-    /// output then has P partial results a chunk. Hardware plans keep the
-    /// word variants (not measured on a GPU).
-    fn phased_strategy(
-        &self,
-        dtype: DataType,
-        class: DeviceClass,
-        wanted: u64,
-    ) -> Option<ReduceStrategy> {
-        if class != DeviceClass::Software {
+    /// len, inner]` reduction whose inner block is not whole vectors, where
+    /// `t.phased_columns`: P rows of `inner` make whole vectors, so the
+    /// input reads as `[outer, len / P, P * inner]` in vectors when P
+    /// divides `len` and `len / P` is at least `t.min_column_rows`. Each
+    /// output then has P partial results a chunk.
+    fn phased_strategy(&self, dtype: DataType, t: &ReduceTuning) -> Option<ReduceStrategy> {
+        if !t.phased_columns {
             return None;
         }
         let bytes = dtype.size_bytes() as u64;
         let (len, inner) = (self.reduce_len, self.kept.last()?.0);
         let phases = phases(inner, dtype);
-        if !len.is_multiple_of(phases) || len / phases < MIN_COLUMN_ROWS {
+        if !len.is_multiple_of(phases) || len / phases < t.min_column_rows {
             return None;
         }
         let rows = len / phases;
@@ -975,7 +1024,10 @@ impl ReduceGeometry {
         let threads = outer * (phases * inner * bytes / VECTOR_BYTES);
         let chunks = balanced_chunks(
             rows,
-            wanted.div_ceil(threads).min(rows / MIN_COLUMN_ROWS).max(1),
+            t.column_threads
+                .div_ceil(threads)
+                .min(rows / t.min_column_rows)
+                .max(1),
         );
         // Partial results and element offsets fit u32.
         if !partials_fit(self.output_count.saturating_mul(phases * chunks))
@@ -986,7 +1038,7 @@ impl ReduceGeometry {
         Some(ReduceStrategy::SplitColumns {
             phases: phases as u32,
             chunks: chunks as u32,
-            combine_team: combine_team(phases * chunks),
+            combine_team: t.combine_team(phases * chunks),
         })
     }
 }
@@ -1016,11 +1068,12 @@ impl ReduceGeometry {
     /// `dtype`: the planner's choices on both device classes and its word
     /// strategy ([`strategy`](Self::strategy)), then the word strategies
     /// taken past the thresholds that rule them out here, as far as
-    /// [`MAX_THREAD_STEPS`](crate::MAX_THREAD_STEPS) allows — one
+    /// [`MAX_THREAD_STEPS`] allows — one
     /// [`ReduceStrategy::Rows`] pass, [`ReduceStrategy::Tree`] teams,
     /// [`ReduceStrategy::SplitRows`] and [`ReduceStrategy::SplitTree`] over
-    /// chunks of [`MIN_CHUNK`] and `WORKGROUP_SIZE * TEAM_ELEMENTS`
-    /// positions (the word kernels read any layout) — and the column
+    /// chunks of `min_chunk` and `WORKGROUP_SIZE * team_elements`
+    /// positions of each class's [`ReduceTuning`] (the word kernels read any
+    /// layout) — and the column
     /// strategies both split and not where the layout is columns of whole
     /// vectors. Every split strategy appears with its combine pass both as
     /// [`ReduceVariant::CombineEach`] and as [`ReduceVariant::Combine`].
@@ -1053,10 +1106,6 @@ impl ReduceGeometry {
         }
         let wg = u64::from(WORKGROUP_SIZE);
         let max = u64::from(u32::MAX);
-        let team = pow2_floor(len / TEAM_ELEMENTS).clamp(2, wg);
-        if len >= 2 && outputs.saturating_mul(team) <= max && steps(len / team) {
-            push(ReduceStrategy::Tree { team: team as u32 });
-        }
         // Partial results and chunk bounds addressable by u32.
         let splits = |chunks: u64| {
             chunks >= 2
@@ -1064,38 +1113,46 @@ impl ReduceGeometry {
                 && partials_fit(outputs.saturating_mul(chunks))
                 && steps(chunk_len(len, chunks))
         };
-        let chunks = balanced_chunks(len, len.div_ceil(MIN_CHUNK));
-        if splits(chunks) {
-            push(ReduceStrategy::SplitRows {
-                chunks: chunks as u32,
-                combine_team: combine_team(chunks),
-            });
-        }
-        let chunks = balanced_chunks(len, len.div_ceil(wg * TEAM_ELEMENTS));
-        if splits(chunks) && outputs.saturating_mul(chunks * wg) <= max {
-            push(ReduceStrategy::SplitTree {
-                team: WORKGROUP_SIZE,
-                chunks: chunks as u32,
-                combine_team: combine_team(chunks),
-            });
-        }
-        // Columns of whole vectors: both one pass and split at the most.
-        if picked.iter().any(|s| {
-            matches!(
-                s,
-                ReduceStrategy::Columns | ReduceStrategy::SplitColumns { phases: 1, .. }
-            )
-        }) {
-            if steps(len) {
-                push(ReduceStrategy::Columns);
+        // Each class's word and column strategies past their thresholds.
+        for class in DeviceClass::ALL {
+            let t = ReduceTuning::of(class);
+            let team = pow2_floor(len / t.team_elements).clamp(2, wg);
+            if len >= 2 && outputs.saturating_mul(team) <= max && steps(len / team) {
+                push(ReduceStrategy::Tree { team: team as u32 });
             }
-            let chunks = balanced_chunks(len, len / MIN_COLUMN_ROWS);
-            if chunks >= 2 && partials_fit(outputs.saturating_mul(chunks)) {
-                push(ReduceStrategy::SplitColumns {
-                    phases: 1,
+            let chunks = balanced_chunks(len, len.div_ceil(t.min_chunk));
+            if splits(chunks) {
+                push(ReduceStrategy::SplitRows {
                     chunks: chunks as u32,
-                    combine_team: combine_team(chunks),
+                    combine_team: t.combine_team(chunks),
                 });
+            }
+            let chunks = balanced_chunks(len, len.div_ceil(wg * t.team_elements));
+            if splits(chunks) && outputs.saturating_mul(chunks * wg) <= max {
+                push(ReduceStrategy::SplitTree {
+                    team: WORKGROUP_SIZE,
+                    chunks: chunks as u32,
+                    combine_team: t.combine_team(chunks),
+                });
+            }
+            // Columns of whole vectors: both one pass and split at the most.
+            if picked.iter().any(|s| {
+                matches!(
+                    s,
+                    ReduceStrategy::Columns | ReduceStrategy::SplitColumns { phases: 1, .. }
+                )
+            }) {
+                if steps(len) {
+                    push(ReduceStrategy::Columns);
+                }
+                let chunks = balanced_chunks(len, len / t.min_column_rows);
+                if chunks >= 2 && partials_fit(outputs.saturating_mul(chunks)) {
+                    push(ReduceStrategy::SplitColumns {
+                        phases: 1,
+                        chunks: chunks as u32,
+                        combine_team: t.combine_team(chunks),
+                    });
+                }
             }
         }
         let splits: Vec<ReduceStrategy> = out.clone();
@@ -2052,7 +2109,7 @@ mod tests {
                 combine_team: 1
             }
         );
-        // Few outputs: chunks of at least MIN_COLUMN_ROWS rows of phases.
+        // Few outputs: chunks of at least min_column_rows rows of phases.
         assert_eq!(
             sw(&[2, 1024, 49], Float16),
             ReduceStrategy::SplitColumns {
@@ -2096,7 +2153,7 @@ mod tests {
                 combine_team: 32
             }
         );
-        // Strided with few outputs: chunks of at least MIN_CHUNK positions.
+        // Strided with few outputs: chunks of at least min_chunk positions.
         let g = ReduceGeometry::new(&[4096, 4], &[0]).unwrap();
         assert_eq!(
             g.strategy(),
@@ -2159,7 +2216,7 @@ mod tests {
             r.strategy_on(DataType::Float32, DeviceClass::Hardware),
             r.strategy()
         );
-        // A ragged row shorter than LANES_MIN_VECTORS vectors: words.
+        // A ragged row shorter than lanes_min_vectors vectors: words.
         let r = ReduceGeometry::new(&[256, 57], &[1]).unwrap();
         assert_eq!(
             r.strategy_on(DataType::Float32, DeviceClass::Software),
@@ -2180,7 +2237,7 @@ mod tests {
         assert_eq!(combine_variant(2), ReduceVariant::Combine);
         assert!(!ReduceVariant::CombineEach.is_tree() && !ReduceVariant::CombineEach.is_split());
         assert_eq!(g.strategy_for(DataType::Int16), lanes(128, 1, 8));
-        // Rows of 7 bytes, or of fewer than LANES_MIN_VECTORS vectors: words.
+        // Rows of 7 bytes, or of fewer than lanes_min_vectors vectors: words.
         let g = ReduceGeometry::new(&[256, 7], &[1]).unwrap();
         assert_eq!(g.strategy_for(DataType::Int8), g.strategy());
         let g = ReduceGeometry::new(&[256, 60], &[1]).unwrap();

@@ -32,11 +32,13 @@
 //! Two updates can only hit the same output element when they share their
 //! *column*: the coordinates off the axis (`outer`, `inner` below). The plan
 //! picks one of four algorithms ([`ScatterGeometry::strategy_on`], for the
-//! device class and the data type):
+//! device class and the data type, with the thresholds of the class's
+//! [`ScatterTuning`]; the measurements behind them are in `BENCHMARKS.md`,
+//! Tuning decisions):
 //!
 //! - [`ScatterStrategy::Columns`], when there are at least
-//!   [`COLUMNS_MIN`] columns ([`SOFTWARE_COLUMNS_MIN`] in software plans)
-//!   or at most [`COLUMNS_MAX_WALK`] updates per column: one pass, one
+//!   [`ScatterTuning::columns_min`] columns or at most
+//!   [`ScatterTuning::columns_max_walk`] updates per column: one pass, one
 //!   thread per column (consecutive threads on
 //!   consecutive inner coordinates) walking its updates along the axis in
 //!   order and storing each, so the last one in row-major order is stored
@@ -49,11 +51,9 @@
 //!   the output words of those columns, so each update replaces its lane of
 //!   its word with a plain load and store, no atomics. A bad index reports
 //!   the lowest bad position of its row of the word and ends the walk.
-//!   Measured on lavapipe (2 cores, FLOAT16, 64 MiB of data and as much
-//!   update data): `[8192, 4096]` 702 ms with unique indices and 430 ms
-//!   with collisions as `Columns`, 327 and 179 ms as `ColumnWords`; 64 rows
-//!   of 2^19 columns 362-371 ms, 121 ms. Hardware plans keep `Columns`
-//!   (not measured on a GPU).
+//!   A CPU adapter runs it faster than `Columns`, whose 8- and 16-bit lane
+//!   stores are atomics. Hardware plans keep `Columns` (not measured on a
+//!   GPU).
 //! - [`ScatterStrategy::ColumnVectors`], in software plans, for any data
 //!   type whose `inner` is a whole number of 16-byte vectors (the
 //!   preferred walk there): one thread per `vec4<u32>` of 16 (8-bit) to 2
@@ -75,15 +75,9 @@
 //!   tensors. In lock step a workgroup reads and writes 4 KiB of each row
 //!   together. A bad index reports the lowest bad position of its row of
 //!   the vector and ends the thread's stores (it keeps meeting the
-//!   barriers). Measured on lavapipe (2 cores, FLOAT32 `[4096, 4096]`
-//!   with INT32 indices, updates as large as the data): `Columns` 185-190
-//!   ms (unique indices) and 113-131 ms (collisions); a vector a thread
-//!   without barriers 132 and 63-66 ms; with barriers (every 16 or 64 rows
-//!   alike) 62-64 and 57-63 ms; the same kernel reading its indices a word
-//!   at a time 69-72 ms; workgroups of 64 threads instead of 256 61-80 ms.
-//!   FLOAT16 `[8192, 4096]`: 702 and 430 ms as `Columns`, 327 and 179 ms
-//!   as `ColumnWords`, 117-126 ms a vector a thread storing lane by lane,
-//!   90-95 ms with the whole-vector store.
+//!   barriers). On a CPU adapter the vector walk in lock step beats both
+//!   `Columns` and `ColumnWords`, and the whole-vector store and the
+//!   indices read as vectors each add to it.
 //! - [`ScatterStrategy::TwoPass`] otherwise: scratch buffer 0 holds one
 //!   zero-filled `u32` *winner* word per output element, and both passes run
 //!   one thread per update element `u` (row-major), which computes its target
@@ -205,36 +199,53 @@ pub enum ScatterStrategy {
 /// workgroup barriers (see the module documentation).
 pub const LOCKSTEP_ROWS: u32 = 64;
 
-/// [`ScatterStrategy::Columns`] is chosen with at least this many columns:
-/// enough threads to keep a large GPU's memory system busy.
-pub const COLUMNS_MIN: u64 = 1 << 16;
+/// Tuning of the scatter planner for one device class: every number and
+/// choice [`ScatterGeometry::strategy_on`] decides with. See
+/// `BENCHMARKS.md`, Tuning decisions, for the measurements behind the
+/// values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScatterTuning {
+    /// The walks of a column (or a word of columns) a thread are chosen
+    /// over two passes from this many columns: enough threads to keep the
+    /// adapter busy.
+    pub columns_min: u64,
+    /// The walks are also chosen when each column holds at most this many
+    /// updates, whatever the column count.
+    pub columns_max_walk: u64,
+    /// [`ScatterStrategy::ColumnVectors`] is chosen, where `inner` is whole
+    /// vectors, from this many threads (vectors of columns); `None`: never.
+    pub vector_threads_min: Option<u64>,
+    /// Whether 8- and 16-bit data whose `inner` is whole words walk a word
+    /// of columns a thread ([`ScatterStrategy::ColumnWords`]) rather than a
+    /// column.
+    pub column_words: bool,
+}
 
-/// [`COLUMNS_MIN`] on [`DeviceClass::Software`] for the walks of a column
-/// or a word of columns a thread (vectors of columns walk from
-/// [`SOFTWARE_VECTOR_THREADS_MIN`] threads): a CPU adapter (lavapipe)
-/// runs a few threads at a time, so 16 workgroups of column threads keep
-/// up to 16 cores busy, and the two passes' per-update atomics cost it more
-/// than a long walk. Measured on lavapipe (2 cores, 64 MiB, updates as
-/// large as the data): FLOAT32 `[4096, 4096]` 346 ms in two passes, 172 ms
-/// (unique indices) and 109 ms (collisions) walking 4,096 columns; FLOAT16
-/// `[8192, 4096]` 783/442 ms against 611/378 ms. With 2,048 columns the
-/// walk was not always faster: INT64 `[4096, 2048]` with unique indices
-/// took 145 ms walking against 121 ms in two passes.
-pub const SOFTWARE_COLUMNS_MIN: u64 = 1 << 12;
-
-/// [`ScatterStrategy::ColumnVectors`] is chosen on
-/// [`DeviceClass::Software`] from this many threads (vectors of columns).
-/// On lavapipe (2 cores, FLOAT32, updates as large as 64 MiB of data) two
-/// passes took 344-383 ms with 1,024 to 2,048 columns, 391-569 ms with 256
-/// and 508-555 ms with 64; walking a vector of columns a thread, 65 ms with
-/// 2,048 columns (512 threads), 110-121 ms with 1,024 (256 threads, one
-/// workgroup, one core), 328-338 ms with 256 and 297-312 ms with 64 (16
-/// threads).
-pub const SOFTWARE_VECTOR_THREADS_MIN: u64 = 16;
-
-/// [`ScatterStrategy::Columns`] is also chosen when each column holds at
-/// most this many updates, whatever the column count.
-pub const COLUMNS_MAX_WALK: u64 = 8;
+impl ScatterTuning {
+    /// The tuning of `class`. A hardware GPU walks columns only when there
+    /// are enough of them to fill it (or the walks are short), one column a
+    /// thread, and keeps `Columns` where the word and vector walks were not
+    /// measured on one. A software adapter runs a few threads at a time, so
+    /// 16 workgroups of column threads keep up to 16 cores busy, and the
+    /// two passes' per-update atomics cost it more than a long walk; a
+    /// vector of columns a thread walks from fewer threads still.
+    pub const fn of(class: DeviceClass) -> ScatterTuning {
+        match class {
+            DeviceClass::Software => ScatterTuning {
+                columns_min: 1 << 12,
+                columns_max_walk: 8,
+                vector_threads_min: Some(16),
+                column_words: true,
+            },
+            DeviceClass::Hardware => ScatterTuning {
+                columns_min: 1 << 16,
+                columns_max_walk: 8,
+                vector_threads_min: None,
+                column_words: false,
+            },
+        }
+    }
+}
 
 /// The parameter words of both kernels, shared by [`scatter_params`] and the
 /// WGSL generator (`ops_spec::wgsl::scatter_elements`).
@@ -357,46 +368,44 @@ impl ScatterGeometry {
     }
 
     /// The algorithm [`scatter_elements_plan`] runs on a GPU
-    /// ([`DeviceClass::Hardware`]), whatever the data type:
-    /// [`ScatterStrategy::Columns`] with at least [`COLUMNS_MIN`] columns or
-    /// at most [`COLUMNS_MAX_WALK`] updates per column,
-    /// [`ScatterStrategy::TwoPass`] otherwise, and always for walks of more
-    /// than [`MAX_THREAD_STEPS`](crate::MAX_THREAD_STEPS) updates (on both
-    /// classes: a walk's thread loops over them).
+    /// ([`DeviceClass::Hardware`]), whatever the data type: `strategy_on`
+    /// with that class's [`ScatterTuning`], which has no data-dependent
+    /// walks.
     pub fn strategy(&self) -> ScatterStrategy {
-        if self.index_axis_len > crate::MAX_THREAD_STEPS {
-            ScatterStrategy::TwoPass
-        } else if self.columns() >= COLUMNS_MIN || self.index_axis_len <= COLUMNS_MAX_WALK {
-            ScatterStrategy::Columns
-        } else {
-            ScatterStrategy::TwoPass
-        }
+        self.strategy_on(DeviceClass::Hardware, DataType::Uint32)
     }
 
-    /// The algorithm for `data` on an adapter of `class`:
-    /// [`strategy`](Self::strategy) on [`DeviceClass::Hardware`]. On
-    /// [`DeviceClass::Software`]:
+    /// The algorithm for `data` on an adapter of `class`, with
+    /// `t = ScatterTuning::of(class)`:
     ///
-    /// - [`ScatterStrategy::ColumnVectors`] when `inner` is a whole number
-    ///   of 16-byte vectors and the walk has at least
-    ///   [`SOFTWARE_VECTOR_THREADS_MIN`] threads (or at most
-    ///   [`COLUMNS_MAX_WALK`] updates per column);
-    /// - else, from [`SOFTWARE_COLUMNS_MIN`] columns (or with short walks),
+    /// - [`ScatterStrategy::TwoPass`] for walks of more than
+    ///   [`MAX_THREAD_STEPS`](crate::MAX_THREAD_STEPS) updates (a walk's
+    ///   thread loops over them);
+    /// - [`ScatterStrategy::ColumnVectors`] when `t.vector_threads_min` is
+    ///   set, `inner` is a whole number of 16-byte vectors and the walk has
+    ///   at least that many threads (or at most `t.columns_max_walk`
+    ///   updates per column);
+    /// - else, from `t.columns_min` columns (or with at most
+    ///   `t.columns_max_walk` updates per column),
     ///   [`ScatterStrategy::ColumnWords`] for 8- and 16-bit data whose
-    ///   `inner` is a whole number of words, [`ScatterStrategy::Columns`]
-    ///   otherwise;
+    ///   `inner` is a whole number of words where `t.column_words`,
+    ///   [`ScatterStrategy::Columns`] otherwise;
     /// - else [`ScatterStrategy::TwoPass`].
     pub fn strategy_on(&self, class: DeviceClass, data: DataType) -> ScatterStrategy {
-        if class == DeviceClass::Hardware || self.index_axis_len > crate::MAX_THREAD_STEPS {
-            return self.strategy();
+        let t = ScatterTuning::of(class);
+        if self.index_axis_len > crate::MAX_THREAD_STEPS {
+            return ScatterStrategy::TwoPass;
         }
-        let short = self.index_axis_len <= COLUMNS_MAX_WALK;
+        let short = self.index_axis_len <= t.columns_max_walk;
         let vector_threads = self.vector_walk(data).map(|per| self.columns() / per);
-        if vector_threads.is_some_and(|threads| short || threads >= SOFTWARE_VECTOR_THREADS_MIN) {
-            ScatterStrategy::ColumnVectors
-        } else if !short && self.columns() < SOFTWARE_COLUMNS_MIN {
+        if let (Some(threads), Some(min)) = (vector_threads, t.vector_threads_min) {
+            if short || threads >= min {
+                return ScatterStrategy::ColumnVectors;
+            }
+        }
+        if !short && self.columns() < t.columns_min {
             ScatterStrategy::TwoPass
-        } else if self.word_walk(data).is_some() {
+        } else if t.column_words && self.word_walk(data).is_some() {
             ScatterStrategy::ColumnWords
         } else {
             ScatterStrategy::Columns
@@ -1270,9 +1279,9 @@ mod tests {
         assert!(g.is_err());
         let g = ScatterGeometry::new(&[100, 256], &[300, 256], 0).unwrap();
         assert_eq!(g.strategy(), ScatterStrategy::TwoPass);
-        // A CPU adapter walks vectors of columns from
-        // SOFTWARE_VECTOR_THREADS_MIN threads, other walks from
-        // SOFTWARE_COLUMNS_MIN columns.
+        // A CPU adapter walks vectors of columns from its tuning's
+        // vector_threads_min threads, other walks from its columns_min
+        // columns.
         let on = |sizes: [u32; 2], data: DataType| {
             let g = ScatterGeometry::new(&sizes, &[300, sizes[1]], 0).unwrap();
             assert_eq!(g.strategy_on(DeviceClass::Hardware, data), g.strategy());

@@ -33,7 +33,7 @@
 //! contiguously across a workgroup; they all read the same tuple's index
 //! values, which the caches broadcast.
 //!
-//! Vector mode (slices of at least `VECTOR_MIN` whole 16-byte vectors): each
+//! Vector mode (slices of at least `GatherTuning::VECTOR_MIN` whole 16-byte vectors): each
 //! slice is copied in blocks by teams of threads (`P_VECTOR_TEAM`, a power
 //! of two up to a workgroup), `VECTORS_PER_THREAD` vectors a thread with the
 //! team's threads on consecutive vectors, and no barrier. A thread resolves
@@ -47,7 +47,7 @@
 //! data), their tuples read as vectors and resolved unrolled, their
 //! elements stored as one vector (two of 64-bit data).
 //!
-//! Row mode (slices of at least `ROW_MIN_WORDS` whole words): each workgroup
+//! Row mode (slices of at least `GatherTuning::ROW_MIN_WORDS` whole words): each workgroup
 //! copies a block of words of one tuple's slice, so the tuple's index values
 //! are resolved from workgroup-uniform addresses and every word is a plain
 //! coalesced copy, with no division per element.
