@@ -27,6 +27,7 @@ mod tensor;
 
 pub mod patterns;
 pub mod scalar;
+pub mod wgsl;
 
 pub use accuracy::Tolerance;
 pub use dtype::{DataType, Element};
@@ -38,8 +39,8 @@ pub use op::{
     OperatorType, TensorInfo,
 };
 pub use plan::{
-    split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, OutputInit, Pass, Segmented,
-    MAX_THREAD_STEPS, PARAM_WORDS,
+    split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, KernelText, OutputInit,
+    Pass, Segmented, MAX_THREAD_STEPS, PARAM_WORDS,
 };
 pub use tensor::{element_count, row_major_strides, HostTensor, TensorDesc};
 

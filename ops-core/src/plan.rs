@@ -1,9 +1,13 @@
 //! GPU plans: what generated code hands the GPU runtime.
 //!
-//! A plan is data, not wgpu calls: the kernels (WGSL generated at compile
-//! time from a spec), the buffers each pass binds, the parameter words and the
+//! A plan is data, not wgpu calls: the kernels (WGSL generated from a spec,
+//! on first use), the buffers each pass binds, the parameter words and the
 //! workgroup count. `ops-gpu` executes any plan; generated code never touches
 //! wgpu.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
 
 /// How a kernel binds one buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,23 +52,174 @@ pub struct Segmented {
     pub segments: &'static [u32],
 }
 
-/// One generated WGSL kernel.
-#[derive(Debug, PartialEq, Eq, Hash)]
+/// A kernel's WGSL as a generator produces it: the module and, for
+/// generated kernels, its segmented variant (segments per binding and
+/// text).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelText {
+    /// The module.
+    pub wgsl: String,
+    /// The segmented variant: segments per binding, and its module.
+    pub segmented: Option<(Vec<u32>, String)>,
+}
+
+/// Where a kernel's text comes from.
+enum Source {
+    /// Written into the binary (hand-written kernels, tests).
+    Text {
+        wgsl: &'static str,
+        segmented: Option<Segmented>,
+    },
+    /// Generated on first use and kept: the spec compiler emits the call to
+    /// the family's generator with the spec's configuration, not the text,
+    /// so a catalog's binary holds no WGSL.
+    Generated {
+        generate: fn() -> KernelText,
+        text: OnceLock<KernelText>,
+    },
+}
+
+/// One WGSL kernel: its key, entry point, bindings, workgroup size and
+/// text. Pipelines are cached by key.
 pub struct Kernel {
     /// Unique key: operator, pattern variant and data types
     /// (`ArgMin/reduce_rows/FLOAT16/UINT64`). Pipelines are cached by it.
     pub key: &'static str,
-    /// The WGSL source.
-    pub wgsl: &'static str,
     /// The entry point's name.
     pub entry: &'static str,
     /// Binding `i` of group 0 is `bindings[i]`.
     pub bindings: &'static [Access],
     /// Threads per workgroup (the kernel's `WORKGROUP_SIZE`).
     pub workgroup_size: u32,
-    /// Its segmented variant, run when a buffer exceeds the binding limit
-    /// (every generated kernel has one).
-    pub segmented: Option<Segmented>,
+    source: Source,
+}
+
+impl Kernel {
+    /// A kernel of fixed text, without a segmented variant.
+    pub const fn new(
+        key: &'static str,
+        wgsl: &'static str,
+        entry: &'static str,
+        bindings: &'static [Access],
+        workgroup_size: u32,
+    ) -> Kernel {
+        Kernel {
+            key,
+            entry,
+            bindings,
+            workgroup_size,
+            source: Source::Text {
+                wgsl,
+                segmented: None,
+            },
+        }
+    }
+
+    /// A kernel of fixed text with its segmented variant.
+    pub const fn with_variant(
+        key: &'static str,
+        wgsl: &'static str,
+        entry: &'static str,
+        bindings: &'static [Access],
+        workgroup_size: u32,
+        segmented: Segmented,
+    ) -> Kernel {
+        Kernel {
+            key,
+            entry,
+            bindings,
+            workgroup_size,
+            source: Source::Text {
+                wgsl,
+                segmented: Some(segmented),
+            },
+        }
+    }
+
+    /// A kernel whose text `generate` produces on first use (and the
+    /// kernel keeps).
+    pub const fn generated(
+        key: &'static str,
+        entry: &'static str,
+        bindings: &'static [Access],
+        workgroup_size: u32,
+        generate: fn() -> KernelText,
+    ) -> Kernel {
+        Kernel {
+            key,
+            entry,
+            bindings,
+            workgroup_size,
+            source: Source::Generated {
+                generate,
+                text: OnceLock::new(),
+            },
+        }
+    }
+
+    fn text(&self) -> Option<&KernelText> {
+        match &self.source {
+            Source::Text { .. } => None,
+            Source::Generated { generate, text } => Some(text.get_or_init(generate)),
+        }
+    }
+
+    /// The WGSL module (generated on first use for generated kernels).
+    pub fn wgsl(&self) -> &str {
+        match &self.source {
+            Source::Text { wgsl, .. } => wgsl,
+            Source::Generated { .. } => self.text().map_or("", |t| t.wgsl.as_str()),
+        }
+    }
+
+    /// The segmented variant, run when a buffer exceeds the binding limit
+    /// (every generated kernel has one): segments per binding and module.
+    pub fn segmented(&self) -> Option<(&[u32], &str)> {
+        match &self.source {
+            Source::Text { segmented, .. } => segmented.as_ref().map(|s| (s.segments, s.wgsl)),
+            Source::Generated { .. } => self
+                .text()
+                .and_then(|t| t.segmented.as_ref())
+                .map(|(n, w)| (n.as_slice(), w.as_str())),
+        }
+    }
+
+    /// Whether the text is generated on first use.
+    pub fn is_generated(&self) -> bool {
+        matches!(self.source, Source::Generated { .. })
+    }
+}
+
+impl fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Kernel")
+            .field("key", &self.key)
+            .field("entry", &self.entry)
+            .field("bindings", &self.bindings)
+            .field("workgroup_size", &self.workgroup_size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Kernels are equal when their keys, entry points, bindings and workgroup
+/// sizes are: a key names one text (the pipeline cache refuses two texts
+/// under one key).
+impl PartialEq for Kernel {
+    fn eq(&self, other: &Kernel) -> bool {
+        self.key == other.key
+            && self.entry == other.entry
+            && self.bindings == other.bindings
+            && self.workgroup_size == other.workgroup_size
+    }
+}
+
+impl Eq for Kernel {}
+
+impl Hash for Kernel {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.key.hash(state);
+        self.entry.hash(state);
+    }
 }
 
 /// A buffer a pass binds.

@@ -101,7 +101,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 fn same_kernel(a: &Kernel, b: &Kernel) -> bool {
     std::ptr::eq(a, b)
-        || (a.wgsl == b.wgsl
+        || (a.wgsl() == b.wgsl()
             && a.entry == b.entry
             && a.bindings == b.bindings
             && a.workgroup_size == b.workgroup_size)
@@ -153,7 +153,7 @@ fn compile(
 ) -> Result<Compiled, OpError> {
     let key = kernel.key;
     let (wgsl, bindings): (&'static str, Vec<Access>) = match variant {
-        Variant::Plain => (kernel.wgsl, kernel.bindings.to_vec()),
+        Variant::Plain => (kernel.wgsl(), kernel.bindings.to_vec()),
         Variant::Segmented => {
             let s = segment::variant(kernel)?.ok_or_else(|| {
                 OpError::InvalidArgument(format!("kernel `{key}` has no segmented variant"))
@@ -225,23 +225,21 @@ fn compile(
 mod tests {
     use super::*;
 
-    static UNIFORM: Kernel = Kernel {
-        key: "t/uniform",
-        wgsl: "",
-        entry: "main",
-        bindings: &[Access::Uniform, Access::ReadWrite],
-        workgroup_size: 1,
-        segmented: None,
-    };
+    static UNIFORM: Kernel = Kernel::new(
+        "t/uniform",
+        "",
+        "main",
+        &[Access::Uniform, Access::ReadWrite],
+        1,
+    );
 
-    static STORAGE: Kernel = Kernel {
-        key: "t/storage",
-        wgsl: "",
-        entry: "main",
-        bindings: &[Access::Read, Access::ReadWrite],
-        workgroup_size: 1,
-        segmented: None,
-    };
+    static STORAGE: Kernel = Kernel::new(
+        "t/storage",
+        "",
+        "main",
+        &[Access::Read, Access::ReadWrite],
+        1,
+    );
 
     fn pass(kernel: &'static Kernel, words: usize) -> Pass {
         Pass {

@@ -407,7 +407,7 @@ fn compile(device: &wgpu::Device, kernel: &'static Kernel) -> Result<Pipeline, O
     let scopes = Scopes::push(device);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(key),
-        source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(kernel.wgsl)),
+        source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(kernel.wgsl())),
     });
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some(key),
@@ -681,9 +681,9 @@ pub const COPY_WORKGROUP_SIZE: u32 = 256;
 
 /// A plain copy: `dst[i] = src[i]` over `vec4<u32>` (16 bytes a thread), for
 /// `params[0]` vectors. Bindings: params, src (read), dst (read_write).
-pub static COPY_KERNEL: Kernel = Kernel {
-    key: "ops-gpu/profile/copy_vec4",
-    wgsl: r#"// A plain copy kernel: the device's bandwidth yardstick.
+pub static COPY_KERNEL: Kernel = Kernel::new(
+    "ops-gpu/profile/copy_vec4",
+    r#"// A plain copy kernel: the device's bandwidth yardstick.
 const WORKGROUP_SIZE: u32 = 256u;
 
 @group(0) @binding(0) var<storage, read> params: array<u32>;
@@ -699,18 +699,17 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
 }
 "#,
-    entry: "main",
-    bindings: &[Access::Read, Access::Read, Access::ReadWrite],
-    workgroup_size: COPY_WORKGROUP_SIZE,
-    segmented: None,
-};
+    "main",
+    &[Access::Read, Access::Read, Access::ReadWrite],
+    COPY_WORKGROUP_SIZE,
+);
 
 /// A plain copy one `u32` word a thread, `params[0]` words: the granularity
 /// the generated kernels load and store at, for comparison with
 /// [`COPY_KERNEL`]. Bindings as [`COPY_KERNEL`]'s.
-pub static COPY_WORDS_KERNEL: Kernel = Kernel {
-    key: "ops-gpu/profile/copy_u32",
-    wgsl: r#"// A plain copy kernel, one u32 word a thread.
+pub static COPY_WORDS_KERNEL: Kernel = Kernel::new(
+    "ops-gpu/profile/copy_u32",
+    r#"// A plain copy kernel, one u32 word a thread.
 const WORKGROUP_SIZE: u32 = 256u;
 
 @group(0) @binding(0) var<storage, read> params: array<u32>;
@@ -726,11 +725,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
 }
 "#,
-    entry: "main",
-    bindings: &[Access::Read, Access::Read, Access::ReadWrite],
-    workgroup_size: COPY_WORKGROUP_SIZE,
-    segmented: None,
-};
+    "main",
+    &[Access::Read, Access::Read, Access::ReadWrite],
+    COPY_WORKGROUP_SIZE,
+);
 
 /// The plan of [`COPY_KERNEL`] copying `bytes` (a non-zero multiple of 16)
 /// from input 0 to output 0, with the tensors it copies between: a UINT32

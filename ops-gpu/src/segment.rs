@@ -35,7 +35,7 @@ impl Segmented {
 /// The segmented variant of `kernel`, `None` when it has none; an error when
 /// its segment counts do not fit the kernel's bindings.
 pub(crate) fn variant(kernel: &'static Kernel) -> Result<Option<Segmented>, OpError> {
-    let Some(seg) = &kernel.segmented else {
+    let Some((segments, wgsl)) = kernel.segmented() else {
         return Ok(None);
     };
     let key = kernel.key;
@@ -44,19 +44,19 @@ pub(crate) fn variant(kernel: &'static Kernel) -> Result<Option<Segmented>, OpEr
             "kernel `{key}`: malformed segmented variant: {why}"
         ))
     };
-    if seg.segments.iter().any(|n| !(1..=64).contains(n)) {
+    if segments.iter().any(|n| !(1..=64).contains(n)) {
         return Err(malformed("segment counts must be in 1..=64"));
     }
-    if seg.segments.len() != kernel.bindings.len() {
+    if segments.len() != kernel.bindings.len() {
         return Err(malformed(&format!(
             "{} segment counts for {} bindings",
-            seg.segments.len(),
+            segments.len(),
             kernel.bindings.len()
         )));
     }
     Ok(Some(Segmented {
-        counts: seg.segments,
-        wgsl: seg.wgsl,
+        counts: segments,
+        wgsl,
     }))
 }
 
@@ -65,13 +65,17 @@ mod tests {
     use super::*;
 
     fn kernel(segmented: Option<(&'static str, &'static [u32])>) -> &'static Kernel {
-        Box::leak(Box::new(Kernel {
-            key: "t",
-            wgsl: "fn main() {}",
-            entry: "main",
-            bindings: &[Access::Read, Access::ReadWrite],
-            workgroup_size: 1,
-            segmented: segmented.map(|(wgsl, segments)| ops_core::Segmented { wgsl, segments }),
+        const BINDINGS: &[Access] = &[Access::Read, Access::ReadWrite];
+        Box::leak(Box::new(match segmented {
+            Some((wgsl, segments)) => Kernel::with_variant(
+                "t",
+                "fn main() {}",
+                "main",
+                BINDINGS,
+                1,
+                ops_core::Segmented { wgsl, segments },
+            ),
+            None => Kernel::new("t", "fn main() {}", "main", BINDINGS, 1),
         }))
     }
 

@@ -11,9 +11,9 @@ use ops_core::{
 use ops_gpu::{Context, ExecError};
 
 /// out[i] = in[i] + 1 for i < params[0].
-static ADD_ONE: Kernel = Kernel {
-    key: "test/add_one",
-    wgsl: r#"
+static ADD_ONE: Kernel = Kernel::new(
+    "test/add_one",
+    r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
@@ -26,11 +26,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     dst[i] = src[i] + 1u;
 }
 "#,
-    entry: "main",
-    bindings: &[Access::Read, Access::Read, Access::ReadWrite],
-    workgroup_size: 64,
-    segmented: None,
-};
+    "main",
+    &[Access::Read, Access::Read, Access::ReadWrite],
+    64,
+);
 
 fn plan(n: u32) -> GpuPlan {
     GpuPlan {

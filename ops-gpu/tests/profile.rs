@@ -40,9 +40,9 @@ fn copies_round_trip_and_time() {
 
 // out[i] = in[i] + params[0] for i < params[1]; also reports i into status 0
 // when in[i] == params[2].
-static ADD: Kernel = Kernel {
-    key: "test/profile_add",
-    wgsl: r#"
+static ADD: Kernel = Kernel::new(
+    "test/profile_add",
+    r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
@@ -57,16 +57,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     dst[i] = src[i] + params[0];
 }
 "#,
-    entry: "main",
-    bindings: &[
+    "main",
+    &[
         Access::Read,
         Access::Read,
         Access::ReadWrite,
         Access::ReadWrite,
     ],
-    workgroup_size: 64,
-    segmented: None,
-};
+    64,
+);
 
 fn add_plan(n: u32, addend: u32, bad: u32) -> GpuPlan {
     GpuPlan {

@@ -23,9 +23,9 @@ fn own_context() -> Context {
 }
 
 // out[i] = in[i] + params[0] for i < params[1].
-static ADD: Kernel = Kernel {
-    key: "test/add",
-    wgsl: r#"
+static ADD: Kernel = Kernel::new(
+    "test/add",
+    r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
@@ -38,11 +38,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     dst[i] = src[i] + params[0];
 }
 "#,
-    entry: "main",
-    bindings: &[Read, Read, ReadWrite],
-    workgroup_size: 64,
-    segmented: None,
-};
+    "main",
+    &[Read, Read, ReadWrite],
+    64,
+);
 
 fn add_pass(n: u32, addend: u32) -> Pass {
     Pass {
@@ -63,9 +62,9 @@ fn add_plan(n: u32, addend: u32) -> GpuPlan {
 }
 
 // Index check params[1]: status[params[1]] = lowest i with idx[i] >= params[0].
-static CHECK: Kernel = Kernel {
-    key: "test/check",
-    wgsl: r#"
+static CHECK: Kernel = Kernel::new(
+    "test/check",
+    r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read> idx: array<u32>;
 @group(0) @binding(2) var<storage, read_write> status: array<atomic<u32>>;
@@ -80,11 +79,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
 }
 "#,
-    entry: "main",
-    bindings: &[Read, Read, ReadWrite],
-    workgroup_size: 64,
-    segmented: None,
-};
+    "main",
+    &[Read, Read, ReadWrite],
+    64,
+);
 
 fn check_pass(input: usize, n: u32, bound: u32, check: u32) -> Pass {
     Pass {
@@ -100,9 +98,9 @@ fn check_pass(input: usize, n: u32, bound: u32, check: u32) -> Pass {
 }
 
 // One thread per workgroup: out[i] = 2 * i + 1 for i < params[0].
-static WIDE: Kernel = Kernel {
-    key: "test/wide",
-    wgsl: r#"
+static WIDE: Kernel = Kernel::new(
+    "test/wide",
+    r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 
@@ -113,16 +111,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     dst[i] = 2u * i + 1u;
 }
 "#,
-    entry: "main",
-    bindings: &[Read, ReadWrite],
-    workgroup_size: 1,
-    segmented: None,
-};
+    "main",
+    &[Read, ReadWrite],
+    1,
+);
 
 // scratch[i] = 3 * in[i] for i < params[0].
-static TO_SCRATCH: Kernel = Kernel {
-    key: "test/to_scratch",
-    wgsl: r#"
+static TO_SCRATCH: Kernel = Kernel::new(
+    "test/to_scratch",
+    r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> scratch: array<u32>;
@@ -135,16 +132,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     scratch[i] = 3u * src[i];
 }
 "#,
-    entry: "main",
-    bindings: &[Read, Read, ReadWrite],
-    workgroup_size: 64,
-    segmented: None,
-};
+    "main",
+    &[Read, Read, ReadWrite],
+    64,
+);
 
 // out[i] = scratch[i] + 1 for i < params[0].
-static FROM_SCRATCH: Kernel = Kernel {
-    key: "test/from_scratch",
-    wgsl: r#"
+static FROM_SCRATCH: Kernel = Kernel::new(
+    "test/from_scratch",
+    r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read> scratch: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
@@ -157,16 +153,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     dst[i] = scratch[i] + 1u;
 }
 "#,
-    entry: "main",
-    bindings: &[Read, Read, ReadWrite],
-    workgroup_size: 64,
-    segmented: None,
-};
+    "main",
+    &[Read, Read, ReadWrite],
+    64,
+);
 
 // Adds params[0] to every word of dst whose index is even (in place).
-static BUMP_EVEN: Kernel = Kernel {
-    key: "test/bump_even",
-    wgsl: r#"
+static BUMP_EVEN: Kernel = Kernel::new(
+    "test/bump_even",
+    r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 
@@ -178,11 +173,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     dst[i] = dst[i] + params[0];
 }
 "#,
-    entry: "main",
-    bindings: &[Read, ReadWrite],
-    workgroup_size: 64,
-    segmented: None,
-};
+    "main",
+    &[Read, ReadWrite],
+    64,
+);
 
 fn u32s(n: u32, f: impl Fn(u32) -> u32) -> HostTensor {
     let data: Vec<u32> = (0..n).map(f).collect();
@@ -524,36 +518,33 @@ fn packed_bytes_are_padded_and_truncated() {
     assert!(out[0].is_empty());
 }
 
-static BAD_WGSL: Kernel = Kernel {
-    key: "test/bad_wgsl",
-    wgsl: "@compute @workgroup_size(1) fn main() { let x: u32 = not_a_thing; }",
-    entry: "main",
-    bindings: &[],
-    workgroup_size: 1,
-    segmented: None,
-};
+static BAD_WGSL: Kernel = Kernel::new(
+    "test/bad_wgsl",
+    "@compute @workgroup_size(1) fn main() { let x: u32 = not_a_thing; }",
+    "main",
+    &[],
+    1,
+);
 
-static BAD_ENTRY: Kernel = Kernel {
-    key: "test/bad_entry",
-    wgsl: "@compute @workgroup_size(1) fn main() {}",
-    entry: "missing",
-    bindings: &[],
-    workgroup_size: 1,
-    segmented: None,
-};
+static BAD_ENTRY: Kernel = Kernel::new(
+    "test/bad_entry",
+    "@compute @workgroup_size(1) fn main() {}",
+    "missing",
+    &[],
+    1,
+);
 
 // Declares a binding the layout does not have.
-static BAD_LAYOUT: Kernel = Kernel {
-    key: "test/bad_layout",
-    wgsl: r#"
+static BAD_LAYOUT: Kernel = Kernel::new(
+    "test/bad_layout",
+    r#"
 @group(0) @binding(0) var<storage, read_write> dst: array<u32>;
 @compute @workgroup_size(1) fn main() { dst[0] = 1u; }
 "#,
-    entry: "main",
-    bindings: &[Read],
-    workgroup_size: 1,
-    segmented: None,
-};
+    "main",
+    &[Read],
+    1,
+);
 
 fn one_pass(kernel: &'static Kernel, buffers: Vec<BufferRef>) -> GpuPlan {
     GpuPlan {

@@ -12,9 +12,9 @@ use Access::{Read, ReadWrite};
 
 /// dst[i] = src[i] + params[0] for i < params[1]; its variant binds src and
 /// dst in three segments each.
-static ADD: Kernel = Kernel {
-    key: "test/segmented_add",
-    wgsl: r#"
+static ADD: Kernel = Kernel::with_variant(
+    "test/segmented_add",
+    r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
@@ -27,10 +27,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     dst[i] = src[i] + params[0];
 }
 "#,
-    entry: "main",
-    bindings: &[Read, Read, ReadWrite],
-    workgroup_size: 64,
-    segmented: Some(Segmented {
+    "main",
+    &[Read, Read, ReadWrite],
+    64,
+    Segmented {
         wgsl: r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read> src_s0: array<u32>;
@@ -65,8 +65,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 }
 "#,
         segments: &[1, 3, 3],
-    }),
-};
+    },
+);
 
 fn plan(kernel: &'static Kernel, n: u32, addend: u32) -> GpuPlan {
     GpuPlan {
@@ -145,9 +145,9 @@ fn beyond_the_segments_is_too_large() {
     assert_eq!(add(&ctx, &ADD, 700).unwrap(), want(700));
 }
 
-static PLAIN: Kernel = Kernel {
-    key: "test/plain_add",
-    wgsl: r#"
+static PLAIN: Kernel = Kernel::new(
+    "test/plain_add",
+    r#"
 @group(0) @binding(0) var<storage, read> params: array<u32>;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
@@ -159,23 +159,22 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     dst[i] = src[i] + params[0];
 }
 "#,
-    entry: "main",
-    bindings: &[Read, Read, ReadWrite],
-    workgroup_size: 64,
-    segmented: None,
-};
+    "main",
+    &[Read, Read, ReadWrite],
+    64,
+);
 
-static MALFORMED: Kernel = Kernel {
-    key: "test/malformed_variant",
-    wgsl: "@compute @workgroup_size(64) fn main() {}\n",
-    entry: "main",
-    bindings: &[Read, Read, ReadWrite],
-    workgroup_size: 64,
-    segmented: Some(Segmented {
+static MALFORMED: Kernel = Kernel::with_variant(
+    "test/malformed_variant",
+    "@compute @workgroup_size(64) fn main() {}\n",
+    "main",
+    &[Read, Read, ReadWrite],
+    64,
+    Segmented {
         wgsl: "@compute @workgroup_size(64) fn main() {}\n",
         segments: &[1, 3],
-    }),
-};
+    },
+);
 
 #[test]
 fn kernels_without_a_usable_variant_are_errors() {

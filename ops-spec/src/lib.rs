@@ -16,6 +16,9 @@ pub mod family;
 pub mod lower;
 pub mod model;
 pub mod syntax;
-pub mod wgsl;
+
+/// The kernel generators, which live in `ops-core` so that generated code can
+/// produce a kernel's WGSL on first use.
+pub use ops_core::wgsl;
 
 pub use codegen::expand;

@@ -740,7 +740,7 @@ fn parse_attributes(
                 cx.error(
                     at,
                     format!(
-                        "expected an integer, a list of integers, a boolean or a string, got {}",
+                        "expected a number, a list of integers, a boolean or a string, got {}",
                         kind(v)
                     ),
                 );

@@ -436,11 +436,11 @@ fn bad_attributes_level_and_expectation() {
     );
     assert_eq!(
         one_error(&with(r#""mode": "copy""#, r#""mode": null"#)),
-        "t.json: $.attributes.mode: expected an integer, a list of integers, a boolean or a string, got null"
+        "t.json: $.attributes.mode: expected a number, a list of integers, a boolean or a string, got null"
     );
     assert_eq!(
         one_error(&with(r#""mode": "copy""#, r#""mode": "copy", "n": 1e3"#)),
-        "t.json: $.attributes.n: expected an integer, got number 1e+3"
+        "t.json: $.attributes.n: `n` is an integer, got number 1000"
     );
     assert_eq!(
         one_error(&with(r#""name": "c""#, r#""name": "c", "feature_level": "3.7""#)),
@@ -526,7 +526,7 @@ fn missing_attributes() {
     // A malformed attribute is reported once, not also as missing.
     assert_eq!(
         one_error(&base.replacen(r#""mode": "copy""#, r#""mode": null"#, 1)),
-        "t.json: $.attributes.mode: expected an integer, a list of integers, a boolean or a string, got null"
+        "t.json: $.attributes.mode: expected a number, a list of integers, a boolean or a string, got null"
     );
 }
 

@@ -16,6 +16,7 @@ const P_KEPT_SIZES: u32 = 16u;
 const P_KEPT_STRIDES: u32 = 24u;
 const P_REDUCED_SIZES: u32 = 32u;
 const P_REDUCED_STRIDES: u32 = 40u;
+const P_ATTRS: u32 = 48u;
 
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
@@ -157,6 +158,7 @@ const P_KEPT_SIZES: u32 = 16u;
 const P_KEPT_STRIDES: u32 = 24u;
 const P_REDUCED_SIZES: u32 = 32u;
 const P_REDUCED_STRIDES: u32 = 40u;
+const P_ATTRS: u32 = 48u;
 
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
 @group(0) @binding(1) var<storage, read> src_s0: array<u32>;

@@ -21,11 +21,11 @@ fn every_generated_kernel_validates_with_core_capabilities() {
                 "{} is not keyed by its operator",
                 k.key
             );
-            let module = naga::front::wgsl::parse_str(k.wgsl)
-                .unwrap_or_else(|e| panic!("{}: {}", k.key, e.emit_to_string(k.wgsl)));
+            let module = naga::front::wgsl::parse_str(k.wgsl())
+                .unwrap_or_else(|e| panic!("{}: {}", k.key, e.emit_to_string(k.wgsl())));
             Validator::new(ValidationFlags::all(), Capabilities::empty())
                 .validate(&module)
-                .unwrap_or_else(|e| panic!("{}: {}", k.key, e.emit_to_string(k.wgsl)));
+                .unwrap_or_else(|e| panic!("{}: {}", k.key, e.emit_to_string(k.wgsl())));
             assert!(
                 module.entry_points.iter().any(|e| e.name == k.entry),
                 "{}: no entry point {}",
@@ -33,26 +33,27 @@ fn every_generated_kernel_validates_with_core_capabilities() {
                 k.entry
             );
             // Its segmented variant, which every generated kernel carries.
-            let seg = k
-                .segmented
-                .as_ref()
+            let (segments, seg) = k
+                .segmented()
                 .unwrap_or_else(|| panic!("{}: no segmented variant", k.key));
-            assert_eq!(seg.segments.len(), k.bindings.len(), "{}", k.key);
-            let module = naga::front::wgsl::parse_str(seg.wgsl).unwrap_or_else(|e| {
-                panic!("{} (segmented): {}", k.key, e.emit_to_string(seg.wgsl))
-            });
+            assert_eq!(segments.len(), k.bindings.len(), "{}", k.key);
+            let module = naga::front::wgsl::parse_str(seg)
+                .unwrap_or_else(|e| panic!("{} (segmented): {}", k.key, e.emit_to_string(seg)));
             Validator::new(ValidationFlags::all(), Capabilities::empty())
                 .validate(&module)
-                .unwrap_or_else(|e| {
-                    panic!("{} (segmented): {}", k.key, e.emit_to_string(seg.wgsl))
-                });
+                .unwrap_or_else(|e| panic!("{} (segmented): {}", k.key, e.emit_to_string(seg)));
             assert!(
-                k.wgsl.starts_with("// @generated from "),
+                k.is_generated(),
+                "{}: the catalog's kernels are generated on first use",
+                k.key
+            );
+            assert!(
+                k.wgsl().starts_with("// @generated from "),
                 "{}: missing the generated header",
                 k.key
             );
             assert!(
-                k.wgsl.contains("const WORKGROUP_SIZE"),
+                k.wgsl().contains("const WORKGROUP_SIZE"),
                 "{}: no WORKGROUP_SIZE",
                 k.key
             );
@@ -84,12 +85,14 @@ fn snapshots_of_selected_kernels_match() {
             .unwrap_or_else(|| panic!("no kernel {key}"));
         let path = dir.join(format!("{}.wgsl", key.replace('/', "__")));
         // The plain module, then its segmented variant.
-        let text = match &k.segmented {
-            Some(s) => format!(
+        let text = match k.segmented() {
+            Some((segments, seg)) => format!(
                 "{}\n// ---- segmented variant, segments per binding {:?} ----\n\n{}",
-                k.wgsl, s.segments, s.wgsl
+                k.wgsl(),
+                segments,
+                seg
             ),
-            None => k.wgsl.to_string(),
+            None => k.wgsl().to_string(),
         };
         if update {
             std::fs::create_dir_all(&dir).unwrap();

@@ -266,14 +266,13 @@ fn placeholder(v: ReduceVariant) -> Option<&'static Kernel> {
             ReduceVariant::ALL
                 .into_iter()
                 .map(|v| {
-                    let k: &'static Kernel = Box::leak(Box::new(Kernel {
-                        key: v.name(),
-                        wgsl: "",
-                        entry: REDUCE_ENTRY,
-                        bindings: REDUCE_BINDINGS,
-                        workgroup_size: WORKGROUP_SIZE,
-                        segmented: None,
-                    }));
+                    let k: &'static Kernel = Box::leak(Box::new(Kernel::new(
+                        v.name(),
+                        "",
+                        REDUCE_ENTRY,
+                        REDUCE_BINDINGS,
+                        WORKGROUP_SIZE,
+                    )));
                     (v, k)
                 })
                 .collect()

@@ -747,14 +747,7 @@ mod tests {
     fn plans_combine_down_to_one_partial() {
         let input = TensorDesc::new(DataType::Float32, [1000]);
         let output = TensorDesc::new(DataType::Float32, []);
-        static K: Kernel = Kernel {
-            key: "k",
-            wgsl: "",
-            entry: "main",
-            bindings: BINDINGS,
-            workgroup_size: WORKGROUP_SIZE,
-            segmented: None,
-        };
+        static K: Kernel = Kernel::new("k", "", "main", BINDINGS, WORKGROUP_SIZE);
         let s = FoldStrategy {
             chunks: 334,
             cap: 3,

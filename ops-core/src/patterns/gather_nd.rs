@@ -1419,14 +1419,7 @@ mod tests {
     }
 
     const fn test_kernel(key: &'static str) -> Kernel {
-        Kernel {
-            key,
-            wgsl: "",
-            entry: "main",
-            bindings: &[],
-            workgroup_size: WORKGROUP_SIZE,
-            segmented: None,
-        }
+        Kernel::new(key, "", "main", &[], WORKGROUP_SIZE)
     }
 
     static KERNELS: [Kernel; 6] = [
@@ -1745,14 +1738,7 @@ mod tests {
             &k,
         );
         assert!(matches!(r, Err(OpError::TooLarge { .. })), "{r:?}");
-        static WIDE: Kernel = Kernel {
-            key: "test/gather_nd/wide",
-            wgsl: "",
-            entry: "main",
-            bindings: &[],
-            workgroup_size: 64,
-            segmented: None,
-        };
+        static WIDE: Kernel = Kernel::new("test/gather_nd/wide", "", "main", &[], 64);
         let r = gather_nd_plan(
             &input,
             1,

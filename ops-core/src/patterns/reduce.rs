@@ -2312,14 +2312,7 @@ mod tests {
 
     #[test]
     fn plan_shape() {
-        static K: Kernel = Kernel {
-            key: "test/reduce",
-            wgsl: "",
-            entry: "main",
-            bindings: &[],
-            workgroup_size: WORKGROUP_SIZE,
-            segmented: None,
-        };
+        static K: Kernel = Kernel::new("test/reduce", "", "main", &[], WORKGROUP_SIZE);
         let input = TensorDesc::new(DataType::Float16, [1000, 7]);
         let out = TensorDesc::new(DataType::Float16, [1000]);
         let plan = reduce_plan(

@@ -1083,14 +1083,7 @@ mod tests {
         assert!(
             matches!(err, OpError::IndexOutOfRange { ref position, low: 0, high: -1, .. } if *position == [0, 0])
         );
-        static K: Kernel = Kernel {
-            key: "test/scatter",
-            wgsl: "",
-            entry: "main",
-            bindings: &[],
-            workgroup_size: WORKGROUP_SIZE,
-            segmented: None,
-        };
+        static K: Kernel = Kernel::new("test/scatter", "", "main", &[], WORKGROUP_SIZE);
         let kernels = ScatterKernels {
             winner: &K,
             write: &K,
@@ -1147,38 +1140,16 @@ mod tests {
 
     #[test]
     fn plan_shape() {
-        static W: Kernel = Kernel {
-            key: "test/scatter_winner",
-            wgsl: "",
-            entry: "main",
-            bindings: &[],
-            workgroup_size: WORKGROUP_SIZE,
-            segmented: None,
-        };
-        static X: Kernel = Kernel {
-            key: "test/scatter_write",
-            wgsl: "",
-            entry: "main",
-            bindings: &[],
-            workgroup_size: WORKGROUP_SIZE,
-            segmented: None,
-        };
-        static C: Kernel = Kernel {
-            key: "test/scatter_columns",
-            wgsl: "",
-            entry: "main",
-            bindings: &[],
-            workgroup_size: WORKGROUP_SIZE,
-            segmented: None,
-        };
-        static V: Kernel = Kernel {
-            key: "test/scatter_column_vectors",
-            wgsl: "",
-            entry: "main",
-            bindings: &[],
-            workgroup_size: WORKGROUP_SIZE,
-            segmented: None,
-        };
+        static W: Kernel = Kernel::new("test/scatter_winner", "", "main", &[], WORKGROUP_SIZE);
+        static X: Kernel = Kernel::new("test/scatter_write", "", "main", &[], WORKGROUP_SIZE);
+        static C: Kernel = Kernel::new("test/scatter_columns", "", "main", &[], WORKGROUP_SIZE);
+        static V: Kernel = Kernel::new(
+            "test/scatter_column_vectors",
+            "",
+            "main",
+            &[],
+            WORKGROUP_SIZE,
+        );
         let kernels = ScatterKernels {
             winner: &W,
             write: &X,
@@ -1373,14 +1344,7 @@ mod tests {
     #[test]
     fn column_walks() {
         fn kernel(key: &'static str) -> &'static Kernel {
-            Box::leak(Box::new(Kernel {
-                key,
-                wgsl: "",
-                entry: "main",
-                bindings: &[],
-                workgroup_size: WORKGROUP_SIZE,
-                segmented: None,
-            }))
+            Box::leak(Box::new(Kernel::new(key, "", "main", &[], WORKGROUP_SIZE)))
         }
         let kernels = ScatterKernels {
             winner: kernel("winner"),

@@ -246,7 +246,7 @@ impl VariantKernels {
         name: &str,
         (a, b): (DataType, DataType),
         key: &str,
-        wgsl: &str,
+        generate: TokenStream,
         bindings: &[ops_core::Access],
         workgroup_size: TokenStream,
     ) {
@@ -255,7 +255,7 @@ impl VariantKernels {
         self.arms
             .push(quote!((#variant, #da, #db) => ::core::option::Option::Some(&#id),));
         self.statics
-            .push(gen_kernel(&id, key, wgsl, bindings, workgroup_size));
+            .push(gen_kernel(&id, key, generate, bindings, workgroup_size));
     }
 
     /// The kernel statics' names.
@@ -289,7 +289,7 @@ impl VariantKernels {
 pub(crate) fn gen_kernel(
     id: &proc_macro2::Ident,
     key: &str,
-    wgsl: &str,
+    generate: TokenStream,
     bindings: &[ops_core::Access],
     workgroup_size: TokenStream,
 ) -> (proc_macro2::Ident, TokenStream) {
@@ -298,25 +298,17 @@ pub(crate) fn gen_kernel(
         ops_core::Access::Uniform => quote!(::ops_core::Access::Uniform),
         ops_core::Access::ReadWrite => quote!(::ops_core::Access::ReadWrite),
     });
-    // The generators write the segmented variant after the plain module;
-    // the kernel holds them apart.
-    let plain = crate::wgsl::segments::plain_part(wgsl);
-    let segmented = match crate::wgsl::segments::segmented_part(wgsl) {
-        Some((counts, text)) => quote!(::core::option::Option::Some(::ops_core::Segmented {
-            wgsl: #text,
-            segments: &[#(#counts),*],
-        })),
-        None => quote!(::core::option::Option::None),
-    };
+    // The text is generated on first use by the family's generator
+    // (`generate`, an expression of `ops_core::KernelText` over the module's
+    // statics), not embedded: see `ops_core::Kernel::generated`.
     let item = quote! {
-        pub(crate) static #id: ::ops_core::Kernel = ::ops_core::Kernel {
-            key: #key,
-            wgsl: #plain,
-            entry: "main",
-            bindings: &[#(#bindings),*],
-            workgroup_size: #workgroup_size,
-            segmented: #segmented,
-        };
+        pub(crate) static #id: ::ops_core::Kernel = ::ops_core::Kernel::generated(
+            #key,
+            "main",
+            &[#(#bindings),*],
+            #workgroup_size,
+            || #generate,
+        );
     };
     (id.clone(), item)
 }

@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 use super::{Family, Pattern};
 use crate::check::same_types;
 use crate::codegen::compute::{dtype_pairs, gen_scalar, ComputeCode, VariantKernels};
-use crate::codegen::exprs::gen_expr;
+use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::{Diagnostic, Errors};
 use crate::lower::{leak, Lower, STy};
 use crate::model::*;
@@ -218,7 +218,7 @@ impl Pattern for FoldPattern {
             docs,
         } = self;
 
-        use crate::wgsl::fold::{fold_kernel, fold_kernel_key, fold_unsupported};
+        use crate::wgsl::fold::{fold_kernel_key, fold_unsupported};
         use ops_core::patterns::fold::{FoldVariant, BINDINGS};
         let mut kernels = VariantKernels::default();
         for (a, b) in dtype_pairs(spec, *input, *output) {
@@ -227,14 +227,28 @@ impl Pattern for FoldPattern {
             }
             for v in FoldVariant::ALL {
                 let key = fold_kernel_key(key_name, v, a);
-                let wgsl = fold_kernel(fold, v, a, &key, origin, text);
                 let vi = format_ident!("{}", format!("{v:?}"));
+                let da = gen_dtype(a);
+                let (ti, tm, tc, tf) = (&text.identity, &text.map, &text.combine, &text.finish);
+                let generate = quote!(::ops_core::wgsl::fold::fold_kernel_text(
+                    &FOLD,
+                    ::ops_core::__private::patterns::fold::FoldVariant::#vi,
+                    #da,
+                    #key,
+                    #origin,
+                    &::ops_core::wgsl::fold::FoldText {
+                        identity: ::std::string::String::from(#ti),
+                        map: ::std::string::String::from(#tm),
+                        combine: ::std::string::String::from(#tc),
+                        finish: ::std::string::String::from(#tf),
+                    },
+                ));
                 kernels.push(
                     quote!(::ops_core::__private::patterns::fold::FoldVariant::#vi),
                     v.name(),
                     (a, b),
                     &key,
-                    &wgsl,
+                    generate,
                     BINDINGS,
                     quote!(::ops_core::__private::patterns::fold::WORKGROUP_SIZE),
                 );

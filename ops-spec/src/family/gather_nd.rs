@@ -8,7 +8,7 @@ use ops_core::patterns::gather_nd::GatherVariant;
 use super::{Family, Pattern};
 use crate::check::{integer_types, same_types};
 use crate::codegen::compute::{dtype_pairs, ComputeCode, VariantKernels};
-use crate::codegen::exprs::gen_expr;
+use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::Errors;
 use crate::lower::Lower;
 use crate::model::*;
@@ -103,7 +103,7 @@ impl Pattern for GatherNdPattern {
         } = self;
 
         use crate::wgsl::gather_nd::{
-            gather_nd_kernel, gather_nd_kernel_key, gather_nd_supported, GATHER_ND_BINDINGS,
+            gather_nd_kernel_key, gather_nd_supported, GATHER_ND_BINDINGS,
         };
         let mut kernels = VariantKernels::default();
         for (a, b) in dtype_pairs(spec, *input, *indices) {
@@ -112,14 +112,21 @@ impl Pattern for GatherNdPattern {
             }
             for v in GatherVariant::ALL {
                 let key = gather_nd_kernel_key(key_name, v, a, b);
-                let wgsl = gather_nd_kernel(v, a, b, &key, origin);
                 let vi = format_ident!("{}", format!("{v:?}"));
+                let (da, db) = (gen_dtype(a), gen_dtype(b));
+                let generate = quote!(::ops_core::wgsl::gather_nd::gather_nd_kernel_text(
+                    ::ops_core::__private::patterns::gather_nd::GatherVariant::#vi,
+                    #da,
+                    #db,
+                    #key,
+                    #origin,
+                ));
                 kernels.push(
                     quote!(::ops_core::__private::patterns::gather_nd::GatherVariant::#vi),
                     v.name(),
                     (a, b),
                     &key,
-                    &wgsl,
+                    generate,
                     GATHER_ND_BINDINGS,
                     quote!(::ops_core::__private::patterns::gather_nd::WORKGROUP_SIZE),
                 );

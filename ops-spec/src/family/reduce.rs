@@ -9,12 +9,12 @@ use quote::{format_ident, quote};
 
 use ops_core::patterns::reduce::{Keep, ReduceConfig, ReduceVariant, Select, Ties, Zeros};
 
-use crate::wgsl::reduce::{reduce_kernel, reduce_kernel_key, reduce_supported, REDUCE_BINDINGS};
+use crate::wgsl::reduce::{reduce_kernel_key, reduce_supported, REDUCE_BINDINGS};
 
 use super::{Family, Pattern};
 use crate::check::{integer_types, same_types};
 use crate::codegen::compute::{dtype_pairs, ComputeCode, VariantKernels};
-use crate::codegen::exprs::gen_expr;
+use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::Errors;
 use crate::lower::Lower;
 use crate::model::*;
@@ -132,14 +132,22 @@ impl Pattern for ReducePattern {
             }
             for v in ReduceVariant::ALL {
                 let key = reduce_kernel_key(key_name, v, a, b);
-                let wgsl = reduce_kernel(cfg, v, a, b, &key, origin);
                 let vi = format_ident!("{}", format!("{v:?}"));
+                let (da, db) = (gen_dtype(a), gen_dtype(b));
+                let generate = quote!(::ops_core::wgsl::reduce::reduce_kernel_text(
+                    &CFG,
+                    ::ops_core::__private::patterns::reduce::ReduceVariant::#vi,
+                    #da,
+                    #db,
+                    #key,
+                    #origin,
+                ));
                 kernels.push(
                     quote!(::ops_core::__private::patterns::reduce::ReduceVariant::#vi),
                     v.name(),
                     (a, b),
                     &key,
-                    &wgsl,
+                    generate,
                     REDUCE_BINDINGS,
                     quote!(::ops_core::__private::patterns::reduce::WORKGROUP_SIZE),
                 );

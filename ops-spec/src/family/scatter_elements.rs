@@ -101,7 +101,7 @@ impl Pattern for ScatterElementsPattern {
         } = self;
 
         use crate::wgsl::scatter_elements::{
-            scatter_bindings, scatter_kernel, scatter_kernel_key, scatter_supported,
+            scatter_bindings, scatter_kernel_key, scatter_supported,
         };
         use ops_core::patterns::scatter_elements::ScatterStage;
         let mut kernels = Vec::new();
@@ -113,12 +113,20 @@ impl Pattern for ScatterElementsPattern {
             let mut ids = std::collections::HashMap::new();
             for stage in ScatterStage::ALL.into_iter().filter(|s| s.serves(a)) {
                 let key = scatter_kernel_key(key_name, stage, a, b);
-                let wgsl = scatter_kernel(stage, a, b, &key, origin);
                 let id = kernel_ident(stage.name(), a, b);
+                let si = format_ident!("{}", format!("{stage:?}"));
+                let (da, db) = (gen_dtype(a), gen_dtype(b));
+                let generate = quote!(::ops_core::wgsl::scatter_elements::scatter_kernel_text(
+                    ::ops_core::wgsl::scatter_elements::ScatterStage::#si,
+                    #da,
+                    #db,
+                    #key,
+                    #origin,
+                ));
                 kernels.push(gen_kernel(
                     &id,
                     &key,
-                    &wgsl,
+                    generate,
                     scatter_bindings(stage),
                     quote!(::ops_core::__private::patterns::scatter_elements::WORKGROUP_SIZE),
                 ));

@@ -2,6 +2,11 @@
 //! ([`dtype`]) shared by every pattern, one kernel generator per pattern, and
 //! the segmented variant every kernel carries for tensors beyond one storage
 //! binding ([`segments`]).
+//!
+//! Generated code calls these generators when a kernel is first used
+//! ([`crate::Kernel::generated`]), with the configuration its spec declared
+//! (a fold's arithmetic, a reduction's selection rules); the spec compiler
+//! calls them in its tests.
 
 pub mod dtype;
 pub mod fold;

@@ -3,9 +3,9 @@
 //!
 //! One kernel per [`ScatterStage`] and (data type, index type) pair
 //! (`ColumnWords` for 8- and 16-bit data only): the plan of
-//! `ops_core::patterns::scatter_elements::scatter_elements_plan`, which
+//! `crate::patterns::scatter_elements::scatter_elements_plan`, which
 //! fills the parameter words
-//! ([`ops_core::patterns::scatter_elements::params`]), runs `Winner` then
+//! ([`crate::patterns::scatter_elements::params`]), runs `Winner` then
 //! `Write` (one thread per update element `u`, row-major), `Columns` alone
 //! (one thread per column, walking its updates along the axis in order),
 //! `ColumnWords` alone (one thread per `u32` word of neighbouring columns,
@@ -44,10 +44,10 @@
 //! (`[0, dim - 1]` unsigned) for any axis size up to `u32::MAX`. 8- and
 //! 16-bit index types are also supported (sign-extended to 32 bits).
 
-use ops_core::patterns::scatter_elements::{params, LOCKSTEP_ROWS, WORKGROUP_SIZE};
-use ops_core::{Access, DataType};
+use crate::patterns::scatter_elements::{params, LOCKSTEP_ROWS, WORKGROUP_SIZE};
+use crate::{Access, DataType};
 
-pub use ops_core::patterns::scatter_elements::ScatterStage;
+pub use crate::patterns::scatter_elements::ScatterStage;
 
 use super::dtype;
 use super::segments::{self, with_segmented_variant, Buffer, Layout};
@@ -141,6 +141,32 @@ pub fn scatter_kernel(
     let plain = scatter_module(stage, data, index, key, origin, Layout::Plain);
     let segmented = scatter_module(stage, data, index, key, origin, Layout::Segmented);
     with_segmented_variant(plain, &segmented, &buffers)
+}
+
+/// The parts of [`scatter_kernel`], for a kernel generated on first use
+/// ([`crate::Kernel::generated`]).
+///
+/// The complete WGSL of one scatter kernel: the module and its segmented
+/// variant ([`super::segments`]; every buffer but the parameter and status
+/// words is segmented).
+///
+/// `key` is the kernel key (written into the header) and `origin` the spec
+/// path (`// @generated from {origin}`). `index` must be an integer type
+/// ([`scatter_supported`]; debug builds assert it, release builds read a
+/// float index's bits as an unsigned integer).
+pub fn scatter_kernel_text(
+    stage: ScatterStage,
+    data: DataType,
+    index: DataType,
+    key: &str,
+    origin: &str,
+) -> crate::KernelText {
+    debug_assert!(scatter_supported(data, index), "{key}");
+    debug_assert!(stage.serves(data), "{key}");
+    let buffers = scatter_buffers(stage, data, index);
+    let plain = scatter_module(stage, data, index, key, origin, Layout::Plain);
+    let segmented = scatter_module(stage, data, index, key, origin, Layout::Segmented);
+    segments::kernel_text(plain, segmented, &buffers)
 }
 
 /// Whether a [`ScatterStage::ColumnVectors`] thread reads its columns'

@@ -1,4 +1,4 @@
-//! WGSL of a spec's scalar expressions ([`ops_core::scalar`]) for one data
+//! WGSL of a spec's scalar expressions ([`crate::scalar`]) for one data
 //! type.
 //!
 //! Every value has the *compute type* of the tensor's data type:
@@ -21,8 +21,8 @@
 //! WGSL's built-ins, whose error bounds are loose (absolute near `log 1`,
 //! growing with `|x|` for `exp`).
 
-use ops_core::scalar::{Binary, Scalar, Unary, Var};
-use ops_core::DataType;
+use crate::scalar::{Binary, Scalar, Unary, Var};
+use crate::DataType;
 
 use super::writer::Writer;
 
@@ -319,14 +319,14 @@ fn int_literal(v: i128, dt: DataType) -> String {
     match compute_type(dt) {
         "f32" => float_literal(v as f64),
         "i32" => {
-            let v = ops_core::scalar::wrap(v, dt) as i32;
+            let v = crate::scalar::wrap(v, dt) as i32;
             if v == i32::MIN {
                 "i32(-2147483647 - 1)".into()
             } else {
                 format!("{v}i")
             }
         }
-        "u32" => format!("{}u", ops_core::scalar::wrap(v, dt) as u32),
+        "u32" => format!("{}u", crate::scalar::wrap(v, dt) as u32),
         _ => {
             let bits = v as u64;
             format!("vec2<u32>({}u, {}u)", bits as u32, (bits >> 32) as u32)
@@ -351,12 +351,12 @@ pub fn scalar_wgsl(e: &Scalar, dt: DataType, var: &dyn Fn(Var) -> String) -> Str
     match *e {
         Scalar::Var(v) => var(v),
         // Two parameter words per attribute from `P_ATTRS`
-        // (`ops_core::scalar::attr_words`), already in the compute type.
+        // (`crate::scalar::attr_words`), already in the compute type.
         Scalar::Attr(i, kind) => {
             let w = format!("param(P_ATTRS + {}u)", 2 * u32::from(i));
             let w1 = format!("param(P_ATTRS + {}u)", 2 * u32::from(i) + 1);
             match (kind, ty) {
-                (ops_core::scalar::AttrScalar::Bool, _) => format!("({w} != 0u)"),
+                (crate::scalar::AttrScalar::Bool, _) => format!("({w} != 0u)"),
                 (_, "f32") => format!("bitcast<f32>({w})"),
                 (_, "i32") => format!("bitcast<i32>({w})"),
                 (_, "u32") => w,
@@ -375,7 +375,7 @@ pub fn scalar_wgsl(e: &Scalar, dt: DataType, var: &dyn Fn(Var) -> String) -> Str
                     f64::NEG_INFINITY
                 })
             } else {
-                let (lo, hi) = ops_core::scalar::int_range(dt);
+                let (lo, hi) = crate::scalar::int_range(dt);
                 int_literal(if high { hi } else { lo }, dt)
             }
         }

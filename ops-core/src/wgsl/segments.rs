@@ -30,9 +30,9 @@
 //! binding: it binds fewer buffers (devices may allow as few as 8 storage
 //! buffers per stage; the segmented variants of the catalog need up to 18) and
 //! skips the routing. A block comment keeps the variant out of the plain
-//! module for every WGSL parser while keeping [`ops_core::Kernel`] as it is.
+//! module for every WGSL parser while keeping [`crate::Kernel`] as it is.
 
-use ops_core::{Access, PARAM_WORDS};
+use crate::{Access, PARAM_WORDS};
 
 use super::writer::Writer;
 
@@ -96,7 +96,7 @@ impl<'a> Buffer<'a> {
     }
 
     /// The pass's parameter words, bound as a uniform array of vectors
-    /// ([`ops_core::Access::Uniform`]) and read with `param(i)` (word `i`).
+    /// ([`crate::Access::Uniform`]) and read with `param(i)` (word `i`).
     pub const fn params() -> Buffer<'static> {
         Buffer {
             name: "params",
@@ -436,20 +436,36 @@ pub fn leak_kernel(
     entry: &'static str,
     bindings: &'static [Access],
     workgroup_size: u32,
-) -> &'static ops_core::Kernel {
+) -> &'static crate::Kernel {
     let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
-    let segmented = segmented_part(text).map(|(counts, wgsl)| ops_core::Segmented {
-        wgsl: leak(wgsl),
-        segments: Box::leak(counts.into_boxed_slice()),
-    });
-    Box::leak(Box::new(ops_core::Kernel {
-        key: leak(key),
-        wgsl: leak(plain_part(text)),
-        entry,
-        bindings,
-        workgroup_size,
-        segmented,
+    let (key, plain) = (leak(key), leak(plain_part(text)));
+    Box::leak(Box::new(match segmented_part(text) {
+        Some((counts, wgsl)) => crate::Kernel::with_variant(
+            key,
+            plain,
+            entry,
+            bindings,
+            workgroup_size,
+            crate::Segmented {
+                wgsl: leak(wgsl),
+                segments: Box::leak(counts.into_boxed_slice()),
+            },
+        ),
+        None => crate::Kernel::new(key, plain, entry, bindings, workgroup_size),
     }))
+}
+
+/// The parts of a kernel text as [`with_segmented_variant`] writes it: the
+/// module and its segmented variant, for a kernel generated on first use.
+pub fn kernel_text(plain: String, segmented: String, buffers: &[Buffer]) -> crate::KernelText {
+    let counts = buffers
+        .iter()
+        .map(|b| b.segments(Layout::Segmented))
+        .collect();
+    crate::KernelText {
+        wgsl: plain,
+        segmented: Some((counts, segmented)),
+    }
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@
 //! functions that touch a buffer name its global variable, since core WGSL
 //! cannot pass storage pointers to functions.
 
-use ops_core::patterns::reduce::Zeros;
-use ops_core::DataType;
+use crate::patterns::reduce::Zeros;
+use crate::DataType;
 
 use super::segments::{Buffer, Layout};
 use super::writer::Writer;
@@ -112,7 +112,7 @@ pub(super) const fn lane_geometry(dt: DataType) -> (u32, u32, u32) {
 pub fn gen_load(w: &mut Writer, name: &str, buffer: &str, dt: DataType, atomic: bool) {
     let b = Buffer {
         name: buffer,
-        access: ops_core::Access::Read,
+        access: crate::Access::Read,
         atomic,
         tensor: false,
         vec4: false,

@@ -1,4 +1,4 @@
-//! WGSL kernels of the `fold` pattern ([`ops_core::patterns::fold`]).
+//! WGSL kernels of the `fold` pattern ([`crate::patterns::fold`]).
 //!
 //! One thread per output element and chunk folds the chunk's values with
 //! the spec's `map` and `combine`, starting from `identity`; a final pass
@@ -6,9 +6,9 @@
 //! results for a `fold_partials` pass. The arithmetic is the spec's, turned
 //! into WGSL by [`super::scalar`].
 
-use ops_core::patterns::fold::{params, Fold, FoldVariant, WORKGROUP_SIZE};
-use ops_core::scalar::Var;
-use ops_core::DataType;
+use crate::patterns::fold::{params, Fold, FoldVariant, WORKGROUP_SIZE};
+use crate::scalar::Var;
+use crate::DataType;
 
 use super::dtype::{self, is_packed};
 use super::scalar::{compute_type, gen_helpers, scalar_wgsl};
@@ -51,6 +51,25 @@ pub fn fold_kernel(
     let plain = module(fold, variant, dtype, key, origin, text, Layout::Plain);
     let segmented = module(fold, variant, dtype, key, origin, text, Layout::Segmented);
     with_segmented_variant(plain, &segmented, &buffers(dtype))
+}
+
+/// The parts of [`fold_kernel`], for a kernel generated on first use
+/// ([`crate::Kernel::generated`]).
+///
+/// The complete WGSL of one fold kernel, plain and segmented
+/// ([`super::segments`]). `fold` must be supported for `dtype`
+/// ([`fold_unsupported`]).
+pub fn fold_kernel_text(
+    fold: &Fold,
+    variant: FoldVariant,
+    dtype: DataType,
+    key: &str,
+    origin: &str,
+    text: &FoldText,
+) -> crate::KernelText {
+    let plain = module(fold, variant, dtype, key, origin, text, Layout::Plain);
+    let segmented = module(fold, variant, dtype, key, origin, text, Layout::Segmented);
+    segments::kernel_text(plain, segmented, &buffers(dtype))
 }
 
 /// The spec's text of each expression, for the kernel's comments.
@@ -245,7 +264,7 @@ fn module(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ops_core::scalar::{Binary, Scalar, Unary};
+    use crate::scalar::{Binary, Scalar, Unary};
 
     const X: Scalar = Scalar::Var(Var::X);
     const A: Scalar = Scalar::Var(Var::A);

@@ -1,15 +1,15 @@
 //! WGSL kernels of the `gather_nd` pattern (GatherND1).
 //!
 //! One kernel per variant
-//! ([`ops_core::patterns::gather_nd::GatherVariant`]: element, row, vector,
+//! ([`crate::patterns::gather_nd::GatherVariant`]: element, row, vector,
 //! single-element and single-vector mode), data type and index type, each
 //! holding only its own mode's code;
-//! the plan builder `ops_core::patterns::gather_nd::gather_nd_plan` picks the
+//! the plan builder `crate::patterns::gather_nd::gather_nd_plan` picks the
 //! variant and fills the parameter words
-//! ([`ops_core::patterns::gather_nd::params`]). Every variant has the same
+//! ([`crate::patterns::gather_nd::params`]). Every variant has the same
 //! bindings of group 0, in order ([`GATHER_ND_BINDINGS`]):
 //!
-//! 0. `params` (uniform, [`ops_core::Access::Uniform`]): the parameter words,
+//! 0. `params` (uniform, [`crate::Access::Uniform`]): the parameter words,
 //!    read with `param(i)`;
 //! 1. `input: array<u32>` (read): the input tensor's packed words;
 //! 2. `indices: array<u32>` (read): the index tensor's packed words
@@ -60,11 +60,11 @@
 //! slices are empty, each work item checks one tuple and stores nothing, so
 //! that every index value is checked as on the CPU.
 
-use ops_core::patterns::gather_nd::{
+use crate::patterns::gather_nd::{
     params, single_vector_items, GatherVariant, ELEMENTS_PER_THREAD, ROW_BLOCK_WORDS,
     VECTORS_PER_THREAD, WORKGROUP_SIZE,
 };
-use ops_core::{Access, DataType};
+use crate::{Access, DataType};
 
 use super::dtype;
 use super::segments::{self, with_segmented_variant, Buffer, Layout};
@@ -129,6 +129,30 @@ pub fn gather_nd_kernel(
     let plain = gather_nd_module(variant, data, index, key, origin, Layout::Plain);
     let segmented = gather_nd_module(variant, data, index, key, origin, Layout::Segmented);
     with_segmented_variant(plain, &segmented, &buffers(variant))
+}
+
+/// The parts of [`gather_nd_kernel`], for a kernel generated on first use
+/// ([`crate::Kernel::generated`]).
+///
+/// The complete WGSL of one gather_nd kernel: the module and its segmented
+/// variant ([`super::segments`]; the input, indices and output, in both
+/// flavours, are segmented).
+///
+/// `key` is the kernel key (written into the header) and `origin` the spec
+/// path (`// @generated from {origin}`). The pair must be
+/// [`gather_nd_supported`]; a floating-point index type still generates a
+/// module, which reads the index bits as an unsigned integer.
+pub fn gather_nd_kernel_text(
+    variant: GatherVariant,
+    data: DataType,
+    index: DataType,
+    key: &str,
+    origin: &str,
+) -> crate::KernelText {
+    debug_assert!(gather_nd_supported(data, index), "{key}");
+    let plain = gather_nd_module(variant, data, index, key, origin, Layout::Plain);
+    let segmented = gather_nd_module(variant, data, index, key, origin, Layout::Segmented);
+    segments::kernel_text(plain, segmented, &buffers(variant))
 }
 
 /// The buffers of a variant's kernel: [`BUFFERS`], the indices bound as

@@ -1,12 +1,12 @@
 //! WGSL kernels of the `reduce` pattern (ArgMin, ArgMax, ReduceMin, ReduceMax).
 //!
 //! One kernel per [`ReduceVariant`], input data type and output data type;
-//! the plan builder `ops_core::patterns::reduce::reduce_plan` fills the
-//! parameter words ([`ops_core::patterns::reduce::params`]), picks the
+//! the plan builder `crate::patterns::reduce::reduce_plan` fills the
+//! parameter words ([`crate::patterns::reduce::params`]), picks the
 //! variants and sizes the teams. Every kernel has three bindings of group 0
 //! ([`REDUCE_BINDINGS`]):
 //!
-//! 0. `params` (uniform, [`ops_core::Access::Uniform`]): the parameter words,
+//! 0. `params` (uniform, [`crate::Access::Uniform`]): the parameter words,
 //!    read with `param(i)`;
 //! 1. (read) `input: array<u32>`, the input tensor's packed words, or for
 //!    [`ReduceVariant::Combine`] `partials: array<u32>`, the partial results
@@ -22,7 +22,7 @@
 //! Every element is compared by an integer key ([`super::dtype::gen_key`])
 //! turned into a *rank* (the key for `Min`, its complement for `Max`) so that
 //! the smallest rank always wins; equal ranks are broken by position (lower
-//! for [`Ties::First`](ops_core::patterns::reduce::Ties::First), higher for
+//! for [`Ties::First`](crate::patterns::reduce::Ties::First), higher for
 //! `Last`), which makes any combine order agree with the CPU reference: the
 //! order of threads in a team, of teams in a tree, and of chunks in a split
 //! reduction. A partial result keeps the selected element's raw bits, not
@@ -66,11 +66,11 @@
 //! CPU adapter (lavapipe) reads a buffer word inside a branch, a loop, or
 //! after an early return lane by lane.
 
-use ops_core::patterns::reduce::{
+use crate::patterns::reduce::{
     params, partial_words, per_vector, Keep, ReduceConfig, ReduceVariant, Select, Zeros,
     WORKGROUP_SIZE,
 };
-use ops_core::{Access, DataType};
+use crate::{Access, DataType};
 
 use super::dtype::{self, NanKey};
 use super::segments::{self, with_segmented_variant, Buffer, Layout};
@@ -133,6 +133,32 @@ pub fn reduce_kernel(
     let plain = reduce_module(cfg, variant, input, output, key, origin, Layout::Plain);
     let segmented = reduce_module(cfg, variant, input, output, key, origin, Layout::Segmented);
     with_segmented_variant(plain, &segmented, &buffers)
+}
+
+/// The parts of [`reduce_kernel`], for a kernel generated on first use
+/// ([`crate::Kernel::generated`]).
+///
+/// The complete WGSL of one reduce kernel: the module and its segmented
+/// variant ([`super::segments`]; the input, output and partial results are
+/// segmented).
+///
+/// `key` is the kernel key (written into the header) and `origin` the spec
+/// path (`// @generated from {origin}`). The pair must be
+/// [`reduce_supported`]; otherwise the module still generates, but stores
+/// meaningless bits.
+pub fn reduce_kernel_text(
+    cfg: &ReduceConfig,
+    variant: ReduceVariant,
+    input: DataType,
+    output: DataType,
+    key: &str,
+    origin: &str,
+) -> crate::KernelText {
+    debug_assert!(reduce_supported(cfg, input, output), "{key}");
+    let buffers = reduce_buffers(variant, output);
+    let plain = reduce_module(cfg, variant, input, output, key, origin, Layout::Plain);
+    let segmented = reduce_module(cfg, variant, input, output, key, origin, Layout::Segmented);
+    segments::kernel_text(plain, segmented, &buffers)
 }
 
 /// The buffers of a reduce kernel, in binding order: params, then input
@@ -1591,7 +1617,7 @@ fn zero_of(key_ty: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ops_core::patterns::reduce::Zeros;
+    use crate::patterns::reduce::Zeros;
 
     /// Output data types of an operator for an input type.
     type Outputs = fn(DataType) -> Vec<DataType>;
