@@ -12,7 +12,7 @@ use crate::DataType;
 
 use super::dtype::{self, is_packed};
 use super::scalar::{compute_type, gen_helpers, scalar_wgsl};
-use super::segments::{self, with_segmented_variant, Buffer, Layout};
+use super::segments::{self, Buffer, Layout};
 use super::writer::Writer;
 
 /// The kernel key: `{operator}/{variant}/{DATA}` (`ReduceSum/fold_input/FLOAT16`).
@@ -48,9 +48,7 @@ pub fn fold_kernel(
     origin: &str,
     text: &FoldText,
 ) -> String {
-    let plain = module(fold, variant, dtype, key, origin, text, Layout::Plain);
-    let segmented = module(fold, variant, dtype, key, origin, text, Layout::Segmented);
-    with_segmented_variant(plain, &segmented, &buffers(dtype))
+    segments::combined(fold_kernel_text(fold, variant, dtype, key, origin, text))
 }
 
 /// The parts of [`fold_kernel`], for a kernel generated on first use

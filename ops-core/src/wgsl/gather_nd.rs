@@ -67,7 +67,7 @@ use crate::patterns::gather_nd::{
 use crate::{Access, DataType};
 
 use super::dtype;
-use super::segments::{self, with_segmented_variant, Buffer, Layout};
+use super::segments::{self, Buffer, Layout};
 use super::writer::Writer;
 
 /// The bindings of every gather_nd kernel: params, input, indices, output,
@@ -125,10 +125,7 @@ pub fn gather_nd_kernel(
     key: &str,
     origin: &str,
 ) -> String {
-    debug_assert!(gather_nd_supported(data, index), "{key}");
-    let plain = gather_nd_module(variant, data, index, key, origin, Layout::Plain);
-    let segmented = gather_nd_module(variant, data, index, key, origin, Layout::Segmented);
-    with_segmented_variant(plain, &segmented, &buffers(variant))
+    segments::combined(gather_nd_kernel_text(variant, data, index, key, origin))
 }
 
 /// The parts of [`gather_nd_kernel`], for a kernel generated on first use

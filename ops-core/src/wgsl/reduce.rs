@@ -73,7 +73,7 @@ use crate::patterns::reduce::{
 use crate::{Access, DataType};
 
 use super::dtype::{self, NanKey};
-use super::segments::{self, with_segmented_variant, Buffer, Layout};
+use super::segments::{self, Buffer, Layout};
 use super::writer::Writer;
 
 /// The bindings of every reduce kernel: params, input, output.
@@ -128,11 +128,7 @@ pub fn reduce_kernel(
     key: &str,
     origin: &str,
 ) -> String {
-    debug_assert!(reduce_supported(cfg, input, output), "{key}");
-    let buffers = reduce_buffers(variant, output);
-    let plain = reduce_module(cfg, variant, input, output, key, origin, Layout::Plain);
-    let segmented = reduce_module(cfg, variant, input, output, key, origin, Layout::Segmented);
-    with_segmented_variant(plain, &segmented, &buffers)
+    segments::combined(reduce_kernel_text(cfg, variant, input, output, key, origin))
 }
 
 /// The parts of [`reduce_kernel`], for a kernel generated on first use

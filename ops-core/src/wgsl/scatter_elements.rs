@@ -50,7 +50,7 @@ use crate::{Access, DataType};
 pub use crate::patterns::scatter_elements::ScatterStage;
 
 use super::dtype;
-use super::segments::{self, with_segmented_variant, Buffer, Layout};
+use super::segments::{self, Buffer, Layout};
 use super::writer::Writer;
 
 /// The bindings of the [`ScatterStage::Winner`] kernel: params, indices,
@@ -135,12 +135,7 @@ pub fn scatter_kernel(
     key: &str,
     origin: &str,
 ) -> String {
-    debug_assert!(scatter_supported(data, index), "{key}");
-    debug_assert!(stage.serves(data), "{key}");
-    let buffers = scatter_buffers(stage, data, index);
-    let plain = scatter_module(stage, data, index, key, origin, Layout::Plain);
-    let segmented = scatter_module(stage, data, index, key, origin, Layout::Segmented);
-    with_segmented_variant(plain, &segmented, &buffers)
+    segments::combined(scatter_kernel_text(stage, data, index, key, origin))
 }
 
 /// The parts of [`scatter_kernel`], for a kernel generated on first use

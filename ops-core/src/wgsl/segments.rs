@@ -389,18 +389,23 @@ fn route(
 /// The kernel text: the plain module, then the segmented variant in its
 /// block comment, headed by each plain binding's segment count.
 pub fn with_segmented_variant(plain: String, segmented: &str, buffers: &[Buffer]) -> String {
-    debug_assert!(
-        !segmented.contains("/*") && !segmented.contains("*/"),
-        "the segmented variant must not hold block comments"
-    );
-    let counts: Vec<String> = buffers
-        .iter()
-        .map(|b| b.segments(Layout::Segmented).to_string())
-        .collect();
-    let mut out = plain;
-    out.push_str(&format!("{SEGMENTED_MARKER} {}\n", counts.join(" ")));
-    out.push_str(segmented);
-    out.push_str("*/\n");
+    combined(kernel_text(plain, segmented.to_string(), buffers))
+}
+
+/// A kernel's parts as one text, as [`with_segmented_variant`] writes it
+/// (what [`plain_part`] and [`segmented_part`] read back).
+pub fn combined(text: crate::KernelText) -> String {
+    let mut out = text.wgsl;
+    if let Some((counts, segmented)) = text.segmented {
+        debug_assert!(
+            !segmented.contains("/*") && !segmented.contains("*/"),
+            "the segmented variant must not hold block comments"
+        );
+        let counts: Vec<String> = counts.iter().map(u32::to_string).collect();
+        out.push_str(&format!("{SEGMENTED_MARKER} {}\n", counts.join(" ")));
+        out.push_str(&segmented);
+        out.push_str("*/\n");
+    }
     out
 }
 
