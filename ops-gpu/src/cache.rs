@@ -145,7 +145,8 @@ impl PipelineCache {
     }
 }
 
-fn compile(
+/// Compiles `kernel` (or its segmented variant) on `device`, uncached.
+pub(crate) fn compile(
     device: &wgpu::Device,
     limits: &wgpu::Limits,
     kernel: &'static Kernel,

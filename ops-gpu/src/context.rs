@@ -251,7 +251,7 @@ impl Context {
         Err(OpError::NoAdapter(msg))
     }
 
-    fn from_parts(
+    pub(crate) fn from_parts(
         instance: wgpu::Instance,
         adapter: wgpu::Adapter,
         device: wgpu::Device,

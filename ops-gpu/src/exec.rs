@@ -1,4 +1,11 @@
-//! Executing a plan: buffers, passes, read-back.
+//! The executor: a plan bound to buffers on a context's device, recorded
+//! into a command encoder, and read back.
+//!
+//! [`Bound`] is the one place a [`GpuPlan`] meets wgpu. [`Context::execute`]
+//! binds a plan, records it once and reads it back in the same submission;
+//! the [`Profiler`](crate::Profiler) binds a plan once and records it many
+//! times (resetting its buffers each time) between timestamp queries, then
+//! reads it back the same way.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
@@ -330,208 +337,402 @@ fn describe(
     }
 }
 
-/// Everything about a call worked out before touching the device.
-struct Prepared {
-    used: Used,
-    sizes: Sizes,
-    /// Per pass, the segmented variant it runs with (`None`: the kernel).
-    layouts: Vec<Option<Segmented>>,
-    pipelines: Vec<Arc<Compiled>>,
-    grids: Vec<(u32, u32)>,
+/// A compiled pass with its bind group.
+struct BoundPass {
+    pipeline: Arc<Compiled>,
+    bind_group: wgpu::BindGroup,
+    grid: (u32, u32),
+    _params: wgpu::Buffer,
 }
 
-/// Read-back buffers waiting to be mapped.
-struct Pending {
+/// A plan bound to buffers on a context's device: its inputs uploaded, its
+/// outputs, scratch and status buffers created, its pipelines compiled (the
+/// segmented variant where a buffer exceeds one binding) and its bind
+/// groups made.
+///
+/// [`record`](Bound::record) adds the plan's work to an encoder;
+/// [`read_back`](Bound::read_back) submits an encoder with copies of the
+/// outputs and status words, waits, and returns the outputs or the failed
+/// index check.
+pub(crate) struct Bound {
+    init: Vec<OutputInit>,
+    descs: Vec<TensorDesc>,
+    kernels: Vec<&'static str>,
+    index_checks: usize,
+    sizes: Sizes,
+    inputs: Vec<Option<wgpu::Buffer>>,
+    outputs: Vec<wgpu::Buffer>,
+    scratch: Vec<wgpu::Buffer>,
+    status: wgpu::Buffer,
+    /// The status words' starting value, copied in by a reset; only a plan
+    /// bound to be recorded more than once has one.
+    status_init: Option<wgpu::Buffer>,
+    passes: Vec<BoundPass>,
+    // What segments past the end of a segmented buffer bind.
+    _dummies: Option<[wgpu::Buffer; 2]>,
+}
+
+impl Bound {
+    /// Checks `plan` against the call's tensors and the device's limits
+    /// (before allocating anything), then creates and binds everything it
+    /// uses. `reusable` keeps what a reset needs to record the plan again.
+    pub(crate) fn new(
+        ctx: &Context,
+        plan: &GpuPlan,
+        inputs: &[&HostTensor],
+        outputs: &[TensorDesc],
+        reusable: bool,
+    ) -> Result<Bound, ExecError> {
+        ctx.check_lost()?;
+        let (used, grids) = check_plan(ctx, plan, inputs, outputs)?;
+        let sizes = ctx.sizes(plan, inputs, outputs)?;
+        let layouts = ctx.layouts(plan, inputs, outputs, &sizes)?;
+        let pipelines = plan
+            .passes
+            .iter()
+            .zip(&layouts)
+            .map(|(p, l)| {
+                let variant = match l {
+                    Some(_) => Variant::Segmented,
+                    None => Variant::Plain,
+                };
+                ctx.cache.get(&ctx.device, &ctx.limits, p.kernel, variant)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let kernels: Vec<&'static str> = plan.passes.iter().map(|p| p.kernel.key).collect();
+        let scopes = Scopes::push(&ctx.device);
+        let bound = Bound::create(
+            ctx, plan, inputs, outputs, reusable, used, sizes, layouts, pipelines, grids, kernels,
+        );
+        if let Some(e) = scopes.pop() {
+            ctx.check_lost()?;
+            let kernels: Vec<&str> = plan.passes.iter().map(|p| p.kernel.key).collect();
+            return Err(device_error(&format!("preparing kernels {kernels:?}"), &e).into());
+        }
+        Ok(bound?)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn create(
+        ctx: &Context,
+        plan: &GpuPlan,
+        inputs: &[&HostTensor],
+        outputs: &[TensorDesc],
+        reusable: bool,
+        used: Used,
+        sizes: Sizes,
+        layouts: Vec<Option<Segmented>>,
+        pipelines: Vec<Arc<Compiled>>,
+        grids: Vec<(u32, u32)>,
+        kernels: Vec<&'static str>,
+    ) -> Result<Bound, OpError> {
+        use wgpu::BufferUsages as U;
+        let copied: Vec<usize> = plan
+            .outputs
+            .iter()
+            .filter_map(|o| match *o {
+                OutputInit::CopyOfInput(i) => Some(i),
+                OutputInit::Zero | OutputInit::Overwritten => None,
+            })
+            .collect();
+        let input_bufs: Vec<Option<wgpu::Buffer>> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                if used.inputs[i] || copied.contains(&i) {
+                    ctx.upload(
+                        &format!("input {i}"),
+                        t.bytes(),
+                        sizes.inputs[i],
+                        U::STORAGE | U::COPY_SRC,
+                    )
+                    .map(Some)
+                } else {
+                    Ok(None)
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        // New buffers are zero-filled by wgpu.
+        let output_bufs: Vec<wgpu::Buffer> = sizes
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| {
+                ctx.empty_buffer(
+                    &format!("output {i}"),
+                    s,
+                    U::STORAGE | U::COPY_SRC | U::COPY_DST,
+                )
+            })
+            .collect();
+        let scratch_bufs: Vec<wgpu::Buffer> = sizes
+            .scratch
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| ctx.empty_buffer(&format!("scratch {i}"), s, U::STORAGE | U::COPY_DST))
+            .collect();
+        let status_words = vec![u32::MAX; (sizes.status / 4) as usize];
+        let status_bytes: &[u8] = bytemuck::cast_slice(&status_words);
+        let status = ctx.upload(
+            "status",
+            status_bytes,
+            sizes.status,
+            U::STORAGE | U::COPY_SRC | U::COPY_DST,
+        )?;
+        let status_init = if reusable {
+            Some(ctx.upload("status init", status_bytes, sizes.status, U::COPY_SRC)?)
+        } else {
+            None
+        };
+
+        // What segments past the end of a segmented buffer bind, by access (a
+        // buffer may not be bound both read-only and writable in one dispatch);
+        // 16 bytes, the least an `array<vec4<u32>>` binding takes.
+        let dummies = layouts.iter().any(Option::is_some).then(|| {
+            [
+                ctx.empty_buffer("unused segment (read)", 16, U::STORAGE),
+                ctx.empty_buffer("unused segment (read_write)", 16, U::STORAGE),
+            ]
+        });
+
+        let mut passes = Vec::with_capacity(plan.passes.len());
+        for (p, (pass, pipeline)) in plan.passes.iter().zip(pipelines).enumerate() {
+            let key = pass.kernel.key;
+            let params = param_words(pass, p)?;
+            let params_buf = ctx.upload(
+                &format!("params of pass {p} ({key})"),
+                bytemuck::cast_slice(&params),
+                sizes.params[p],
+                PARAMS_USAGE,
+            )?;
+            let layout = layouts[p].as_ref();
+            let mut entries = Vec::with_capacity(pass.buffers.len());
+            for (b, &r) in pass.buffers.iter().enumerate() {
+                let buffer = match r {
+                    BufferRef::Params => &params_buf,
+                    BufferRef::Status => &status,
+                    BufferRef::Input(i) => input_bufs[i]
+                        .as_ref()
+                        .ok_or_else(|| OpError::Device(format!("input {i} was not uploaded")))?,
+                    BufferRef::Output(i) => &output_bufs[i],
+                    BufferRef::Scratch(i) => &scratch_bufs[i],
+                };
+                let segments = layout.map_or(1, |l| l.counts[b]);
+                if segments == 1 {
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: entries.len() as u32,
+                        resource: buffer.as_entire_binding(),
+                    });
+                    continue;
+                }
+                // Segment k: bytes [k * S, (k + 1) * S), the last one shorter;
+                // `layouts` checked that the buffer ends within the segments.
+                let total = sizes.of(r, p);
+                for k in 0..u64::from(segments) {
+                    let offset = k * ctx.segment;
+                    let resource = match (offset < total, &dummies) {
+                        (true, _) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer,
+                            offset,
+                            size: std::num::NonZeroU64::new(ctx.segment.min(total - offset)),
+                        }),
+                        (false, Some([read, read_write])) => match pass.kernel.bindings[b] {
+                            // Parameter blocks are never segmented.
+                            Access::Read | Access::Uniform => read.as_entire_binding(),
+                            Access::ReadWrite => read_write.as_entire_binding(),
+                        },
+                        (false, None) => {
+                            return Err(OpError::Device("no buffer for an unused segment".into()))
+                        }
+                    };
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: entries.len() as u32,
+                        resource,
+                    });
+                }
+            }
+            let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(key),
+                layout: &pipeline.layout,
+                entries: &entries,
+            });
+            passes.push(BoundPass {
+                pipeline,
+                bind_group,
+                grid: grids[p],
+                _params: params_buf,
+            });
+        }
+        Ok(Bound {
+            init: plan.outputs.clone(),
+            descs: outputs.to_vec(),
+            kernels,
+            index_checks: plan.index_checks.len(),
+            sizes,
+            inputs: input_bufs,
+            outputs: output_bufs,
+            scratch: scratch_bufs,
+            status,
+            status_init,
+            passes,
+            _dummies: dummies,
+        })
+    }
+
+    /// Records one run of the plan into `encoder`.
+    ///
+    /// With `reset`, first restores what a previous run changed: outputs
+    /// that start zeroed are cleared, scratch buffers zeroed, status words
+    /// set to all ones (freshly bound buffers start that way, so the first
+    /// run needs no reset). Outputs that start as a copy of an input are
+    /// copied on every run. `stamps` gets a timestamp at the beginning of
+    /// the first pass (query 0) and at the end of the last (query 1).
+    pub(crate) fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        reset: bool,
+        stamps: Option<&wgpu::QuerySet>,
+    ) {
+        if reset {
+            for (o, init) in self.init.iter().enumerate() {
+                if *init == OutputInit::Zero {
+                    encoder.clear_buffer(&self.outputs[o], 0, None);
+                }
+            }
+            for s in &self.scratch {
+                encoder.clear_buffer(s, 0, None);
+            }
+            if let Some(init) = &self.status_init {
+                encoder.copy_buffer_to_buffer(init, 0, &self.status, 0, self.sizes.status);
+            }
+        }
+        for (o, init) in self.init.iter().enumerate() {
+            if let OutputInit::CopyOfInput(i) = *init {
+                if let Some(Some(src)) = self.inputs.get(i) {
+                    encoder.copy_buffer_to_buffer(
+                        src,
+                        0,
+                        &self.outputs[o],
+                        0,
+                        self.sizes.outputs[o],
+                    );
+                }
+            }
+        }
+        let last = self.passes.len().saturating_sub(1);
+        for (p, pass) in self.passes.iter().enumerate() {
+            let timestamp_writes = match stamps {
+                Some(set) if p == 0 || p == last => Some(wgpu::ComputePassTimestampWrites {
+                    query_set: set,
+                    beginning_of_pass_write_index: (p == 0).then_some(0),
+                    end_of_pass_write_index: (p == last).then_some(1),
+                }),
+                _ => None,
+            };
+            let (x, y) = pass.grid;
+            let empty = x == 0 || y == 0;
+            if empty && timestamp_writes.is_none() {
+                continue;
+            }
+            let key = self.kernels[p];
+            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(key),
+                timestamp_writes,
+            });
+            if !empty {
+                cpass.set_pipeline(&pass.pipeline.pipeline);
+                cpass.set_bind_group(0, &pass.bind_group, &[]);
+                cpass.dispatch_workgroups(x, y, 1);
+            }
+        }
+    }
+
+    /// Adds copies of the outputs and status words to `encoder`, submits it,
+    /// waits, and returns the outputs, or [`ExecError::Index`] for the
+    /// lowest failed index check. Any failure once the device is lost is
+    /// [`OpError::DeviceLost`].
+    pub(crate) fn read_back(
+        &self,
+        ctx: &Context,
+        encoder: wgpu::CommandEncoder,
+    ) -> Result<Vec<HostTensor>, ExecError> {
+        self.read_back_on_device(ctx, encoder)
+            .map_err(|e| match ctx.check_lost() {
+                Err(lost) => lost.into(),
+                Ok(()) => e,
+            })
+    }
+
+    fn read_back_on_device(
+        &self,
+        ctx: &Context,
+        mut encoder: wgpu::CommandEncoder,
+    ) -> Result<Vec<HostTensor>, ExecError> {
+        use wgpu::BufferUsages as U;
+        let scopes = Scopes::push(&ctx.device);
+        let mut staging = Vec::with_capacity(self.outputs.len() + 1);
+        let sources = self.outputs.iter().zip(&self.sizes.outputs);
+        for (i, (buf, &size)) in sources.enumerate() {
+            let s = ctx.empty_buffer(
+                &format!("read-back of output {i}"),
+                size,
+                U::MAP_READ | U::COPY_DST,
+            );
+            encoder.copy_buffer_to_buffer(buf, 0, &s, 0, size);
+            staging.push(s);
+        }
+        let s = ctx.empty_buffer(
+            "read-back of status",
+            self.sizes.status,
+            U::MAP_READ | U::COPY_DST,
+        );
+        encoder.copy_buffer_to_buffer(&self.status, 0, &s, 0, self.sizes.status);
+        staging.push(s);
+        let index = ctx.queue.submit([encoder.finish()]);
+        let pending = map_all(index, staging);
+        if let Some(e) = scopes.pop() {
+            ctx.check_lost()?;
+            return Err(device_error(&format!("running kernels {:?}", self.kernels), &e).into());
+        }
+        wait(&ctx.device, &|| ctx.check_lost(), &pending)?;
+
+        let (status_buf, out_bufs) = pending
+            .staging
+            .split_last()
+            .ok_or_else(|| OpError::Device("no status read-back buffer".into()))?;
+        let status_bytes = read(status_buf, self.sizes.status as usize)?;
+        let failed = status_bytes
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .take(self.index_checks)
+            .enumerate()
+            .find(|&(_, w)| w != u32::MAX);
+        if let Some((check, position)) = failed {
+            return Err(ExecError::Index {
+                check,
+                position: u64::from(position),
+            });
+        }
+        let mut results = Vec::with_capacity(self.descs.len());
+        for (desc, buf) in self.descs.iter().zip(out_bufs) {
+            // Sizes were checked to fit in u64 and usize.
+            let len = desc.byte_size().unwrap_or(0) as usize;
+            let bytes = read(buf, len)?;
+            results.push(HostTensor::from_bytes(desc.clone(), bytes)?);
+        }
+        Ok(results)
+    }
+}
+
+/// Read-back buffers being mapped after submission `index`.
+pub(crate) struct Pending {
     index: wgpu::SubmissionIndex,
-    /// One per output, then the status buffer.
     staging: Vec<wgpu::Buffer>,
     mapped: mpsc::Receiver<(usize, Result<(), wgpu::BufferAsyncError>)>,
 }
 
-/// Creates the buffers, records and submits the passes, and starts mapping
-/// the read-back buffers. Runs inside error scopes.
-fn submit(
-    ctx: &Context,
-    plan: &GpuPlan,
-    inputs: &[&HostTensor],
-    prepared: &Prepared,
-) -> Result<Pending, OpError> {
-    use wgpu::BufferUsages as U;
-    let Prepared {
-        used,
-        sizes,
-        layouts,
-        pipelines,
-        grids,
-    } = prepared;
-
-    let copied: Vec<usize> = plan
-        .outputs
-        .iter()
-        .filter_map(|o| match *o {
-            OutputInit::CopyOfInput(i) => Some(i),
-            OutputInit::Zero | OutputInit::Overwritten => None,
-        })
-        .collect();
-    let input_bufs: Vec<Option<wgpu::Buffer>> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            if used.inputs[i] || copied.contains(&i) {
-                ctx.upload(
-                    &format!("input {i}"),
-                    t.bytes(),
-                    sizes.inputs[i],
-                    U::STORAGE | U::COPY_SRC,
-                )
-                .map(Some)
-            } else {
-                Ok(None)
-            }
-        })
-        .collect::<Result<_, _>>()?;
-    // New buffers are zero-filled by wgpu.
-    let output_bufs: Vec<wgpu::Buffer> = sizes
-        .outputs
-        .iter()
-        .enumerate()
-        .map(|(i, &s)| {
-            ctx.empty_buffer(
-                &format!("output {i}"),
-                s,
-                U::STORAGE | U::COPY_SRC | U::COPY_DST,
-            )
-        })
-        .collect();
-    let scratch_bufs: Vec<wgpu::Buffer> = sizes
-        .scratch
-        .iter()
-        .enumerate()
-        .map(|(i, &s)| ctx.empty_buffer(&format!("scratch {i}"), s, U::STORAGE))
-        .collect();
-    let status_words = vec![u32::MAX; (sizes.status / 4) as usize];
-    let status_buf = ctx.upload(
-        "status",
-        bytemuck::cast_slice(&status_words),
-        sizes.status,
-        U::STORAGE | U::COPY_SRC,
-    )?;
-
-    // What segments past the end of a segmented buffer bind, by access (a
-    // buffer may not be bound both read-only and writable in one dispatch);
-    // 16 bytes, the least an `array<vec4<u32>>` binding takes.
-    let dummies = layouts.iter().any(Option::is_some).then(|| {
-        [
-            ctx.empty_buffer("unused segment (read)", 16, U::STORAGE),
-            ctx.empty_buffer("unused segment (read_write)", 16, U::STORAGE),
-        ]
-    });
-
-    let mut encoder = ctx
-        .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("ops-gpu plan"),
-        });
-    for (o, init) in plan.outputs.iter().enumerate() {
-        if let OutputInit::CopyOfInput(i) = *init {
-            if let Some(Some(src)) = input_bufs.get(i) {
-                encoder.copy_buffer_to_buffer(src, 0, &output_bufs[o], 0, sizes.outputs[o]);
-            }
-        }
-    }
-    for (p, pass) in plan.passes.iter().enumerate() {
-        let (x, y) = grids[p];
-        if x == 0 || y == 0 {
-            continue;
-        }
-        let key = pass.kernel.key;
-        let params = param_words(pass, p)?;
-        let params_buf = ctx.upload(
-            &format!("params of pass {p} ({key})"),
-            bytemuck::cast_slice(&params),
-            sizes.params[p],
-            PARAMS_USAGE,
-        )?;
-        let layout = layouts[p].as_ref();
-        let mut entries = Vec::with_capacity(pass.buffers.len());
-        for (b, &r) in pass.buffers.iter().enumerate() {
-            let buffer = match r {
-                BufferRef::Params => &params_buf,
-                BufferRef::Status => &status_buf,
-                BufferRef::Input(i) => input_bufs[i]
-                    .as_ref()
-                    .ok_or_else(|| OpError::Device(format!("input {i} was not uploaded")))?,
-                BufferRef::Output(i) => &output_bufs[i],
-                BufferRef::Scratch(i) => &scratch_bufs[i],
-            };
-            let segments = layout.map_or(1, |l| l.counts[b]);
-            if segments == 1 {
-                entries.push(wgpu::BindGroupEntry {
-                    binding: entries.len() as u32,
-                    resource: buffer.as_entire_binding(),
-                });
-                continue;
-            }
-            // Segment k: bytes [k * S, (k + 1) * S), the last one shorter;
-            // `layouts` checked that the buffer ends within the segments.
-            let total = sizes.of(r, p);
-            for k in 0..u64::from(segments) {
-                let offset = k * ctx.segment;
-                let resource = match (offset < total, &dummies) {
-                    (true, _) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer,
-                        offset,
-                        size: std::num::NonZeroU64::new(ctx.segment.min(total - offset)),
-                    }),
-                    (false, Some([read, read_write])) => match pass.kernel.bindings[b] {
-                        // Parameter blocks are never segmented.
-                        Access::Read | Access::Uniform => read.as_entire_binding(),
-                        Access::ReadWrite => read_write.as_entire_binding(),
-                    },
-                    (false, None) => {
-                        return Err(OpError::Device("no buffer for an unused segment".into()))
-                    }
-                };
-                entries.push(wgpu::BindGroupEntry {
-                    binding: entries.len() as u32,
-                    resource,
-                });
-            }
-        }
-        let compiled = &pipelines[p];
-        let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(key),
-            layout: &compiled.layout,
-            entries: &entries,
-        });
-        let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(key),
-            timestamp_writes: None,
-        });
-        cpass.set_pipeline(&compiled.pipeline);
-        cpass.set_bind_group(0, &bind_group, &[]);
-        cpass.dispatch_workgroups(x, y, 1);
-    }
-
-    let mut staging = Vec::with_capacity(output_bufs.len() + 1);
-    for (i, (buf, &size)) in output_bufs.iter().zip(&sizes.outputs).enumerate() {
-        let s = ctx.empty_buffer(
-            &format!("read-back of output {i}"),
-            size,
-            U::MAP_READ | U::COPY_DST,
-        );
-        encoder.copy_buffer_to_buffer(buf, 0, &s, 0, size);
-        staging.push(s);
-    }
-    let s = ctx.empty_buffer(
-        "read-back of status",
-        sizes.status,
-        U::MAP_READ | U::COPY_DST,
-    );
-    encoder.copy_buffer_to_buffer(&status_buf, 0, &s, 0, sizes.status);
-    staging.push(s);
-
-    let index = ctx.queue.submit([encoder.finish()]);
+/// Starts mapping `staging` (whose copies were submitted as `index`).
+pub(crate) fn map_all(index: wgpu::SubmissionIndex, staging: Vec<wgpu::Buffer>) -> Pending {
     let (tx, mapped) = mpsc::channel();
     for (i, s) in staging.iter().enumerate() {
         let tx = tx.clone();
@@ -539,20 +740,25 @@ fn submit(
             let _ = tx.send((i, r));
         });
     }
-    Ok(Pending {
+    Pending {
         index,
         staging,
         mapped,
-    })
+    }
 }
 
-/// Waits for the submission and its mappings.
+/// Waits for the submission and its mappings; `lost` says whether the
+/// device is lost.
 ///
 /// Another thread polling the same device may be the one that runs our
 /// mapping callbacks, so after our submission is done we keep waiting on the
 /// channel (re-polling now and then) instead of giving up when a poll returns
 /// before the callbacks were delivered.
-fn wait(ctx: &Context, pending: &Pending) -> Result<(), OpError> {
+pub(crate) fn wait(
+    device: &wgpu::Device,
+    lost: &dyn Fn() -> Result<(), OpError>,
+    pending: &Pending,
+) -> Result<(), OpError> {
     let mut done = vec![false; pending.staging.len()];
     let mut remaining = pending.staging.len();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
@@ -567,8 +773,8 @@ fn wait(ctx: &Context, pending: &Pending) -> Result<(), OpError> {
             wgpu::PollType::Poll
         };
         first = false;
-        let polled = catch_unwind(AssertUnwindSafe(|| ctx.device.poll(poll_type)));
-        ctx.check_lost()?;
+        let polled = catch_unwind(AssertUnwindSafe(|| device.poll(poll_type)));
+        lost()?;
         match polled {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => return Err(OpError::Device(format!("waiting for the GPU failed: {e}"))),
@@ -600,6 +806,17 @@ fn wait(ctx: &Context, pending: &Pending) -> Result<(), OpError> {
     Ok(())
 }
 
+impl Pending {
+    /// The mapped bytes of read-back buffer `i`, truncated to `len`.
+    pub(crate) fn read(&self, i: usize, len: usize) -> Result<Vec<u8>, OpError> {
+        let buffer = self
+            .staging
+            .get(i)
+            .ok_or_else(|| OpError::Device(format!("no read-back buffer {i}")))?;
+        read(buffer, len)
+    }
+}
+
 /// The mapped bytes of `buffer`, truncated to `len`.
 fn read(buffer: &wgpu::Buffer, len: usize) -> Result<Vec<u8>, OpError> {
     let bytes = {
@@ -619,86 +836,24 @@ fn read(buffer: &wgpu::Buffer, len: usize) -> Result<Vec<u8>, OpError> {
     Ok(bytes)
 }
 
-/// Executes `plan`; any failure once the device is lost is
-/// [`OpError::DeviceLost`], whatever step noticed it.
+/// Executes `plan`: binds it, records it once and reads it back, in one
+/// submission.
 pub(crate) fn execute(
     ctx: &Context,
     plan: &GpuPlan,
     inputs: &[&HostTensor],
     outputs: &[TensorDesc],
 ) -> Result<Vec<HostTensor>, ExecError> {
-    execute_on_device(ctx, plan, inputs, outputs).map_err(|e| match ctx.check_lost() {
-        Err(lost) => lost.into(),
-        Ok(()) => e,
-    })
-}
-
-fn execute_on_device(
-    ctx: &Context,
-    plan: &GpuPlan,
-    inputs: &[&HostTensor],
-    outputs: &[TensorDesc],
-) -> Result<Vec<HostTensor>, ExecError> {
-    ctx.check_lost()?;
-    let (used, grids) = check_plan(ctx, plan, inputs, outputs)?;
-    let sizes = ctx.sizes(plan, inputs, outputs)?;
-    let layouts = ctx.layouts(plan, inputs, outputs, &sizes)?;
-    let pipelines = plan
-        .passes
-        .iter()
-        .zip(&layouts)
-        .map(|(p, l)| {
-            let variant = match l {
-                Some(_) => Variant::Segmented,
-                None => Variant::Plain,
-            };
-            ctx.cache.get(&ctx.device, &ctx.limits, p.kernel, variant)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-
-    let prepared = Prepared {
-        used,
-        sizes,
-        layouts,
-        pipelines,
-        grids,
-    };
-    let scopes = Scopes::push(&ctx.device);
-    let submitted = submit(ctx, plan, inputs, &prepared);
-    if let Some(e) = scopes.pop() {
-        ctx.check_lost()?;
-        let kernels: Vec<&str> = plan.passes.iter().map(|p| p.kernel.key).collect();
-        return Err(device_error(&format!("running kernels {kernels:?}"), &e).into());
-    }
-    let pending = submitted?;
-    wait(ctx, &pending)?;
-
-    let (status_buf, out_bufs) = pending
-        .staging
-        .split_last()
-        .ok_or_else(|| OpError::Device("no status read-back buffer".into()))?;
-    let status_bytes = read(status_buf, prepared.sizes.status as usize)?;
-    let status: Vec<u32> = status_bytes
-        .chunks_exact(4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-        .collect();
-    if let Some((check, &position)) = status
-        .iter()
-        .take(plan.index_checks.len())
-        .enumerate()
-        .find(|(_, &w)| w != u32::MAX)
-    {
-        return Err(ExecError::Index {
-            check,
-            position: u64::from(position),
+    let bound =
+        Bound::new(ctx, plan, inputs, outputs, false).map_err(|e| match ctx.check_lost() {
+            Err(lost) => lost.into(),
+            Ok(()) => e,
+        })?;
+    let mut encoder = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("ops-gpu plan"),
         });
-    }
-    let mut results = Vec::with_capacity(outputs.len());
-    for (desc, buf) in outputs.iter().zip(out_bufs) {
-        // Sizes were checked to fit in u64 and usize.
-        let len = desc.byte_size().unwrap_or(0) as usize;
-        let bytes = read(buf, len)?;
-        results.push(HostTensor::from_bytes(desc.clone(), bytes)?);
-    }
-    Ok(results)
+    bound.record(&mut encoder, false, None);
+    bound.read_back(ctx, encoder)
 }

@@ -18,8 +18,8 @@
 //!   ([`Context::max_binding_size`]: `max_storage_buffer_binding_size`, 128
 //!   MiB on lavapipe, whose buffers may reach 2 GiB) is bound in segments by
 //!   the kernel's *segmented variant*, a second module that every generated
-//!   kernel carries in a trailing `/* @segmented ... */` comment (up to four
-//!   segments per tensor). Dispatches beyond 65,535 workgroups are spread
+//!   kernel carries ([`Kernel::segmented`](ops_core::Kernel::segmented); up
+//!   to four segments per tensor). Dispatches beyond 65,535 workgroups are spread
 //!   over a 2-D grid.
 //! * [`shared`] is a process-wide context for tests and the CLI.
 //!

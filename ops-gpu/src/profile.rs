@@ -7,6 +7,8 @@
 //! [`Profiler`] instead uploads once ([`Profiler::prepare`]) and then times
 //! only what a call does on the device ([`Prepared::run`]): starting the
 //! outputs, scratch and status buffers as the plan says, and the passes.
+//! Binding, recording and reading back are the runtime's one executor, the
+//! same code [`Context::execute`] runs; only the timing is the profiler's.
 //!
 //! # Timing
 //!
@@ -18,10 +20,6 @@
 //! them still profiles, by wall time from submission to completion. Every
 //! figure says which clock it came from ([`TimeSource`]).
 
-use std::borrow::Cow;
-use std::collections::HashMap;
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ops_core::{
@@ -29,9 +27,10 @@ use ops_core::{
     OutputInit, Pass, TensorDesc,
 };
 
-use crate::cache::{layout_entries, param_words, PARAMS_USAGE};
+use crate::cache::{compile, param_words, Variant, PARAMS_USAGE};
 use crate::context::{error_text, Scopes};
-use crate::{AdapterSummary, Context};
+use crate::exec::{map_all, padded, wait, Bound};
+use crate::{AdapterSummary, Context, ExecError};
 
 /// Where a measured duration comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -76,43 +75,32 @@ impl Sample {
     }
 }
 
-/// A compiled kernel of the profiler's device.
-struct Pipeline {
-    layout: wgpu::BindGroupLayout,
-    pipeline: wgpu::ComputePipeline,
-}
-
 /// A device on the [`Context`]'s adapter, opened with timestamp queries when
 /// the adapter offers them, that times plans with resident buffers.
+///
+/// It runs plans with the runtime's own executor on a [`Context`] of its
+/// own (so its pipelines and buffers leave the caller's context alone):
+/// what it times is exactly what [`Context::execute`] records.
 pub struct Profiler {
-    device: wgpu::Device,
-    queue: wgpu::Queue,
-    limits: wgpu::Limits,
+    ctx: Context,
     source: TimeSource,
-    summary: AdapterSummary,
-    pipelines: Mutex<HashMap<&'static str, Arc<Pipeline>>>,
-    // Kept alive for the life of the device.
-    _adapter: wgpu::Adapter,
-    _instance: wgpu::Instance,
 }
 
 impl std::fmt::Debug for Profiler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Profiler")
-            .field("adapter", &self.summary)
+            .field("adapter", self.ctx.adapter())
             .field("source", &self.source)
             .finish_non_exhaustive()
     }
-}
-
-fn device_error(what: &str, e: impl std::fmt::Display) -> OpError {
-    OpError::Device(format!("{what}: {e}"))
 }
 
 impl Profiler {
     /// Opens a profiling device on the adapter `ctx` runs on (same name and
     /// backend), requesting `TIMESTAMP_QUERY` (and
     /// `TIMESTAMP_QUERY_INSIDE_ENCODERS`) only when the adapter offers it.
+    /// Plans bind as on `ctx`: the same largest binding
+    /// ([`Context::max_binding_size`]) and so the same segmented variants.
     pub fn new(ctx: &Context) -> Result<Profiler, OpError> {
         let want = ctx.adapter().clone();
         let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
@@ -144,28 +132,18 @@ impl Profiler {
         } else {
             TimeSource::WallClock
         };
-        let limits = adapter.limits();
+        let info = adapter.get_info();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("ops-gpu profiler"),
             required_features: features,
-            required_limits: limits.clone(),
+            required_limits: adapter.limits(),
             ..Default::default()
         }))
         .map_err(|e| device_error("opening the profiling device failed", e))?;
-        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
-            eprintln!("ops-gpu profiler: uncaptured wgpu error: {e}");
-        }));
-        let limits = device.limits();
-        Ok(Profiler {
-            device,
-            queue,
-            limits,
-            source,
-            summary: want,
-            pipelines: Mutex::new(HashMap::new()),
-            _adapter: adapter,
-            _instance: instance,
-        })
+        let ctx = Context::from_parts(instance, adapter, device, queue, &info)
+            .with_device_class(ctx.device_class())
+            .with_max_binding_size(ctx.max_binding_size());
+        Ok(Profiler { ctx, source })
     }
 
     /// Where this profiler's durations come from.
@@ -175,271 +153,49 @@ impl Profiler {
 
     /// The adapter it runs on.
     pub fn adapter(&self) -> &AdapterSummary {
-        &self.summary
-    }
-
-    fn pipeline(&self, kernel: &'static Kernel) -> Result<Arc<Pipeline>, OpError> {
-        let mut pipelines = self.pipelines.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(p) = pipelines.get(kernel.key) {
-            return Ok(Arc::clone(p));
-        }
-        let p = Arc::new(compile(&self.device, kernel)?);
-        pipelines.insert(kernel.key, Arc::clone(&p));
-        Ok(p)
+        self.ctx.adapter()
     }
 
     /// Uploads `inputs` and creates everything `plan` binds, so that
     /// [`Prepared::run`] only records and submits the work of one call.
     ///
-    /// `outputs` describes the plan's outputs (as for [`Context::execute`]).
+    /// `outputs` describes the plan's outputs (as for [`Context::execute`]);
+    /// the checks and limits are [`Context::execute`]'s, segmented variants
+    /// included.
     pub fn prepare(
         &self,
         plan: &GpuPlan,
         inputs: &[&HostTensor],
         outputs: &[TensorDesc],
     ) -> Result<Prepared<'_>, OpError> {
-        use wgpu::BufferUsages as U;
-        if outputs.len() != plan.outputs.len() {
-            return Err(OpError::InvalidArgument(format!(
-                "the plan initialises {} outputs but {} output descriptions were given",
-                plan.outputs.len(),
-                outputs.len()
-            )));
-        }
-        // The profiler binds every buffer whole: no segmented variants.
-        let max = self.limits.max_storage_buffer_binding_size;
-        let sizes = inputs
-            .iter()
-            .map(|t| t.bytes().len() as u64)
-            .chain(outputs.iter().map(|d| d.byte_size().unwrap_or(u64::MAX)))
-            .chain(plan.scratch_bytes.iter().copied());
-        for size in sizes {
-            if size > max {
-                return Err(OpError::TooLarge {
-                    what: format!("a profiled buffer of {size} bytes"),
-                    limit: format!(
-                        "max_storage_buffer_binding_size ({max} bytes): the profiler binds buffers whole"
-                    ),
-                });
-            }
-        }
-        let scopes = Scopes::push(&self.device);
-        let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
-        let input_bufs: Vec<wgpu::Buffer> = inputs
-            .iter()
-            .enumerate()
-            .map(|(i, t)| self.filled(&format!("input {i}"), t.bytes(), storage))
-            .collect();
-        let mut output_sizes = Vec::with_capacity(outputs.len());
-        for (i, d) in outputs.iter().enumerate() {
-            let bytes = d.byte_size().ok_or_else(|| OpError::TooLarge {
-                what: format!("output {i}"),
-                limit: "byte size overflows u64".into(),
-            })?;
-            output_sizes.push(padded(bytes));
-        }
-        let output_bufs: Vec<wgpu::Buffer> = output_sizes
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| self.empty(&format!("output {i}"), s, storage))
-            .collect();
-        let scratch_bufs: Vec<wgpu::Buffer> = plan
-            .scratch_bytes
-            .iter()
-            .enumerate()
-            .map(|(i, &b)| self.empty(&format!("scratch {i}"), padded(b), storage))
-            .collect();
-        let status_words = vec![u32::MAX; plan.index_checks.len().max(1)];
-        let status_init = self.filled(
-            "status init",
-            bytemuck::cast_slice(&status_words),
-            U::COPY_SRC,
-        );
-        let status = self.empty(
-            "status",
-            status_words.len() as u64 * 4,
-            U::STORAGE | U::COPY_SRC | U::COPY_DST,
-        );
-        let mut passes = Vec::with_capacity(plan.passes.len());
-        for (p, pass) in plan.passes.iter().enumerate() {
-            passes.push(self.prepare_pass(
-                p,
-                pass,
-                &input_bufs,
-                &output_bufs,
-                &scratch_bufs,
-                &status,
-            )?);
-        }
-        for (o, init) in plan.outputs.iter().enumerate() {
-            if let OutputInit::CopyOfInput(i) = *init {
-                let have = input_bufs.get(i).map(|b| b.size());
-                if have != Some(output_sizes[o]) {
-                    return Err(OpError::InvalidArgument(format!(
-                        "output {o} starts as a copy of input {i}, whose byte size differs"
-                    )));
-                }
-            }
-        }
+        let bound = Bound::new(&self.ctx, plan, inputs, outputs, true).map_err(op_error)?;
         let queries = match self.source {
             TimeSource::WallClock => None,
-            _ => Some(Queries::new(&self.device)),
+            _ => Some(Queries::new(&self.ctx.device)),
         };
-        if let Some(e) = scopes.pop() {
-            return Err(OpError::Device(format!(
-                "preparing a plan for profiling failed: {}",
-                error_text(&e)
-            )));
-        }
         Ok(Prepared {
             profiler: self,
-            inputs: input_bufs,
-            outputs: output_bufs,
-            output_descs: outputs.to_vec(),
-            output_init: plan.outputs.clone(),
-            scratch: scratch_bufs,
-            status,
-            status_init,
-            passes,
+            bound,
+            passes: plan.passes.len(),
+            outputs: outputs.to_vec(),
             queries,
         })
     }
-
-    fn prepare_pass(
-        &self,
-        p: usize,
-        pass: &Pass,
-        inputs: &[wgpu::Buffer],
-        outputs: &[wgpu::Buffer],
-        scratch: &[wgpu::Buffer],
-        status: &wgpu::Buffer,
-    ) -> Result<PreparedPass, OpError> {
-        let key = pass.kernel.key;
-        if pass.buffers.len() != pass.kernel.bindings.len() {
-            return Err(OpError::InvalidArgument(format!(
-                "pass {p} (`{key}`) binds {} buffers, but its kernel declares {}",
-                pass.buffers.len(),
-                pass.kernel.bindings.len()
-            )));
-        }
-        let pipeline = self.pipeline(pass.kernel)?;
-        let words = param_words(pass, p)?;
-        let params = self.filled(
-            &format!("params of pass {p}"),
-            bytemuck::cast_slice(&words),
-            PARAMS_USAGE,
-        );
-        let missing = |what: &str, i: usize| {
-            OpError::InvalidArgument(format!("pass {p} (`{key}`) binds missing {what} {i}"))
-        };
-        let mut entries = Vec::with_capacity(pass.buffers.len());
-        for (b, r) in pass.buffers.iter().enumerate() {
-            let buffer = match *r {
-                BufferRef::Params => &params,
-                BufferRef::Status => status,
-                BufferRef::Input(i) => inputs.get(i).ok_or_else(|| missing("input", i))?,
-                BufferRef::Output(i) => outputs.get(i).ok_or_else(|| missing("output", i))?,
-                BufferRef::Scratch(i) => scratch.get(i).ok_or_else(|| missing("scratch", i))?,
-            };
-            entries.push(wgpu::BindGroupEntry {
-                binding: b as u32,
-                resource: buffer.as_entire_binding(),
-            });
-        }
-        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(key),
-            layout: &pipeline.layout,
-            entries: &entries,
-        });
-        let grid = split_workgroups(
-            pass.workgroups,
-            self.limits.max_compute_workgroups_per_dimension,
-        )
-        .ok_or_else(|| OpError::TooLarge {
-            what: format!("{} workgroups of pass {p} (`{key}`)", pass.workgroups),
-            limit: "max_compute_workgroups_per_dimension".into(),
-        })?;
-        Ok(PreparedPass {
-            pipeline,
-            bind_group,
-            grid,
-            _params: params,
-        })
-    }
-
-    fn filled(&self, label: &str, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
-        let size = padded(bytes.len() as u64);
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage,
-            mapped_at_creation: true,
-        });
-        if !bytes.is_empty() {
-            if let Ok(mut view) = buffer.get_mapped_range_mut(..) {
-                view.slice(..bytes.len()).copy_from_slice(bytes);
-            }
-        }
-        buffer.unmap();
-        buffer
-    }
-
-    fn empty(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
-        self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage,
-            mapped_at_creation: false,
-        })
-    }
 }
 
-/// The runtime's padding of a buffer of `bytes` ([`crate::exec::padded`]);
-/// sizes past `u64` (which no buffer the profiler creates reaches) saturate,
-/// and wgpu refuses the buffer.
-fn padded(bytes: u64) -> u64 {
-    crate::exec::padded(bytes).unwrap_or(u64::MAX)
+fn device_error(what: &str, e: impl std::fmt::Display) -> OpError {
+    OpError::Device(format!("{what}: {e}"))
 }
 
-fn compile(device: &wgpu::Device, kernel: &'static Kernel) -> Result<Pipeline, OpError> {
-    let key = kernel.key;
-    let entries = layout_entries(kernel.bindings);
-    let scopes = Scopes::push(device);
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(key),
-        source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(kernel.wgsl())),
-    });
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(key),
-        entries: &entries,
-    });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some(key),
-        bind_group_layouts: &[Some(&layout)],
-        immediate_size: 0,
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(key),
-        layout: Some(&pipeline_layout),
-        module: &module,
-        entry_point: Some(kernel.entry),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    if let Some(e) = scopes.pop() {
-        return Err(OpError::Device(format!(
-            "compiling kernel `{key}` failed: {}",
-            error_text(&e)
-        )));
+/// An [`ExecError`] of a profiled plan as an [`OpError`]: the profiler has
+/// no operator to phrase a failed index check with.
+fn op_error(e: ExecError) -> OpError {
+    match e {
+        ExecError::Index { check, position } => {
+            OpError::Device(format!("index check {check} failed at element {position}"))
+        }
+        ExecError::Op(e) => e,
     }
-    Ok(Pipeline { layout, pipeline })
-}
-
-struct PreparedPass {
-    pipeline: Arc<Pipeline>,
-    bind_group: wgpu::BindGroup,
-    grid: (u32, u32),
-    _params: wgpu::Buffer,
 }
 
 /// Two timestamp queries, their resolve buffer and its read-back copy.
@@ -477,22 +233,17 @@ impl Queries {
 /// A plan with its buffers resident on the profiler's device.
 pub struct Prepared<'p> {
     profiler: &'p Profiler,
-    inputs: Vec<wgpu::Buffer>,
-    outputs: Vec<wgpu::Buffer>,
-    output_descs: Vec<TensorDesc>,
-    output_init: Vec<OutputInit>,
-    scratch: Vec<wgpu::Buffer>,
-    status: wgpu::Buffer,
-    status_init: wgpu::Buffer,
-    passes: Vec<PreparedPass>,
+    bound: Bound,
+    passes: usize,
+    outputs: Vec<TensorDesc>,
     queries: Option<Queries>,
 }
 
 impl std::fmt::Debug for Prepared<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Prepared")
-            .field("passes", &self.passes.len())
-            .field("outputs", &self.output_descs)
+            .field("passes", &self.passes)
+            .field("outputs", &self.outputs)
             .finish_non_exhaustive()
     }
 }
@@ -504,58 +255,25 @@ impl Prepared<'_> {
     /// buffers zeroed, status words all ones, then every pass.
     pub fn run(&self) -> Result<Sample, OpError> {
         let p = self.profiler;
-        let scopes = Scopes::push(&p.device);
-        let mut encoder = p
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("ops-gpu profiled run"),
-            });
+        let device = &p.ctx.device;
+        let scopes = Scopes::push(device);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("ops-gpu profiled run"),
+        });
         let inside = p.source == TimeSource::GpuTimestamps;
         if let (Some(q), true) = (&self.queries, inside) {
             encoder.write_timestamp(&q.set, 0);
         }
-        for (o, init) in self.output_init.iter().enumerate() {
-            match *init {
-                OutputInit::Zero => encoder.clear_buffer(&self.outputs[o], 0, None),
-                OutputInit::Overwritten => {}
-                OutputInit::CopyOfInput(i) => encoder.copy_buffer_to_buffer(
-                    &self.inputs[i],
-                    0,
-                    &self.outputs[o],
-                    0,
-                    self.outputs[o].size(),
-                ),
-            }
-        }
-        for s in &self.scratch {
-            encoder.clear_buffer(s, 0, None);
-        }
-        encoder.copy_buffer_to_buffer(&self.status_init, 0, &self.status, 0, self.status.size());
-        let last = self.passes.len().saturating_sub(1);
-        for (i, pass) in self.passes.iter().enumerate() {
-            let timestamp_writes = match (&self.queries, inside) {
-                (Some(q), false) if i == 0 || i == last => Some(wgpu::ComputePassTimestampWrites {
-                    query_set: &q.set,
-                    beginning_of_pass_write_index: (i == 0).then_some(0),
-                    end_of_pass_write_index: (i == last).then_some(1),
-                }),
-                _ => None,
-            };
-            let mut cpass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("ops-gpu profiled pass"),
-                timestamp_writes,
-            });
-            if pass.grid.0 > 0 && pass.grid.1 > 0 {
-                cpass.set_pipeline(&pass.pipeline.pipeline);
-                cpass.set_bind_group(0, &pass.bind_group, &[]);
-                cpass.dispatch_workgroups(pass.grid.0, pass.grid.1, 1);
-            }
-        }
+        let pass_stamps = match (&self.queries, inside) {
+            (Some(q), false) => Some(&q.set),
+            _ => None,
+        };
+        self.bound.record(&mut encoder, true, pass_stamps);
+        let have_stamps = inside || self.passes > 0;
         if let Some(q) = &self.queries {
             if inside {
                 encoder.write_timestamp(&q.set, 1);
             }
-            let have_stamps = inside || !self.passes.is_empty();
             if have_stamps {
                 encoder.resolve_query_set(&q.set, 0..2, &q.resolve, 0);
                 encoder.copy_buffer_to_buffer(&q.resolve, 0, &q.read, 0, q.read.size());
@@ -563,8 +281,13 @@ impl Prepared<'_> {
         }
         let commands = encoder.finish();
         let start = Instant::now();
-        let index = p.queue.submit([commands]);
-        wait_for(&p.device, &index)?;
+        let index = p.ctx.queue.submit([commands]);
+        let stamps: Vec<wgpu::Buffer> = match &self.queries {
+            Some(q) if have_stamps => vec![q.read.clone()],
+            _ => Vec::new(),
+        };
+        let pending = map_all(index, stamps);
+        let waited = wait(device, &|| p.ctx.check_lost(), &pending);
         let wall = start.elapsed();
         if let Some(e) = scopes.pop() {
             return Err(OpError::Device(format!(
@@ -572,12 +295,13 @@ impl Prepared<'_> {
                 error_text(&e)
             )));
         }
+        waited?;
         let gpu = match &self.queries {
-            Some(q) if inside || !self.passes.is_empty() => {
-                let bytes = map_read(&p.device, &q.read, 16)?;
+            Some(_) if have_stamps => {
+                let bytes = pending.read(0, 16)?;
                 let t0 = u64::from_le_bytes(bytes[0..8].try_into().unwrap_or_default());
                 let t1 = u64::from_le_bytes(bytes[8..16].try_into().unwrap_or_default());
-                let period = f64::from(p.queue.get_timestamp_period());
+                let period = f64::from(p.ctx.queue.get_timestamp_period());
                 let ns = t1.saturating_sub(t0) as f64 * period;
                 Some(Duration::from_nanos(ns.round() as u64))
             }
@@ -589,91 +313,14 @@ impl Prepared<'_> {
     /// The outputs of the last [`run`](Prepared::run), read back; an
     /// [`OpError::Device`] when a status word reports a failed index check.
     pub fn read_outputs(&self) -> Result<Vec<HostTensor>, OpError> {
-        let p = self.profiler;
-        let status = read_buffer(p, &self.status)?;
-        if let Some((check, w)) = status
-            .chunks_exact(4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .enumerate()
-            .find(|&(_, w)| w != u32::MAX)
-        {
-            return Err(OpError::Device(format!(
-                "index check {check} failed at element {w}"
-            )));
-        }
-        self.outputs
-            .iter()
-            .zip(&self.output_descs)
-            .map(|(buf, desc)| {
-                let mut bytes = read_buffer(p, buf)?;
-                bytes.truncate(desc.byte_size().unwrap_or(0) as usize);
-                HostTensor::from_bytes(desc.clone(), bytes)
-            })
-            .collect()
+        let ctx = &self.profiler.ctx;
+        let encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("ops-gpu profiler read-back"),
+            });
+        self.bound.read_back(ctx, encoder).map_err(op_error)
     }
-}
-
-/// Copies `buffer` to a mappable one and reads it.
-fn read_buffer(p: &Profiler, buffer: &wgpu::Buffer) -> Result<Vec<u8>, OpError> {
-    let staging = p.empty(
-        "profiler read-back",
-        buffer.size(),
-        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-    );
-    let mut encoder = p
-        .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-    let index = p.queue.submit([encoder.finish()]);
-    wait_for(&p.device, &index)?;
-    map_read(&p.device, &staging, buffer.size() as usize)
-}
-
-/// Blocks until submission `index` is done.
-fn wait_for(device: &wgpu::Device, index: &wgpu::SubmissionIndex) -> Result<(), OpError> {
-    device
-        .poll(wgpu::PollType::Wait {
-            submission_index: Some(index.clone()),
-            timeout: None,
-        })
-        .map(|_| ())
-        .map_err(|e| device_error("waiting for the device failed", e))
-}
-
-/// Maps `buffer` (whose copies were already submitted), reads `len` bytes
-/// and unmaps it. Another thread polling the same device may deliver the
-/// callback, so the wait re-polls until it arrives.
-fn map_read(device: &wgpu::Device, buffer: &wgpu::Buffer, len: usize) -> Result<Vec<u8>, OpError> {
-    let (tx, rx) = mpsc::channel();
-    buffer.map_async(wgpu::MapMode::Read, .., move |r| {
-        let _ = tx.send(r);
-    });
-    let deadline = Instant::now() + Duration::from_secs(600);
-    let mapped = loop {
-        device
-            .poll(wgpu::PollType::Poll)
-            .map_err(|e| device_error("polling the device failed", e))?;
-        match rx.recv_timeout(Duration::from_micros(50)) {
-            Ok(r) => break r,
-            Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => continue,
-            Err(_) => {
-                return Err(OpError::Device(
-                    "a read-back buffer was never mapped".into(),
-                ))
-            }
-        }
-    };
-    mapped.map_err(|e| device_error("mapping a read-back buffer failed", e))?;
-    let bytes = {
-        let view = buffer
-            .get_mapped_range(..)
-            .map_err(|e| device_error("reading a mapped buffer failed", e))?;
-        view.get(..len)
-            .ok_or_else(|| OpError::Device(format!("read-back holds fewer than {len} bytes")))?
-            .to_vec()
-    };
-    buffer.unmap();
-    Ok(bytes)
 }
 
 /// Threads per workgroup of [`COPY_KERNEL`].
@@ -828,11 +475,11 @@ impl MinimalDispatch {
         let device = ctx.device.clone();
         let output_len = output.byte_size().unwrap_or(0) as usize;
         let scopes = Scopes::push(&device);
-        let pipeline = compile(&device, pass.kernel)?;
+        let pipeline = compile(&device, &ctx.limits, pass.kernel, Variant::Plain)?;
         let make = |label: &str, size: u64, usage: wgpu::BufferUsages| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
-                size: padded(size),
+                size: padded(size).unwrap_or(u64::MAX),
                 usage,
                 mapped_at_creation: false,
             })
@@ -927,7 +574,8 @@ impl MinimalDispatch {
         }
         encoder.copy_buffer_to_buffer(&self.output, 0, &self.staging, 0, self.staging.size());
         let index = self.queue.submit([encoder.finish()]);
-        wait_for(&self.device, &index)?;
-        map_read(&self.device, &self.staging, self.output_len)
+        let pending = map_all(index, vec![self.staging.clone()]);
+        wait(&self.device, &|| Ok(()), &pending)?;
+        pending.read(0, self.output_len)
     }
 }

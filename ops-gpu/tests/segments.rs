@@ -195,3 +195,37 @@ fn kernels_without_a_usable_variant_are_errors() {
         other => panic!("expected InvalidArgument, got {other:?}"),
     }
 }
+
+/// The profiler runs plans with the runtime's executor: segmented variants
+/// included, repeated runs starting from the plan's initial state, results
+/// equal to `execute`'s.
+#[test]
+fn the_profiler_runs_segmented_variants_as_execute_does() {
+    let ctx = small();
+    let profiler = ops_gpu::Profiler::new(&ctx).unwrap();
+    for n in [200, 513, 768] {
+        let input = u32s(n);
+        let desc = TensorDesc::new(DataType::Uint32, [n]);
+        let prepared = profiler
+            .prepare(&plan(&ADD, n, 7), &[&input], std::slice::from_ref(&desc))
+            .unwrap();
+        for _ in 0..3 {
+            prepared.run().unwrap();
+            let out = prepared.read_outputs().unwrap();
+            assert_eq!(out[0].to_vec::<u32>().unwrap(), want(n), "{n} words");
+        }
+    }
+    // Beyond the segments: the same error as `execute`'s.
+    let input = u32s(769);
+    let e = profiler
+        .prepare(
+            &plan(&ADD, 769, 7),
+            &[&input],
+            &[TensorDesc::new(DataType::Uint32, [769])],
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&e, OpError::TooLarge { limit, .. } if limit.contains("3 segments")),
+        "{e}"
+    );
+}
