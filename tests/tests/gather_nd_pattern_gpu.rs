@@ -5,7 +5,9 @@
 //! `ops_gpu` on random shapes (1 to 5 dimensions, padding, batch dimensions,
 //! every tuple size, long rows) with edge-value data (NaN payloads, signed
 //! zeros, subnormals, 64-bit values past 2^32 and 2^53) and negative indices,
-//! and compared bit for bit with `gather_nd_cpu`. Out-of-range indices (too
+//! and compared bit for bit with `gather_nd_cpu`; a third of the cases
+//! gather along an axis instead (`GatherShape::Axis`: every batch before the
+//! axis reads the same indices). Out-of-range indices (too
 //! large, too negative, negative through unsigned types, 64-bit values whose
 //! high word is wrong) must fail the plan's index check at the lowest bad
 //! element, and `gather_nd_index_error` must phrase that position exactly as
@@ -15,8 +17,8 @@
 //! without a GPU); finding none is a failure, not a skip.
 
 use ops_core::patterns::gather_nd::{
-    gather_nd_cpu, gather_nd_index_error, gather_nd_plan, params, GatherNdGeometry, GatherVariant,
-    WORKGROUP_SIZE,
+    gather_nd_cpu, gather_nd_index_error, gather_nd_plan, params, GatherNdGeometry, GatherShape,
+    GatherVariant, WORKGROUP_SIZE,
 };
 use ops_core::{DataType, DeviceClass, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::{Context, ExecError};
@@ -167,6 +169,29 @@ struct Case {
     input_rank: usize,
     indices_rank: usize,
     batch_dims: usize,
+    /// `Some(axis)`: a gather along `axis` ([`GatherShape::Axis`], all of
+    /// `indices` meaningful); the three counts are then unused.
+    axis: Option<usize>,
+}
+
+impl Case {
+    fn shape(&self) -> GatherShape {
+        match self.axis {
+            Some(axis) => GatherShape::Axis {
+                axis,
+                indices_rank: self.indices.len(),
+            },
+            None => nd(self.input_rank, self.indices_rank, self.batch_dims),
+        }
+    }
+}
+
+fn nd(input_rank: usize, indices_rank: usize, batch_dims: usize) -> GatherShape {
+    GatherShape::Nd {
+        input_rank,
+        indices_rank,
+        batch_dims,
+    }
 }
 
 fn pad(sizes: Vec<u32>, d: usize) -> Vec<u32> {
@@ -176,6 +201,9 @@ fn pad(sizes: Vec<u32>, d: usize) -> Vec<u32> {
 }
 
 fn random_case(rng: &mut Rng) -> Case {
+    if rng.chance(3) {
+        return random_axis_case(rng);
+    }
     loop {
         let d = 1 + rng.below(5);
         let input_rank = 1 + rng.below(d);
@@ -202,6 +230,39 @@ fn random_case(rng: &mut Rng) -> Case {
             input_rank,
             indices_rank,
             batch_dims,
+            axis: None,
+        };
+        let g = geometry(&case);
+        if g.output_count <= 20_000 && g.input_count <= 20_000 {
+            return case;
+        }
+    }
+}
+
+/// A gather along an axis: 1 to 4 input dimensions (now and then a long
+/// row after the axis), 0 to 3 index dimensions, broadcast over the
+/// dimensions before the axis.
+fn random_axis_case(rng: &mut Rng) -> Case {
+    loop {
+        let r = 1 + rng.below(4);
+        let axis = rng.below(r);
+        let input: Vec<u32> = (0..r)
+            .map(|d| {
+                if d > axis && rng.chance(5) {
+                    40 + rng.below(400) as u32
+                } else {
+                    1 + rng.below(4) as u32
+                }
+            })
+            .collect();
+        let indices: Vec<u32> = (0..rng.below(4)).map(|_| 1 + rng.below(4) as u32).collect();
+        let case = Case {
+            input,
+            indices,
+            input_rank: 0,
+            indices_rank: 0,
+            batch_dims: 0,
+            axis: Some(axis),
         };
         let g = geometry(&case);
         if g.output_count <= 20_000 && g.input_count <= 20_000 {
@@ -211,14 +272,8 @@ fn random_case(rng: &mut Rng) -> Case {
 }
 
 fn geometry(case: &Case) -> GatherNdGeometry {
-    GatherNdGeometry::new(
-        &case.input,
-        &case.indices,
-        case.input_rank,
-        case.indices_rank,
-        case.batch_dims,
-    )
-    .unwrap_or_else(|e| panic!("{case:?}: {e}"))
+    GatherNdGeometry::of(&case.input, &case.indices, case.shape())
+        .unwrap_or_else(|e| panic!("{case:?}: {e}"))
 }
 
 /// In-range index values: negative half of the time for signed types.
@@ -305,9 +360,7 @@ fn plan_on(
         1,
         out,
         0,
-        case.input_rank,
-        case.indices_rank,
-        case.batch_dims,
+        case.shape(),
         class,
         &|v| {
             let i = GatherVariant::ALL.iter().position(|&x| x == v)?;
@@ -327,6 +380,7 @@ fn gpu_matches_cpu_reference_bitwise() {
     let mut negatives = 0;
     let mut singles = 0;
     let mut single_vectors = 0;
+    let mut shared_indices = 0;
     for data in DataType::ALL {
         for index in INDEX_TYPES {
             let k = kernel(data, index);
@@ -339,16 +393,8 @@ fn gpu_matches_cpu_reference_bitwise() {
                 let indices = index_tensor(index, &case.indices, &values);
                 let out = output_desc(&g, data, case.input.len());
                 let what = format!("seed {seed:#x}: {data}/{index} {case:?}");
-                let want = gather_nd_cpu(
-                    &input,
-                    &indices,
-                    &out,
-                    case.input_rank,
-                    case.indices_rank,
-                    case.batch_dims,
-                    INDICES,
-                )
-                .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
+                let want = gather_nd_cpu(&input, &indices, &out, case.shape(), INDICES)
+                    .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
                 let plan = plan_for(&input, &indices, &out, &case, k);
                 let got = ctx
                     .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
@@ -360,6 +406,9 @@ fn gpu_matches_cpu_reference_bitwise() {
                     first_difference(data, got[0].bytes(), want.bytes())
                 );
                 runs += 1;
+                if case.axis.is_some() && g.tuple_count > g.tuples_per_batch {
+                    shared_indices += 1;
+                }
                 if g.slice_len >= 40 {
                     long_rows += 1;
                 }
@@ -392,6 +441,10 @@ fn gpu_matches_cpu_reference_bitwise() {
     assert!(negatives > 100, "{negatives} negative indices");
     assert!(singles > 20, "{singles} single-element cases");
     assert!(single_vectors > 10, "{single_vectors} single-vector cases");
+    assert!(
+        shared_indices > 20,
+        "{shared_indices} gathers along an axis with several batches sharing the indices"
+    );
 }
 
 #[test]
@@ -417,16 +470,8 @@ fn out_of_range_indices_fail_the_index_check() {
                 let indices = index_tensor(index, &case.indices, &values);
                 let out = output_desc(&g, data, case.input.len());
                 let what = format!("seed {seed:#x}: {data}/{index} {case:?} {values:?}");
-                let want = gather_nd_cpu(
-                    &input,
-                    &indices,
-                    &out,
-                    case.input_rank,
-                    case.indices_rank,
-                    case.batch_dims,
-                    INDICES,
-                )
-                .expect_err(&what);
+                let want =
+                    gather_nd_cpu(&input, &indices, &out, case.shape(), INDICES).expect_err(&what);
                 assert!(
                     matches!(want, OpError::IndexOutOfRange { .. }),
                     "{what}: {want}"
@@ -442,9 +487,7 @@ fn out_of_range_indices_fail_the_index_check() {
                             let got = gather_nd_index_error(
                                 input.desc(),
                                 &indices,
-                                case.input_rank,
-                                case.indices_rank,
-                                case.batch_dims,
+                                case.shape(),
                                 INDICES,
                                 position,
                             );
@@ -469,6 +512,7 @@ fn gpu_seed_examples() {
             input_rank: ranks.0,
             indices_rank: ranks.1,
             batch_dims: ranks.2,
+            axis: None,
         };
         let g = geometry(&case);
         let out = output_desc(&g, input.dtype(), case.input.len());
@@ -477,7 +521,7 @@ fn gpu_seed_examples() {
         let got = ctx
             .execute(&plan, &[input, indices], std::slice::from_ref(&out))
             .unwrap();
-        let want = gather_nd_cpu(input, indices, &out, ranks.0, ranks.1, ranks.2, INDICES).unwrap();
+        let want = gather_nd_cpu(input, indices, &out, case.shape(), INDICES).unwrap();
         assert_eq!(got[0], want);
         got.into_iter().next().unwrap()
     };
@@ -518,6 +562,7 @@ fn empty_tensors() {
         input_rank: 2,
         indices_rank: 2,
         batch_dims: 0,
+        axis: None,
     };
     let out = TensorDesc::new(DataType::Uint8, [3, 0]);
     let ok = HostTensor::from_slice([3, 1], &[3i32, -4, 0]).unwrap();
@@ -528,12 +573,12 @@ fn empty_tensors() {
         .unwrap();
     assert!(got[0].is_empty());
     let bad = HostTensor::from_slice([3, 1], &[3i32, -5, 4]).unwrap();
-    let want = gather_nd_cpu(&input, &bad, &out, 2, 2, 0, INDICES).unwrap_err();
+    let want = gather_nd_cpu(&input, &bad, &out, nd(2, 2, 0), INDICES).unwrap_err();
     match ctx.execute(&plan, &[&input, &bad], std::slice::from_ref(&out)) {
         Err(ExecError::Index { check: 0, position }) => {
             assert_eq!(position, 1);
             assert_eq!(
-                gather_nd_index_error(input.desc(), &bad, 2, 2, 0, INDICES, position),
+                gather_nd_index_error(input.desc(), &bad, nd(2, 2, 0), INDICES, position),
                 want
             );
         }
@@ -595,6 +640,7 @@ fn single_vectors_four_elements_a_thread() {
                     input,
                     indices,
                     batch_dims: batch,
+                    axis: None,
                 };
                 let g = geometry(&case);
                 let x = data_tensor(data, &case.input, &mut rng);
@@ -609,16 +655,7 @@ fn single_vectors_four_elements_a_thread() {
                     (1, _) => assert!(key.contains("single_vectors_1"), "{what}"),
                     _ => assert!(key.contains("single_vectors_2"), "{what}"),
                 }
-                let want = gather_nd_cpu(
-                    &x,
-                    &ix,
-                    &out,
-                    case.input_rank,
-                    case.indices_rank,
-                    batch,
-                    INDICES,
-                )
-                .unwrap();
+                let want = gather_nd_cpu(&x, &ix, &out, case.shape(), INDICES).unwrap();
                 let got = ctx
                     .execute(&plan, &[&x, &ix], std::slice::from_ref(&out))
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -672,6 +709,7 @@ fn long_odd_rows_in_element_mode() {
         input_rank: 2,
         indices_rank: 2,
         batch_dims: 0,
+        axis: None,
     };
     let out = TensorDesc::new(DataType::Uint8, [2, row]);
     let plan = plan_for(
@@ -688,7 +726,7 @@ fn long_odd_rows_in_element_mode() {
     let got = ctx
         .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
         .unwrap();
-    let want = gather_nd_cpu(&input, &indices, &out, 2, 2, 0, INDICES).unwrap();
+    let want = gather_nd_cpu(&input, &indices, &out, nd(2, 2, 0), INDICES).unwrap();
     assert!(
         got[0] == want,
         "{}",
@@ -714,6 +752,7 @@ fn two_dimensional_grid_in_row_mode() {
         input_rank: 2,
         indices_rank: 2,
         batch_dims: 0,
+        axis: None,
     };
     let out = TensorDesc::new(DataType::Uint32, [tuples, 129]);
     let plan = plan_for(
@@ -730,7 +769,7 @@ fn two_dimensional_grid_in_row_mode() {
     let got = ctx
         .execute(&plan, &[&input, &indices], std::slice::from_ref(&out))
         .unwrap();
-    let want = gather_nd_cpu(&input, &indices, &out, 2, 2, 0, INDICES).unwrap();
+    let want = gather_nd_cpu(&input, &indices, &out, nd(2, 2, 0), INDICES).unwrap();
     assert!(
         got[0] == want,
         "{}",
@@ -805,6 +844,7 @@ fn copy_slices(cases: &[(DataType, u32, u32)], salt: u64, mode: Mode) {
                 input_rank: 4,
                 indices_rank: 3,
                 batch_dims: 1,
+                axis: None,
             };
             let g = geometry(&case);
             match mode {
@@ -819,7 +859,7 @@ fn copy_slices(cases: &[(DataType, u32, u32)], salt: u64, mode: Mode) {
             let indices = index_tensor(index, &case.indices, &values);
             let out = output_desc(&g, data, case.input.len());
             let what = format!("{data}/{index} {case:?}");
-            let want = gather_nd_cpu(&input, &indices, &out, 4, 3, 1, INDICES)
+            let want = gather_nd_cpu(&input, &indices, &out, nd(4, 3, 1), INDICES)
                 .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
             let plan = plan_for(&input, &indices, &out, &case, kernel(data, index));
             let p = &plan.passes[0].params;

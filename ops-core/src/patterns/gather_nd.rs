@@ -196,12 +196,13 @@ pub const ELEMENTS_PER_THREAD: u64 = 4;
 /// | 26 | slice vectors: `S * element bytes / 16` in vector mode, 0 otherwise |
 /// | 27 | vector blocks: blocks per tuple in vector mode (0 otherwise) |
 /// | 28 | vector team: threads per block in vector mode, a power of two (0 otherwise) |
-/// | 29 | reserved, zero |
+/// | 29 | index batch stride: index elements per batch, `tuples per batch * q`, or 0 when every batch reads the same indices ([`GatherShape::Axis`]) |
 ///
 /// Output element `o` belongs to tuple `t = o / S` at slice position
-/// `s = o % S`; tuple `t` is index elements `t * q .. t * q + q`, lies in batch
-/// `t / tuples_per_batch` and reads input offset
-/// `batch * batch_stride + sum(index_j * stride_j) + s`.
+/// `s = o % S`; tuple `t` lies in batch `b = t / tuples_per_batch`, is index
+/// elements `b * index_batch_stride + (t % tuples_per_batch) * q ..` (`q` of
+/// them; `t * q ..` without broadcast indices) and reads input offset
+/// `b * batch_stride + sum(index_j * stride_j) + s`.
 ///
 /// Work items: one per output element for 32- and 64-bit data; one per output
 /// `u32` word for 8- and 16-bit data (each thread assembles a whole word, so
@@ -256,10 +257,41 @@ pub mod params {
     pub const VECTOR_BLOCKS: usize = 27;
     /// Threads per block in vector mode (a power of two).
     pub const VECTOR_TEAM: usize = 28;
+    /// Index elements per batch; 0 when every batch reads the same indices.
+    pub const INDEX_BATCH_STRIDE: usize = 29;
     /// Total word count.
     pub const LEN: usize = 30;
     /// Largest tuple size the words hold.
     pub const MAX_TUPLE: usize = 8;
+}
+
+/// Which gather a call is: how its input, indices and output relate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GatherShape {
+    /// Index tuples (DirectML GatherND1, ONNX GatherND): of the input and
+    /// the indices, the trailing `input_rank` and `indices_rank` dimensions
+    /// are meaningful, the first `batch_dims` of those being batch
+    /// dimensions of equal sizes in both; the indices' last meaningful
+    /// dimension holds the tuples.
+    Nd {
+        /// Meaningful trailing dimensions of the input.
+        input_rank: usize,
+        /// Meaningful trailing dimensions of the indices.
+        indices_rank: usize,
+        /// Leading meaningful dimensions that are batches.
+        batch_dims: usize,
+    },
+    /// Single index values along `axis` (DirectML GATHER, ONNX Gather):
+    /// every position of the input's dimensions before `axis` reads the
+    /// same indices, whose trailing `indices_rank` dimensions are meaningful
+    /// (0: one index value). The output's meaningful sizes are the input's
+    /// before `axis`, the indices', then the input's after `axis`.
+    Axis {
+        /// The gathered dimension of the input.
+        axis: usize,
+        /// Meaningful trailing dimensions of the indices.
+        indices_rank: usize,
+    },
 }
 
 /// How a gather of index tuples walks its tensors.
@@ -288,8 +320,12 @@ pub struct GatherNdGeometry {
     pub batch_stride: u64,
     /// Input element count.
     pub input_count: u64,
-    /// Index element count, `T * q`.
+    /// Index element count, `T * q` (`tuples per batch * q` with
+    /// [`GatherShape::Axis`], whose batches share the indices).
     pub index_count: u64,
+    /// Index elements per batch: `tuples per batch * q`, or 0 when every
+    /// batch reads the same indices ([`GatherShape::Axis`]).
+    pub index_batch_stride: u64,
     /// Output element count, `T * S`.
     pub output_count: u64,
     /// The output's meaningful sizes: the indices' without the tuple
@@ -354,6 +390,7 @@ impl GatherNdGeometry {
             .ok_or_else(|| too_large("output", "element count overflows u64"))?;
         let mut output_sizes = indices_m[..indices_rank - 1].to_vec();
         output_sizes.extend_from_slice(&input_m[batch_dims + q..]);
+        let index_batch_stride = tuples_per_batch * q as u64;
         Ok(GatherNdGeometry {
             input_sizes: input_m.to_vec(),
             indices_sizes: indices_m.to_vec(),
@@ -367,9 +404,111 @@ impl GatherNdGeometry {
             batch_stride,
             input_count,
             index_count,
+            index_batch_stride,
             output_count,
             output_sizes,
         })
+    }
+
+    /// The geometry of the gather `shape` from an input of `input` sizes
+    /// with indices of `indices` sizes: [`GatherNdGeometry::new`] or
+    /// [`GatherNdGeometry::along_axis`].
+    pub fn of(
+        input: &[u32],
+        indices: &[u32],
+        shape: GatherShape,
+    ) -> Result<GatherNdGeometry, OpError> {
+        match shape {
+            GatherShape::Nd {
+                input_rank,
+                indices_rank,
+                batch_dims,
+            } => GatherNdGeometry::new(input, indices, input_rank, indices_rank, batch_dims),
+            GatherShape::Axis { axis, indices_rank } => {
+                GatherNdGeometry::along_axis(input, indices, axis, indices_rank)
+            }
+        }
+    }
+
+    /// The geometry of gathering single index values along `axis` of an
+    /// input of `input` sizes ([`GatherShape::Axis`]): a gather of tuples of
+    /// one value whose batches are the input's dimensions before `axis`,
+    /// every batch reading the same indices (the trailing `indices_rank` of
+    /// `indices`).
+    ///
+    /// When the input's dimensions before `axis` hold no element the output
+    /// is empty, but the index values are still checked: the geometry then
+    /// has one batch of empty slices.
+    ///
+    /// Fails with [`OpError::InvalidArgument`] when `axis` is not a
+    /// dimension of the input, `indices_rank` exceeds the indices'
+    /// dimension count, or a padding dimension of the indices is not 1;
+    /// with [`OpError::TooLarge`] when an element count overflows `u64`.
+    pub fn along_axis(
+        input: &[u32],
+        indices: &[u32],
+        axis: usize,
+        indices_rank: usize,
+    ) -> Result<GatherNdGeometry, OpError> {
+        if axis >= input.len() {
+            return Err(OpError::InvalidArgument(format!(
+                "the axis {axis} must be a dimension of the input (sizes {input:?})"
+            )));
+        }
+        let indices_m = if indices_rank == 0 {
+            if indices.iter().any(|&s| s != 1) {
+                return Err(OpError::InvalidArgument(format!(
+                    "indices with no meaningful dimensions must have sizes 1, got {indices:?}"
+                )));
+            }
+            &indices[indices.len()..]
+        } else {
+            meaningful(indices, indices_rank, "indices")?
+        };
+        let strides = row_major_strides(input);
+        let input_count = count_of(input, "input")?;
+        let index_count = count_of(indices_m, "indices")?;
+        let batch_count = count_of(&input[..axis], "batch")?;
+        let batch_stride = count_of(&input[axis..], "batch")?;
+        let slice = count_of(&input[axis + 1..], "input")?;
+        let tuples_per_batch = index_count;
+        let output_count = batch_count
+            .checked_mul(tuples_per_batch)
+            .and_then(|t| t.checked_mul(slice))
+            .ok_or_else(|| too_large("output", "element count overflows u64"))?;
+        // No batch: one batch of empty slices, so that the indices are checked.
+        let (tuple_count, slice_len) = if batch_count == 0 {
+            (tuples_per_batch, 0)
+        } else {
+            (batch_count * tuples_per_batch, slice)
+        };
+        let mut output_sizes = input[..axis].to_vec();
+        output_sizes.extend_from_slice(indices_m);
+        output_sizes.extend_from_slice(&input[axis + 1..]);
+        Ok(GatherNdGeometry {
+            input_sizes: input.to_vec(),
+            indices_sizes: indices_m.to_vec(),
+            batch_dims: axis,
+            tuple_size: 1,
+            dims: vec![(u64::from(input[axis]), strides[axis])],
+            batch_count: batch_count.max(1),
+            tuples_per_batch,
+            tuple_count,
+            slice_len,
+            batch_stride,
+            input_count,
+            index_count,
+            index_batch_stride: 0,
+            output_count,
+            output_sizes,
+        })
+    }
+
+    /// The position in the indices of value `j` of tuple `t`.
+    pub fn index_position(&self, t: u64, j: usize) -> u64 {
+        let per_batch = self.tuples_per_batch.max(1);
+        let (batch, within) = (t / per_batch, t % per_batch);
+        batch * self.index_batch_stride + within * self.tuple_size as u64 + j as u64
     }
 
     /// The output sizes right-aligned into `dimension_count` dimensions with
@@ -626,18 +765,10 @@ pub fn gather_nd_cpu(
     input: &HostTensor,
     indices: &HostTensor,
     output: &TensorDesc,
-    input_rank: usize,
-    indices_rank: usize,
-    batch_dims: usize,
+    shape: GatherShape,
     indices_name: &str,
 ) -> Result<HostTensor, OpError> {
-    let g = GatherNdGeometry::new(
-        input.sizes(),
-        indices.sizes(),
-        input_rank,
-        indices_rank,
-        batch_dims,
-    )?;
+    let g = GatherNdGeometry::of(input.sizes(), indices.sizes(), shape)?;
     check_call(&g, input.dtype(), indices.dtype(), output)?;
     let index = indices.dtype();
     let value = |p: u64| -> Result<i128, OpError> {
@@ -684,7 +815,7 @@ pub fn gather_nd_cpu(
         for t in 0..g.tuple_count {
             let tuple = (0..g.tuple_size)
                 .map(|j| {
-                    let v = value(t * q + j as u64)?;
+                    let v = value(g.index_position(t, j))?;
                     normalise(&g, index, j, v).map_err(|_| {
                         OpError::InvalidArgument(format!(
                             "index {v} of `{indices_name}` changed while gathering"
@@ -719,19 +850,11 @@ pub fn gather_nd_cpu(
 pub fn gather_nd_index_error(
     input: &TensorDesc,
     indices: &HostTensor,
-    input_rank: usize,
-    indices_rank: usize,
-    batch_dims: usize,
+    shape: GatherShape,
     indices_name: &str,
     position: u64,
 ) -> OpError {
-    let g = match GatherNdGeometry::new(
-        &input.sizes,
-        indices.sizes(),
-        input_rank,
-        indices_rank,
-        batch_dims,
-    ) {
+    let g = match GatherNdGeometry::of(&input.sizes, indices.sizes(), shape) {
         Ok(g) => g,
         Err(e) => return e,
     };
@@ -789,6 +912,7 @@ pub fn gather_nd_params(geometry: &GatherNdGeometry, data: DataType) -> Result<V
     p[params::TUPLE_SIZE] = geometry.tuple_size as u32;
     p[params::TUPLE_COUNT] = word(geometry.tuple_count, "tuple count")?;
     p[params::INDEX_COUNT] = word(geometry.index_count, "index element count")?;
+    p[params::INDEX_BATCH_STRIDE] = word(geometry.index_batch_stride, "index batch stride")?;
     for slot in 0..params::MAX_TUPLE {
         let (size, stride) = geometry.dims.get(slot).copied().unwrap_or((1, 0));
         p[params::DIM_SIZES + slot] = word(size, "dimension size")?;
@@ -853,19 +977,11 @@ pub fn gather_nd_plan(
     indices_slot: usize,
     output: &TensorDesc,
     output_slot: usize,
-    input_rank: usize,
-    indices_rank: usize,
-    batch_dims: usize,
+    shape: GatherShape,
     class: DeviceClass,
     kernel: &dyn Fn(GatherVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
-    let g = GatherNdGeometry::new(
-        &input.sizes,
-        &indices.sizes,
-        input_rank,
-        indices_rank,
-        batch_dims,
-    )?;
+    let g = GatherNdGeometry::of(&input.sizes, &indices.sizes, shape)?;
     check_call(&g, input.dtype, indices.dtype, output)?;
     let variant = g.variant_on(class, input.dtype);
     plan_variant(
@@ -892,18 +1008,10 @@ pub fn gather_nd_plans(
     indices_slot: usize,
     output: &TensorDesc,
     output_slot: usize,
-    input_rank: usize,
-    indices_rank: usize,
-    batch_dims: usize,
+    shape: GatherShape,
     kernel: &dyn Fn(GatherVariant) -> Option<&'static Kernel>,
 ) -> Result<Vec<(String, GpuPlan)>, OpError> {
-    let g = GatherNdGeometry::new(
-        &input.sizes,
-        &indices.sizes,
-        input_rank,
-        indices_rank,
-        batch_dims,
-    )?;
+    let g = GatherNdGeometry::of(&input.sizes, &indices.sizes, shape)?;
     check_call(&g, input.dtype, indices.dtype, output)?;
     g.variants(input.dtype)
         .into_iter()
@@ -935,18 +1043,10 @@ pub fn gather_nd_plan_with(
     indices_slot: usize,
     output: &TensorDesc,
     output_slot: usize,
-    input_rank: usize,
-    indices_rank: usize,
-    batch_dims: usize,
+    shape: GatherShape,
     kernel: &dyn Fn(GatherVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
-    let g = GatherNdGeometry::new(
-        &input.sizes,
-        &indices.sizes,
-        input_rank,
-        indices_rank,
-        batch_dims,
-    )?;
+    let g = GatherNdGeometry::of(&input.sizes, &indices.sizes, shape)?;
     check_call(&g, input.dtype, indices.dtype, output)?;
     if !g.variants(input.dtype).contains(&variant) {
         return Err(OpError::InvalidArgument(format!(
@@ -1089,6 +1189,14 @@ fn plan_variant(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn nd(input_rank: usize, indices_rank: usize, batch_dims: usize) -> GatherShape {
+        GatherShape::Nd {
+            input_rank,
+            indices_rank,
+            batch_dims,
+        }
+    }
     use crate::Element;
 
     const NAME: &str = "indices";
@@ -1108,11 +1216,7 @@ mod tests {
         let out = gather_nd_cpu(
             &input,
             &indices,
-            &TensorDesc::new(T::DTYPE, sizes.clone()),
-            r,
-            m,
-            b,
-            NAME,
+            &TensorDesc::new(T::DTYPE, sizes.clone()), nd(r, m, b), NAME,
         )?;
         Ok((sizes, out.to_vec::<T>().unwrap()))
     }
@@ -1199,7 +1303,7 @@ mod tests {
             assert_eq!(indices.sizes(), idx_sizes);
             let g = GatherNdGeometry::new(input.sizes(), indices.sizes(), 2, 2, 0).unwrap();
             let out = TensorDesc::new(DataType::Int8, g.output_sizes.clone());
-            gather_nd_cpu(&input, &indices, &out, 2, 2, 0, NAME).unwrap_err()
+            gather_nd_cpu(&input, &indices, &out, nd(2, 2, 0), NAME).unwrap_err()
         };
         // Positive too large, in the second tuple element (size 3).
         let e = err(&[2, 2], &|| {
@@ -1232,19 +1336,19 @@ mod tests {
         let input = TensorDesc::new(DataType::Int8, [2, 3]);
         let indices = HostTensor::from_slice([2, 2], &[-3i32, 0, 5, 0]).unwrap();
         assert_eq!(
-            gather_nd_index_error(&input, &indices, 2, 2, 0, NAME, 0),
+            gather_nd_index_error(&input, &indices, nd(2, 2, 0), NAME, 0),
             out_of_range(&[0, 0], -3, -2, 1)
         );
         assert_eq!(
-            gather_nd_index_error(&input, &indices, 2, 2, 0, NAME, 2),
+            gather_nd_index_error(&input, &indices, nd(2, 2, 0), NAME, 2),
             out_of_range(&[1, 0], 5, -2, 1)
         );
         assert!(matches!(
-            gather_nd_index_error(&input, &indices, 2, 2, 0, NAME, 1),
+            gather_nd_index_error(&input, &indices, nd(2, 2, 0), NAME, 1),
             OpError::Device(_)
         ));
         assert!(matches!(
-            gather_nd_index_error(&input, &indices, 2, 2, 0, NAME, 4),
+            gather_nd_index_error(&input, &indices, nd(2, 2, 0), NAME, 4),
             OpError::InvalidArgument(_)
         ));
     }
@@ -1258,9 +1362,7 @@ mod tests {
             &input,
             &indices,
             &TensorDesc::new(DataType::Uint8, [1, 1, 3]),
-            1,
-            2,
-            0,
+            nd(1, 2, 0),
             "IndicesTensor",
         )
         .unwrap_err();
@@ -1274,6 +1376,50 @@ mod tests {
                 high: 3,
             }
         );
+    }
+
+    #[test]
+    fn gathers_along_an_axis_share_the_indices() {
+        let axis = |axis, indices_rank| GatherShape::Axis { axis, indices_rank };
+        // [2, 3, 4] along axis 1 with [5, 6] indices: 2 batches of 30 tuples.
+        let g = GatherNdGeometry::of(&[2, 3, 4], &[5, 6], axis(1, 2)).unwrap();
+        assert_eq!(g.output_sizes, [2, 5, 6, 4]);
+        assert_eq!((g.tuple_count, g.tuples_per_batch, g.slice_len), (60, 30, 4));
+        assert_eq!((g.index_count, g.index_batch_stride), (30, 0));
+        assert_eq!(g.dims, [(3, 4)]);
+        // Tuple 31 is batch 1's second: index element 1 again.
+        assert_eq!(g.index_position(31, 0), 1);
+        let input = HostTensor::from_slice([2, 3], &[1u16, 2, 3, 4, 5, 6]).unwrap();
+        let indices = HostTensor::from_slice([2], &[-1i32, 0]).unwrap();
+        let out = gather_nd_cpu(
+            &input,
+            &indices,
+            &TensorDesc::new(DataType::Uint16, [2, 2]),
+            axis(1, 1),
+            NAME,
+        )
+        .unwrap();
+        assert_eq!(out.to_vec::<u16>().unwrap(), [3, 1, 6, 4]);
+        // No rows before the axis: an empty output, the indices still checked.
+        let g = GatherNdGeometry::of(&[0, 3], &[2], axis(1, 1)).unwrap();
+        assert_eq!((g.output_count, g.tuple_count, g.slice_len), (0, 2, 0));
+        assert_eq!(g.work_items(DataType::Float32), 2);
+        let empty = HostTensor::zeros(TensorDesc::new(DataType::Float32, [0, 3])).unwrap();
+        let bad = HostTensor::from_slice([2], &[0i64, 3]).unwrap();
+        let e = gather_nd_cpu(
+            &empty,
+            &bad,
+            &TensorDesc::new(DataType::Float32, [0, 2]),
+            axis(1, 1),
+            NAME,
+        )
+        .unwrap_err();
+        assert!(matches!(e, OpError::IndexOutOfRange { value: 3, high: 2, .. }), "{e}");
+        // A single index value (no meaningful index dimensions) and bad axes.
+        let g = GatherNdGeometry::of(&[4, 2], &[1, 1], axis(0, 0)).unwrap();
+        assert_eq!(g.output_sizes, [2]);
+        assert!(GatherNdGeometry::of(&[4, 2], &[2, 1], axis(0, 0)).is_err());
+        assert!(GatherNdGeometry::of(&[4, 2], &[1], axis(2, 1)).is_err());
     }
 
     #[test]
@@ -1352,11 +1498,11 @@ mod tests {
         let ok = HostTensor::from_slice([3, 1], &[1i32, -2, 0]).unwrap();
         let bad = HostTensor::from_slice([3, 1], &[1i32, 2, 0]).unwrap();
         let out = TensorDesc::new(DataType::Uint8, [3, 0]);
-        assert!(gather_nd_cpu(&e, &ok, &out, 2, 2, 0, NAME)
+        assert!(gather_nd_cpu(&e, &ok, &out, nd(2, 2, 0), NAME)
             .unwrap()
             .is_empty());
         assert_eq!(
-            gather_nd_cpu(&e, &bad, &out, 2, 2, 0, NAME).unwrap_err(),
+            gather_nd_cpu(&e, &bad, &out, nd(2, 2, 0), NAME).unwrap_err(),
             out_of_range(&[1, 0], 2, -2, 1)
         );
         // An empty indexed dimension admits no index.
@@ -1366,11 +1512,7 @@ mod tests {
             gather_nd_cpu(
                 &z,
                 &idx,
-                &TensorDesc::new(DataType::Uint8, [1, 3]),
-                2,
-                2,
-                0,
-                NAME
+                &TensorDesc::new(DataType::Uint8, [1, 3]), nd(2, 2, 0), NAME
             )
             .unwrap_err(),
             out_of_range(&[0, 0], 0, 0, -1)
@@ -1390,7 +1532,7 @@ mod tests {
         let indices = HostTensor::from_slice([2, 1], &[0u32, 1]).unwrap();
         let bad = |out: TensorDesc, r: usize, m: usize, b: usize| {
             matches!(
-                gather_nd_cpu(&input, &indices, &out, r, m, b, NAME),
+                gather_nd_cpu(&input, &indices, &out, nd(r, m, b), NAME),
                 Err(OpError::InvalidArgument(_))
             )
         };
@@ -1406,12 +1548,12 @@ mod tests {
         // input {2,3} vs indices {3,1} batch 1 do.
         let other = HostTensor::from_slice([3, 1], &[0u32, 1, 2]).unwrap();
         assert!(matches!(
-            gather_nd_cpu(&input, &other, &out, 2, 2, 1, NAME),
+            gather_nd_cpu(&input, &other, &out, nd(2, 2, 1), NAME),
             Err(OpError::InvalidArgument(_))
         ));
         let float_idx = HostTensor::from_slice([2, 1], &[0.0f32, 1.0]).unwrap();
         assert!(matches!(
-            gather_nd_cpu(&input, &float_idx, &out, 2, 2, 0, NAME),
+            gather_nd_cpu(&input, &float_idx, &out, nd(2, 2, 0), NAME),
             Err(OpError::InvalidArgument(_))
         ));
         let g = GatherNdGeometry::new(&[u32::MAX, u32::MAX, u32::MAX], &[1, 1], 3, 2, 0);
@@ -1452,9 +1594,7 @@ mod tests {
                 1,
                 &TensorDesc::new(data, out),
                 0,
-                input.len(),
-                2,
-                0,
+                nd(input.len(), 2, 0),
                 class,
                 &k,
             )
@@ -1502,9 +1642,7 @@ mod tests {
             1,
             &TensorDesc::new(DataType::Float32, [2, 500]),
             0,
-            3,
-            3,
-            1,
+            nd(3, 3, 1),
             software,
             &k,
         )
@@ -1539,10 +1677,7 @@ mod tests {
             &indices,
             0,
             &out,
-            0,
-            2,
-            2,
-            0,
+            0, nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         )
@@ -1589,10 +1724,7 @@ mod tests {
             &indices,
             1,
             &out,
-            0,
-            2,
-            2,
-            0,
+            0, nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         )
@@ -1618,10 +1750,7 @@ mod tests {
             &indices,
             1,
             &out,
-            0,
-            2,
-            2,
-            0,
+            0, nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         )
@@ -1681,10 +1810,7 @@ mod tests {
             &TensorDesc::new(DataType::Uint32, [3, 1]),
             1,
             &TensorDesc::new(DataType::Int32, [3, 0]),
-            0,
-            2,
-            2,
-            0,
+            0, nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         )
@@ -1697,10 +1823,7 @@ mod tests {
             &TensorDesc::new(DataType::Uint32, [0, 1]),
             1,
             &TensorDesc::new(DataType::Int32, [0, 2]),
-            2,
-            2,
-            2,
-            0,
+            2, nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         )
@@ -1715,10 +1838,7 @@ mod tests {
             &TensorDesc::new(DataType::Int32, [1, 1]),
             1,
             &TensorDesc::new(DataType::Float64, [1, 1 << 12]),
-            0,
-            2,
-            2,
-            0,
+            0, nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         );
@@ -1730,10 +1850,7 @@ mod tests {
             &TensorDesc::new(DataType::Int32, [9]),
             1,
             &TensorDesc::new(DataType::Uint8, [1]),
-            0,
-            9,
-            1,
-            0,
+            0, nd(9, 1, 0),
             DeviceClass::Hardware,
             &k,
         );
@@ -1745,10 +1862,7 @@ mod tests {
             &indices,
             0,
             &out,
-            0,
-            2,
-            2,
-            0,
+            0, nd(2, 2, 0),
             DeviceClass::Hardware,
             &|_| Some(&WIDE),
         );
@@ -1761,10 +1875,7 @@ mod tests {
             &indices,
             0,
             &out,
-            0,
-            2,
-            2,
-            0,
+            0, nd(2, 2, 0),
             DeviceClass::Hardware,
             &rows_only,
         );

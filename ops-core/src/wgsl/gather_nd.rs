@@ -213,6 +213,7 @@ fn gather_nd_module(
         ("P_SLICE_VECTORS", params::SLICE_VECTORS),
         ("P_VECTOR_BLOCKS", params::VECTOR_BLOCKS),
         ("P_VECTOR_TEAM", params::VECTOR_TEAM),
+        ("P_INDEX_BATCH_STRIDE", params::INDEX_BATCH_STRIDE),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }
@@ -541,6 +542,7 @@ fn gen_tuple_base(w: &mut Writer) {
         w.line("per_batch: u32,");
         w.line("count: u32,");
         w.line("batch_stride: u32,");
+        w.line("index_batch_stride: u32,");
     });
     w.blank();
     w.comment("The input offset of tuple t's slice; on an out-of-range index value,");
@@ -549,13 +551,18 @@ fn gen_tuple_base(w: &mut Writer) {
     w.line("let q = g.size;");
     w.line("var offset = 0u;");
     w.line("var bad = BAD;");
+    w.comment("The tuple's first index element: t * q, unless every batch reads the same");
+    w.comment("indices (index_batch_stride 0).");
+    w.line("var first = t * q;");
     w.comment("Without batch dimensions every tuple is in batch 0: no division.");
     w.block("if (g.per_batch < g.count)", |w| {
-        w.line("offset = (t / g.per_batch) * g.batch_stride;");
+        w.line("let batch = t / g.per_batch;");
+        w.line("offset = batch * g.batch_stride;");
+        w.line("first = batch * g.index_batch_stride + (t - batch * g.per_batch) * q;");
     });
     w.comment("No break: the loop runs q times in every thread; the first bad position stays.");
     w.block("for (var j = 0u; j < q; j = j + 1u)", |w| {
-        w.line("let p = t * q + j;");
+        w.line("let p = first + j;");
         w.line("let i = resolve(load_index(p), param(P_DIM_SIZES + j));");
         w.line("bad = select(bad, p, (i == BAD) & (bad == BAD));");
         w.line("offset = offset + select(i, 0u, i == BAD) * param(P_DIM_STRIDES + j);");
@@ -571,7 +578,7 @@ fn gen_tuple_base(w: &mut Writer) {
 
 /// The statement every gather kernel's entry point opens with: the tuple
 /// geometry's parameter words ([`gen_tuple_base`]).
-const TUPLES: &str = "let tuples = Tuples(param(P_TUPLE_SIZE), param(P_TUPLES_PER_BATCH), param(P_TUPLE_COUNT), param(P_BATCH_STRIDE));";
+const TUPLES: &str = "let tuples = Tuples(param(P_TUPLE_SIZE), param(P_TUPLES_PER_BATCH), param(P_TUPLE_COUNT), param(P_BATCH_STRIDE), param(P_INDEX_BATCH_STRIDE));";
 
 /// `fn slice_vector(t: u32) -> u32`: the input vector tuple `t`'s slice
 /// starts at (slices are whole vectors in vector mode), or `BAD`.

@@ -33,6 +33,7 @@ pub static FAMILIES: &[&dyn Family] = &[
     &fold::FoldFamily,
     &reduce::ReduceFamily,
     &gather_nd::GatherNdFamily,
+    &gather_nd::GatherFamily,
     &scatter_elements::ScatterElementsFamily,
 ];
 
