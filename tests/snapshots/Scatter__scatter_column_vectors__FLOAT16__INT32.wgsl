@@ -31,19 +31,19 @@ fn load_index(i: u32) -> u32 {
     return indices[(i) >> 2u][(i) & 3u];
 }
 
-// The axis coordinate index value v names, or NONE when out of range.
-fn axis_coordinate(v: u32, len: u32) -> u32 {
-    let b = v;
-    if (b < 0x80000000u) {
-        if (b < len) {
-            return b;
+// The position INT32 index value v selects in a dimension of size n, or NONE.
+fn axis_coordinate(v: u32, n: u32) -> u32 {
+    let s = bitcast<i32>(v);
+    if (s >= 0) {
+        if (u32(s) < n) {
+            return u32(s);
         }
         return NONE;
     }
-    // Negative: counts from the end; the magnitude is 2^32 - bits.
-    let magnitude = 0u - b;
-    if (magnitude <= len) {
-        return len - magnitude;
+    // -s as u32, exact even for the most negative value.
+    let magnitude = 0u - bitcast<u32>(s);
+    if (magnitude <= n) {
+        return n - magnitude;
     }
     return NONE;
 }
@@ -305,19 +305,19 @@ fn load_index(i: u32) -> u32 {
     return indices_word(i);
 }
 
-// The axis coordinate index value v names, or NONE when out of range.
-fn axis_coordinate(v: u32, len: u32) -> u32 {
-    let b = v;
-    if (b < 0x80000000u) {
-        if (b < len) {
-            return b;
+// The position INT32 index value v selects in a dimension of size n, or NONE.
+fn axis_coordinate(v: u32, n: u32) -> u32 {
+    let s = bitcast<i32>(v);
+    if (s >= 0) {
+        if (u32(s) < n) {
+            return u32(s);
         }
         return NONE;
     }
-    // Negative: counts from the end; the magnitude is 2^32 - bits.
-    let magnitude = 0u - b;
-    if (magnitude <= len) {
-        return len - magnitude;
+    // -s as u32, exact even for the most negative value.
+    let magnitude = 0u - bitcast<u32>(s);
+    if (magnitude <= n) {
+        return n - magnitude;
     }
     return NONE;
 }

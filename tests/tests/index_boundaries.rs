@@ -270,3 +270,81 @@ fn scatter_strategies_at_their_boundaries() {
         assert!(seen.contains(s), "{s} never ran");
     }
 }
+
+/// Gathers along an axis (every batch before the axis reading the same
+/// indices) at the slice lengths where the gather planner changes its
+/// variant, and element gathers at the work a thread takes (output
+/// elements, or words of 8- and 16-bit data, around multiples of
+/// `ELEMENTS_PER_THREAD * WORKGROUP_SIZE`), with ONNX's indices smaller
+/// than the data off the axis.
+#[test]
+fn axis_and_element_gathers_at_their_boundaries() {
+    use ops_core::patterns::gather_elements as ge;
+    use ops_core::patterns::gather_nd::GatherShape;
+    let mut rng = Rng::new(0x6a7f);
+    let (mut sizes, mut runs) = (0usize, 0usize);
+    let mut seen = BTreeSet::new();
+    for dt in [
+        DataType::Uint8,
+        DataType::Float16,
+        DataType::Float32,
+        DataType::Int64,
+    ] {
+        // [2, 4, n] gathered along axis 1 by [3] indices: two batches.
+        let variant = |n: u64| {
+            let shape = GatherShape::Axis {
+                axis: 1,
+                indices_rank: 1,
+            };
+            let g = GatherNdGeometry::of(&[2, 4, n as u32], &[3], shape).unwrap();
+            CLASSES.map(|c| g.variant_on(c, dt))
+        };
+        let slices: BTreeSet<u64> = [16, 17]
+            .into_iter()
+            .flat_map(|first| changes(first, 16, 8_000, variant, &[]))
+            .collect();
+        for n in slices {
+            let data = data_tensor(dt, &[2, 4, n as u32], &mut rng);
+            for same in [false, true] {
+                let idx = index_tensor(&[3], 4, same, &mut rng);
+                let op = ops::onnx::GatherDesc::builder()
+                    .data(data.desc().clone())
+                    .indices(idx.desc().clone())
+                    .axis(1)
+                    .build()
+                    .unwrap();
+                let what = format!("onnx::Gather {dt} slices of {n}");
+                runs += every_plan(&op, &[&data, &idx], &what);
+                seen.extend(op.gpu_plan_variants().unwrap().into_iter().map(|(v, _)| v));
+            }
+            sizes += 1;
+        }
+        // Element gathers of n output elements along axis 0 of [5, n + 3]
+        // data by [2, n] indices.
+        let per_thread = ge::ELEMENTS_PER_THREAD * u64::from(ge::WORKGROUP_SIZE);
+        let lanes = 4 / dt.size_bytes().min(4) as u64;
+        for n in changes(
+            1,
+            1,
+            3 * per_thread * lanes,
+            |_| (),
+            &[per_thread * lanes / 2],
+        ) {
+            let data = data_tensor(dt, &[5, n as u32 + 3], &mut rng);
+            let idx = index_tensor(&[2, n as u32], 5, false, &mut rng);
+            let op = ops::onnx::GatherElementsDesc::builder()
+                .data(data.desc().clone())
+                .indices(idx.desc().clone())
+                .axis(0)
+                .build()
+                .unwrap();
+            let what = format!("onnx::GatherElements {dt} [2, {n}] from [5, {}]", n + 3);
+            runs += every_plan(&op, &[&data, &idx], &what);
+            sizes += 1;
+        }
+    }
+    println!("Gather along an axis and GatherElements: {sizes} sizes, {runs} plans run, gather variants {seen:?}");
+    for v in ["gather_nd_elements", "gather_nd_rows", "gather_nd_vectors"] {
+        assert!(seen.contains(v), "{v} never ran along an axis");
+    }
+}

@@ -1216,7 +1216,9 @@ mod tests {
         let out = gather_nd_cpu(
             &input,
             &indices,
-            &TensorDesc::new(T::DTYPE, sizes.clone()), nd(r, m, b), NAME,
+            &TensorDesc::new(T::DTYPE, sizes.clone()),
+            nd(r, m, b),
+            NAME,
         )?;
         Ok((sizes, out.to_vec::<T>().unwrap()))
     }
@@ -1384,7 +1386,10 @@ mod tests {
         // [2, 3, 4] along axis 1 with [5, 6] indices: 2 batches of 30 tuples.
         let g = GatherNdGeometry::of(&[2, 3, 4], &[5, 6], axis(1, 2)).unwrap();
         assert_eq!(g.output_sizes, [2, 5, 6, 4]);
-        assert_eq!((g.tuple_count, g.tuples_per_batch, g.slice_len), (60, 30, 4));
+        assert_eq!(
+            (g.tuple_count, g.tuples_per_batch, g.slice_len),
+            (60, 30, 4)
+        );
         assert_eq!((g.index_count, g.index_batch_stride), (30, 0));
         assert_eq!(g.dims, [(3, 4)]);
         // Tuple 31 is batch 1's second: index element 1 again.
@@ -1414,7 +1419,17 @@ mod tests {
             NAME,
         )
         .unwrap_err();
-        assert!(matches!(e, OpError::IndexOutOfRange { value: 3, high: 2, .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                OpError::IndexOutOfRange {
+                    value: 3,
+                    high: 2,
+                    ..
+                }
+            ),
+            "{e}"
+        );
         // A single index value (no meaningful index dimensions) and bad axes.
         let g = GatherNdGeometry::of(&[4, 2], &[1, 1], axis(0, 0)).unwrap();
         assert_eq!(g.output_sizes, [2]);
@@ -1512,7 +1527,9 @@ mod tests {
             gather_nd_cpu(
                 &z,
                 &idx,
-                &TensorDesc::new(DataType::Uint8, [1, 3]), nd(2, 2, 0), NAME
+                &TensorDesc::new(DataType::Uint8, [1, 3]),
+                nd(2, 2, 0),
+                NAME
             )
             .unwrap_err(),
             out_of_range(&[0, 0], 0, 0, -1)
@@ -1677,7 +1694,8 @@ mod tests {
             &indices,
             0,
             &out,
-            0, nd(2, 2, 0),
+            0,
+            nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         )
@@ -1724,7 +1742,8 @@ mod tests {
             &indices,
             1,
             &out,
-            0, nd(2, 2, 0),
+            0,
+            nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         )
@@ -1750,7 +1769,8 @@ mod tests {
             &indices,
             1,
             &out,
-            0, nd(2, 2, 0),
+            0,
+            nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         )
@@ -1810,7 +1830,8 @@ mod tests {
             &TensorDesc::new(DataType::Uint32, [3, 1]),
             1,
             &TensorDesc::new(DataType::Int32, [3, 0]),
-            0, nd(2, 2, 0),
+            0,
+            nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         )
@@ -1823,7 +1844,8 @@ mod tests {
             &TensorDesc::new(DataType::Uint32, [0, 1]),
             1,
             &TensorDesc::new(DataType::Int32, [0, 2]),
-            2, nd(2, 2, 0),
+            2,
+            nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         )
@@ -1838,7 +1860,8 @@ mod tests {
             &TensorDesc::new(DataType::Int32, [1, 1]),
             1,
             &TensorDesc::new(DataType::Float64, [1, 1 << 12]),
-            0, nd(2, 2, 0),
+            0,
+            nd(2, 2, 0),
             DeviceClass::Hardware,
             &k,
         );
@@ -1850,7 +1873,8 @@ mod tests {
             &TensorDesc::new(DataType::Int32, [9]),
             1,
             &TensorDesc::new(DataType::Uint8, [1]),
-            0, nd(9, 1, 0),
+            0,
+            nd(9, 1, 0),
             DeviceClass::Hardware,
             &k,
         );
@@ -1862,7 +1886,8 @@ mod tests {
             &indices,
             0,
             &out,
-            0, nd(2, 2, 0),
+            0,
+            nd(2, 2, 0),
             DeviceClass::Hardware,
             &|_| Some(&WIDE),
         );
@@ -1875,7 +1900,8 @@ mod tests {
             &indices,
             0,
             &out,
-            0, nd(2, 2, 0),
+            0,
+            nd(2, 2, 0),
             DeviceClass::Hardware,
             &rows_only,
         );

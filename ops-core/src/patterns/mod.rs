@@ -5,6 +5,7 @@
 //! lives in `ops-spec`. Generated code fills in the operator-specific parts.
 
 pub mod fold;
+pub mod gather_elements;
 pub mod gather_nd;
 pub mod reduce;
 pub mod scatter_elements;

@@ -329,6 +329,72 @@ pub fn gen_key_less(w: &mut Writer, name: &str, dt: DataType) {
     w.close();
 }
 
+/// Writes `fn {name}(v: raw index, n: u32) -> u32`: the position in
+/// `[0, n)` index value `v` of type `index` selects in a dimension of size
+/// `n` (signed values in `[-n, n)` count from the end when negative), or the
+/// constant `bad` (which the module defines) for any other value. 64-bit
+/// values are `(lo, hi)` word pairs compared exactly; 8- and 16-bit signed
+/// values are sign-extended from their lane; unsigned (and, meaninglessly,
+/// float) types are read as unsigned.
+pub fn gen_resolve_index(w: &mut Writer, name: &str, index: DataType, bad: &str) {
+    w.comment(format!(
+        "The position {index} index value v selects in a dimension of size n, or {bad}."
+    ));
+    w.open(format!("fn {name}(v: {}, n: u32) -> u32", raw_type(index)));
+    match (index.size_bits(), index.is_signed_int()) {
+        (64, true) => {
+            w.block("if (v.y == 0u)", |w| {
+                w.block("if (v.x < n)", |w| {
+                    w.line("return v.x;");
+                });
+                w.line(format!("return {bad};"));
+            });
+            w.comment("Negative: v = lo - 2^32, so -v = 2^32 - lo (lo = 0 is -2^32, too far).");
+            w.block("if (v.y == 0xffffffffu && v.x != 0u)", |w| {
+                w.line("let magnitude = 0u - v.x;");
+                w.block("if (magnitude <= n)", |w| {
+                    w.line("return n - magnitude;");
+                });
+            });
+            w.line(format!("return {bad};"));
+        }
+        (64, false) => {
+            w.block("if (v.y == 0u && v.x < n)", |w| {
+                w.line("return v.x;");
+            });
+            w.line(format!("return {bad};"));
+        }
+        (bits, true) => {
+            if bits == 32 {
+                w.line("let s = bitcast<i32>(v);");
+            } else {
+                let shift = 32 - bits;
+                w.comment("Sign-extend the lane.");
+                w.line(format!("let s = bitcast<i32>(v << {shift}u) >> {shift}u;"));
+            }
+            w.block("if (s >= 0)", |w| {
+                w.block("if (u32(s) < n)", |w| {
+                    w.line("return u32(s);");
+                });
+                w.line(format!("return {bad};"));
+            });
+            w.comment("-s as u32, exact even for the most negative value.");
+            w.line("let magnitude = 0u - bitcast<u32>(s);");
+            w.block("if (magnitude <= n)", |w| {
+                w.line("return n - magnitude;");
+            });
+            w.line(format!("return {bad};"));
+        }
+        (_, false) => {
+            w.block("if (v < n)", |w| {
+                w.line("return v;");
+            });
+            w.line(format!("return {bad};"));
+        }
+    }
+    w.close();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -233,7 +233,7 @@ fn gather_nd_module(
         dtype::gen_store_to(&mut w, "store_output", &buffers[3], layout, data);
         w.blank();
     }
-    gen_resolve(&mut w, index);
+    dtype::gen_resolve_index(&mut w, "resolve", index, "BAD");
     w.blank();
     gen_tuple_base(&mut w);
     w.blank();
@@ -458,70 +458,6 @@ fn each_item(w: &mut Writer, body: impl FnOnce(&mut Writer)) {
             body(w);
         },
     );
-}
-
-/// `fn resolve(v: raw index, n: u32) -> u32`: the position in `[0, n)` index
-/// value `v` selects in a dimension of size `n`, or `BAD`.
-fn gen_resolve(w: &mut Writer, index: DataType) {
-    w.comment(format!(
-        "The position {index} index value v selects in a dimension of size n, or BAD."
-    ));
-    w.open(format!(
-        "fn resolve(v: {}, n: u32) -> u32",
-        dtype::raw_type(index)
-    ));
-    match (index.size_bits(), index.is_signed_int()) {
-        (64, true) => {
-            w.block("if (v.y == 0u)", |w| {
-                w.block("if (v.x < n)", |w| {
-                    w.line("return v.x;");
-                });
-                w.line("return BAD;");
-            });
-            w.comment("Negative: v = lo - 2^32, so -v = 2^32 - lo (lo = 0 is -2^32, too far).");
-            w.block("if (v.y == 0xffffffffu && v.x != 0u)", |w| {
-                w.line("let magnitude = 0u - v.x;");
-                w.block("if (magnitude <= n)", |w| {
-                    w.line("return n - magnitude;");
-                });
-            });
-            w.line("return BAD;");
-        }
-        (64, false) => {
-            w.block("if (v.y == 0u && v.x < n)", |w| {
-                w.line("return v.x;");
-            });
-            w.line("return BAD;");
-        }
-        (bits, true) => {
-            if bits == 32 {
-                w.line("let s = bitcast<i32>(v);");
-            } else {
-                let shift = 32 - bits;
-                w.comment("Sign-extend the lane.");
-                w.line(format!("let s = bitcast<i32>(v << {shift}u) >> {shift}u;"));
-            }
-            w.block("if (s >= 0)", |w| {
-                w.block("if (u32(s) < n)", |w| {
-                    w.line("return u32(s);");
-                });
-                w.line("return BAD;");
-            });
-            w.comment("-s as u32, exact even for the most negative value.");
-            w.line("let magnitude = 0u - bitcast<u32>(s);");
-            w.block("if (magnitude <= n)", |w| {
-                w.line("return n - magnitude;");
-            });
-            w.line("return BAD;");
-        }
-        (_, false) => {
-            w.block("if (v < n)", |w| {
-                w.line("return v;");
-            });
-            w.line("return BAD;");
-        }
-    }
-    w.close();
 }
 
 /// `struct Tuples` and `fn tuple_base(t: u32, g: Tuples) -> u32`: the

@@ -10,6 +10,7 @@
 
 pub mod dtype;
 pub mod fold;
+pub mod gather_elements;
 pub mod gather_nd;
 pub mod reduce;
 pub mod scalar;

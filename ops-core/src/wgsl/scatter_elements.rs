@@ -275,7 +275,7 @@ fn scatter_module(
     segments::gen_accessors(&mut w, &buffers, layout);
     dtype::gen_load_from(&mut w, "load_index", &buffer("indices"), layout, index);
     w.blank();
-    gen_axis_coordinate(&mut w, index);
+    dtype::gen_resolve_index(&mut w, "axis_coordinate", index, "NONE");
     w.blank();
     gen_target(&mut w);
     if matches!(stage, ScatterStage::Write | ScatterStage::Columns) {
@@ -580,69 +580,6 @@ fn gen_report_bad_columns(w: &mut Writer, per: u32, then: &str) {
         w.line(format!("atomicMin(&status[0], {lowest});"));
         w.line(then);
     });
-}
-
-/// `fn axis_coordinate(v: raw, len: u32) -> u32`: the axis coordinate a raw
-/// index value names in an axis of `len`, `NONE` when it lies outside.
-fn gen_axis_coordinate(w: &mut Writer, index: DataType) {
-    w.comment("The axis coordinate index value v names, or NONE when out of range.");
-    w.open(format!(
-        "fn axis_coordinate(v: {}, len: u32) -> u32",
-        dtype::raw_type(index)
-    ));
-    let negative = |w: &mut Writer, bits: &str| {
-        w.comment("Negative: counts from the end; the magnitude is 2^32 - bits.");
-        w.line(format!("let magnitude = 0u - {bits};"));
-        w.block("if (magnitude <= len)", |w| {
-            w.line("return len - magnitude;");
-        });
-    };
-    match index {
-        DataType::Uint64 | DataType::Int64 => {
-            w.block("if (v.y == 0u)", |w| {
-                w.block("if (v.x < len)", |w| {
-                    w.line("return v.x;");
-                });
-                w.line("return NONE;");
-            });
-            if index == DataType::Int64 {
-                w.comment("Negative values within 32 bits: hi all ones, lo not zero.");
-                w.block("if (v.y == 0xffffffffu && v.x != 0u)", |w| {
-                    negative(w, "v.x");
-                });
-            }
-            w.line("return NONE;");
-        }
-        DataType::Int32 | DataType::Int16 | DataType::Int8 => {
-            match index {
-                DataType::Int8 => w.line("let b = (v ^ 0x80u) - 0x80u;"),
-                DataType::Int16 => w.line("let b = (v ^ 0x8000u) - 0x8000u;"),
-                _ => w.line("let b = v;"),
-            };
-            w.block("if (b < 0x80000000u)", |w| {
-                w.block("if (b < len)", |w| {
-                    w.line("return b;");
-                });
-                w.line("return NONE;");
-            });
-            negative(w, "b");
-            w.line("return NONE;");
-        }
-        _ => {
-            // Unsigned types (and, meaninglessly, floats as unsigned bits).
-            if dtype::is_wide(index) {
-                w.block("if (v.y == 0u && v.x < len)", |w| {
-                    w.line("return v.x;");
-                });
-            } else {
-                w.block("if (v < len)", |w| {
-                    w.line("return v;");
-                });
-            }
-            w.line("return NONE;");
-        }
-    }
-    w.close();
 }
 
 /// `struct Axis` and `fn target_of(u: u32, g: Axis) -> u32`: update `u`'s

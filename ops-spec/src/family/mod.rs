@@ -24,6 +24,7 @@ use crate::model::Spec;
 use crate::syntax::ast;
 
 pub mod fold;
+pub mod gather_elements;
 pub mod gather_nd;
 pub mod reduce;
 pub mod scatter_elements;
@@ -34,6 +35,7 @@ pub static FAMILIES: &[&dyn Family] = &[
     &reduce::ReduceFamily,
     &gather_nd::GatherNdFamily,
     &gather_nd::GatherFamily,
+    &gather_elements::GatherElementsFamily,
     &scatter_elements::ScatterElementsFamily,
 ];
 
