@@ -52,9 +52,35 @@ fn index_tensor(sizes: &[u32], bound: u32, same: bool, rng: &mut Rng) -> HostTen
     }
 }
 
-/// Runs every plan variant of `op` against its CPU reference; returns the
-/// number of plans run.
+/// Runs every plan variant of `op` against its CPU reference, bit for bit;
+/// returns the number of plans run.
 fn every_plan(op: &dyn Operator, inputs: &[&HostTensor], what: &str) -> usize {
+    every_plan_by(op, inputs, what, &|g, w, context| {
+        assert_bitwise_eq(g, w, context)
+    })
+}
+
+/// [`every_plan`] within the operator's accuracy contract (exact operators:
+/// bits equal, except NaN payloads, which arithmetic does not keep).
+fn every_plan_within(op: &dyn Operator, inputs: &[&HostTensor], what: &str) -> usize {
+    let tolerance = op.tolerance();
+    every_plan_by(op, inputs, what, &|g, w, context| {
+        if let Err(e) = ops_core::fuzz::compare_within(
+            std::slice::from_ref(g),
+            std::slice::from_ref(w),
+            tolerance,
+        ) {
+            panic!("{context}: {e}");
+        }
+    })
+}
+
+fn every_plan_by(
+    op: &dyn Operator,
+    inputs: &[&HostTensor],
+    what: &str,
+    same: &dyn Fn(&HostTensor, &HostTensor, &str),
+) -> usize {
     let want = op
         .run_cpu(inputs)
         .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
@@ -67,7 +93,7 @@ fn every_plan(op: &dyn Operator, inputs: &[&HostTensor], what: &str) -> usize {
             .run_plan(op, inputs, plan)
             .unwrap_or_else(|e| panic!("{what} {name}: {e}"));
         for (g, w) in got.iter().zip(&want) {
-            assert_bitwise_eq(g, w, &format!("{what} {name}"));
+            same(g, w, &format!("{what} {name}"));
         }
         // Through the segmented kernels too, the largest buffer bound in 2
         // to 4 segments.
@@ -84,7 +110,7 @@ fn every_plan(op: &dyn Operator, inputs: &[&HostTensor], what: &str) -> usize {
                 .run_plan(op, inputs, plan)
                 .unwrap_or_else(|e| panic!("{what} {name}, segmented: {e}"));
             for (g, w) in got.iter().zip(&want) {
-                assert_bitwise_eq(g, w, &format!("{what} {name}, segmented"));
+                same(g, w, &format!("{what} {name}, segmented"));
             }
         }
     }
@@ -347,4 +373,66 @@ fn axis_and_element_gathers_at_their_boundaries() {
     for v in ["gather_nd_elements", "gather_nd_rows", "gather_nd_vectors"] {
         assert!(seen.contains(v), "{v} never ran along an axis");
     }
+}
+
+/// Scatters with a declared combine (ONNX ScatterElements) at the walk
+/// lengths where the plan adds a pass (multiples of `WALK_STEPS`), and at
+/// column counts around a workgroup: a replacement and a sum, 8-, 16-, 32-
+/// and 64-bit data, every update of a column on one element (collisions
+/// everywhere) or spread, plain and segmented.
+#[test]
+fn combining_scatters_at_their_boundaries() {
+    use ops::onnx::scatterelements::ScatterReduction;
+    use ops_core::patterns::scatter_combine::{WALK_STEPS, WORKGROUP_SIZE as COMBINE_WG};
+    let mut rng = Rng::new(0x5ca8);
+    let (mut sizes, mut runs) = (0usize, 0usize);
+    let mut passes = BTreeSet::new();
+    for dt in [
+        DataType::Uint8,
+        DataType::Float16,
+        DataType::Float32,
+        DataType::Int64,
+    ] {
+        // (walk, columns): walks across the pass boundaries of a few
+        // columns, then columns across a workgroup.
+        let mut shapes: Vec<(u64, u64)> = [
+            WALK_STEPS - 1,
+            WALK_STEPS,
+            WALK_STEPS + 1,
+            2 * WALK_STEPS + 1,
+        ]
+        .into_iter()
+        .map(|walk| (walk, 3))
+        .collect();
+        let wg = u64::from(COMBINE_WG);
+        shapes.extend([wg - 1, wg, wg + 1, 2 * wg + 1].into_iter().map(|c| (5, c)));
+        for (walk, columns) in shapes {
+            let rows = 4u32;
+            let data = data_tensor(dt, &[rows, columns as u32], &mut rng);
+            let updates = data_tensor(dt, &[walk as u32, columns as u32], &mut rng);
+            for (reduction, same) in [
+                (ScatterReduction::None, false),
+                (ScatterReduction::Add, true),
+                (ScatterReduction::Max, false),
+            ] {
+                let idx = index_tensor(&[walk as u32, columns as u32], rows, same, &mut rng);
+                let op = ops::onnx::ScatterElementsDesc::builder()
+                    .data(data.desc().clone())
+                    .indices(idx.desc().clone())
+                    .updates(updates.desc().clone())
+                    .axis(0)
+                    .reduction(reduction)
+                    .build()
+                    .unwrap();
+                let what = format!(
+                    "onnx::ScatterElements {dt} {reduction:?} walk {walk}, {columns} columns"
+                );
+                runs += every_plan_within(&op, &[&data, &idx, &updates], &what);
+                passes.insert(op.gpu_plan_for(DeviceClass::Software).unwrap().passes.len());
+            }
+            sizes += 1;
+        }
+    }
+    println!("combining scatters: {sizes} sizes, {runs} plans run, pass counts {passes:?}");
+    assert!(passes.contains(&3), "no walk took three passes: {passes:?}");
 }

@@ -244,7 +244,7 @@ fn check_call(
 }
 
 /// A host element as a CPU value of its compute type.
-fn value_of(t: &HostTensor, i: usize) -> Value {
+pub(crate) fn value_of(t: &HostTensor, i: usize) -> Value {
     crate::with_element_type!(t.dtype(), T => {
         let v: T = t.get(i);
         match v.to_i128() {
@@ -255,7 +255,7 @@ fn value_of(t: &HostTensor, i: usize) -> Value {
 }
 
 /// A CPU value rounded once to `dtype`, as little-endian bytes.
-fn write_value(v: Value, dtype: DataType, out: &mut Vec<u8>) {
+pub(crate) fn write_value(v: Value, dtype: DataType, out: &mut Vec<u8>) {
     match (dtype, v) {
         (DataType::Float64, Value::F(x)) => x.write_le(out),
         (DataType::Float32, Value::F(x)) => (x as f32).write_le(out),

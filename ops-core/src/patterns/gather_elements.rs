@@ -185,7 +185,7 @@ impl GatherElementsGeometry {
 
     /// The input offset of output position `o` whose index value, already
     /// normalised to `[0, axis_len)`, is `i`.
-    fn source(&self, o: u64, i: u64) -> u64 {
+    pub fn source(&self, o: u64, i: u64) -> u64 {
         let mut rest = o;
         let mut offset = 0;
         for d in (0..self.sizes.len()).rev() {

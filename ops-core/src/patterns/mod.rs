@@ -8,6 +8,7 @@ pub mod fold;
 pub mod gather_elements;
 pub mod gather_nd;
 pub mod reduce;
+pub mod scatter_combine;
 pub mod scatter_elements;
 
 /// The largest power of two at most `v` (1 for 0): team sizes.

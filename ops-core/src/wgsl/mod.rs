@@ -14,6 +14,7 @@ pub mod gather_elements;
 pub mod gather_nd;
 pub mod reduce;
 pub mod scalar;
+pub mod scatter_combine;
 pub mod scatter_elements;
 pub mod segments;
 pub mod writer;

@@ -1,7 +1,11 @@
 //! The `scatter_elements` family: updates written into a copy of the input
-//! at positions an index tensor gives along one axis. Runtime:
+//! at positions an index tensor gives along one axis. With `collisions:
+//! last_write_wins` the last update of an element replaces it (runtime:
 //! [`ops_core::patterns::scatter_elements`]; kernels:
-//! [`crate::wgsl::scatter_elements`].
+//! [`crate::wgsl::scatter_elements`]); with `combine: <expression of a, b>`
+//! each update is combined into the element in row-major order (runtime:
+//! [`ops_core::patterns::scatter_combine`]; kernels:
+//! [`crate::wgsl::scatter_combine`]).
 
 use quote::{format_ident, quote};
 
@@ -9,8 +13,8 @@ use super::{Family, Pattern};
 use crate::check::{integer_types, same_types};
 use crate::codegen::compute::{dtype_pairs, gen_kernel, kernel_ident, ComputeCode};
 use crate::codegen::exprs::{gen_dtype, gen_expr};
-use crate::diag::Errors;
-use crate::lower::Lower;
+use crate::diag::{Diagnostic, Errors};
+use crate::lower::{Lower, STy};
 use crate::model::*;
 use crate::syntax::ast;
 
@@ -30,6 +34,9 @@ pub struct ScatterElementsPattern {
     pub output: usize,
     /// The axis the indices replace (an integer expression).
     pub axis: Expr,
+    /// The declared combine of the element so far (`a`) and the update
+    /// (`b`), with its text; `None` for `collisions: last_write_wins`.
+    pub combine: Option<(&'static ops_core::scalar::Scalar, String)>,
     /// Doc lines.
     pub docs: Vec<String>,
 }
@@ -45,28 +52,50 @@ impl Family for ScatterElementsFamily {
         c: &ast::ComputeDecl,
         errors: &mut Errors,
     ) -> Option<Box<dyn Pattern>> {
-        const KEYS: &[&str] = &[
-            "input",
-            "indices",
-            "updates",
-            "output",
-            "axis",
-            "collisions",
-        ];
-        let params = cx.params(c, KEYS, errors)?;
+        use crate::syntax::ast::ParamValue;
+        use ops_core::scalar::Var;
+        const KEYS: &[&str] = &["input", "indices", "updates", "output", "axis"];
+        let params = cx.params_optional(c, KEYS, &["collisions", "combine"], errors)?;
         let input = cx.param_tensor(&params, "input", false, c, errors);
         let indices = cx.param_tensor(&params, "indices", false, c, errors);
         let updates = cx.param_tensor(&params, "updates", false, c, errors);
         let output = cx.param_tensor(&params, "output", true, c, errors);
         let axis = cx.param_int(&params, "axis", c, errors);
-        let _collisions =
-            cx.param_word(&params, "collisions", &[("last_write_wins", ())], c, errors);
+        let combine = match (params.get("collisions"), params.get("combine")) {
+            (Some(_), None) => {
+                cx.param_word(&params, "collisions", &[("last_write_wins", ())], c, errors)?;
+                None
+            }
+            (None, Some(ParamValue::Expr(e))) => {
+                let (s, ty) = cx.lower_scalar(e, "combine", &[Var::A, Var::B], errors)?;
+                if ty != STy::Num {
+                    errors.error(e.span, "`combine` must be a number, not a boolean");
+                    return None;
+                }
+                Some((s, cx.text(e.span)))
+            }
+            (None, Some(ParamValue::Map(n, _))) => {
+                errors.error(n.span, "`combine` is an arithmetic expression");
+                return None;
+            }
+            _ => {
+                errors.push(
+                    Diagnostic::new(
+                        c.pattern.span,
+                        "pattern `scatter_elements` needs either `collisions` or `combine`",
+                    )
+                    .help("`collisions: last_write_wins`, or `combine: a + b` (`a` the element so far, `b` the update)"),
+                );
+                return None;
+            }
+        };
         Some(Box::new(ScatterElementsPattern {
             input: input?,
             indices: indices?,
             updates: updates?,
             output: output?,
             axis: axis?,
+            combine,
             docs: c.docs.clone(),
         }))
     }
@@ -87,9 +116,38 @@ impl Pattern for ScatterElementsPattern {
             "moves the elements of",
             errors,
         );
+        // Every data type the tables give the input must have the combine's
+        // arithmetic on the GPU.
+        let Some((combine, _)) = self.combine else {
+            return;
+        };
+        for e in &spec.support {
+            for r in e.rows.iter().filter(|r| r.tensor == self.input) {
+                for &dt in &r.dtypes {
+                    if let Some(why) =
+                        ops_core::patterns::scatter_combine::combine_unsupported(combine, dt)
+                    {
+                        errors.push(
+                            Diagnostic::new(
+                                r.span,
+                                format!("{} cannot be combined: {why}", dt.spec_name()),
+                            )
+                            .help(format!(
+                                "remove {} from `{}`'s row",
+                                dt.spec_name(),
+                                spec.tensors[self.input].name
+                            )),
+                        );
+                    }
+                }
+            }
+        }
     }
 
     fn generate(&self, spec: &Spec, origin: &str, key_name: &str) -> ComputeCode {
+        if let Some(combine) = &self.combine {
+            return self.generate_combine(spec, origin, key_name, combine);
+        }
         let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
         let ScatterElementsPattern {
             input,
@@ -98,6 +156,7 @@ impl Pattern for ScatterElementsPattern {
             output,
             axis,
             docs,
+            ..
         } = self;
 
         use crate::wgsl::scatter_elements::{
@@ -213,5 +272,184 @@ impl Pattern for ScatterElementsPattern {
             },
             docs: docs.clone(),
         }
+    }
+}
+
+impl ScatterElementsPattern {
+    /// The code of a scatter with a declared `combine`.
+    fn generate_combine(
+        &self,
+        spec: &Spec,
+        origin: &str,
+        key_name: &str,
+        (combine, text): &(&'static ops_core::scalar::Scalar, String),
+    ) -> ComputeCode {
+        use crate::codegen::compute::{gen_scalar, VariantKernels};
+        use crate::wgsl::scatter_combine::{
+            scatter_combine_kernel_key, scatter_combine_unsupported,
+        };
+        let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
+        let mut kernels = VariantKernels::default();
+        for (a, b) in dtype_pairs(spec, self.input, self.indices) {
+            if scatter_combine_unsupported(combine, a, b).is_some() {
+                continue;
+            }
+            let key = scatter_combine_kernel_key(key_name, a, b);
+            let (da, db) = (gen_dtype(a), gen_dtype(b));
+            kernels.push(
+                quote!(()),
+                "scatter_combine",
+                (a, b),
+                &key,
+                quote!(::ops_core::wgsl::scatter_combine::scatter_combine_kernel_text(
+                    COMBINE, #da, #db, #key, #origin,
+                )),
+                ops_core::patterns::scatter_combine::BINDINGS,
+                quote!(::ops_core::__private::patterns::scatter_combine::WORKGROUP_SIZE),
+            );
+        }
+        let kernel_ids = kernels.ids();
+        let lookup = kernels.items(quote!(()));
+        let combine_tok = gen_scalar(combine);
+        let ax = gen_expr(&self.axis);
+        let in_f = format_ident!("{}", spec.tensors[self.input].name);
+        let ix_f = format_ident!("{}", spec.tensors[self.indices].name);
+        let up_f = format_ident!("{}", spec.tensors[self.updates].name);
+        let out_f = format_ident!("{}", spec.tensors[self.output].name);
+        let ix_name = &spec.tensors[self.indices].name;
+        let (in_slot, ix_slot, up_slot, out_slot) = (
+            self.input,
+            self.indices,
+            self.updates,
+            self.output - n_inputs,
+        );
+        let name = &spec.name;
+        let rt = quote!(::ops_core::__private::patterns::scatter_combine);
+        let plan = quote! {
+            let __axis = self.__env_count(&AXIS)?;
+            let (__d, __x) = (self.#in_f.dtype, self.#ix_f.dtype);
+            #rt::scatter_combine_plan(
+                &self.#in_f, #in_slot, &self.#ix_f, #ix_slot, &self.#up_f, #up_slot, &self.#out_f, #out_slot,
+                __axis, &self.__scalar_attrs(), kernel_for((), __d, __x))
+                .map_err(|e| match e {
+                    ::ops_core::OpError::Unsupported(m) => ::ops_core::OpError::Unsupported(::std::format!("{}: {m}", #name)),
+                    e => e,
+                })
+        };
+        let mut docs = self.docs.clone();
+        docs.push(String::new());
+        docs.push(format!(
+            "Each update is combined into its element in row-major order of the updates as `{text}` (`a` the element so far, `b` the update): deterministic, on the GPU as on the CPU (`ops_core::patterns::scatter_combine`)."
+        ));
+        ComputeCode {
+            items: quote! {
+                #lookup
+                pub(crate) static AXIS: ::ops_core::__private::expr::Expr = #ax;
+                pub(crate) static COMBINE: &::ops_core::scalar::Scalar = #combine_tok;
+            },
+            kernel_ids,
+            tolerance: quote!(::ops_core::Tolerance::Exact),
+            domain: quote!(::core::option::Option::None),
+            run_cpu: quote! {
+                let __axis = self.__env_count(&AXIS)?;
+                let out = #rt::scatter_combine_cpu(
+                    COMBINE, inputs[#in_slot], inputs[#ix_slot], inputs[#up_slot], &self.#out_f, __axis, #ix_name,
+                    &self.__scalar_attrs())?;
+                ::core::result::Result::Ok(::std::vec![out])
+            },
+            gpu_plan: quote! {
+                let _ = class;
+                #plan
+            },
+            gpu_plan_variants: quote! {
+                let plan = { #plan }?;
+                ::core::result::Result::Ok(::std::vec![(::std::string::String::from("scatter_combine"), plan)])
+            },
+            index_error: quote! {
+                match self.__env_count(&AXIS) {
+                    ::core::result::Result::Ok(__axis) if inputs.len() > #ix_slot => ::ops_core::__private::patterns::gather_elements::gather_elements_index_error(
+                        &self.#in_f, inputs[#ix_slot], __axis, #ix_name, position),
+                    ::core::result::Result::Ok(_) => ::ops_core::OpError::InvalidArgument(::std::format!("{}: missing inputs", #name)),
+                    ::core::result::Result::Err(e) => e,
+                }
+            },
+            index_bounds: quote! {
+                match self.__env_count(&AXIS) {
+                    ::core::result::Result::Ok(__axis) if __axis < self.#in_f.sizes.len() => ::std::vec![::ops_core::IndexBounds {
+                        tensor: #ix_slot,
+                        addresses: #in_slot,
+                        sizes: ::std::vec![self.#in_f.sizes[__axis]],
+                    }],
+                    _ => ::std::vec::Vec::new(),
+                }
+            },
+            docs,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A scatter spec whose compute block ends with `tail`, `types` in its
+    /// data rows.
+    fn spec(types: &str, tail: &str) -> String {
+        format!(
+            "operator T {{
+                input x: tensor \"X\"
+                input i: tensor \"I\"
+                input u: tensor \"U\"
+                output y: tensor \"Y\"
+                rules {{ shape y = x.sizes => \"y\"; }}
+                support {{ ranks 1..=4 {{ x: {types}; i: INT32; u: {types}; y: {types}; }} }}
+                compute scatter_elements {{
+                    input: x  indices: i  updates: u  output: y  axis: 0
+                    {tail}
+                }}
+            }}"
+        )
+    }
+
+    fn errors(src: &str) -> Vec<String> {
+        match crate::codegen::expand("t.op", src) {
+            Ok(_) => Vec::new(),
+            Err(f) => f.diagnostics.into_iter().map(|d| d.message).collect(),
+        }
+    }
+
+    #[test]
+    fn collisions_or_a_combine() {
+        assert_eq!(
+            errors(&spec("FLOAT32 INT8", "collisions: last_write_wins")),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            errors(&spec("FLOAT32 INT8 FLOAT64", "combine: b")),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            errors(&spec("FLOAT16 INT64", "combine: max(a, b) + 1")),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            errors(&spec("FLOAT32", "")),
+            ["pattern `scatter_elements` needs either `collisions` or `combine`"]
+        );
+        assert_eq!(
+            errors(&spec("FLOAT32", "collisions: last_write_wins combine: b")),
+            ["pattern `scatter_elements` needs either `collisions` or `combine`"]
+        );
+        assert_eq!(
+            errors(&spec("FLOAT32", "combine: a < b")),
+            ["`combine` must be a number, not a boolean"]
+        );
+        assert_eq!(
+            errors(&spec("FLOAT32", "combine: a + x")),
+            ["`combine` cannot use `x`"]
+        );
+        assert_eq!(
+            errors(&spec("FLOAT32 INT32", "combine: sqrt(a + b)")),
+            ["INT32 cannot be combined: `sqrt` is not defined on INT32"]
+        );
+        assert!(errors(&spec("FLOAT64", "combine: a + b"))[0].contains("FLOAT64 arithmetic"));
     }
 }
