@@ -436,3 +436,64 @@ fn combining_scatters_at_their_boundaries() {
     println!("combining scatters: {sizes} sizes, {runs} plans run, pass counts {passes:?}");
     assert!(passes.contains(&3), "no walk took three passes: {passes:?}");
 }
+
+/// ONNX ScatterND at the tuple counts where the plan adds a pass
+/// (multiples of `WALK_STEPS`) and at slice lengths around a workgroup
+/// (threads are slice positions): a replacement and a sum, 8-, 16-, 32- and
+/// 64-bit data, tuples all naming one slice or spread, plain and segmented.
+#[test]
+fn scatter_nd_at_its_boundaries() {
+    use ops::onnx::scatternd::ScatterNDReduction;
+    use ops_core::patterns::scatter_nd::{WALK_STEPS, WORKGROUP_SIZE as ND_WG};
+    let mut rng = Rng::new(0x5ca9);
+    let (mut sizes, mut runs) = (0usize, 0usize);
+    let mut passes = BTreeSet::new();
+    for dt in [
+        DataType::Uint8,
+        DataType::Float16,
+        DataType::Float32,
+        DataType::Int64,
+    ] {
+        // (tuples, slice length) into a [6, slice] input by one-value tuples.
+        let mut shapes: Vec<(u64, u64)> = [
+            WALK_STEPS - 1,
+            WALK_STEPS,
+            WALK_STEPS + 1,
+            2 * WALK_STEPS + 1,
+        ]
+        .into_iter()
+        .map(|t| (t, 1))
+        .collect();
+        let wg = u64::from(ND_WG);
+        shapes.extend([wg - 1, wg, wg + 1, 2 * wg + 1].into_iter().map(|s| (7, s)));
+        for (tuples, slice) in shapes {
+            let data = data_tensor(dt, &[6, slice as u32], &mut rng);
+            let updates = data_tensor(dt, &[tuples as u32, slice as u32], &mut rng);
+            for (reduction, same) in [
+                (ScatterNDReduction::None, false),
+                (ScatterNDReduction::Add, true),
+                (ScatterNDReduction::Min, false),
+            ] {
+                let idx = index_tensor(&[tuples as u32, 1], 6, same, &mut rng);
+                let op = ops::onnx::ScatterNDDesc::builder()
+                    .data(data.desc().clone())
+                    .indices(idx.desc().clone())
+                    .updates(updates.desc().clone())
+                    .reduction(reduction)
+                    .build()
+                    .unwrap();
+                let what = format!(
+                    "onnx::ScatterND {dt} {reduction:?} {tuples} tuples of slices of {slice}"
+                );
+                runs += every_plan_within(&op, &[&data, &idx, &updates], &what);
+                passes.insert(op.gpu_plan_for(DeviceClass::Software).unwrap().passes.len());
+            }
+            sizes += 1;
+        }
+    }
+    println!("ScatterND: {sizes} sizes, {runs} plans run, pass counts {passes:?}");
+    assert!(
+        passes.contains(&3),
+        "no scatter took three passes: {passes:?}"
+    );
+}

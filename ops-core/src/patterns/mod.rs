@@ -10,6 +10,7 @@ pub mod gather_nd;
 pub mod reduce;
 pub mod scatter_combine;
 pub mod scatter_elements;
+pub mod scatter_nd;
 
 /// The largest power of two at most `v` (1 for 0): team sizes.
 fn pow2_floor(v: u64) -> u64 {

@@ -16,6 +16,7 @@ pub mod reduce;
 pub mod scalar;
 pub mod scatter_combine;
 pub mod scatter_elements;
+pub mod scatter_nd;
 pub mod segments;
 pub mod writer;
 

@@ -28,6 +28,7 @@ pub mod gather_elements;
 pub mod gather_nd;
 pub mod reduce;
 pub mod scatter_elements;
+pub mod scatter_nd;
 
 /// Every family a `compute` block may name.
 pub static FAMILIES: &[&dyn Family] = &[
@@ -37,6 +38,7 @@ pub static FAMILIES: &[&dyn Family] = &[
     &gather_nd::GatherFamily,
     &gather_elements::GatherElementsFamily,
     &scatter_elements::ScatterElementsFamily,
+    &scatter_nd::ScatterNdFamily,
 ];
 
 /// The family named `name`.
