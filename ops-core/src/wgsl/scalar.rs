@@ -18,8 +18,9 @@
 //! the CPU reference's wrapped one. FLOAT16 values are computed in `f32` and
 //! rounded to nearest even once, by [`gen_helpers`]'s `encode`, with integer
 //! operations only: no `shader-f16`, no reliance on `pack2x16float`'s
-//! rounding. `min`/`max` find NaN from the bits (a compiler may assume
-//! `x != x` is false) and order -0.0 below +0.0; `exp` and `log` are
+//! rounding. `min`/`max` and the comparisons find NaN from the bits (a
+//! compiler may assume `x != x` is false; lavapipe's `NaN != 0.0` is
+//! false) and `min`/`max` order -0.0 below +0.0; `exp` and `log` are
 //! computed here to within a few ULP, on every adapter, rather than with
 //! WGSL's built-ins, whose error bounds are loose (absolute near `log 1`,
 //! growing with `|x|` for `exp`).
@@ -387,6 +388,37 @@ fn encode(f: f32) -> u32 {
 const FLOAT_HELPERS: &str = "\
 fn f_is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// Comparisons from the bits, as IEEE 754 defines them (every comparison
+// with NaN is false but `!=`, -0.0 == +0.0, subnormals are not zero): a
+// compiler may assume floats are never NaN, and lavapipe's `x != 0.0`
+// is false for NaN.
+fn f_key(v: f32) -> u32 {
+    let x = bitcast<u32>(v);
+    return select(x | 0x80000000u, ~x, (x >> 31u) == 1u);
+}
+
+fn f_both_zero(a: f32, b: f32) -> bool {
+    return ((bitcast<u32>(a) | bitcast<u32>(b)) & 0x7fffffffu) == 0u;
+}
+
+fn f_eq(a: f32, b: f32) -> bool {
+    if (f_is_nan(a) || f_is_nan(b)) {
+        return false;
+    }
+    return bitcast<u32>(a) == bitcast<u32>(b) || f_both_zero(a, b);
+}
+
+fn f_lt(a: f32, b: f32) -> bool {
+    if (f_is_nan(a) || f_is_nan(b) || f_both_zero(a, b)) {
+        return false;
+    }
+    return f_key(a) < f_key(b);
+}
+
+fn f_le(a: f32, b: f32) -> bool {
+    return f_lt(a, b) || f_eq(a, b);
 }
 
 fn f_min(a: f32, b: f32) -> f32 {
@@ -892,6 +924,16 @@ fn binary_wgsl(op: Binary, a: String, b: String, dt: DataType) -> String {
         };
     }
     let float = repr(dt) == "f32";
+    if float && op.is_comparison() {
+        return match op {
+            Binary::Eq => format!("f_eq({a}, {b})"),
+            Binary::Ne => format!("!f_eq({a}, {b})"),
+            Binary::Lt => format!("f_lt({a}, {b})"),
+            Binary::Le => format!("f_le({a}, {b})"),
+            Binary::Gt => format!("f_lt({b}, {a})"),
+            _ => format!("f_le({b}, {a})"),
+        };
+    }
     match op {
         Binary::Add => wrap_as(dt, infix("+")),
         Binary::Sub => wrap_as(dt, infix("-")),
