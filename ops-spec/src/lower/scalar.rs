@@ -471,6 +471,18 @@ fn build(
             // `cast<FLOAT16>(0.1)` is a FLOAT16 literal.
             let from = a.ty.unwrap_or(*target);
             let inner = go(a, from, errors)?;
+            // Whatever the tables: FLOAT64 has no arithmetic on the GPU.
+            const F64: Ty = Ty::Data(DataType::Float64);
+            if *target == F64 || from == F64 {
+                errors.push(
+                    Diagnostic::new(
+                        n.span,
+                        "a cast to or from FLOAT64 cannot run on the GPU (core WebGPU has no f64)",
+                    )
+                    .help("FLOAT32 is the widest float the kernels compute in"),
+                );
+                return None;
+            }
             if a.kind.is_literal() && from == *target {
                 return Some(inner);
             }
