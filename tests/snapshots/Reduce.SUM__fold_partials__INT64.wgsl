@@ -74,6 +74,7 @@ fn w_mul(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
 fn w_eq(a: vec2<u32>, b: vec2<u32>) -> bool {
     return a.x == b.x && a.y == b.y;
 }
+
 fn w_lt_int64(a: vec2<u32>, b: vec2<u32>) -> bool {
     let ah = bitcast<i32>(a.y);
     let bh = bitcast<i32>(b.y);
@@ -315,6 +316,7 @@ fn w_mul(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
 fn w_eq(a: vec2<u32>, b: vec2<u32>) -> bool {
     return a.x == b.x && a.y == b.y;
 }
+
 fn w_lt_int64(a: vec2<u32>, b: vec2<u32>) -> bool {
     let ah = bitcast<i32>(a.y);
     let bh = bitcast<i32>(b.y);

@@ -146,7 +146,7 @@ fn casts_mean_what_the_docs_say() {
     assert_eq!(h[8], f32::INFINITY);
     assert_eq!(h[9], 65504.0);
     assert_eq!(h[10], 1.0 + 2f32.powi(-10));
-    assert_eq!(h[4], 2.69921875);
+    assert_eq!(h[4], 691.0 / 256.0, "2.7 to the nearest FLOAT16");
     // 64-bit integers round to FLOAT32 from all their bits.
     let i = [
         (1i64 << 60) + (1 << 36) + 1,
@@ -194,4 +194,16 @@ proptest! {
     fn invalid_cases_are_rejected_naming_the_rule(case in CastRoundTripDesc::invalid_cases()) {
         fuzz::check_invalid(&case).map_err(TestCaseError::fail)?;
     }
+}
+
+/// The generated cases are mostly valid, so the fuzzing above runs.
+#[test]
+fn acceptance_is_above_five_percent() {
+    use ops_core::OperatorType;
+    let a = fuzz::acceptance(<CastRoundTripDesc as OperatorType>::INFO, 2000);
+    println!(
+        "CastRoundTrip: {:.1}% of drawn descriptors are valid",
+        100.0 * a.rate()
+    );
+    assert!(a.rate() > 0.05, "{a:?}");
 }

@@ -229,7 +229,7 @@ fn mask(bits: u32) -> &'static str {
 /// `w_lt_int64`/`w_lt_uint64` and `w_abs_int64`.
 fn wide_signed_helpers(name: &str, signed: bool) -> String {
     let mut out = format!(
-        "fn w_lt_{name}(a: vec2<u32>, b: vec2<u32>) -> bool {{\n    \
+        "\nfn w_lt_{name}(a: vec2<u32>, b: vec2<u32>) -> bool {{\n    \
          let ah = {ah};\n    let bh = {bh};\n    \
          return ah < bh || (ah == bh && a.x < b.x);\n}}\n",
         ah = if signed { "bitcast<i32>(a.y)" } else { "a.y" },

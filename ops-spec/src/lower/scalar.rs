@@ -105,7 +105,7 @@ impl Lower<'_> {
                 return None;
             }
         }
-        build(&node, want, want, env, errors)
+        build(&node, want, want, errors)
     }
 
     /// The first pass: names resolved, types synthesised and checked where
@@ -420,14 +420,8 @@ fn expect_bool(n: &Node, env: &ScalarEnv<'_>, errors: &mut Errors) -> Option<()>
 
 /// The second pass: `n` gets the type `ty` (its own, when it has one);
 /// `default` is the type of operands nothing types (`1 < 2`).
-fn build(
-    n: &Node,
-    ty: Ty,
-    default: Ty,
-    env: &ScalarEnv<'_>,
-    errors: &mut Errors,
-) -> Option<&'static Scalar> {
-    let go = |n: &Node, ty: Ty, errors: &mut Errors| build(n, ty, default, env, errors);
+fn build(n: &Node, ty: Ty, default: Ty, errors: &mut Errors) -> Option<&'static Scalar> {
+    let go = |n: &Node, ty: Ty, errors: &mut Errors| build(n, ty, default, errors);
     let s = match &n.kind {
         Kind::Var(v) => Scalar::Var(*v),
         Kind::Int(v) => Scalar::Int(int_literal(*v, n.span, ty, errors)?, ty),
