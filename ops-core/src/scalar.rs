@@ -8,10 +8,28 @@
 //! type serves both: the spec compiler builds it while checking the spec,
 //! and generated code holds it as a `static`.
 //!
-//! # Meaning, per data type
+//! # Types
 //!
-//! Every value of an expression has the *compute type* of the tensor the
-//! pattern works on, or is a boolean (a comparison).
+//! Every node of an expression has a data type ([`Scalar::type_of`]),
+//! inferred by the spec compiler over a *type environment* ([`TypeEnv`]):
+//! the type of each variable, which may be a *type parameter* ([`Ty`])
+//! that each kernel binds to one data type of the tables. In a fold every
+//! variable has the tensor's type, the parameter `T`; a family whose
+//! inputs have types of their own gives each variable its own type.
+//!
+//! - A variable has its environment's type; a cast `cast<INT8>(e)` has its
+//!   target; a comparison, `&&`, `||`, `!` and `true`/`false` are BOOL.
+//! - Every other operation takes two operands of one type and gives that
+//!   type: `cast<INT8>(x) + cast<FLOAT32>(x)` is a compile error (cast one
+//!   of them).
+//! - A literal, an attribute and `lowest`/`highest` take the type of their
+//!   context: the other operand (`x + 1`), the cast they are the operand of
+//!   (`cast<FLOAT16>(0.1)`: a *typed literal*), else what the pattern needs
+//!   (a fold's `identity: 0` is a `T`).
+//! - What the pattern needs is checked: a fold's `map`, `combine` and
+//!   `finish` give a `T`; `cast<T>(e)` converts to it.
+//!
+//! # Meaning, per data type
 //!
 //! - **Floats** (FLOAT16, FLOAT32): the CPU reference computes in `f64` and
 //!   rounds once to the output type; the GPU computes in `f32` (FLOAT16
@@ -20,8 +38,8 @@
 //!   `round` rounds half to even; `%` is C's `fmod`; division by zero and
 //!   `sqrt`/`log` of negative numbers follow IEEE 754. FLOAT64 has no
 //!   arithmetic on the GPU (core WebGPU has no `f64`): a spec that computes
-//!   must leave it out of its tables.
-//! - **Integers**: exact, and wrapping in the tensor's type after every
+//!   in it, or casts to or from it, must leave it out of its tables.
+//! - **Integers**: exact, and wrapping in their type after every
 //!   operation (two's complement: INT8 `127 + 1` is `-128`, UINT8 `0 - 1`
 //!   is 255). Division truncates toward zero; `x / 0` is `x`, `x % 0` is 0,
 //!   and `MIN / -1` is `MIN` (WGSL's definitions, kept on the CPU). `abs` of
@@ -31,15 +49,55 @@
 //!   (word pairs on the GPU) have `+ - *`, `neg`, `abs`, `min`, `max` and
 //!   the comparisons; `/` and `%` on them are spec errors.
 //! - `lowest` and `highest` are the type's extremes: -infinity and +infinity
-//!   for floats, `MIN` and `MAX` for integers.
-//! - **BOOL** computes as an unsigned 1-bit integer: `max` is or, `min` is
-//!   and, `+` is exclusive or; `lowest` is false and `highest` true.
+//!   for floats, `MIN` and `MAX` for integers, false and true for BOOL.
+//! - **BOOL** computes as an unsigned 1-bit integer: `max` is or, `min` and
+//!   `*` are and, `+` and `-` are exclusive or, false orders below true.
+//!
+//! # Literals and attributes
+//!
+//! A literal is a constant of its type, rounded once: an integer literal
+//! wraps to an integer type (its lowest bit for BOOL) and rounds to nearest
+//! even to a float type; a decimal literal (float types only) is the
+//! decimal number rounded once to its type (the spec compiler rounds the
+//! spec's text directly, not through a rounded `f64`). A literal whose
+//! type is stated, by a cast or by a typed operand (`cast<INT8>(x) + 300`),
+//! must be in the type's range: `cast<UINT8>(-1)` is a compile error. An
+//! integer attribute is converted as a cast from INT64; a float attribute
+//! keeps its value at the compute precision (float types only).
+//!
+//! # Casts
+//!
+//! `cast<TYPE>(e)` ([`Scalar::Cast`], [`cast_value`]) converts a value to
+//! a data type, exactly: the CPU reference and the GPU agree bit for bit
+//! on every pair of types (NaN payloads aside). ONNX leaves some cases
+//! undefined; these follow C, numpy and ONNX Runtime where they agree,
+//! and saturate where they do not:
+//!
+//! - integer to integer: two's complement wrap, keeping the low bits
+//!   (INT32 300 to INT8 is 44, INT8 -1 to UINT64 is `2^64 - 1`);
+//! - integer or float to float: rounded once to nearest even; FLOAT16
+//!   overflows to infinity (65520 and beyond); 64-bit integers round
+//!   correctly from all 64 bits (2^53 + 1 to FLOAT32 is 2^53, and
+//!   `2^60 + 2^36 + 1` is `2^60 + 2^37`, not the `2^60` a rounding through
+//!   `f64` gives);
+//! - float to integer: truncated toward zero; NaN is 0; values beyond the
+//!   type's range, and the infinities, saturate to its `MIN` or `MAX`
+//!   (ONNX calls these undefined; this is Rust's `as`, and what ONNX
+//!   Runtime's saturating casts give);
+//! - anything to BOOL: `e != 0`, so NaN is true and -0.0 false; BOOL to a
+//!   number: 0 or 1.
+//!
+//! A cast is exact on its operand's value; an operand that is itself
+//! computed in floats (`cast<INT32>(x * 0.1)`) is computed in `f64` on the
+//! CPU and `f32` on the GPU first, so the two agree only within the
+//! accuracy contract.
 
 use crate::DataType;
 
 /// A variable of an expression; which ones a parameter may name is the
 /// pattern's choice (a fold's `map` sees [`Var::X`], its `combine`
 /// [`Var::A`] and [`Var::B`], its `finish` [`Var::Acc`] and [`Var::N`]).
+/// Its type is the [`TypeEnv`]'s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Var {
     /// The element (`x`).
@@ -67,6 +125,71 @@ impl Var {
             Var::Acc => "acc",
             Var::N => "n",
         }
+    }
+}
+
+/// The type of a node of an expression, as the spec compiler inferred it:
+/// a data type, or a *type parameter* that each kernel binds to a data
+/// type of the tables (the fold's `T`, its tensor's type: FLOAT32 in one
+/// kernel, INT8 in another). [`TypeEnv`] binds the parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// The `i`-th type parameter of the pattern ([`TypeEnv::params`]).
+    Param(u8),
+    /// A data type (a cast's target, a typed literal, a variable of a
+    /// fixed type).
+    Data(DataType),
+}
+
+impl Ty {
+    /// The first type parameter: the fold's `T`.
+    pub const T: Ty = Ty::Param(0);
+}
+
+/// The types an expression is evaluated or generated at: the data type
+/// bound to each type parameter, and each variable's type.
+///
+/// A fold has one parameter, `T` (its tensor's data type), and every
+/// variable is a `T` ([`TypeEnv::uniform`]); a family whose inputs have
+/// types of their own (ONNX `Where(cond: bool, x: T, y: T)`) gives each
+/// variable its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeEnv<'a> {
+    /// The data type of each type parameter ([`Ty::Param`]).
+    pub params: &'a [DataType],
+    /// Each variable's type, indexed as [`Var::ALL`].
+    pub vars: [Ty; 5],
+}
+
+impl<'a> TypeEnv<'a> {
+    /// Every variable is the first parameter, bound to `params[0]` (a
+    /// fold's environment: `std::slice::from_ref(&dtype)`).
+    pub const fn uniform(params: &'a [DataType]) -> TypeEnv<'a> {
+        TypeEnv {
+            params,
+            vars: [Ty::T; 5],
+        }
+    }
+
+    /// The data type `t` stands for.
+    ///
+    /// # Panics
+    ///
+    /// When `t` is a parameter the environment does not bind (the spec
+    /// compiler only builds trees whose parameters the pattern binds).
+    pub fn resolve(&self, t: Ty) -> DataType {
+        match t {
+            Ty::Data(d) => d,
+            Ty::Param(i) => *self
+                .params
+                .get(usize::from(i))
+                .expect("an expression names a type parameter its pattern binds"),
+        }
+    }
+
+    /// The data type of variable `v`.
+    pub fn var(&self, v: Var) -> DataType {
+        self.resolve(self.vars[v as usize])
     }
 }
 
@@ -162,31 +285,43 @@ impl Binary {
     }
 }
 
-/// A scalar expression. See the [module docs](self) for its meaning.
+/// A scalar expression, typed: see the [module docs](self) for its
+/// meaning.
+///
+/// Every node has a type in a [`TypeEnv`] ([`Scalar::type_of`]): a
+/// variable has its own, a literal, an attribute and `lowest`/`highest`
+/// carry theirs (the spec compiler infers it from the other operand), a
+/// cast has its target, a comparison is BOOL, and every other operation
+/// has its operands' (one type for both).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scalar {
     /// A variable.
     Var(Var),
-    /// An integer literal, converted to the compute type.
-    Int(i64),
-    /// A decimal literal (floats only).
-    Float(f64),
-    /// A boolean literal.
+    /// An integer literal of a type: wrapped to an integer type, rounded
+    /// once (to nearest even) to a float type, its lowest bit for BOOL.
+    Int(i64, Ty),
+    /// A decimal literal of a float type, rounded once to it (the spec
+    /// compiler rounds the spec's decimal text; see the module docs).
+    Float(f64, Ty),
+    /// A boolean literal (BOOL).
     Bool(bool),
-    /// The value of the descriptor's attribute (by spec order), converted
-    /// to the compute type (an integer attribute to a float type exactly as
-    /// `f64`; a float attribute is only in float types' expressions).
-    Attr(u16, AttrScalar),
-    /// The type's lowest value (-infinity, or `MIN`).
-    Lowest,
-    /// The type's highest value (+infinity, or `MAX`).
-    Highest,
+    /// The value of the descriptor's attribute (by spec order) as a value
+    /// of a type: an integer attribute converted as a cast from INT64, a
+    /// float attribute as its value at the compute precision (float types
+    /// only), a boolean attribute as BOOL.
+    Attr(u16, AttrScalar, Ty),
+    /// The type's lowest value (-infinity, `MIN`, false).
+    Lowest(Ty),
+    /// The type's highest value (+infinity, `MAX`, true).
+    Highest(Ty),
     /// A one-operand operation.
     Unary(Unary, &'static Scalar),
     /// A two-operand operation.
     Binary(Binary, &'static Scalar, &'static Scalar),
     /// `select(c, t, f)` / `if c { t } else { f }`: `t` when `c`, else `f`.
     Select(&'static Scalar, &'static Scalar, &'static Scalar),
+    /// `cast<TYPE>(e)`: `e` converted to a type ([`cast_value`]).
+    Cast(Ty, &'static Scalar),
 }
 
 /// What an attribute read by an expression holds.
@@ -207,7 +342,7 @@ pub enum Value {
     F(f64),
     /// An integer, already wrapped to its type.
     I(i128),
-    /// A boolean.
+    /// A boolean (a BOOL value).
     B(bool),
 }
 
@@ -239,18 +374,113 @@ pub fn int_range(dtype: DataType) -> (i128, i128) {
     }
 }
 
-/// Parameter words of attribute values for a kernel computing in `dtype`'s
-/// compute type: two words per attribute, in spec order (the `f32` bits of
-/// a float, the wrapped bits of an integer, low word first; 1 or 0 for a
-/// boolean).
-pub fn attr_words(attrs: &[Value], dtype: DataType) -> Vec<u32> {
+/// The FLOAT16 nearest to `x` (ties to even; 65520 and beyond to
+/// infinity), as bits: rounded once from the `f64` value, sticky bits
+/// included. A NaN keeps its sign and the top ten bits of its payload and
+/// becomes quiet.
+pub fn f16_bits(x: f64) -> u16 {
+    let bits = x.to_bits();
+    let sign = ((bits >> 48) & 0x8000) as u16;
+    let a = bits & 0x7fff_ffff_ffff_ffff;
+    if a > 0x7ff0_0000_0000_0000 {
+        return sign | 0x7e00 | ((a >> 42) & 0x3ff) as u16;
+    }
+    let m = f64::from_bits(a);
+    if m >= 65520.0 {
+        return sign | 0x7c00;
+    }
+    if m < 2f64.powi(-25) {
+        // Below half the smallest subnormal (2^-24): zero. (2^-25 itself
+        // is a tie, and goes to the even zero too.)
+        return sign;
+    }
+    // The unit in the last place of the result: 2^(e - 10) for normal
+    // results, 2^-24 for subnormal ones. Scaling by powers of two is exact.
+    let e = ((a >> 52) as i32 - 1023).max(-1022);
+    let q = (e - 10).max(-24);
+    let r = (m * 2f64.powi(-q)).round_ties_even() * 2f64.powi(q);
+    // `r` is a FLOAT16 value, so this conversion is exact.
+    sign | half::f16::from_f64(r).to_bits()
+}
+
+/// `x` rounded once to the float type `dtype` (FLOAT64: unchanged).
+pub fn round_float(x: f64, dtype: DataType) -> f64 {
+    match dtype {
+        DataType::Float32 => f64::from(x as f32),
+        DataType::Float16 => half::f16::from_bits(f16_bits(x)).to_f64(),
+        _ => x,
+    }
+}
+
+/// A value converted to `to`: the meaning of [`Scalar::Cast`] (see the
+/// [module docs](self)). `v` holds a value of its type exactly (a float
+/// of FLOAT16 or FLOAT32 is one of that type's values, an integer is in
+/// its type's range).
+///
+/// - integer to integer: two's complement wrap (the low bits);
+/// - integer or float to float: rounded once, to nearest even (to
+///   infinity beyond the range);
+/// - float to integer: truncated toward zero; NaN is 0; values beyond the
+///   range, infinities included, saturate to `MIN` or `MAX`;
+/// - to BOOL: `v != 0` (NaN is true); BOOL to a number: 0 or 1.
+pub fn cast_value(v: Value, to: DataType) -> Value {
+    match v {
+        Value::B(b) => {
+            if to.is_bool() {
+                Value::B(b)
+            } else if to.is_float() {
+                Value::F(f64::from(u8::from(b)))
+            } else {
+                Value::I(i128::from(b))
+            }
+        }
+        Value::I(x) => {
+            if to.is_bool() {
+                Value::B(x != 0)
+            } else if to.is_float() {
+                Value::F(int_to_float(x, to))
+            } else {
+                Value::I(wrap(x, to))
+            }
+        }
+        Value::F(f) => {
+            if to.is_bool() {
+                // NaN != 0 is true.
+                Value::B(f != 0.0)
+            } else if to.is_float() {
+                Value::F(round_float(f, to))
+            } else {
+                // `as` truncates toward zero, saturates and maps NaN to 0.
+                let (lo, hi) = int_range(to);
+                Value::I((f as i128).clamp(lo, hi))
+            }
+        }
+    }
+}
+
+/// An integer rounded once to the float type `to`.
+fn int_to_float(x: i128, to: DataType) -> f64 {
+    match to {
+        // Rust's integer-to-float `as` rounds to nearest even, once.
+        DataType::Float32 => f64::from(x as f32),
+        // Exact below 2^53; beyond, every value rounds to infinity.
+        DataType::Float16 => round_float(x as f64, to),
+        _ => x as f64,
+    }
+}
+
+/// Parameter words of attribute values, two words per attribute in spec
+/// order, whatever type an expression reads them as: the `f32` bits of a
+/// float (high word 0), an integer as INT64 (wrapped, low word first), 1
+/// or 0 for a boolean. The kernels convert each to the type of the
+/// expression that reads it.
+pub fn attr_words(attrs: &[Value]) -> Vec<u32> {
     let mut out = Vec::with_capacity(2 * attrs.len());
     for &a in attrs {
-        let bits: u64 = match (a, dtype.is_float()) {
-            (Value::F(x), _) => u64::from((x as f32).to_bits()),
-            (Value::I(x), true) => u64::from((x as f64 as f32).to_bits()),
-            (Value::I(x), false) => wrap(x, dtype) as u64,
-            (Value::B(b), _) => u64::from(b),
+        let bits: u64 = match a {
+            Value::F(x) => u64::from((x as f32).to_bits()),
+            Value::I(x) => wrap(x, DataType::Int64) as u64,
+            Value::B(b) => u64::from(b),
         };
         out.extend([bits as u32, (bits >> 32) as u32]);
     }
@@ -282,112 +512,218 @@ fn float_min_max(a: f64, b: f64, max: bool) -> f64 {
     }
 }
 
+/// A literal `i` as a value of `dtype`: wrapped, rounded once, or its
+/// lowest bit (BOOL).
+fn int_literal(i: i128, dtype: DataType) -> Value {
+    if dtype.is_bool() {
+        Value::B(i & 1 == 1)
+    } else {
+        cast_value(Value::I(i), dtype)
+    }
+}
+
 impl Scalar {
-    /// Evaluates the expression for a tensor of `dtype` with the variables
-    /// `vars` (indexed as [`Var::ALL`]) and the descriptor's attribute values
+    /// Evaluates the expression in the type environment `env`, with the
+    /// variables `vars` (indexed as [`Var::ALL`], each a value of its
+    /// type: [`Value::F`] for floats, [`Value::I`] for integers,
+    /// [`Value::B`] or 0/1 for BOOL) and the descriptor's attribute values
     /// `attrs` (spec order; [`Value::F`] for floats, [`Value::I`] for
     /// integers, [`Value::B`] for booleans).
     ///
-    /// Returns a number of the compute type ([`Value::F`] for floats,
-    /// [`Value::I`] for integers) or a boolean. The spec compiler has
-    /// checked the expression's types, so a mismatch here is a bug in it;
-    /// it gives NaN or 0 rather than a panic.
-    pub fn eval(&self, dtype: DataType, vars: &[Value; 5], attrs: &[Value]) -> Value {
-        let float = dtype.is_float();
+    /// Returns a value of the expression's type ([`Scalar::type_of`]). The
+    /// spec compiler has checked the expression's types, so a mismatch
+    /// here is a bug in it; it gives NaN or 0 rather than a panic.
+    pub fn eval(&self, env: &TypeEnv<'_>, vars: &[Value; 5], attrs: &[Value]) -> Value {
+        self.eval_typed(env, vars, attrs).0
+    }
+
+    /// The data type of the expression's value in `env`.
+    pub fn type_of(&self, env: &TypeEnv<'_>) -> DataType {
         match *self {
-            Scalar::Var(v) => vars[v as usize],
-            Scalar::Attr(i, _) => match (attrs.get(usize::from(i)), float) {
-                (Some(Value::I(x)), true) => Value::F(*x as f64),
-                (Some(Value::I(x)), false) => Value::I(wrap(*x, dtype)),
-                (Some(v), _) => *v,
-                (None, _) => Value::I(0),
-            },
-            Scalar::Int(i) => {
-                if float {
-                    Value::F(i as f64)
+            Scalar::Var(v) => env.var(v),
+            Scalar::Int(_, t)
+            | Scalar::Float(_, t)
+            | Scalar::Attr(_, _, t)
+            | Scalar::Lowest(t)
+            | Scalar::Highest(t)
+            | Scalar::Cast(t, _) => env.resolve(t),
+            Scalar::Bool(_) => DataType::Bool,
+            Scalar::Unary(Unary::Not, _) => DataType::Bool,
+            Scalar::Unary(_, a) => a.type_of(env),
+            Scalar::Binary(op, a, _) => {
+                if op.is_comparison() || op.is_logical() {
+                    DataType::Bool
                 } else {
-                    Value::I(wrap(i128::from(i), dtype))
+                    a.type_of(env)
                 }
             }
-            Scalar::Float(f) => {
-                if float {
-                    Value::F(f)
+            Scalar::Select(_, t, _) => t.type_of(env),
+        }
+    }
+
+    /// [`Scalar::eval`] with the value's type, computed on the way up (so
+    /// that evaluation is linear in the tree).
+    fn eval_typed(
+        &self,
+        env: &TypeEnv<'_>,
+        vars: &[Value; 5],
+        attrs: &[Value],
+    ) -> (Value, DataType) {
+        match *self {
+            Scalar::Var(v) => {
+                let dt = env.var(v);
+                let value = match vars[v as usize] {
+                    Value::I(x) if dt.is_bool() => Value::B(x & 1 == 1),
+                    other => other,
+                };
+                (value, dt)
+            }
+            Scalar::Int(i, t) => {
+                let dt = env.resolve(t);
+                (int_literal(i128::from(i), dt), dt)
+            }
+            Scalar::Float(f, t) => {
+                let dt = env.resolve(t);
+                let v = if dt.is_float() {
+                    Value::F(round_float(f, dt))
+                } else if dt.is_bool() {
+                    Value::B(false)
                 } else {
                     Value::I(0)
-                }
+                };
+                (v, dt)
             }
-            Scalar::Bool(b) => Value::B(b),
-            Scalar::Lowest | Scalar::Highest => {
-                let high = matches!(self, Scalar::Highest);
-                if float {
+            Scalar::Bool(b) => (Value::B(b), DataType::Bool),
+            Scalar::Attr(i, _, t) => {
+                let dt = env.resolve(t);
+                let v = match attrs.get(usize::from(i)) {
+                    Some(Value::I(x)) => cast_value(Value::I(wrap(*x, DataType::Int64)), dt),
+                    Some(Value::F(x)) if dt.is_float() => Value::F(*x),
+                    Some(Value::B(b)) => Value::B(*b),
+                    _ if dt.is_float() => Value::F(f64::NAN),
+                    _ => cast_value(Value::I(0), dt),
+                };
+                (v, dt)
+            }
+            Scalar::Lowest(t) | Scalar::Highest(t) => {
+                let dt = env.resolve(t);
+                let high = matches!(self, Scalar::Highest(_));
+                let v = if dt.is_float() {
                     Value::F(if high {
                         f64::INFINITY
                     } else {
                         f64::NEG_INFINITY
                     })
+                } else if dt.is_bool() {
+                    Value::B(high)
                 } else {
-                    let (lo, hi) = int_range(dtype);
+                    let (lo, hi) = int_range(dt);
                     Value::I(if high { hi } else { lo })
-                }
+                };
+                (v, dt)
             }
-            Scalar::Unary(op, e) => unary(op, e.eval(dtype, vars, attrs), dtype),
-            Scalar::Binary(op, a, b) => binary(
-                op,
-                a.eval(dtype, vars, attrs),
-                b.eval(dtype, vars, attrs),
-                dtype,
-            ),
-            Scalar::Select(c, t, f) => match c.eval(dtype, vars, attrs) {
-                Value::B(true) => t.eval(dtype, vars, attrs),
-                _ => f.eval(dtype, vars, attrs),
+            Scalar::Unary(op, e) => {
+                let (v, dt) = e.eval_typed(env, vars, attrs);
+                let dt = if op == Unary::Not { DataType::Bool } else { dt };
+                (unary(op, v, dt), dt)
+            }
+            Scalar::Binary(op, a, b) => {
+                let (x, dt) = a.eval_typed(env, vars, attrs);
+                let (y, _) = b.eval_typed(env, vars, attrs);
+                let rt = if op.is_comparison() || op.is_logical() {
+                    DataType::Bool
+                } else {
+                    dt
+                };
+                (binary(op, x, y, dt), rt)
+            }
+            Scalar::Select(c, t, f) => match c.eval_typed(env, vars, attrs).0 {
+                Value::B(true) => t.eval_typed(env, vars, attrs),
+                _ => f.eval_typed(env, vars, attrs),
             },
+            Scalar::Cast(t, e) => {
+                let to = env.resolve(t);
+                let (v, _) = e.eval_typed(env, vars, attrs);
+                (cast_value(v, to), to)
+            }
         }
     }
 
-    /// Why the expression cannot be computed for a tensor of `dtype` on
-    /// the GPU (and so cannot be in a spec whose tables list `dtype`), or
-    /// `None` when it can. See the [module docs](self).
-    pub fn unsupported_for(&self, dtype: DataType) -> Option<String> {
+    /// Why the expression cannot be computed on the GPU in `env` (and so
+    /// cannot be in a spec whose tables bind its parameters so), or `None`
+    /// when it can. See the [module docs](self).
+    pub fn unsupported_for(&self, env: &TypeEnv<'_>) -> Option<String> {
         let mut why = None;
-        self.visit(&mut |e| {
-            if why.is_some() {
-                return;
-            }
-            why = match *e {
-                _ if dtype == DataType::Float64 => {
-                    Some("FLOAT64 arithmetic is not available on the GPU (core WebGPU has no f64)".to_string())
-                }
-                Scalar::Float(_) if !dtype.is_float() => {
-                    Some(format!("a decimal literal has no {dtype} value"))
-                }
-                Scalar::Attr(_, AttrScalar::Float) if !dtype.is_float() => {
-                    Some(format!("a float attribute has no {dtype} value"))
-                }
-                Scalar::Unary(op @ (Unary::Sqrt | Unary::Exp | Unary::Log), _) if !dtype.is_float() => {
-                    Some(format!("`{}` is not defined on {dtype}", op.name()))
-                }
-                Scalar::Binary(Binary::Pow, _, _) if !dtype.is_float() => {
-                    Some(format!("`pow` is not defined on {dtype}"))
-                }
-                Scalar::Binary(op @ (Binary::Div | Binary::Rem), _, _)
-                    if !dtype.is_float() && dtype.size_bits() == 64 =>
-                {
-                    Some(format!(
-                        "`{}` on {dtype} is not available on the GPU (64-bit integers are word pairs)",
-                        if op == Binary::Div { "/" } else { "%" }
-                    ))
-                }
-                _ => None,
-            };
-        });
+        self.check_gpu(env, &mut why);
         why
+    }
+
+    /// The type of the expression, recording in `why` the first reason it
+    /// cannot be computed on the GPU.
+    fn check_gpu(&self, env: &TypeEnv<'_>, why: &mut Option<String>) -> DataType {
+        let mut operand_types = [None; 3];
+        let children: [Option<&Scalar>; 3] = match *self {
+            Scalar::Unary(_, a) | Scalar::Cast(_, a) => [Some(a), None, None],
+            Scalar::Binary(_, a, b) => [Some(a), Some(b), None],
+            Scalar::Select(c, t, f) => [Some(c), Some(t), Some(f)],
+            _ => [None; 3],
+        };
+        for (slot, child) in operand_types.iter_mut().zip(children) {
+            *slot = child.map(|c| c.check_gpu(env, why));
+        }
+        let ty = match *self {
+            Scalar::Var(v) => env.var(v),
+            Scalar::Int(_, t)
+            | Scalar::Float(_, t)
+            | Scalar::Attr(_, _, t)
+            | Scalar::Lowest(t)
+            | Scalar::Highest(t)
+            | Scalar::Cast(t, _) => env.resolve(t),
+            Scalar::Bool(_) => DataType::Bool,
+            Scalar::Unary(Unary::Not, _) => DataType::Bool,
+            Scalar::Binary(op, _, _) if op.is_comparison() || op.is_logical() => DataType::Bool,
+            Scalar::Select(..) => operand_types[1].unwrap_or(DataType::Bool),
+            _ => operand_types[0].unwrap_or(DataType::Bool),
+        };
+        if why.is_some() {
+            return ty;
+        }
+        let operand = operand_types[0].unwrap_or(ty);
+        *why = match *self {
+            _ if ty == DataType::Float64 || operand == DataType::Float64 => Some(
+                "FLOAT64 arithmetic is not available on the GPU (core WebGPU has no f64)"
+                    .to_string(),
+            ),
+            Scalar::Float(..) if !ty.is_float() => {
+                Some(format!("a decimal literal has no {ty} value"))
+            }
+            Scalar::Attr(_, AttrScalar::Float, _) if !ty.is_float() => {
+                Some(format!("a float attribute has no {ty} value"))
+            }
+            Scalar::Unary(op @ (Unary::Sqrt | Unary::Exp | Unary::Log), _) if !ty.is_float() => {
+                Some(format!("`{}` is not defined on {ty}", op.name()))
+            }
+            Scalar::Binary(Binary::Pow, _, _) if !ty.is_float() => {
+                Some(format!("`pow` is not defined on {ty}"))
+            }
+            Scalar::Binary(op @ (Binary::Div | Binary::Rem), _, _)
+                if ty.is_int() && ty.size_bits() == 64 =>
+            {
+                Some(format!(
+                    "`{}` on {ty} is not available on the GPU (64-bit integers are word pairs)",
+                    if op == Binary::Div { "/" } else { "%" }
+                ))
+            }
+            _ => None,
+        };
+        ty
     }
 
     /// Calls `f` on this node and every node below it.
     pub fn visit(&self, f: &mut dyn FnMut(&Scalar)) {
         f(self);
         match *self {
-            Scalar::Unary(_, e) => e.visit(f),
+            Scalar::Unary(_, e) | Scalar::Cast(_, e) => e.visit(f),
             Scalar::Binary(_, a, b) => {
                 a.visit(f);
                 b.visit(f);
@@ -424,7 +760,8 @@ fn unary(op: Unary, v: Value, dtype: DataType) -> Value {
             },
             dtype,
         )),
-        Value::B(b) => Value::B(op == Unary::Not && !b),
+        // BOOL: an unsigned 1-bit integer (`-b` and `abs(b)` are `b`).
+        Value::B(b) => Value::B(if op == Unary::Not { !b } else { b }),
     }
 }
 
@@ -466,23 +803,31 @@ fn binary(op: Binary, a: Value, b: Value, dtype: DataType) -> Value {
             Binary::Pow => x.powf(y),
             _ => f64::NAN,
         }),
-        (Value::I(x), Value::I(y)) => Value::I(wrap(
-            match op {
-                Binary::Add => x + y,
-                Binary::Sub => x - y,
-                Binary::Mul => x.wrapping_mul(y),
-                Binary::Div if y == 0 => x,
-                Binary::Div => x / y,
-                Binary::Rem if y == 0 => 0,
-                Binary::Rem => x % y,
-                Binary::Min => x.min(y),
-                Binary::Max => x.max(y),
-                _ => 0,
-            },
-            dtype,
-        )),
+        (Value::I(x), Value::I(y)) => Value::I(int_binary(op, x, y, dtype)),
+        // BOOL: an unsigned 1-bit integer.
+        (Value::B(x), Value::B(y)) => {
+            Value::B(int_binary(op, i128::from(x), i128::from(y), DataType::Bool) == 1)
+        }
         _ => Value::I(0),
     }
+}
+
+fn int_binary(op: Binary, x: i128, y: i128, dtype: DataType) -> i128 {
+    wrap(
+        match op {
+            Binary::Add => x + y,
+            Binary::Sub => x - y,
+            Binary::Mul => x.wrapping_mul(y),
+            Binary::Div if y == 0 => x,
+            Binary::Div => x / y,
+            Binary::Rem if y == 0 => 0,
+            Binary::Rem => x % y,
+            Binary::Min => x.min(y),
+            Binary::Max => x.max(y),
+            _ => 0,
+        },
+        dtype,
+    )
 }
 
 #[cfg(test)]
@@ -491,68 +836,77 @@ mod tests {
 
     const X: Scalar = Scalar::Var(Var::X);
 
+    fn env(dt: DataType) -> TypeEnv<'static> {
+        TypeEnv::uniform(Box::leak(Box::new([dt])))
+    }
+
     fn vars(x: Value) -> [Value; 5] {
         [x, Value::I(0), Value::I(0), Value::I(0), Value::I(0)]
     }
 
     #[test]
     fn integers_wrap_in_their_type() {
-        static E: Scalar = Scalar::Binary(Binary::Add, &X, &Scalar::Int(1));
+        static E: Scalar = Scalar::Binary(Binary::Add, &X, &Scalar::Int(1, Ty::T));
         assert_eq!(
-            E.eval(DataType::Int8, &vars(Value::I(127)), &[]),
+            E.eval(&env(DataType::Int8), &vars(Value::I(127)), &[]),
             Value::I(-128)
         );
-        static F: Scalar = Scalar::Binary(Binary::Sub, &X, &Scalar::Int(1));
+        static F: Scalar = Scalar::Binary(Binary::Sub, &X, &Scalar::Int(1, Ty::T));
         assert_eq!(
-            F.eval(DataType::Uint8, &vars(Value::I(0)), &[]),
+            F.eval(&env(DataType::Uint8), &vars(Value::I(0)), &[]),
             Value::I(255)
         );
         static M: Scalar = Scalar::Binary(Binary::Mul, &X, &X);
         assert_eq!(
-            M.eval(DataType::Int64, &vars(Value::I(i128::from(i64::MAX))), &[]),
+            M.eval(
+                &env(DataType::Int64),
+                &vars(Value::I(i128::from(i64::MAX))),
+                &[]
+            ),
             Value::I(1)
         );
         static A: Scalar = Scalar::Unary(Unary::Abs, &X);
         assert_eq!(
-            A.eval(DataType::Int32, &vars(Value::I(-(1 << 31))), &[]),
+            A.eval(&env(DataType::Int32), &vars(Value::I(-(1 << 31))), &[]),
             Value::I(-(1 << 31))
         );
     }
 
     #[test]
     fn integer_division_edges() {
-        static D: Scalar = Scalar::Binary(Binary::Div, &X, &Scalar::Int(0));
+        static D: Scalar = Scalar::Binary(Binary::Div, &X, &Scalar::Int(0, Ty::T));
         assert_eq!(
-            D.eval(DataType::Int32, &vars(Value::I(7)), &[]),
+            D.eval(&env(DataType::Int32), &vars(Value::I(7)), &[]),
             Value::I(7)
         );
-        static R: Scalar = Scalar::Binary(Binary::Rem, &X, &Scalar::Int(0));
+        static R: Scalar = Scalar::Binary(Binary::Rem, &X, &Scalar::Int(0, Ty::T));
         assert_eq!(
-            R.eval(DataType::Int32, &vars(Value::I(7)), &[]),
+            R.eval(&env(DataType::Int32), &vars(Value::I(7)), &[]),
             Value::I(0)
         );
-        static M: Scalar = Scalar::Binary(Binary::Div, &X, &Scalar::Int(-1));
+        static M: Scalar = Scalar::Binary(Binary::Div, &X, &Scalar::Int(-1, Ty::T));
         assert_eq!(
-            M.eval(DataType::Int16, &vars(Value::I(-32768)), &[]),
+            M.eval(&env(DataType::Int16), &vars(Value::I(-32768)), &[]),
             Value::I(-32768)
         );
-        static T: Scalar = Scalar::Binary(Binary::Div, &X, &Scalar::Int(2));
+        static T: Scalar = Scalar::Binary(Binary::Div, &X, &Scalar::Int(2, Ty::T));
         assert_eq!(
-            T.eval(DataType::Int32, &vars(Value::I(-7)), &[]),
+            T.eval(&env(DataType::Int32), &vars(Value::I(-7)), &[]),
             Value::I(-3)
         );
-        static S: Scalar = Scalar::Binary(Binary::Rem, &X, &Scalar::Int(3));
+        static S: Scalar = Scalar::Binary(Binary::Rem, &X, &Scalar::Int(3, Ty::T));
         assert_eq!(
-            S.eval(DataType::Int32, &vars(Value::I(-7)), &[]),
+            S.eval(&env(DataType::Int32), &vars(Value::I(-7)), &[]),
             Value::I(-1)
         );
     }
 
     #[test]
     fn float_min_max_propagate_nan_and_order_zeros() {
-        static MIN: Scalar = Scalar::Binary(Binary::Min, &X, &Scalar::Float(0.0));
-        static MAX: Scalar = Scalar::Binary(Binary::Max, &X, &Scalar::Float(0.0));
-        let f = |e: &Scalar, x: f64| match e.eval(DataType::Float32, &vars(Value::F(x)), &[]) {
+        static MIN: Scalar = Scalar::Binary(Binary::Min, &X, &Scalar::Float(0.0, Ty::T));
+        static MAX: Scalar = Scalar::Binary(Binary::Max, &X, &Scalar::Float(0.0, Ty::T));
+        let f = |e: &Scalar, x: f64| match e.eval(&env(DataType::Float32), &vars(Value::F(x)), &[])
+        {
             Value::F(v) => v,
             v => panic!("{v:?}"),
         };
@@ -568,24 +922,199 @@ mod tests {
     fn round_half_to_even_and_extremes() {
         static R: Scalar = Scalar::Unary(Unary::Round, &X);
         assert_eq!(
-            R.eval(DataType::Float32, &vars(Value::F(2.5)), &[]),
+            R.eval(&env(DataType::Float32), &vars(Value::F(2.5)), &[]),
             Value::F(2.0)
         );
         assert_eq!(
-            R.eval(DataType::Float32, &vars(Value::F(-3.5)), &[]),
+            R.eval(&env(DataType::Float32), &vars(Value::F(-3.5)), &[]),
             Value::F(-4.0)
         );
         assert_eq!(
-            Scalar::Lowest.eval(DataType::Uint16, &vars(Value::I(0)), &[]),
+            Scalar::Lowest(Ty::T).eval(&env(DataType::Uint16), &vars(Value::I(0)), &[]),
             Value::I(0)
         );
         assert_eq!(
-            Scalar::Highest.eval(DataType::Int8, &vars(Value::I(0)), &[]),
+            Scalar::Highest(Ty::T).eval(&env(DataType::Int8), &vars(Value::I(0)), &[]),
             Value::I(127)
         );
         assert_eq!(
-            Scalar::Lowest.eval(DataType::Float16, &vars(Value::I(0)), &[]),
+            Scalar::Lowest(Ty::T).eval(&env(DataType::Float16), &vars(Value::I(0)), &[]),
             Value::F(f64::NEG_INFINITY)
         );
+    }
+
+    fn cast(v: Value, to: DataType) -> Value {
+        cast_value(v, to)
+    }
+
+    fn f(v: Value) -> f64 {
+        match v {
+            Value::F(x) => x,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn float_to_int_truncates_saturates_and_maps_nan_to_zero() {
+        use DataType::*;
+        assert_eq!(cast(Value::F(f64::NAN), Int32), Value::I(0));
+        assert_eq!(cast(Value::F(-f64::NAN), Uint8), Value::I(0));
+        assert_eq!(cast(Value::F(f64::INFINITY), Int8), Value::I(127));
+        assert_eq!(
+            cast(Value::F(f64::NEG_INFINITY), Int64),
+            Value::I(i128::from(i64::MIN))
+        );
+        assert_eq!(cast(Value::F(f64::NEG_INFINITY), Uint64), Value::I(0));
+        assert_eq!(cast(Value::F(-0.99), Uint16), Value::I(0));
+        assert_eq!(cast(Value::F(-1.0), Uint16), Value::I(0));
+        assert_eq!(cast(Value::F(-2.7), Int16), Value::I(-2));
+        assert_eq!(cast(Value::F(2.7), Int16), Value::I(2));
+        assert_eq!(cast(Value::F(127.9), Int8), Value::I(127));
+        assert_eq!(cast(Value::F(-128.9), Int8), Value::I(-128));
+        assert_eq!(cast(Value::F(-129.0), Int8), Value::I(-128));
+        assert_eq!(cast(Value::F(256.0), Uint8), Value::I(255));
+        assert_eq!(
+            cast(Value::F(2147483648.0), Int32),
+            Value::I(i128::from(i32::MAX))
+        );
+        assert_eq!(
+            cast(Value::F(-2147483648.0), Int32),
+            Value::I(i128::from(i32::MIN))
+        );
+        assert_eq!(cast(Value::F(4294967295.0), Uint32), Value::I(4294967295));
+        assert_eq!(
+            cast(Value::F(1.8446744073709552e19), Uint64),
+            Value::I(i128::from(u64::MAX))
+        );
+        assert_eq!(
+            cast(Value::F(9.223372036854775e18), Int64),
+            Value::I(9223372036854774784)
+        );
+    }
+
+    #[test]
+    fn int_to_int_wraps() {
+        use DataType::*;
+        assert_eq!(cast(Value::I(300), Int8), Value::I(44));
+        assert_eq!(cast(Value::I(-1), Uint64), Value::I(i128::from(u64::MAX)));
+        assert_eq!(cast(Value::I(i128::from(u64::MAX)), Int64), Value::I(-1));
+        assert_eq!(cast(Value::I(200), Int8), Value::I(-56));
+        assert_eq!(cast(Value::I(-129), Uint8), Value::I(127));
+        assert_eq!(cast(Value::I(65536 + 7), Uint16), Value::I(7));
+    }
+
+    #[test]
+    fn to_and_from_bool() {
+        use DataType::*;
+        assert_eq!(cast(Value::F(f64::NAN), Bool), Value::B(true));
+        assert_eq!(cast(Value::F(-0.0), Bool), Value::B(false));
+        assert_eq!(cast(Value::F(1e-300), Bool), Value::B(true));
+        assert_eq!(cast(Value::I(256), Bool), Value::B(true), "not the low bit");
+        assert_eq!(cast(Value::I(0), Bool), Value::B(false));
+        assert_eq!(cast(Value::B(true), Float16), Value::F(1.0));
+        assert_eq!(cast(Value::B(true), Int64), Value::I(1));
+        assert_eq!(cast(Value::B(false), Uint8), Value::I(0));
+    }
+
+    #[test]
+    fn float16_rounds_once_to_nearest_even() {
+        use DataType::Float16;
+        let h = |x: f64| f16_bits(x);
+        // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: to even (1).
+        assert_eq!(h(1.0 + 2f64.powi(-11)), 0x3c00);
+        // A sticky bit far below breaks the tie upwards (half's own
+        // conversion drops bits below the top 32 and gets this wrong).
+        assert_eq!(h(1.0 + 2f64.powi(-11) + 2f64.powi(-40)), 0x3c01);
+        assert_eq!(h(1.0 + 3.0 * 2f64.powi(-11)), 0x3c02);
+        assert_eq!(h(65504.0), 0x7bff);
+        assert_eq!(h(65519.99), 0x7bff);
+        assert_eq!(h(65520.0), 0x7c00, "the tie at the top rounds to infinity");
+        assert_eq!(h(-1e9), 0xfc00);
+        // Subnormals: multiples of 2^-24; 2^-25 is a tie to zero.
+        assert_eq!(h(2f64.powi(-24)), 0x0001);
+        assert_eq!(h(2f64.powi(-25)), 0x0000);
+        assert_eq!(h(2f64.powi(-25) * 1.0000001), 0x0001);
+        assert_eq!(h(3.0 * 2f64.powi(-25)), 0x0002);
+        assert_eq!(h(-0.0), 0x8000);
+        assert_eq!(
+            h(2f64.powi(-14) - 2f64.powi(-26)),
+            0x0400,
+            "rounds up to the smallest normal"
+        );
+        assert_eq!(h(f64::NAN) & 0x7e00, 0x7e00);
+        assert_eq!(f(cast(Value::F(0.1), Float16)), 0.0999755859375);
+        assert_eq!(f(cast(Value::I(2049), Float16)), 2048.0);
+        assert_eq!(f(cast(Value::I(2051), Float16)), 2052.0);
+        assert_eq!(f(cast(Value::I(65520), Float16)), f64::INFINITY);
+        assert_eq!(
+            f(cast(Value::I(i128::from(i64::MIN)), Float16)),
+            f64::NEG_INFINITY
+        );
+        // Every FLOAT16 value converts to itself.
+        for bits in 0..=0xffffu16 {
+            let v = half::f16::from_bits(bits);
+            if !v.is_nan() {
+                assert_eq!(f16_bits(v.to_f64()), bits);
+            }
+        }
+    }
+
+    #[test]
+    fn sixty_four_bit_integers_round_to_float32_from_every_bit() {
+        use DataType::*;
+        let to32 = |x: i128, from: DataType| f(cast(cast(Value::I(x), from), Float32));
+        // 2^53 + 1: a tie in f32's terms? No: far below the last place; down.
+        assert_eq!(to32((1 << 53) + 1, Int64), 2f64.powi(53));
+        // 2^60 + 2^36 + 1: above the halfway point 2^60 + 2^36 by 1; through
+        // f64 (53 bits) the 1 is lost, the tie goes to even (2^60).
+        assert_eq!(
+            to32((1 << 60) + (1 << 36) + 1, Int64),
+            2f64.powi(60) + 2f64.powi(37)
+        );
+        assert_eq!(to32((1 << 60) + (1 << 36), Int64), 2f64.powi(60));
+        assert_eq!(
+            to32(-((1 << 60) + (1 << 36) + 1), Int64),
+            -(2f64.powi(60) + 2f64.powi(37))
+        );
+        assert_eq!(to32(i128::from(u64::MAX), Uint64), 2f64.powi(64));
+        assert_eq!(to32(i128::from(i64::MIN), Int64), -(2f64.powi(63)));
+        assert_eq!(to32((1 << 24) + 1, Int32), 2f64.powi(24));
+        assert_eq!(to32((1 << 24) + 3, Int32), 2f64.powi(24) + 4.0);
+        assert_eq!(f(cast(Value::I((1 << 53) + 1), Float64)), 2f64.powi(53));
+    }
+
+    #[test]
+    fn casts_in_expressions_are_typed() {
+        // cast<INT8>(x) + 1 on a FLOAT32 element, back to FLOAT32.
+        static ONE: Scalar = Scalar::Int(1, Ty::Data(DataType::Int8));
+        static C: Scalar = Scalar::Cast(Ty::Data(DataType::Int8), &X);
+        static SUM: Scalar = Scalar::Binary(Binary::Add, &C, &ONE);
+        static E: Scalar = Scalar::Cast(Ty::T, &SUM);
+        let env = env(DataType::Float32);
+        assert_eq!(SUM.type_of(&env), DataType::Int8);
+        assert_eq!(E.type_of(&env), DataType::Float32);
+        assert_eq!(E.eval(&env, &vars(Value::F(126.5)), &[]), Value::F(127.0));
+        // 127 + 1 wraps in INT8.
+        assert_eq!(E.eval(&env, &vars(Value::F(1000.0)), &[]), Value::F(-128.0));
+        // A typed decimal literal is rounded to its type.
+        static TENTH: Scalar = Scalar::Float(0.1, Ty::Data(DataType::Float16));
+        assert_eq!(
+            TENTH.eval(&env, &vars(Value::I(0)), &[]),
+            Value::F(0.0999755859375)
+        );
+        // BOOL: a comparison is a BOOL, and casts to 0 or 1.
+        static NZ: Scalar = Scalar::Binary(Binary::Ne, &X, &Scalar::Int(0, Ty::T));
+        static COUNT: Scalar = Scalar::Cast(Ty::T, &NZ);
+        assert_eq!(
+            COUNT.eval(&env, &vars(Value::F(f64::NAN)), &[]),
+            Value::F(1.0)
+        );
+        assert_eq!(COUNT.eval(&env, &vars(Value::F(-0.0)), &[]), Value::F(0.0));
+        // FLOAT64 casts are not for the GPU.
+        static WIDE: Scalar = Scalar::Cast(Ty::Data(DataType::Float64), &X);
+        assert!(WIDE.unsupported_for(&env).unwrap().contains("FLOAT64"));
+        static BACK: Scalar = Scalar::Cast(Ty::T, &WIDE);
+        assert!(BACK.unsupported_for(&env).unwrap().contains("FLOAT64"));
+        assert_eq!(COUNT.unsupported_for(&env), None);
     }
 }

@@ -9,6 +9,9 @@ use crate::diag::{near_miss, Diagnostic, Errors, Span};
 use crate::model::*;
 use crate::syntax::ast::{self, ExprKind, Item, ParamValue, RuleDecl};
 
+mod scalar;
+pub(crate) use scalar::ScalarEnv;
+
 /// Lowers a parsed spec. Returns `None` only when nothing useful survives.
 pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Option<Spec> {
     let name = file.name.clone()?;
@@ -528,6 +531,13 @@ impl Lower<'_> {
                 );
                 return None;
             }
+            ExprKind::Cast(..) => {
+                errors.error(
+                    e.span,
+                    "casts belong in a pattern's arithmetic, not in rules",
+                );
+                return None;
+            }
             ExprKind::Bool(b) => (Expr::Bool(*b), Ty::Bool),
             ExprKind::Name(n) => {
                 if let Some((_, slot, ty)) = self.scopes.iter().rev().find(|s| &s.0 == n) {
@@ -912,228 +922,6 @@ impl Lower<'_> {
             arms: out,
         })
     }
-    /// Lowers a pattern's arithmetic (see [`ops_core::scalar`]): `key` names
-    /// the parameter in messages, `vars` the variables it may use.
-    pub(crate) fn lower_scalar(
-        &self,
-        e: &ast::Expr,
-        key: &str,
-        vars: &[ops_core::scalar::Var],
-        errors: &mut Errors,
-    ) -> Option<(&'static ops_core::scalar::Scalar, STy)> {
-        use ops_core::scalar::{Binary, Scalar, Unary, Var};
-        let go = |e: &ast::Expr, errors: &mut Errors| self.lower_scalar(e, key, vars, errors);
-        let num = |e: &ast::Expr, errors: &mut Errors| -> Option<&'static Scalar> {
-            let (s, ty) = go(e, errors)?;
-            if ty != STy::Num {
-                errors.error(e.span, "expected a number, found a boolean");
-                return None;
-            }
-            Some(s)
-        };
-        let boolean = |e: &ast::Expr, errors: &mut Errors| -> Option<&'static Scalar> {
-            let (s, ty) = go(e, errors)?;
-            if ty != STy::Bool {
-                errors.error(e.span, "expected a boolean (a comparison), found a number");
-                return None;
-            }
-            Some(s)
-        };
-        let out = match &e.kind {
-            ExprKind::Int(v) => match i64::try_from(*v) {
-                Ok(v) => (Scalar::Int(v), STy::Num),
-                Err(_) => {
-                    errors.error(e.span, "integer literal out of the 64-bit range");
-                    return None;
-                }
-            },
-            ExprKind::Decimal(d) => match d.parse::<f64>() {
-                Ok(v) => (Scalar::Float(v), STy::Num),
-                Err(_) => {
-                    errors.error(e.span, format!("bad decimal literal `{d}`"));
-                    return None;
-                }
-            },
-            ExprKind::Bool(b) => (Scalar::Bool(*b), STy::Bool),
-            ExprKind::Name(n) => {
-                if let Some(v) = Var::ALL.iter().find(|v| v.name() == n) {
-                    if !vars.contains(v) {
-                        let allowed: Vec<String> =
-                            vars.iter().map(|v| format!("`{}`", v.name())).collect();
-                        errors.push(
-                            Diagnostic::new(e.span, format!("`{key}` cannot use `{n}`")).help(
-                                if allowed.is_empty() {
-                                    format!("`{key}` is a constant")
-                                } else {
-                                    format!("`{key}` sees {}", allowed.join(", "))
-                                },
-                            ),
-                        );
-                        return None;
-                    }
-                    (Scalar::Var(*v), STy::Num)
-                } else if let Some(i) = self.spec.attrs.iter().position(|a| &a.name == n) {
-                    use ops_core::scalar::AttrScalar;
-                    let (kind, ty) = match self.spec.attrs[i].ty {
-                        AttrType::Int(_) => (AttrScalar::Int, STy::Num),
-                        AttrType::Float(_) => (AttrScalar::Float, STy::Num),
-                        AttrType::Bool => (AttrScalar::Bool, STy::Bool),
-                        AttrType::List(_) | AttrType::Enum(_) => {
-                            errors.error(
-                                e.span,
-                                format!("`{n}` is a list or an enum: arithmetic reads numbers and booleans"),
-                            );
-                            return None;
-                        }
-                    };
-                    let Ok(i) = u16::try_from(i) else {
-                        errors.error(e.span, "too many attributes");
-                        return None;
-                    };
-                    (Scalar::Attr(i, kind), ty)
-                } else if n == "lowest" {
-                    (Scalar::Lowest, STy::Num)
-                } else if n == "highest" {
-                    (Scalar::Highest, STy::Num)
-                } else {
-                    let mut cands: Vec<&str> = vars.iter().map(|v| v.name()).collect();
-                    cands.extend(["lowest", "highest"]);
-                    let d = Diagnostic::new(e.span, format!("unknown name `{n}` in `{key}`"));
-                    errors.push(match near_miss(n, cands.iter().copied()) {
-                        Some(m) => d.help(format!("did you mean `{m}`?")),
-                        None => d.help(format!("`{key}` may use {}", cands.join(", "))),
-                    });
-                    return None;
-                }
-            }
-            ExprKind::Unary("-", a) => match &a.kind {
-                ExprKind::Int(v) => (Scalar::Int(-(*v as i64)), STy::Num),
-                ExprKind::Decimal(d) => match d.parse::<f64>() {
-                    Ok(v) => (Scalar::Float(-v), STy::Num),
-                    Err(_) => {
-                        errors.error(e.span, format!("bad decimal literal `{d}`"));
-                        return None;
-                    }
-                },
-                _ => (Scalar::Unary(Unary::Neg, num(a, errors)?), STy::Num),
-            },
-            ExprKind::Unary(_, a) => (Scalar::Unary(Unary::Not, boolean(a, errors)?), STy::Bool),
-            ExprKind::Binary(op, a, b) => {
-                let bin = match *op {
-                    "+" => Binary::Add,
-                    "-" => Binary::Sub,
-                    "*" => Binary::Mul,
-                    "/" => Binary::Div,
-                    "%" => Binary::Rem,
-                    "==" => Binary::Eq,
-                    "!=" => Binary::Ne,
-                    "<" => Binary::Lt,
-                    "<=" => Binary::Le,
-                    ">" => Binary::Gt,
-                    ">=" => Binary::Ge,
-                    "&&" => Binary::And,
-                    "||" => Binary::Or,
-                    other => {
-                        errors.error(e.span, format!("`{other}` is not arithmetic"));
-                        return None;
-                    }
-                };
-                if bin.is_logical() {
-                    let (x, y) = (boolean(a, errors), boolean(b, errors));
-                    (Scalar::Binary(bin, x?, y?), STy::Bool)
-                } else {
-                    let (x, y) = (num(a, errors), num(b, errors));
-                    let ty = if bin.is_comparison() {
-                        STy::Bool
-                    } else {
-                        STy::Num
-                    };
-                    (Scalar::Binary(bin, x?, y?), ty)
-                }
-            }
-            ExprKind::If(c, a, b) => {
-                let (c, x, y) = (boolean(c, errors), go(a, errors), go(b, errors));
-                let ((x, tx), (y, ty)) = (x?, y?);
-                if tx != ty {
-                    errors.error(e.span, "both branches must be numbers, or both booleans");
-                    return None;
-                }
-                (Scalar::Select(c?, x, y), tx)
-            }
-            ExprKind::Call(f, args) => {
-                const UNARY: &[(&str, Unary)] = &[
-                    ("neg", Unary::Neg),
-                    ("abs", Unary::Abs),
-                    ("sqrt", Unary::Sqrt),
-                    ("exp", Unary::Exp),
-                    ("log", Unary::Log),
-                    ("floor", Unary::Floor),
-                    ("ceil", Unary::Ceil),
-                    ("round", Unary::Round),
-                ];
-                const BINARY: &[(&str, Binary)] = &[
-                    ("min", Binary::Min),
-                    ("max", Binary::Max),
-                    ("pow", Binary::Pow),
-                ];
-                let arity = |n: usize, errors: &mut Errors| {
-                    if args.len() != n {
-                        errors.error(
-                            e.span,
-                            format!(
-                                "`{}` takes {n} argument{}",
-                                f.text,
-                                if n == 1 { "" } else { "s" }
-                            ),
-                        );
-                        false
-                    } else {
-                        true
-                    }
-                };
-                if let Some((_, op)) = UNARY.iter().find(|(n, _)| *n == f.text) {
-                    if !arity(1, errors) {
-                        return None;
-                    }
-                    (Scalar::Unary(*op, num(&args[0], errors)?), STy::Num)
-                } else if let Some((_, op)) = BINARY.iter().find(|(n, _)| *n == f.text) {
-                    if !arity(2, errors) {
-                        return None;
-                    }
-                    let (x, y) = (num(&args[0], errors), num(&args[1], errors));
-                    (Scalar::Binary(*op, x?, y?), STy::Num)
-                } else if f.text == "select" {
-                    if !arity(3, errors) {
-                        return None;
-                    }
-                    let c = boolean(&args[0], errors);
-                    let (x, y) = (num(&args[1], errors), num(&args[2], errors));
-                    (Scalar::Select(c?, x?, y?), STy::Num)
-                } else {
-                    let mut names: Vec<&str> = UNARY.iter().map(|u| u.0).collect();
-                    names.extend(BINARY.iter().map(|b| b.0));
-                    names.push("select");
-                    let d = Diagnostic::new(
-                        f.span,
-                        format!("unknown function `{}` in `{key}`", f.text),
-                    );
-                    errors.push(match near_miss(&f.text, names.iter().copied()) {
-                        Some(m) => d.help(format!("did you mean `{m}`?")),
-                        None => d.help(format!("functions: {}", names.join(", "))),
-                    });
-                    return None;
-                }
-            }
-            _ => {
-                errors.error(
-                    e.span,
-                    format!("`{key}` is arithmetic on {}", describe_vars(vars)),
-                );
-                return None;
-            }
-        };
-        Some((leak(out.0), out.1))
-    }
     pub(crate) fn param_int(
         &mut self,
         params: &HashMap<String, &ParamValue>,
@@ -1323,27 +1111,8 @@ fn leak_str(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
-/// The type of a pattern's arithmetic: a number of the tensor's compute
-/// type, or a boolean.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum STy {
-    Num,
-    Bool,
-}
-
 /// An expression node for the compiler's lifetime (a proc-macro run): the
 /// pattern's expressions are `&'static` trees, as generated code holds them.
 pub(crate) fn leak(s: ops_core::scalar::Scalar) -> &'static ops_core::scalar::Scalar {
     Box::leak(Box::new(s))
-}
-
-fn describe_vars(vars: &[ops_core::scalar::Var]) -> String {
-    if vars.is_empty() {
-        "literals".into()
-    } else {
-        vars.iter()
-            .map(|v| format!("`{}`", v.name()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
 }

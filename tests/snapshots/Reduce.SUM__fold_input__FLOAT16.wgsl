@@ -83,6 +83,37 @@ fn f_is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
 }
 
+// Comparisons from the bits, as IEEE 754 defines them (every comparison
+// with NaN is false but `!=`, -0.0 == +0.0, subnormals are not zero): a
+// compiler may assume floats are never NaN, and lavapipe's `x != 0.0`
+// is false for NaN.
+fn f_key(v: f32) -> u32 {
+    let x = bitcast<u32>(v);
+    return select(x | 0x80000000u, ~x, (x >> 31u) == 1u);
+}
+
+fn f_both_zero(a: f32, b: f32) -> bool {
+    return ((bitcast<u32>(a) | bitcast<u32>(b)) & 0x7fffffffu) == 0u;
+}
+
+fn f_eq(a: f32, b: f32) -> bool {
+    if (f_is_nan(a) || f_is_nan(b)) {
+        return false;
+    }
+    return bitcast<u32>(a) == bitcast<u32>(b) || f_both_zero(a, b);
+}
+
+fn f_lt(a: f32, b: f32) -> bool {
+    if (f_is_nan(a) || f_is_nan(b) || f_both_zero(a, b)) {
+        return false;
+    }
+    return f_key(a) < f_key(b);
+}
+
+fn f_le(a: f32, b: f32) -> bool {
+    return f_lt(a, b) || f_eq(a, b);
+}
+
 fn f_min(a: f32, b: f32) -> f32 {
     if (f_is_nan(a)) {
         return a;
@@ -504,6 +535,37 @@ fn acc_value(w: u32) -> f32 {
 }
 fn f_is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// Comparisons from the bits, as IEEE 754 defines them (every comparison
+// with NaN is false but `!=`, -0.0 == +0.0, subnormals are not zero): a
+// compiler may assume floats are never NaN, and lavapipe's `x != 0.0`
+// is false for NaN.
+fn f_key(v: f32) -> u32 {
+    let x = bitcast<u32>(v);
+    return select(x | 0x80000000u, ~x, (x >> 31u) == 1u);
+}
+
+fn f_both_zero(a: f32, b: f32) -> bool {
+    return ((bitcast<u32>(a) | bitcast<u32>(b)) & 0x7fffffffu) == 0u;
+}
+
+fn f_eq(a: f32, b: f32) -> bool {
+    if (f_is_nan(a) || f_is_nan(b)) {
+        return false;
+    }
+    return bitcast<u32>(a) == bitcast<u32>(b) || f_both_zero(a, b);
+}
+
+fn f_lt(a: f32, b: f32) -> bool {
+    if (f_is_nan(a) || f_is_nan(b) || f_both_zero(a, b)) {
+        return false;
+    }
+    return f_key(a) < f_key(b);
+}
+
+fn f_le(a: f32, b: f32) -> bool {
+    return f_lt(a, b) || f_eq(a, b);
 }
 
 fn f_min(a: f32, b: f32) -> f32 {

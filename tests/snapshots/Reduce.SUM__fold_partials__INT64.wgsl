@@ -74,12 +74,14 @@ fn w_mul(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
 fn w_eq(a: vec2<u32>, b: vec2<u32>) -> bool {
     return a.x == b.x && a.y == b.y;
 }
-fn w_lt(a: vec2<u32>, b: vec2<u32>) -> bool {
+
+fn w_lt_int64(a: vec2<u32>, b: vec2<u32>) -> bool {
     let ah = bitcast<i32>(a.y);
     let bh = bitcast<i32>(b.y);
     return ah < bh || (ah == bh && a.x < b.x);
 }
-fn w_abs(a: vec2<u32>) -> vec2<u32> {
+
+fn w_abs_int64(a: vec2<u32>) -> vec2<u32> {
     return select(a, w_sub(vec2<u32>(0u, 0u), a), bitcast<i32>(a.y) < 0i);
 }
 
@@ -314,12 +316,14 @@ fn w_mul(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
 fn w_eq(a: vec2<u32>, b: vec2<u32>) -> bool {
     return a.x == b.x && a.y == b.y;
 }
-fn w_lt(a: vec2<u32>, b: vec2<u32>) -> bool {
+
+fn w_lt_int64(a: vec2<u32>, b: vec2<u32>) -> bool {
     let ah = bitcast<i32>(a.y);
     let bh = bitcast<i32>(b.y);
     return ah < bh || (ah == bh && a.x < b.x);
 }
-fn w_abs(a: vec2<u32>) -> vec2<u32> {
+
+fn w_abs_int64(a: vec2<u32>) -> vec2<u32> {
     return select(a, w_sub(vec2<u32>(0u, 0u), a), bitcast<i32>(a.y) < 0i);
 }
 

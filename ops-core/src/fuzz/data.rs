@@ -46,7 +46,12 @@ impl Rng {
 
 /// Raw little-endian bit patterns at the edges of a data type: NaNs with
 /// payloads, both infinities, both zeros, subnormals, extremes, values above
-/// 2^32 and 2^53.
+/// 2^32 and 2^53, and the edges of casts between types: halfway cases
+/// (2.5, -0.5, 2^24 + 1, a FLOAT16 tie with and without a sticky bit,
+/// 2^60 + 2^36 (+ 1), where rounding a 64-bit integer through `f64` goes
+/// wrong), the limits of every narrower integer type and just beyond them
+/// (127.5, -128.5, 255, 256, 2^31, 2^63, 2^64), and FLOAT16's overflow at
+/// 65520.
 pub fn edge_bits(dtype: DataType) -> Vec<u64> {
     match dtype {
         DataType::Float64 => vec![
@@ -65,6 +70,12 @@ pub fn edge_bits(dtype: DataType) -> Vec<u64> {
             1f64.to_bits(),
             (-1f64).to_bits(),
             9_007_199_254_740_993f64.to_bits(),
+            2.5f64.to_bits(),
+            (-128.5f64).to_bits(),
+            65520f64.to_bits(),
+            2147483648f64.to_bits(),
+            (-9223372036854775808f64).to_bits(),
+            18446744073709551616f64.to_bits(),
         ],
         DataType::Float32 => [
             0x7FC0_0000u32,
@@ -81,12 +92,32 @@ pub fn edge_bits(dtype: DataType) -> Vec<u64> {
             0xFF7F_FFFF,
             1f32.to_bits(),
             (-1f32).to_bits(),
+            2.5f32.to_bits(),
+            (-0.5f32).to_bits(),
+            127.5f32.to_bits(),
+            (-128.5f32).to_bits(),
+            255.5f32.to_bits(),
+            (-32768.9f32).to_bits(),
+            65504f32.to_bits(),
+            65520f32.to_bits(),
+            // 1 + 2^-11: a FLOAT16 tie; + 2^-23: just above it.
+            0x3F80_1000,
+            0x3F80_1001,
+            2147483648f32.to_bits(),
+            (-2147483648f32).to_bits(),
+            4294967296f32.to_bits(),
+            9223372036854775808f32.to_bits(),
+            (-9223372036854775808f32).to_bits(),
+            18446744073709551616f32.to_bits(),
         ]
         .map(u64::from)
         .to_vec(),
         DataType::Float16 => [
             0x7E00u16, 0xFE01, 0x7C01, 0x7C00, 0xFC00, 0, 0x8000, 1, 0x8001, 0x03FF, 0x7BFF,
             0xFBFF, 0x3C00, 0xBC00,
+            // 2.5, -0.5, 127.5, -128.5, 255.5, 32768, -32768, 2049 (not a
+            // FLOAT16: 2048 + 2), 0.1's FLOAT16.
+            0x4100, 0xB800, 0x57F8, 0xD804, 0x5BFC, 0x7800, 0xF800, 0x6801, 0x2E66,
         ]
         .map(u64::from)
         .to_vec(),
@@ -100,6 +131,11 @@ pub fn edge_bits(dtype: DataType) -> Vec<u64> {
             -(1 << 32) - 1,
             (1 << 53) + 1,
             -(1 << 53) - 1,
+            (1 << 60) + (1 << 36) + 1,
+            -(1 << 60) - (1 << 36),
+            (1 << 31) + 3,
+            -129,
+            65520,
         ]
         .map(|v| v as u64)
         .to_vec(),
@@ -112,15 +148,38 @@ pub fn edge_bits(dtype: DataType) -> Vec<u64> {
             (1 << 53) + 1,
             1 << 63,
             (1 << 63) - 1,
+            (1 << 60) + (1 << 36) + 1,
+            (1 << 60) + (1 << 36),
+            256,
         ],
-        DataType::Int32 => [i32::MIN, i32::MAX, 0, -1, 1]
-            .map(|v| v as u32 as u64)
-            .to_vec(),
-        DataType::Uint32 => vec![u64::from(u32::MAX), 0, 1, 1 << 31],
-        DataType::Int16 => [i16::MIN, i16::MAX, 0, -1, 1]
+        DataType::Int32 => [
+            i32::MIN,
+            i32::MAX,
+            0,
+            -1,
+            1,
+            (1 << 24) + 1,
+            -(1 << 24) - 3,
+            65520,
+            2049,
+            -129,
+            32768,
+        ]
+        .map(|v| v as u32 as u64)
+        .to_vec(),
+        DataType::Uint32 => vec![
+            u64::from(u32::MAX),
+            0,
+            1,
+            1 << 31,
+            (1 << 24) + 1,
+            65535,
+            256,
+        ],
+        DataType::Int16 => [i16::MIN, i16::MAX, 0, -1, 1, 2049, -129, 255]
             .map(|v| v as u16 as u64)
             .to_vec(),
-        DataType::Uint16 => vec![0xFFFF, 0, 1, 0x8000],
+        DataType::Uint16 => vec![0xFFFF, 0, 1, 0x8000, 2049, 256],
         DataType::Int8 => [i8::MIN, i8::MAX, 0, -1, 1]
             .map(|v| v as u8 as u64)
             .to_vec(),

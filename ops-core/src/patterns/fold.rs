@@ -28,7 +28,7 @@
 //! finished into the output.
 
 use crate::accuracy::Tolerance;
-use crate::scalar::{wrap, Scalar, Value};
+use crate::scalar::{f16_bits, wrap, Scalar, TypeEnv, Value};
 use crate::{
     BufferRef, DataType, DeviceClass, Element, GpuPlan, HostTensor, Kernel, OpError, OutputInit,
     Pass, TensorDesc, MAX_THREAD_STEPS,
@@ -259,7 +259,7 @@ pub(crate) fn write_value(v: Value, dtype: DataType, out: &mut Vec<u8>) {
     match (dtype, v) {
         (DataType::Float64, Value::F(x)) => x.write_le(out),
         (DataType::Float32, Value::F(x)) => (x as f32).write_le(out),
-        (DataType::Float16, Value::F(x)) => half::f16::from_f64(x).write_le(out),
+        (DataType::Float16, Value::F(x)) => half::f16::from_bits(f16_bits(x)).write_le(out),
         (_, Value::I(x)) if !dtype.is_float() => {
             let bytes = wrap(x, dtype).to_le_bytes();
             out.extend_from_slice(&bytes[..dtype.size_bytes()]);
@@ -305,7 +305,8 @@ pub fn fold_cpu(
         limit: "host address space".into(),
     })?;
     let zero = Value::I(0);
-    let identity = fold.identity.eval(dtype, &[zero; 5], attrs);
+    let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
+    let identity = fold.identity.eval(&env, &[zero; 5], attrs);
     let mut acc = vec![identity; outputs];
     let sizes = input.sizes();
     let mut mask = vec![false; sizes.len()];
@@ -330,15 +331,15 @@ pub fn fold_cpu(
             }
         }
         let x = value_of(input, offset);
-        let mapped = fold.map.eval(dtype, &[x, zero, zero, zero, zero], attrs);
+        let mapped = fold.map.eval(&env, &[x, zero, zero, zero, zero], attrs);
         acc[out] = fold
             .combine
-            .eval(dtype, &[zero, acc[out], mapped, zero, zero], attrs);
+            .eval(&env, &[zero, acc[out], mapped, zero, zero], attrs);
     }
     let n = count_value(geometry.reduce_len, dtype);
     let mut bytes = Vec::with_capacity(outputs * dtype.size_bytes());
     for a in acc {
-        let v = fold.finish.eval(dtype, &[zero, zero, zero, a, n], attrs);
+        let v = fold.finish.eval(&env, &[zero, zero, zero, a, n], attrs);
         write_value(v, dtype, &mut bytes);
     }
     HostTensor::from_bytes(output.clone(), bytes)
@@ -365,7 +366,8 @@ pub fn fold_tolerance(fold: &Fold, input: &TensorDesc, axes: &[u32]) -> Toleranc
         Value::I(0),
         Value::I(i128::from(n)),
     ];
-    match bound.eval(DataType::Int64, &vars, &[]) {
+    let env = TypeEnv::uniform(&[DataType::Int64]);
+    match bound.eval(&env, &vars, &[]) {
         Value::I(u) => Tolerance::Ulp(u64::try_from(u).unwrap_or(0)),
         _ => Tolerance::Exact,
     }
@@ -518,10 +520,7 @@ fn plan(
         }
         Value::B(_) => {}
     }
-    for (k, w) in crate::scalar::attr_words(attrs, dtype)
-        .into_iter()
-        .enumerate()
-    {
+    for (k, w) in crate::scalar::attr_words(attrs).into_iter().enumerate() {
         base[params::ATTRS + k] = w;
     }
     let to_u32 = |v: u64| u32::try_from(v).map_err(|_| too_large(format!("a dimension of {v}")));
@@ -599,7 +598,7 @@ fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scalar::{Binary, Unary, Var};
+    use crate::scalar::{Binary, Ty, Unary, Var};
 
     const X: Scalar = Scalar::Var(Var::X);
     const A: Scalar = Scalar::Var(Var::A);
@@ -608,7 +607,7 @@ mod tests {
     const N: Scalar = Scalar::Var(Var::N);
 
     static SUM: Fold = Fold {
-        identity: &Scalar::Int(0),
+        identity: &Scalar::Int(0, Ty::T),
         map: &X,
         combine: &Scalar::Binary(Binary::Add, &A, &B),
         finish: &ACC,
@@ -616,7 +615,7 @@ mod tests {
         domain: None,
     };
     static L2: Fold = Fold {
-        identity: &Scalar::Int(0),
+        identity: &Scalar::Int(0, Ty::T),
         map: &Scalar::Binary(Binary::Mul, &X, &X),
         combine: &Scalar::Binary(Binary::Add, &A, &B),
         finish: &Scalar::Unary(Unary::Sqrt, &ACC),
@@ -624,7 +623,7 @@ mod tests {
         domain: None,
     };
     static MEAN: Fold = Fold {
-        identity: &Scalar::Int(0),
+        identity: &Scalar::Int(0, Ty::T),
         map: &X,
         combine: &Scalar::Binary(Binary::Add, &A, &B),
         finish: &Scalar::Binary(Binary::Div, &ACC, &N),

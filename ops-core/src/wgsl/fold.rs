@@ -11,9 +11,10 @@ use crate::scalar::Var;
 use crate::DataType;
 
 use super::dtype::{self, is_packed};
-use super::scalar::{compute_type, gen_helpers, scalar_wgsl};
+use super::scalar::{compute_type, gen_expr_helpers, gen_helpers, scalar_wgsl};
 use super::segments::{self, Buffer, Layout};
 use super::writer::Writer;
+use crate::scalar::TypeEnv;
 
 /// The kernel key: `{operator}/{variant}/{DATA}` (`ReduceSum/fold_input/FLOAT16`).
 pub fn fold_kernel_key(operator: &str, variant: FoldVariant, dtype: DataType) -> String {
@@ -22,9 +23,10 @@ pub fn fold_kernel_key(operator: &str, variant: FoldVariant, dtype: DataType) ->
 
 /// Why `fold` cannot run on tensors of `dtype` on the GPU, or `None`.
 pub fn fold_unsupported(fold: &Fold, dtype: DataType) -> Option<String> {
+    let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
     [fold.identity, fold.map, fold.combine, fold.finish]
         .iter()
-        .find_map(|e| e.unsupported_for(dtype))
+        .find_map(|e| e.unsupported_for(&env))
 }
 
 /// The buffers of a fold kernel, in binding order.
@@ -132,6 +134,12 @@ fn module(
     w.blank();
     segments::gen_accessors(&mut w, &bufs, layout);
     gen_helpers(&mut w, dtype);
+    let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
+    gen_expr_helpers(
+        &mut w,
+        &[fold.identity, fold.map, fold.combine, fold.finish],
+        &env,
+    );
     w.blank();
     match variant {
         FoldVariant::Input => {
@@ -168,23 +176,20 @@ fn module(
     w.open(format!("fn identity() -> {t}"));
     w.line(format!(
         "return {};",
-        scalar_wgsl(fold.identity, dtype, &var)
+        scalar_wgsl(fold.identity, &env, &var)
     ));
     w.close();
     w.blank();
     w.open(format!("fn map(x: {t}) -> {t}"));
-    w.line(format!("return {};", scalar_wgsl(fold.map, dtype, &var)));
+    w.line(format!("return {};", scalar_wgsl(fold.map, &env, &var)));
     w.close();
     w.blank();
     w.open(format!("fn combine(a: {t}, b: {t}) -> {t}"));
-    w.line(format!(
-        "return {};",
-        scalar_wgsl(fold.combine, dtype, &var)
-    ));
+    w.line(format!("return {};", scalar_wgsl(fold.combine, &env, &var)));
     w.close();
     w.blank();
     w.open(format!("fn finish(acc: {t}, n: {t}) -> {t}"));
-    w.line(format!("return {};", scalar_wgsl(fold.finish, dtype, &var)));
+    w.line(format!("return {};", scalar_wgsl(fold.finish, &env, &var)));
     w.close();
     w.blank();
     let n = match t {
@@ -262,7 +267,7 @@ fn module(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scalar::{Binary, Scalar, Unary};
+    use crate::scalar::{Binary, Scalar, Ty, Unary};
 
     const X: Scalar = Scalar::Var(Var::X);
     const A: Scalar = Scalar::Var(Var::A);
@@ -272,7 +277,7 @@ mod tests {
 
     static FOLDS: [Fold; 3] = [
         Fold {
-            identity: &Scalar::Int(0),
+            identity: &Scalar::Int(0, Ty::T),
             map: &Scalar::Unary(Unary::Abs, &X),
             combine: &Scalar::Binary(Binary::Add, &A, &B),
             finish: &Scalar::Binary(Binary::Div, &ACC, &N),
@@ -280,11 +285,11 @@ mod tests {
             domain: None,
         },
         Fold {
-            identity: &Scalar::Lowest,
+            identity: &Scalar::Lowest(Ty::T),
             map: &Scalar::Binary(Binary::Mul, &X, &X),
             combine: &Scalar::Binary(Binary::Max, &A, &B),
             finish: &Scalar::Select(
-                &Scalar::Binary(Binary::Lt, &ACC, &Scalar::Int(0)),
+                &Scalar::Binary(Binary::Lt, &ACC, &Scalar::Int(0, Ty::T)),
                 &Scalar::Unary(Unary::Neg, &ACC),
                 &Scalar::Binary(Binary::Sub, &ACC, &N),
             ),
@@ -292,7 +297,7 @@ mod tests {
             domain: None,
         },
         Fold {
-            identity: &Scalar::Int(1),
+            identity: &Scalar::Int(1, Ty::T),
             map: &Scalar::Unary(Unary::Exp, &X),
             combine: &Scalar::Binary(Binary::Pow, &A, &B),
             finish: &Scalar::Unary(Unary::Round, &Scalar::Unary(Unary::Log, &ACC)),
@@ -338,5 +343,55 @@ mod tests {
         assert!(fold_unsupported(&FOLDS[1], DataType::Float64)
             .unwrap()
             .contains("FLOAT64"));
+    }
+
+    /// A round trip through every type, `cast<T>(cast<U>(x))`, and a
+    /// typed integer attribute: every kernel validates.
+    #[test]
+    fn cast_kernels_validate() {
+        use crate::scalar::AttrScalar;
+        let mut count = 0;
+        for u in DataType::ALL
+            .into_iter()
+            .filter(|&u| u != DataType::Float64)
+        {
+            let inner: &'static Scalar = Box::leak(Box::new(Scalar::Cast(Ty::Data(u), &X)));
+            let map: &'static Scalar = Box::leak(Box::new(Scalar::Cast(Ty::T, inner)));
+            let attr: &'static Scalar = Box::leak(Box::new(Scalar::Cast(
+                Ty::T,
+                Box::leak(Box::new(Scalar::Attr(0, AttrScalar::Int, Ty::Data(u)))),
+            )));
+            let fold = Fold {
+                identity: &Scalar::Lowest(Ty::T),
+                map,
+                combine: &Scalar::Binary(Binary::Max, &A, &B),
+                finish: attr,
+                accuracy: None,
+                domain: None,
+            };
+            for dt in DataType::ALL {
+                if fold_unsupported(&fold, dt).is_some() {
+                    assert_eq!(dt, DataType::Float64);
+                    continue;
+                }
+                let key = fold_kernel_key("Cast", FoldVariant::Input, dt);
+                let wgsl = fold_kernel(
+                    &fold,
+                    FoldVariant::Input,
+                    dt,
+                    &key,
+                    "test",
+                    &FoldText::default(),
+                );
+                super::super::validated_module(
+                    &key,
+                    segments::plain_part(&wgsl),
+                    "main",
+                    WORKGROUP_SIZE,
+                );
+                count += 1;
+            }
+        }
+        assert_eq!(count, 11 * 11);
     }
 }

@@ -1,32 +1,46 @@
-//! WGSL of a spec's scalar expressions ([`crate::scalar`]) for one data
-//! type.
+//! WGSL of a spec's scalar expressions ([`crate::scalar`]).
 //!
-//! Every value has the *compute type* of the tensor's data type:
+//! Every node of an expression has a data type in its [`TypeEnv`]
+//! ([`Scalar::type_of`]), and its WGSL value a representation of that type:
 //!
-//! | data type | compute type | raw element → value |
+//! | data type | representation | raw element → value |
 //! |---|---|---|
 //! | FLOAT32, FLOAT16 | `f32` | bits, or an exact FLOAT16 decode |
 //! | INT32, INT16, INT8 | `i32` | sign-extended |
-//! | UINT32, UINT16, UINT8, BOOL | `u32` | zero-extended (BOOL wraps to 1 bit) |
+//! | UINT32, UINT16, UINT8 | `u32` | zero-extended |
+//! | BOOL | `bool` (`u32` 0 or 1 in a kernel's variables and results) | nonzero |
 //! | INT64, UINT64 | `vec2<u32>` (lo, hi) | both words |
 //!
+//! A kernel's variables and results have the *compute type*
+//! ([`compute_type`]: the representation, but `u32` for BOOL).
 //! Narrow integers wrap to their width after every operation that can leave
 //! it, and 64-bit ones carry between their words, so that every value equals
 //! the CPU reference's wrapped one. FLOAT16 values are computed in `f32` and
 //! rounded to nearest even once, by [`gen_helpers`]'s `encode`, with integer
 //! operations only: no `shader-f16`, no reliance on `pack2x16float`'s
-//! rounding. `min`/`max` find NaN from the bits (a compiler may assume
-//! `x != x` is false) and order -0.0 below +0.0; `exp` and `log` are
+//! rounding. `min`/`max` and the comparisons find NaN from the bits (a
+//! compiler may assume `x != x` is false; lavapipe's `NaN != 0.0` is
+//! false) and `min`/`max` order -0.0 below +0.0; `exp` and `log` are
 //! computed here to within a few ULP, on every adapter, rather than with
 //! WGSL's built-ins, whose error bounds are loose (absolute near `log 1`,
 //! growing with `|x|` for `exp`).
+//!
+//! Casts ([`Scalar::Cast`]) are exact, with integer operations on the bits
+//! wherever WGSL's own conversions are loose: WGSL leaves an integer to
+//! float conversion free to round either way and a float to integer
+//! conversion of NaN indeterminate, so integers above 2^24 are rounded to
+//! `f32` by hand (64-bit ones from both words at once, no double
+//! rounding), floats are truncated to integers from their bits (NaN to 0,
+//! saturating), and FLOAT16 rounding reuses the store's `encode`.
 
-use crate::scalar::{Binary, Scalar, Unary, Var};
+use std::collections::BTreeSet;
+
+use crate::scalar::{Binary, Scalar, TypeEnv, Unary, Value, Var};
 use crate::DataType;
 
 use super::writer::Writer;
 
-/// The WGSL type values of `dt` are computed in.
+/// The WGSL type a kernel's variables and results of `dt` have.
 pub fn compute_type(dt: DataType) -> &'static str {
     match dt {
         DataType::Float32 | DataType::Float16 | DataType::Float64 => "f32",
@@ -36,22 +50,37 @@ pub fn compute_type(dt: DataType) -> &'static str {
     }
 }
 
+/// The WGSL type a value of `dt` has inside an expression.
+fn repr(dt: DataType) -> &'static str {
+    if dt.is_bool() {
+        "bool"
+    } else {
+        compute_type(dt)
+    }
+}
+
 fn wide(dt: DataType) -> bool {
     dt.is_int() && dt.size_bits() == 64
 }
 
 fn narrow(dt: DataType) -> bool {
-    !dt.is_float() && dt.size_bits() < 32
+    dt.is_int() && dt.size_bits() < 32
 }
 
-/// Writes the helpers every expression of `dt` may call:
+/// The name of a per-type helper (`wrap_int8`, `cv_f_uint64`).
+fn named(prefix: &str, dt: DataType) -> String {
+    format!("{prefix}_{}", dt.case_name())
+}
+
+/// Writes the helpers of a kernel over tensors of `dt`:
 ///
 /// - `decode(raw) -> T` and `encode(v: T) -> raw` between a raw element
 ///   ([`super::dtype`]) and the compute type `T`;
 /// - `acc_words(v: T) -> R` and `acc_value(w: R) -> T` between `T` and the
 ///   partial-result words (`u32`, `vec2<u32>` for 64-bit types);
-/// - `wrap(v: T) -> T` for narrow integers; `f_min`, `f_max`, `f_pow` for
-///   floats; `w_*` word-pair arithmetic for 64-bit integers.
+/// - `wrap(v: T) -> T` for narrow integers and BOOL.
+///
+/// The helpers its expressions call come from [`gen_expr_helpers`].
 pub fn gen_helpers(w: &mut Writer, dt: DataType) {
     let bits = dt.size_bits();
     match compute_type(dt) {
@@ -62,7 +91,6 @@ pub fn gen_helpers(w: &mut Writer, dt: DataType) {
                 w.lines("fn decode(raw: u32) -> f32 {\n    return bitcast<f32>(raw);\n}\n\nfn encode(v: f32) -> u32 {\n    return bitcast<u32>(v);\n}\n");
             }
             w.lines("fn acc_words(v: f32) -> u32 {\n    return bitcast<u32>(v);\n}\n\nfn acc_value(w: u32) -> f32 {\n    return bitcast<f32>(w);\n}\n");
-            w.lines(FLOAT_HELPERS);
         }
         "i32" => {
             let shift = 32 - bits;
@@ -92,25 +120,102 @@ pub fn gen_helpers(w: &mut Writer, dt: DataType) {
         }
         _ => {
             w.lines("fn decode(raw: vec2<u32>) -> vec2<u32> {\n    return raw;\n}\n\nfn encode(v: vec2<u32>) -> vec2<u32> {\n    return v;\n}\n\nfn acc_words(v: vec2<u32>) -> vec2<u32> {\n    return v;\n}\n\nfn acc_value(w: vec2<u32>) -> vec2<u32> {\n    return w;\n}\n");
-            w.lines(WIDE_HELPERS);
-            let signed = dt.is_signed_int();
+        }
+    }
+}
+
+/// Writes the helpers that the WGSL of `exprs` in `env` ([`scalar_wgsl`])
+/// calls: float `min`/`max`/`exp`/`log`/`pow` when a float is computed,
+/// word-pair arithmetic when a 64-bit integer is, a wrap per narrow integer
+/// type, and the conversions of the casts. Each once, whatever the number
+/// of expressions.
+pub fn gen_expr_helpers(w: &mut Writer, exprs: &[&Scalar], env: &TypeEnv<'_>) {
+    let mut types = BTreeSet::new();
+    let mut casts = false;
+    let mut float_to_int = BTreeSet::new();
+    for e in exprs {
+        collect(e, env, &mut types, &mut casts, &mut float_to_int);
+    }
+    if types.iter().any(|t| t.is_float()) {
+        w.lines(FLOAT_HELPERS);
+    }
+    if casts || types.iter().any(|&t| wide(t)) {
+        w.lines(WIDE_HELPERS);
+    }
+    for &t in &types {
+        if narrow(t) {
+            let (ty, body) = if t.is_signed_int() {
+                let shift = 32 - t.size_bits();
+                ("i32", format!("(v << {shift}u) >> {shift}u"))
+            } else {
+                ("u32", format!("v & {}", mask(t.size_bits())))
+            };
             w.lines(&format!(
-                "fn w_lt(a: vec2<u32>, b: vec2<u32>) -> bool {{\n    \
-                 let ah = {ah};\n    let bh = {bh};\n    \
-                 return ah < bh || (ah == bh && a.x < b.x);\n}}\n",
-                ah = if signed { "bitcast<i32>(a.y)" } else { "a.y" },
-                bh = if signed { "bitcast<i32>(b.y)" } else { "b.y" },
-            ));
-            w.lines(&format!(
-                "fn w_abs(a: vec2<u32>) -> vec2<u32> {{\n    return {};\n}}\n",
-                if signed {
-                    "select(a, w_sub(vec2<u32>(0u, 0u), a), bitcast<i32>(a.y) < 0i)"
-                } else {
-                    "a"
-                }
+                "fn {}(v: {ty}) -> {ty} {{\n    return {body};\n}}\n",
+                named("wrap", t)
             ));
         }
     }
+    if types.contains(&DataType::Int64) {
+        w.lines(&wide_signed_helpers("int64", true));
+    }
+    if types.contains(&DataType::Uint64) {
+        w.lines(&wide_signed_helpers("uint64", false));
+    }
+    if casts {
+        w.lines(
+            &F16_HELPERS
+                .replace("fn decode(", "fn h_decode(")
+                .replace("fn encode(", "fn h_encode("),
+        );
+        w.lines(CAST_HELPERS);
+    }
+    for &t in &float_to_int {
+        w.lines(&float_to_int_helper(t));
+    }
+}
+
+/// Records the types of `e`'s nodes, whether it converts between types
+/// (casts, integer attributes), and the integer targets of float casts.
+fn collect(
+    e: &Scalar,
+    env: &TypeEnv<'_>,
+    types: &mut BTreeSet<DataType>,
+    casts: &mut bool,
+    float_to_int: &mut BTreeSet<DataType>,
+) -> DataType {
+    let mut children = Vec::new();
+    match *e {
+        Scalar::Unary(_, a) | Scalar::Cast(_, a) => children.push(a),
+        Scalar::Binary(_, a, b) => children.extend([a, b]),
+        Scalar::Select(c, t, f) => children.extend([c, t, f]),
+        _ => {}
+    }
+    let child_types: Vec<DataType> = children
+        .into_iter()
+        .map(|c| collect(c, env, types, casts, float_to_int))
+        .collect();
+    let ty = match *e {
+        Scalar::Cast(t, _) => {
+            *casts = true;
+            let to = env.resolve(t);
+            if child_types[0].is_float() && to.is_int() {
+                float_to_int.insert(to);
+            }
+            to
+        }
+        Scalar::Attr(_, crate::scalar::AttrScalar::Int, t) => {
+            *casts = true;
+            types.insert(DataType::Int64);
+            env.resolve(t)
+        }
+        Scalar::Unary(op, _) if op != Unary::Not => child_types[0],
+        Scalar::Binary(op, _, _) if !op.is_comparison() && !op.is_logical() => child_types[0],
+        Scalar::Select(..) => child_types[1],
+        _ => e.type_of(env),
+    };
+    types.insert(ty);
+    ty
 }
 
 fn mask(bits: u32) -> &'static str {
@@ -119,6 +224,115 @@ fn mask(bits: u32) -> &'static str {
         16 => "0xffffu",
         _ => "0xffffffffu",
     }
+}
+
+/// `w_lt_int64`/`w_lt_uint64` and `w_abs_int64`.
+fn wide_signed_helpers(name: &str, signed: bool) -> String {
+    let mut out = format!(
+        "\nfn w_lt_{name}(a: vec2<u32>, b: vec2<u32>) -> bool {{\n    \
+         let ah = {ah};\n    let bh = {bh};\n    \
+         return ah < bh || (ah == bh && a.x < b.x);\n}}\n",
+        ah = if signed { "bitcast<i32>(a.y)" } else { "a.y" },
+        bh = if signed { "bitcast<i32>(b.y)" } else { "b.y" },
+    );
+    if signed {
+        out.push_str(&format!(
+            "\nfn w_abs_{name}(a: vec2<u32>) -> vec2<u32> {{\n    \
+             return select(a, w_sub(vec2<u32>(0u, 0u), a), bitcast<i32>(a.y) < 0i);\n}}\n"
+        ));
+    }
+    out
+}
+
+/// `cv_f_<type>(f: f32)`: a float truncated toward zero to the integer
+/// type `to`, NaN to 0, saturating to `MIN`/`MAX` beyond the range, from
+/// the bits (no reliance on WGSL's conversion of NaN or of large values).
+fn float_to_int_helper(to: DataType) -> String {
+    let name = named("cv_f", to);
+    let (lo, hi) = crate::scalar::int_range(to);
+    let signed = to.is_signed_int();
+    if wide(to) {
+        let (min, max) = if signed {
+            (
+                "vec2<u32>(0u, 0x80000000u)",
+                "vec2<u32>(0xffffffffu, 0x7fffffffu)",
+            )
+        } else {
+            ("vec2<u32>(0u, 0u)", "vec2<u32>(0xffffffffu, 0xffffffffu)")
+        };
+        // |f| >= 2^63 (signed) or 2^64 (unsigned) saturates.
+        let limit = if signed { "0x5f000000u" } else { "0x5f800000u" };
+        let neg = if signed {
+            "return select(m, cv_w_neg(m), neg);"
+        } else {
+            "return select(m, vec2<u32>(0u, 0u), neg);"
+        };
+        return format!(
+            "fn {name}(f: f32) -> vec2<u32> {{
+    let x = bitcast<u32>(f);
+    let a = x & 0x7fffffffu;
+    let neg = (x >> 31u) == 1u;
+    if (a > 0x7f800000u) {{
+        return vec2<u32>(0u, 0u);
+    }}
+    if (a >= {limit}) {{
+        return select({max}, {min}, neg);
+    }}
+    let m = cv_trunc(a);
+    {neg}
+}}
+"
+        );
+    }
+    let ty = repr(to);
+    let lit = |v: i128| {
+        if signed {
+            if v == i128::from(i32::MIN) {
+                "i32(-2147483647 - 1)".to_string()
+            } else {
+                format!("{v}i")
+            }
+        } else {
+            format!("{v}u")
+        }
+    };
+    let (min, max) = (lit(lo), lit(hi));
+    // The magnitudes that fit: up to MAX, and up to |MIN| when negative.
+    let pos_cap = format!("{}u", hi);
+    let body = if signed {
+        format!(
+            "if (neg) {{
+        return select(bitcast<i32>(0u - m), {min}, m > {neg_cap}u);
+    }}
+    return select(bitcast<i32>(m), {max}, m > {pos_cap});",
+            neg_cap = -lo
+        )
+    } else {
+        format!(
+            "if (neg) {{
+        return 0u;
+    }}
+    return select(m, {max}, m > {pos_cap});"
+        )
+    };
+    format!(
+        "fn {name}(f: f32) -> {ty} {{
+    let x = bitcast<u32>(f);
+    let a = x & 0x7fffffffu;
+    let neg = (x >> 31u) == 1u;
+    if (a > 0x7f800000u) {{
+        return {zero};
+    }}
+    if (a >= 0x4f800000u) {{
+        // |f| >= 2^32.
+        return select({max}, {min}, neg);
+    }}
+    let m = cv_trunc(a).x;
+    {body}
+}}
+",
+        zero = if signed { "0i" } else { "0u" },
+    )
 }
 
 /// FLOAT16 from and to `f32`, exactly and rounding to nearest even.
@@ -174,6 +388,37 @@ fn encode(f: f32) -> u32 {
 const FLOAT_HELPERS: &str = "\
 fn f_is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+// Comparisons from the bits, as IEEE 754 defines them (every comparison
+// with NaN is false but `!=`, -0.0 == +0.0, subnormals are not zero): a
+// compiler may assume floats are never NaN, and lavapipe's `x != 0.0`
+// is false for NaN.
+fn f_key(v: f32) -> u32 {
+    let x = bitcast<u32>(v);
+    return select(x | 0x80000000u, ~x, (x >> 31u) == 1u);
+}
+
+fn f_both_zero(a: f32, b: f32) -> bool {
+    return ((bitcast<u32>(a) | bitcast<u32>(b)) & 0x7fffffffu) == 0u;
+}
+
+fn f_eq(a: f32, b: f32) -> bool {
+    if (f_is_nan(a) || f_is_nan(b)) {
+        return false;
+    }
+    return bitcast<u32>(a) == bitcast<u32>(b) || f_both_zero(a, b);
+}
+
+fn f_lt(a: f32, b: f32) -> bool {
+    if (f_is_nan(a) || f_is_nan(b) || f_both_zero(a, b)) {
+        return false;
+    }
+    return f_key(a) < f_key(b);
+}
+
+fn f_le(a: f32, b: f32) -> bool {
+    return f_lt(a, b) || f_eq(a, b);
 }
 
 fn f_min(a: f32, b: f32) -> f32 {
@@ -314,142 +559,398 @@ fn w_eq(a: vec2<u32>, b: vec2<u32>) -> bool {
 }
 ";
 
-/// The WGSL literal of `v` in the compute type of `dt`.
-fn int_literal(v: i128, dt: DataType) -> String {
-    match compute_type(dt) {
-        "f32" => float_literal(v as f64),
-        "i32" => {
-            let v = crate::scalar::wrap(v, dt) as i32;
+/// The conversions of casts ([`cast_wgsl`]); FLOAT16 rounding calls
+/// `h_encode`/`h_decode`, [`F16_HELPERS`] renamed.
+const CAST_HELPERS: &str = "\
+// A float's value rounded to FLOAT16 (to nearest even), in f32.
+fn cv_f16(f: f32) -> f32 {
+    return h_decode(h_encode(f));
+}
+
+// -v modulo 2^64.
+fn cv_w_neg(v: vec2<u32>) -> vec2<u32> {
+    return vec2<u32>(0u - v.x, ~v.y + select(0u, 1u, v.x == 0u));
+}
+
+// An i32 sign-extended to a word pair.
+fn cv_i32_w(v: i32) -> vec2<u32> {
+    return vec2<u32>(bitcast<u32>(v), select(0u, 0xffffffffu, v < 0i));
+}
+
+// trunc(|f|) as a word pair, from the bits `a` of |f| < 2^64.
+fn cv_trunc(a: u32) -> vec2<u32> {
+    let e = a >> 23u;
+    if (e < 127u) {
+        return vec2<u32>(0u, 0u);
+    }
+    let m = (a & 0x7fffffu) | 0x800000u;
+    if (e <= 150u) {
+        return vec2<u32>(m >> (150u - e), 0u);
+    }
+    let s = e - 150u;
+    if (s < 32u) {
+        return vec2<u32>(m << s, m >> (32u - s));
+    }
+    return vec2<u32>(0u, m << (s - 32u));
+}
+
+// m * 2^shift as an f32, for 2^23 <= m <= 2^24 (m = 2^24 carries into
+// the exponent).
+fn cv_scale(m: u32, shift: u32) -> f32 {
+    return bitcast<f32>(((shift + 150u) << 23u) + (m - 0x800000u));
+}
+
+// A u32 rounded to nearest even f32 (WGSL's f32(u) may round either way
+// above 2^24).
+fn cv_u32_f32(u: u32) -> f32 {
+    if (u < 0x1000000u) {
+        return f32(u);
+    }
+    let shift = 8u - countLeadingZeros(u);
+    let m = u >> shift;
+    let rest = u & ((1u << shift) - 1u);
+    let half = 1u << (shift - 1u);
+    let up = rest > half || (rest == half && (m & 1u) == 1u);
+    return cv_scale(m + select(0u, 1u, up), shift);
+}
+
+fn cv_i32_f32(v: i32) -> f32 {
+    let neg = v < 0i;
+    let m = cv_u32_f32(select(bitcast<u32>(v), 0u - bitcast<u32>(v), neg));
+    return select(m, -m, neg);
+}
+
+// A u64 rounded to nearest even f32 from all 64 bits at once: the 24 top
+// bits, the next bit (round) and whether any bit below it is set (sticky).
+fn cv_u64_f32(v: vec2<u32>) -> f32 {
+    if (v.y == 0u) {
+        return cv_u32_f32(v.x);
+    }
+    let shift = 40u - countLeadingZeros(v.y);
+    var m = 0u;
+    var round = false;
+    var sticky = false;
+    if (shift < 32u) {
+        m = (v.y << (32u - shift)) | (v.x >> shift);
+        round = ((v.x >> (shift - 1u)) & 1u) == 1u;
+        sticky = (v.x & ((1u << (shift - 1u)) - 1u)) != 0u;
+    } else if (shift == 32u) {
+        m = v.y;
+        round = (v.x >> 31u) == 1u;
+        sticky = (v.x & 0x7fffffffu) != 0u;
+    } else {
+        let s = shift - 32u;
+        m = v.y >> s;
+        round = ((v.y >> (s - 1u)) & 1u) == 1u;
+        sticky = (v.y & ((1u << (s - 1u)) - 1u)) != 0u || v.x != 0u;
+    }
+    let up = round && (sticky || (m & 1u) == 1u);
+    return cv_scale(m + select(0u, 1u, up), shift);
+}
+
+fn cv_i64_f32(v: vec2<u32>) -> f32 {
+    let neg = bitcast<i32>(v.y) < 0i;
+    let m = cv_u64_f32(select(v, cv_w_neg(v), neg));
+    return select(m, -m, neg);
+}
+";
+
+/// The WGSL converting `s`, a value of `from`, to `to`: the meaning of
+/// [`crate::scalar::cast_value`], exactly. Needs [`gen_expr_helpers`].
+fn cast_wgsl(s: &str, from: DataType, to: DataType) -> String {
+    if from == to || from == DataType::Float64 || to == DataType::Float64 {
+        // FLOAT64 casts are spec errors for the GPU.
+        return s.to_string();
+    }
+    if to.is_bool() {
+        return if from.is_float() {
+            // NaN is true, both zeros false: from the bits.
+            format!("((bitcast<u32>({s}) & 0x7fffffffu) != 0u)")
+        } else if wide(from) {
+            format!("any({s} != vec2<u32>(0u, 0u))")
+        } else {
+            format!(
+                "({s} != {})",
+                if from.is_signed_int() { "0i" } else { "0u" }
+            )
+        };
+    }
+    if from.is_bool() {
+        return match repr(to) {
+            "f32" => format!("select(0.0, 1.0, {s})"),
+            "i32" => format!("select(0i, 1i, {s})"),
+            "u32" => format!("select(0u, 1u, {s})"),
+            _ => format!("vec2<u32>(select(0u, 1u, {s}), 0u)"),
+        };
+    }
+    if from.is_float() {
+        return if to.is_float() {
+            // FLOAT16 values are f32 values: only narrowing rounds.
+            if to == DataType::Float16 {
+                format!("cv_f16({s})")
+            } else {
+                s.to_string()
+            }
+        } else {
+            format!("{}({s})", named("cv_f", to))
+        };
+    }
+    if to.is_float() {
+        let f = match (wide(from), from.is_signed_int()) {
+            (true, true) => format!("cv_i64_f32({s})"),
+            (true, false) => format!("cv_u64_f32({s})"),
+            (false, true) => format!("cv_i32_f32({s})"),
+            (false, false) => format!("cv_u32_f32({s})"),
+        };
+        // Below 2^24 the f32 is exact; above, FLOAT16 overflows anyway:
+        // one rounding either way.
+        return if to == DataType::Float16 {
+            format!("cv_f16({f})")
+        } else {
+            f
+        };
+    }
+    // Integer to integer: the low bits.
+    if wide(to) {
+        return if wide(from) {
+            s.to_string()
+        } else if from.is_signed_int() {
+            format!("cv_i32_w({s})")
+        } else {
+            format!("vec2<u32>({s}, 0u)")
+        };
+    }
+    let (bits, bits_ty) = if wide(from) {
+        (format!("{s}.x"), "u32")
+    } else {
+        (s.to_string(), repr(from))
+    };
+    let same = if bits_ty == repr(to) {
+        bits
+    } else {
+        format!("bitcast<{}>({bits})", repr(to))
+    };
+    wrap_as(to, same)
+}
+
+/// `s` wrapped to the narrow integer type `dt` (unchanged otherwise).
+fn wrap_as(dt: DataType, s: String) -> String {
+    if narrow(dt) {
+        format!("{}({s})", named("wrap", dt))
+    } else {
+        s
+    }
+}
+
+/// The WGSL literal of `v`, a value of `dt`.
+fn value_literal(v: Value, dt: DataType) -> String {
+    match (v, repr(dt)) {
+        (Value::B(b), _) => b.to_string(),
+        (Value::F(x), _) => format!("bitcast<f32>({:#010x}u)", (x as f32).to_bits()),
+        (Value::I(x), "i32") => {
+            let v = x as i32;
             if v == i32::MIN {
                 "i32(-2147483647 - 1)".into()
             } else {
                 format!("{v}i")
             }
         }
-        "u32" => format!("{}u", crate::scalar::wrap(v, dt) as u32),
-        _ => {
-            let bits = v as u64;
+        (Value::I(x), "u32") => format!("{}u", x as u32),
+        (Value::I(x), _) => {
+            let bits = x as u64;
             format!("vec2<u32>({}u, {}u)", bits as u32, (bits >> 32) as u32)
         }
     }
 }
 
-/// An `f32` value exactly, by its bits (infinities and NaN included).
-fn float_literal(v: f64) -> String {
-    format!("bitcast<f32>({:#010x}u)", (v as f32).to_bits())
+/// The WGSL expression of `e` in the type environment `env`, `var` giving
+/// each variable's WGSL expression (in the compute type of its type). The
+/// result has the compute type of `e`'s type ([`compute_type`]; a BOOL is
+/// `u32` 1 or 0). The expression must be supported in `env`
+/// ([`Scalar::unsupported_for`]). Needs [`gen_expr_helpers`] for `e` in
+/// the module, and `param(i)` with a `P_ATTRS` constant when it reads
+/// attributes.
+pub fn scalar_wgsl(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> String {
+    let (s, dt) = gen(e, env, var);
+    if dt.is_bool() {
+        format!("select(0u, 1u, {s})")
+    } else {
+        s
+    }
 }
 
-/// The WGSL expression of `e` for a tensor of `dt`, `var` giving each
-/// variable's WGSL expression. The expression must be supported for `dt`
-/// ([`Scalar::unsupported_for`]). Needs [`gen_helpers`]`(dt)` in the module,
-/// and `param(i)` with a `P_ATTRS` constant when it reads attributes.
-pub fn scalar_wgsl(e: &Scalar, dt: DataType, var: &dyn Fn(Var) -> String) -> String {
-    let go = |e: &Scalar| scalar_wgsl(e, dt, var);
-    let ty = compute_type(dt);
-    let float = ty == "f32";
-    let wrap = |s: String| if narrow(dt) { format!("wrap({s})") } else { s };
+/// The WGSL of `e` in the representation of its type, and the type.
+fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, DataType) {
+    let go = |e: &Scalar| gen(e, env, var);
     match *e {
-        Scalar::Var(v) => var(v),
+        Scalar::Var(v) => {
+            let dt = env.var(v);
+            let s = var(v);
+            (
+                if dt.is_bool() {
+                    format!("({s} != 0u)")
+                } else {
+                    s
+                },
+                dt,
+            )
+        }
         // Two parameter words per attribute from `P_ATTRS`
-        // (`crate::scalar::attr_words`), already in the compute type.
-        Scalar::Attr(i, kind) => {
+        // (`crate::scalar::attr_words`): an integer as INT64, converted.
+        Scalar::Attr(i, kind, t) => {
+            let dt = env.resolve(t);
             let w = format!("param(P_ATTRS + {}u)", 2 * u32::from(i));
             let w1 = format!("param(P_ATTRS + {}u)", 2 * u32::from(i) + 1);
-            match (kind, ty) {
-                (crate::scalar::AttrScalar::Bool, _) => format!("({w} != 0u)"),
-                (_, "f32") => format!("bitcast<f32>({w})"),
-                (_, "i32") => format!("bitcast<i32>({w})"),
-                (_, "u32") => w,
-                _ => format!("vec2<u32>({w}, {w1})"),
-            }
+            let s = match kind {
+                crate::scalar::AttrScalar::Bool => format!("({w} != 0u)"),
+                crate::scalar::AttrScalar::Float => format!("bitcast<f32>({w})"),
+                crate::scalar::AttrScalar::Int => {
+                    cast_wgsl(&format!("vec2<u32>({w}, {w1})"), DataType::Int64, dt)
+                }
+            };
+            (s, dt)
         }
-        Scalar::Int(i) => int_literal(i128::from(i), dt),
-        Scalar::Float(f) => float_literal(f),
-        Scalar::Bool(b) => b.to_string(),
-        Scalar::Lowest | Scalar::Highest => {
-            let high = matches!(e, Scalar::Highest);
-            if float {
-                float_literal(if high {
-                    f64::INFINITY
-                } else {
-                    f64::NEG_INFINITY
-                })
-            } else {
-                let (lo, hi) = crate::scalar::int_range(dt);
-                int_literal(if high { hi } else { lo }, dt)
-            }
+        Scalar::Int(..)
+        | Scalar::Float(..)
+        | Scalar::Bool(_)
+        | Scalar::Lowest(_)
+        | Scalar::Highest(_) => {
+            let dt = e.type_of(env);
+            let v = e.eval(env, &[Value::I(0); 5], &[]);
+            (value_literal(v, dt), dt)
+        }
+        Scalar::Cast(t, a) => {
+            let to = env.resolve(t);
+            let (s, from) = go(a);
+            (cast_wgsl(&s, from, to), to)
         }
         Scalar::Unary(op, a) => {
-            let a = go(a);
-            if wide(dt) {
-                return match op {
-                    Unary::Neg => format!("w_sub(vec2<u32>(0u, 0u), {a})"),
-                    Unary::Abs => format!("w_abs({a})"),
-                    Unary::Not => format!("!({a})"),
-                    // Floor, ceil and round of an integer; the others are
-                    // spec errors for integers.
-                    _ => a,
-                };
-            }
-            match op {
-                Unary::Not => format!("!({a})"),
-                Unary::Neg if ty == "u32" => wrap(format!("(0u - {a})")),
-                Unary::Neg => wrap(format!("(-{a})")),
-                Unary::Abs if ty == "u32" => a,
-                Unary::Abs => wrap(format!("abs({a})")),
-                Unary::Floor | Unary::Ceil | Unary::Round if !float => a,
-                Unary::Sqrt => format!("sqrt({a})"),
-                Unary::Exp => format!("f_exp({a})"),
-                Unary::Log => format!("f_log({a})"),
-                Unary::Floor => format!("floor({a})"),
-                Unary::Ceil => format!("ceil({a})"),
-                Unary::Round => format!("round({a})"),
-            }
+            let (a, dt) = go(a);
+            (
+                unary_wgsl(op, a, dt),
+                if op == Unary::Not { DataType::Bool } else { dt },
+            )
         }
         Scalar::Binary(op, a, b) => {
-            let (a, b) = (go(a), go(b));
-            if op.is_logical() {
-                let o = if op == Binary::And { "&&" } else { "||" };
-                return format!("({a} {o} {b})");
-            }
-            if wide(dt) {
-                return match op {
-                    Binary::Add => format!("w_add({a}, {b})"),
-                    Binary::Sub => format!("w_sub({a}, {b})"),
-                    Binary::Mul => format!("w_mul({a}, {b})"),
-                    Binary::Min => format!("select({b}, {a}, w_lt({a}, {b}))"),
-                    Binary::Max => format!("select({b}, {a}, w_lt({b}, {a}))"),
-                    Binary::Eq => format!("w_eq({a}, {b})"),
-                    Binary::Ne => format!("!w_eq({a}, {b})"),
-                    Binary::Lt => format!("w_lt({a}, {b})"),
-                    Binary::Gt => format!("w_lt({b}, {a})"),
-                    Binary::Le => format!("!w_lt({b}, {a})"),
-                    Binary::Ge => format!("!w_lt({a}, {b})"),
-                    // Spec errors for 64-bit integers.
-                    _ => a,
-                };
-            }
-            let infix = |o: &str| format!("({a} {o} {b})");
-            match op {
-                Binary::Add => wrap(infix("+")),
-                Binary::Sub => wrap(infix("-")),
-                Binary::Mul => wrap(infix("*")),
-                Binary::Div => wrap(infix("/")),
-                Binary::Rem => infix("%"),
-                Binary::Min if float => format!("f_min({a}, {b})"),
-                Binary::Max if float => format!("f_max({a}, {b})"),
-                Binary::Min => format!("min({a}, {b})"),
-                Binary::Max => format!("max({a}, {b})"),
-                Binary::Pow => format!("f_pow({a}, {b})"),
-                Binary::Eq => infix("=="),
-                Binary::Ne => infix("!="),
-                Binary::Lt => infix("<"),
-                Binary::Le => infix("<="),
-                Binary::Gt => infix(">"),
-                Binary::Ge => infix(">="),
-                Binary::And | Binary::Or => unreachable!("handled above"),
-            }
+            let ((a, dt), (b, _)) = (go(a), go(b));
+            let rt = if op.is_comparison() || op.is_logical() {
+                DataType::Bool
+            } else {
+                dt
+            };
+            (binary_wgsl(op, a, b, dt), rt)
         }
-        Scalar::Select(c, t, f) => format!("select({}, {}, {})", go(f), go(t), go(c)),
+        Scalar::Select(c, t, f) => {
+            let ((c, _), (t, dt), (f, _)) = (go(c), go(t), go(f));
+            (format!("select({f}, {t}, {c})"), dt)
+        }
+    }
+}
+
+fn unary_wgsl(op: Unary, a: String, dt: DataType) -> String {
+    if op == Unary::Not {
+        return format!("!({a})");
+    }
+    if dt.is_bool() {
+        // An unsigned 1-bit integer: `-b`, `abs(b)`, `floor(b)` are `b`.
+        return a;
+    }
+    if wide(dt) {
+        return match op {
+            Unary::Neg => format!("w_sub(vec2<u32>(0u, 0u), {a})"),
+            Unary::Abs if dt.is_signed_int() => format!("w_abs_int64({a})"),
+            // Unsigned `abs`; floor, ceil and round of an integer; the
+            // others are spec errors for integers.
+            _ => a,
+        };
+    }
+    let ty = repr(dt);
+    let float = ty == "f32";
+    match op {
+        Unary::Neg if ty == "u32" => wrap_as(dt, format!("(0u - {a})")),
+        Unary::Neg => wrap_as(dt, format!("(-{a})")),
+        Unary::Abs if ty == "u32" => a,
+        Unary::Abs => wrap_as(dt, format!("abs({a})")),
+        Unary::Floor | Unary::Ceil | Unary::Round if !float => a,
+        Unary::Sqrt => format!("sqrt({a})"),
+        Unary::Exp => format!("f_exp({a})"),
+        Unary::Log => format!("f_log({a})"),
+        Unary::Floor => format!("floor({a})"),
+        Unary::Ceil => format!("ceil({a})"),
+        Unary::Round => format!("round({a})"),
+        Unary::Not => unreachable!("handled above"),
+    }
+}
+
+fn binary_wgsl(op: Binary, a: String, b: String, dt: DataType) -> String {
+    let infix = |o: &str| format!("({a} {o} {b})");
+    if op.is_logical() {
+        return infix(if op == Binary::And { "&&" } else { "||" });
+    }
+    if dt.is_bool() {
+        // An unsigned 1-bit integer, false < true.
+        return match op {
+            Binary::Add | Binary::Sub | Binary::Ne => infix("!="),
+            Binary::Mul | Binary::Min => infix("&&"),
+            Binary::Max => infix("||"),
+            // `b / 0` is `b`, `b / 1` is `b`; `b % 0` and `b % 1` are 0.
+            Binary::Div => a,
+            Binary::Rem => "false".into(),
+            Binary::Eq => infix("=="),
+            Binary::Lt => format!("(!{a} && {b})"),
+            Binary::Le => format!("(!{a} || {b})"),
+            Binary::Gt => format!("({a} && !{b})"),
+            Binary::Ge => format!("({a} || !{b})"),
+            // A spec error for BOOL.
+            _ => a,
+        };
+    }
+    if wide(dt) {
+        let lt = named("w_lt", dt);
+        return match op {
+            Binary::Add => format!("w_add({a}, {b})"),
+            Binary::Sub => format!("w_sub({a}, {b})"),
+            Binary::Mul => format!("w_mul({a}, {b})"),
+            Binary::Min => format!("select({b}, {a}, {lt}({a}, {b}))"),
+            Binary::Max => format!("select({b}, {a}, {lt}({b}, {a}))"),
+            Binary::Eq => format!("w_eq({a}, {b})"),
+            Binary::Ne => format!("!w_eq({a}, {b})"),
+            Binary::Lt => format!("{lt}({a}, {b})"),
+            Binary::Gt => format!("{lt}({b}, {a})"),
+            Binary::Le => format!("!{lt}({b}, {a})"),
+            Binary::Ge => format!("!{lt}({a}, {b})"),
+            // Spec errors for 64-bit integers.
+            _ => a,
+        };
+    }
+    let float = repr(dt) == "f32";
+    if float && op.is_comparison() {
+        return match op {
+            Binary::Eq => format!("f_eq({a}, {b})"),
+            Binary::Ne => format!("!f_eq({a}, {b})"),
+            Binary::Lt => format!("f_lt({a}, {b})"),
+            Binary::Le => format!("f_le({a}, {b})"),
+            Binary::Gt => format!("f_lt({b}, {a})"),
+            _ => format!("f_le({b}, {a})"),
+        };
+    }
+    match op {
+        Binary::Add => wrap_as(dt, infix("+")),
+        Binary::Sub => wrap_as(dt, infix("-")),
+        Binary::Mul => wrap_as(dt, infix("*")),
+        Binary::Div => wrap_as(dt, infix("/")),
+        Binary::Rem => infix("%"),
+        Binary::Min if float => format!("f_min({a}, {b})"),
+        Binary::Max if float => format!("f_max({a}, {b})"),
+        Binary::Min => format!("min({a}, {b})"),
+        Binary::Max => format!("max({a}, {b})"),
+        Binary::Pow => format!("f_pow({a}, {b})"),
+        Binary::Eq => infix("=="),
+        Binary::Ne => infix("!="),
+        Binary::Lt => infix("<"),
+        Binary::Le => infix("<="),
+        Binary::Gt => infix(">"),
+        Binary::Ge => infix(">="),
+        Binary::And | Binary::Or => unreachable!("handled above"),
     }
 }

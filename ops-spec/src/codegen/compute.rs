@@ -47,15 +47,34 @@ pub(crate) fn gen_scalar(s: &ops_core::scalar::Scalar) -> TokenStream {
             let v = format_ident!("{}", format!("{v:?}"));
             quote!(#path::Scalar::Var(#path::Var::#v))
         }
-        Scalar::Attr(i, kind) => {
+        Scalar::Attr(i, kind, t) => {
             let kind = format_ident!("{}", format!("{kind:?}"));
-            quote!(#path::Scalar::Attr(#i, #path::AttrScalar::#kind))
+            let t = gen_ty(t);
+            quote!(#path::Scalar::Attr(#i, #path::AttrScalar::#kind, #t))
         }
-        Scalar::Int(i) => quote!(#path::Scalar::Int(#i)),
-        Scalar::Float(f) => quote!(#path::Scalar::Float(#f)),
+        Scalar::Int(i, t) => {
+            let t = gen_ty(t);
+            quote!(#path::Scalar::Int(#i, #t))
+        }
+        Scalar::Float(f, t) => {
+            let t = gen_ty(t);
+            // By its bits: `f` is the value the compiler chose, exactly.
+            let bits = f.to_bits();
+            quote!(#path::Scalar::Float(f64::from_bits(#bits), #t))
+        }
         Scalar::Bool(b) => quote!(#path::Scalar::Bool(#b)),
-        Scalar::Lowest => quote!(#path::Scalar::Lowest),
-        Scalar::Highest => quote!(#path::Scalar::Highest),
+        Scalar::Lowest(t) => {
+            let t = gen_ty(t);
+            quote!(#path::Scalar::Lowest(#t))
+        }
+        Scalar::Highest(t) => {
+            let t = gen_ty(t);
+            quote!(#path::Scalar::Highest(#t))
+        }
+        Scalar::Cast(t, a) => {
+            let (t, a) = (gen_ty(t), gen_scalar(a));
+            quote!(#path::Scalar::Cast(#t, #a))
+        }
         Scalar::Unary(op, a) => {
             let op = format_ident!("{}", format!("{op:?}"));
             let a = gen_scalar(a);
@@ -72,6 +91,18 @@ pub(crate) fn gen_scalar(s: &ops_core::scalar::Scalar) -> TokenStream {
         }
     };
     quote!(&#node)
+}
+
+/// A [`ops_core::scalar::Ty`] as a constant expression.
+fn gen_ty(t: ops_core::scalar::Ty) -> TokenStream {
+    use ops_core::scalar::Ty;
+    match t {
+        Ty::Param(i) => quote!(::ops_core::scalar::Ty::Param(#i)),
+        Ty::Data(d) => {
+            let d = gen_dtype(d);
+            quote!(::ops_core::scalar::Ty::Data(#d))
+        }
+    }
 }
 
 /// Every (a, b) data-type pair the tables admit for two tensors.

@@ -10,7 +10,7 @@ use crate::check::same_types;
 use crate::codegen::compute::{dtype_pairs, gen_scalar, ComputeCode, VariantKernels};
 use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::{Diagnostic, Errors};
-use crate::lower::{leak, Lower, STy};
+use crate::lower::{leak, Lower, ScalarEnv};
 use crate::model::*;
 use crate::syntax::ast::{self, ExprKind, ParamValue};
 
@@ -47,7 +47,7 @@ impl Family for FoldFamily {
         c: &ast::ComputeDecl,
         errors: &mut Errors,
     ) -> Option<Box<dyn Pattern>> {
-        use ops_core::scalar::{Scalar, Var};
+        use ops_core::scalar::{Scalar, Ty as STy, Var};
         const KEYS: &[&str] = &[
             "input", "output", "axes", "identity", "map", "combine", "accuracy",
         ];
@@ -58,29 +58,33 @@ impl Family for FoldFamily {
             Some(ParamValue::Expr(e)) => cx.expect(e, Ty::List, errors),
             _ => None,
         };
-        let scalar =
-            |key: &str, vars: &[Var], errors: &mut Errors| -> Option<(&'static Scalar, String)> {
-                match params.get(key) {
-                    Some(ParamValue::Expr(e)) => {
-                        let (s, ty) = cx.lower_scalar(e, key, vars, errors)?;
-                        if ty != STy::Num {
-                            errors
-                                .error(e.span, format!("`{key}` must be a number, not a boolean"));
-                            return None;
-                        }
-                        Some((s, cx.text(e.span)))
-                    }
-                    Some(ParamValue::Map(n, _)) => {
-                        errors.error(n.span, format!("`{key}` is an arithmetic expression"));
-                        None
-                    }
-                    None => Some((leak(Scalar::Var(Var::Acc)), "acc".to_string())),
+        // One type parameter, `T`: the folded tensor's data type, bound
+        // per table row; every variable is a `T`, and so is every result.
+        const PARAMS: &[(&str, &str)] = &[("T", "the folded tensor's data type")];
+        let scalar = |key: &str,
+                      vars: &[(Var, STy)],
+                      errors: &mut Errors|
+         -> Option<(&'static Scalar, String)> {
+            match params.get(key) {
+                Some(ParamValue::Expr(e)) => {
+                    let env = ScalarEnv {
+                        params: PARAMS,
+                        vars,
+                    };
+                    let s = cx.lower_scalar(e, key, &env, STy::T, errors)?;
+                    Some((s, cx.text(e.span)))
                 }
-            };
+                Some(ParamValue::Map(n, _)) => {
+                    errors.error(n.span, format!("`{key}` is an arithmetic expression"));
+                    None
+                }
+                None => Some((leak(Scalar::Var(Var::Acc)), "acc".to_string())),
+            }
+        };
         let identity = scalar("identity", &[], errors);
-        let map = scalar("map", &[Var::X], errors);
-        let combine = scalar("combine", &[Var::A, Var::B], errors);
-        let finish = scalar("finish", &[Var::Acc, Var::N], errors);
+        let map = scalar("map", &[(Var::X, STy::T)], errors);
+        let combine = scalar("combine", &[(Var::A, STy::T), (Var::B, STy::T)], errors);
+        let finish = scalar("finish", &[(Var::Acc, STy::T), (Var::N, STy::T)], errors);
         let accuracy = match params.get("accuracy") {
             Some(ParamValue::Expr(ast::Expr {
                 kind: ExprKind::Name(n),
@@ -92,15 +96,14 @@ impl Family for FoldFamily {
                     ..
                 },
             )) if f.text == "ulp" && args.len() == 1 => {
-                let (bound, ty) = cx.lower_scalar(&args[0], "accuracy", &[Var::N], errors)?;
-                let mut decimal = false;
-                bound.visit(&mut |s| decimal |= matches!(s, Scalar::Float(_)));
-                if ty != STy::Num || decimal {
-                    errors.error(args[0].span, "a ULP bound is an integer expression of `n`");
-                    None
-                } else {
-                    Some((Some(bound), cx.text(e.span)))
-                }
+                // An integer expression of `n`, evaluated as INT64.
+                const INT64: STy = STy::Data(ops_core::DataType::Int64);
+                let env = ScalarEnv {
+                    params: &[],
+                    vars: &[(Var::N, INT64)],
+                };
+                let bound = cx.lower_scalar(&args[0], "accuracy", &env, INT64, errors)?;
+                Some((Some(bound), cx.text(e.span)))
             }
             Some(ParamValue::Expr(e)) => {
                 errors.push(
@@ -473,14 +476,17 @@ mod tests {
             "",
             "identity: 0 map: x combine: a < b accuracy: exact",
         ));
-        assert_eq!(e, ["`combine` must be a number, not a boolean"]);
+        assert_eq!(
+            e,
+            ["`combine` is BOOL, but the pattern needs a `T` (the folded tensor's data type)"]
+        );
         let e = errors(&spec(
             "FLOAT32",
             "",
             "",
             "identity: 0 map: x combine: a + b accuracy: ulp(0.5)",
         ));
-        assert_eq!(e, ["a ULP bound is an integer expression of `n`"]);
+        assert_eq!(e, ["a decimal literal has no INT64 value"]);
         let e = errors(&spec(
             "FLOAT32",
             "",
@@ -498,5 +504,88 @@ mod tests {
             e[0].starts_with("`s` is a float attribute: rules compute on integers"),
             "{e:?}"
         );
+    }
+
+    const ALL: &str = "FLOAT32 FLOAT16 INT64 INT32 INT16 INT8 UINT64 UINT32 UINT16 UINT8 BOOL";
+
+    /// A fold whose `map` is `map` (max combine, exact).
+    fn cast_spec(types: &str, map: &str) -> String {
+        spec(
+            types,
+            "",
+            "",
+            &format!("identity: lowest map: {map} combine: max(a, b) accuracy: exact"),
+        )
+    }
+
+    #[test]
+    fn casts_compile_for_every_type() {
+        for u in ALL.split(' ') {
+            let e = errors(&cast_spec(ALL, &format!("cast<T>(cast<{u}>(x))")));
+            assert_eq!(e, Vec::<String>::new(), "{u}");
+        }
+        // A count of nonzero elements; typed literals; BOOL conditions.
+        for map in [
+            "cast<T>(x != 0)",
+            "cast<T>(cast<INT8>(x) + cast<INT8>(100))",
+            "cast<T>(cast<FLOAT16>(0.1) * cast<FLOAT16>(x))",
+            "if cast<BOOL>(x) { x } else { lowest }",
+            "cast<T>(cast<UINT64>(18446744073709551615) > cast<UINT64>(x))",
+        ] {
+            assert_eq!(errors(&cast_spec(ALL, map)), Vec::<String>::new(), "{map}");
+        }
+    }
+
+    #[test]
+    fn cast_mistakes_are_errors_at_the_expression() {
+        assert_eq!(
+            errors(&cast_spec("FLOAT32", "cast<FLAOT32>(x)")),
+            ["unknown data type `FLAOT32`"]
+        );
+        assert_eq!(
+            errors(&cast_spec(
+                "FLOAT32",
+                "cast<T>(cast<INT8>(x) + cast<FLOAT32>(x))"
+            )),
+            ["mismatched types: INT8 and FLOAT32"]
+        );
+        assert_eq!(
+            errors(&cast_spec("FLOAT32", "cast<INT8>(x)")),
+            ["`map` is INT8, but the pattern needs a `T` (the folded tensor's data type)"]
+        );
+        assert_eq!(
+            errors(&cast_spec("FLOAT32", "cast<T>(cast<UINT8>(-1))")),
+            ["integer literal -1 is out of UINT8's range [0, 255]"]
+        );
+        assert_eq!(
+            errors(&cast_spec("FLOAT32", "cast<T>(cast<INT8>(x) * 300)")),
+            ["integer literal 300 is out of INT8's range [-128, 127]"]
+        );
+        assert_eq!(
+            errors(&cast_spec("FLOAT32", "cast<T>(cast<INT32>(0.5))")),
+            ["a decimal literal has no INT32 value"]
+        );
+        assert_eq!(
+            errors(&cast_spec("FLOAT32", "if cast<INT8>(x) { x } else { x }")),
+            ["expected a boolean (a comparison or a BOOL), found INT8"]
+        );
+        // FLOAT64 has no GPU arithmetic: an error at the cast, and at the
+        // table row where `T` is FLOAT64.
+        assert_eq!(
+            errors(&cast_spec("FLOAT32 INT32", "cast<T>(cast<FLOAT64>(x))")),
+            ["a cast to or from FLOAT64 cannot run on the GPU (core WebGPU has no f64)"]
+        );
+        assert_eq!(
+            errors(&cast_spec("FLOAT32 FLOAT64", "cast<T>(cast<INT8>(x))")),
+            ["FLOAT64 cannot be folded: FLOAT64 arithmetic is not available on the GPU (core WebGPU has no f64)"]
+        );
+        // Casts are arithmetic, not rules.
+        let e = errors(&spec(
+            "FLOAT32",
+            "",
+            "require cast<INT8>(1) > 0 => \"r\";",
+            SUM,
+        ));
+        assert_eq!(e, ["casts belong in a pattern's arithmetic, not in rules"]);
     }
 }

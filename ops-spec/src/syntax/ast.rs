@@ -210,6 +210,8 @@ pub enum ExprKind {
     Name(String),
     /// `f(args)`
     Call(Name, Vec<Expr>),
+    /// `cast<TYPE>(e)`: the type's name as written, and the operand.
+    Cast(Name, Box<Expr>),
     /// `e.field`
     Field(Box<Expr>, Name),
     /// `e[i]`

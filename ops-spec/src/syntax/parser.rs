@@ -749,6 +749,24 @@ impl Parser {
                     }
                     _ => {}
                 }
+                if id == "cast"
+                    && matches!(self.peek_at(1), Tok::Punct("<"))
+                    && matches!(self.peek_at(2), Tok::Ident(_))
+                    && matches!(self.peek_at(3), Tok::Punct(">"))
+                {
+                    // `cast<TYPE>(e)`; `cast < x` stays a comparison.
+                    self.bump();
+                    self.bump();
+                    let ty = self.name("a data type (`FLOAT32`) or `T`")?;
+                    self.expect_punct(">")?;
+                    self.expect_punct("(")?;
+                    let e = self.expr()?;
+                    let end = self.expect_punct(")")?;
+                    return Ok(Expr {
+                        kind: ExprKind::Cast(ty, Box::new(e)),
+                        span: start.join(end),
+                    });
+                }
                 let name = self.name("")?;
                 if self.eat_punct("(") {
                     let mut args = Vec::new();

@@ -1,7 +1,9 @@
 //! An example of a crate outside the `ops` catalog that declares its own
 //! operators in its own spec files: `ReduceMax` (`specs/reduce_max.op`), a
-//! selection, and `Rms` (`specs/rms.op`), a root mean square that no
-//! catalog operator computes, whose arithmetic is declared in the spec.
+//! selection, `Rms` (`specs/rms.op`), a root mean square that no
+//! catalog operator computes, whose arithmetic is declared in the spec, and
+//! `CountNonZero` (`specs/count_nonzero.op`), whose arithmetic casts a
+//! comparison to the tensor's type.
 //!
 //! `ops_macros::operator!` expands it into [`ReduceMaxDesc`] with its
 //! builder, validation, WGSL kernels and CPU reference — and, like every
@@ -12,3 +14,4 @@
 
 ops_macros::operator!("../specs/reduce_max.op");
 ops_macros::operator!("../specs/rms.op");
+ops_macros::operator!("../specs/count_nonzero.op");

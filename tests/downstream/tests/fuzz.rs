@@ -5,7 +5,7 @@
 
 use ops_core::fuzz::{self, proptest};
 use ops_core::{DataType, FeatureLevel, HostTensor, OpError, Operator, TensorDesc};
-use ops_downstream_example::{ReduceMaxDesc, RmsDesc};
+use ops_downstream_example::{CountNonZeroDesc, ReduceMaxDesc, RmsDesc};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -39,6 +39,19 @@ proptest! {
 
     #[test]
     fn rms_invalid_cases_are_rejected_naming_the_rule(case in RmsDesc::invalid_cases()) {
+        fuzz::check_invalid(&case).map_err(TestCaseError::fail)?;
+    }
+
+    /// Counts (a cast in the arithmetic) exact on the GPU, every plan
+    /// variant, on data with NaN, both zeros and every edge value.
+    #[test]
+    fn count_nonzero_valid_cases_gpu_equals_cpu(case in CountNonZeroDesc::valid_cases()) {
+        let cpu = fuzz::check_valid(&case, Some(&gpu_run)).map_err(TestCaseError::fail)?;
+        fuzz::check_variants(&case, &cpu, &gpu_plan).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn count_nonzero_invalid_cases_are_rejected_naming_the_rule(case in CountNonZeroDesc::invalid_cases()) {
         fuzz::check_invalid(&case).map_err(TestCaseError::fail)?;
     }
 }
@@ -90,6 +103,39 @@ fn rms_means_what_its_spec_says() {
         .build()
         .unwrap();
     assert_eq!(all.output_descs()[0].sizes, Vec::<u32>::new());
+}
+
+#[test]
+fn count_nonzero_counts_what_is_not_zero() {
+    let x = HostTensor::from_slice(
+        [2, 4],
+        &[0f32, -0.0, f32::NAN, 3.5, 1e-45, f32::INFINITY, 0.0, -2.0],
+    )
+    .unwrap();
+    let d = CountNonZeroDesc::builder()
+        .input(x.desc().clone())
+        .axes([1])
+        .build()
+        .unwrap();
+    d.validate(FeatureLevel::HIGHEST).unwrap();
+    let cpu = d.run_cpu(&[&x]).unwrap().remove(0);
+    assert_eq!(
+        cpu.to_vec::<f32>().unwrap(),
+        [2.0, 3.0],
+        "NaN counts, -0.0 does not"
+    );
+    assert_eq!(gpu_run(&d, &[&x]).unwrap().remove(0), cpu);
+    assert_eq!(d.tolerance(), ops_core::Tolerance::Exact);
+    // An INT8 count wraps: 200 nonzero elements are -56.
+    let x = HostTensor::from_slice([200], &[-1i8; 200]).unwrap();
+    let d = CountNonZeroDesc::builder()
+        .input(x.desc().clone())
+        .axes(Vec::<i32>::new())
+        .build()
+        .unwrap();
+    let cpu = d.run_cpu(&[&x]).unwrap().remove(0);
+    assert_eq!(cpu.to_vec::<i8>().unwrap(), [-56]);
+    assert_eq!(gpu_run(&d, &[&x]).unwrap().remove(0), cpu);
 }
 
 #[test]

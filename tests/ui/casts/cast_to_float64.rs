@@ -1,0 +1,3 @@
+ops_macros::operator!("cast_to_float64.op");
+
+fn main() {}

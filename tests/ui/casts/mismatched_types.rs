@@ -1,0 +1,3 @@
+ops_macros::operator!("mismatched_types.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("result_needs_a_cast.op");
+
+fn main() {}

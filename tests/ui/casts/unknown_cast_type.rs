@@ -1,0 +1,3 @@
+ops_macros::operator!("unknown_cast_type.op");
+
+fn main() {}
