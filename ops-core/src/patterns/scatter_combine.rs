@@ -35,7 +35,7 @@
 //! apply.
 
 use super::gather_elements::GatherElementsGeometry;
-use crate::scalar::{Scalar, Value, Var};
+use crate::scalar::{Scalar, TypeEnv, Value, Var};
 use crate::{
     BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
 };
@@ -249,7 +249,15 @@ pub fn scatter_combine_cpu(
             let mut vars = [Value::I(0); 5];
             vars[Var::A as usize] = value_at(&out, t)?;
             vars[Var::B as usize] = value_at(updates.bytes(), u)?;
-            super::fold::write_value(combine.eval(dtype, &vars, attrs), dtype, &mut element);
+            super::fold::write_value(
+                combine.eval(
+                    &TypeEnv::uniform(std::slice::from_ref(&dtype)),
+                    &vars,
+                    attrs,
+                ),
+                dtype,
+                &mut element,
+            );
         }
         out[t * width..(t + 1) * width].copy_from_slice(&element);
     }
@@ -341,10 +349,7 @@ pub fn scatter_combine_plan(
         p[params::SIZES + d] = g.sizes.get(d).copied().unwrap_or(1);
         p[params::STRIDES + d] = word(g.strides.get(d).copied().unwrap_or(0), "input stride")?;
     }
-    for (k, a) in crate::scalar::attr_words(attrs, input.dtype)
-        .into_iter()
-        .enumerate()
-    {
+    for (k, a) in crate::scalar::attr_words(attrs).into_iter().enumerate() {
         p[params::ATTRS + k] = a;
     }
     let mut start = 0;
@@ -378,7 +383,7 @@ pub fn combine_unsupported(combine: &Scalar, dtype: DataType) -> Option<String> 
     if matches!(combine, Scalar::Var(Var::B)) {
         return None;
     }
-    combine.unsupported_for(dtype)
+    combine.unsupported_for(&TypeEnv::uniform(std::slice::from_ref(&dtype)))
 }
 
 #[cfg(test)]

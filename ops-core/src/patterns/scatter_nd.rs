@@ -31,7 +31,7 @@
 //! scatters (slices of one element) on one thread.
 
 use super::gather_nd::{GatherNdGeometry, GatherShape};
-use crate::scalar::{Scalar, Value, Var};
+use crate::scalar::{Scalar, TypeEnv, Value, Var};
 use crate::{BufferRef, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc};
 
 /// Threads per workgroup of the kernels.
@@ -247,7 +247,15 @@ pub fn scatter_nd_cpu(
                 let mut vars = [Value::I(0); 5];
                 vars[Var::A as usize] = value_at(&out, o)?;
                 vars[Var::B as usize] = value_at(updates.bytes(), u)?;
-                super::fold::write_value(combine.eval(dtype, &vars, attrs), dtype, &mut element);
+                super::fold::write_value(
+                    combine.eval(
+                        &TypeEnv::uniform(std::slice::from_ref(&dtype)),
+                        &vars,
+                        attrs,
+                    ),
+                    dtype,
+                    &mut element,
+                );
             }
             out[o * width..(o + 1) * width].copy_from_slice(&element);
         }
@@ -333,10 +341,7 @@ pub fn scatter_nd_plan(
         p[params::DIM_SIZES + j] = word(size, "dimension size")?;
         p[params::DIM_STRIDES + j] = word(stride, "dimension stride")?;
     }
-    for (k, a) in crate::scalar::attr_words(attrs, input.dtype)
-        .into_iter()
-        .enumerate()
-    {
+    for (k, a) in crate::scalar::attr_words(attrs).into_iter().enumerate() {
         p[params::ATTRS + k] = a;
     }
     let threads = g.slice_len.max(1);

@@ -29,11 +29,11 @@
 //! walks take several passes, in order.
 
 use crate::patterns::scatter_combine::{combine_unsupported, params, MAX_DIMS, WORKGROUP_SIZE};
-use crate::scalar::{Scalar, Var};
+use crate::scalar::{Scalar, TypeEnv, Var};
 use crate::DataType;
 
 use super::dtype;
-use super::scalar::{compute_type, gen_helpers, scalar_wgsl};
+use super::scalar::{compute_type, gen_expr_helpers, gen_helpers, scalar_wgsl};
 use super::segments::{self, Buffer, Layout};
 use super::writer::Writer;
 
@@ -151,6 +151,8 @@ fn module(
     w.blank();
     if !raw {
         gen_helpers(&mut w, data);
+        let env = TypeEnv::uniform(std::slice::from_ref(&data));
+        gen_expr_helpers(&mut w, &[combine], &env);
         w.blank();
         let t = compute_type(data);
         w.open(format!("fn combine(a: {t}, b: {t}) -> {t}"));
@@ -159,7 +161,7 @@ fn module(
             Var::B => "b".to_string(),
             other => format!("/* {} */ a", other.name()),
         };
-        w.line(format!("return {};", scalar_wgsl(combine, data, &var)));
+        w.line(format!("return {};", scalar_wgsl(combine, &env, &var)));
         w.close();
         w.blank();
     }

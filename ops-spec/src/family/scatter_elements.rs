@@ -14,7 +14,7 @@ use crate::check::{integer_types, same_types};
 use crate::codegen::compute::{dtype_pairs, gen_kernel, kernel_ident, ComputeCode};
 use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::{Diagnostic, Errors};
-use crate::lower::{Lower, STy};
+use crate::lower::{Lower, ScalarEnv};
 use crate::model::*;
 use crate::syntax::ast;
 
@@ -53,7 +53,7 @@ impl Family for ScatterElementsFamily {
         errors: &mut Errors,
     ) -> Option<Box<dyn Pattern>> {
         use crate::syntax::ast::ParamValue;
-        use ops_core::scalar::Var;
+        use ops_core::scalar::{Ty as STy, Var};
         const KEYS: &[&str] = &["input", "indices", "updates", "output", "axis"];
         let params = cx.params_optional(c, KEYS, &["collisions", "combine"], errors)?;
         let input = cx.param_tensor(&params, "input", false, c, errors);
@@ -67,11 +67,14 @@ impl Family for ScatterElementsFamily {
                 None
             }
             (None, Some(ParamValue::Expr(e))) => {
-                let (s, ty) = cx.lower_scalar(e, "combine", &[Var::A, Var::B], errors)?;
-                if ty != STy::Num {
-                    errors.error(e.span, "`combine` must be a number, not a boolean");
-                    return None;
-                }
+                // One type parameter, `T`: the data type of the input,
+                // the updates and the output.
+                const PARAMS: &[(&str, &str)] = &[("T", "the scattered tensor's data type")];
+                let env = ScalarEnv {
+                    params: PARAMS,
+                    vars: &[(Var::A, STy::T), (Var::B, STy::T)],
+                };
+                let s = cx.lower_scalar(e, "combine", &env, STy::T, errors)?;
                 Some((s, cx.text(e.span)))
             }
             (None, Some(ParamValue::Map(n, _))) => {
@@ -440,7 +443,7 @@ mod tests {
         );
         assert_eq!(
             errors(&spec("FLOAT32", "combine: a < b")),
-            ["`combine` must be a number, not a boolean"]
+            ["`combine` is BOOL, but the pattern needs a `T` (the scattered tensor's data type)"]
         );
         assert_eq!(
             errors(&spec("FLOAT32", "combine: a + x")),

@@ -10,7 +10,7 @@ use crate::check::{integer_types, same_types};
 use crate::codegen::compute::{dtype_pairs, gen_scalar, ComputeCode, VariantKernels};
 use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::{Diagnostic, Errors};
-use crate::lower::{Lower, STy};
+use crate::lower::{Lower, ScalarEnv};
 use crate::model::*;
 use crate::syntax::ast::{self, ParamValue};
 
@@ -50,7 +50,7 @@ impl Family for ScatterNdFamily {
         c: &ast::ComputeDecl,
         errors: &mut Errors,
     ) -> Option<Box<dyn Pattern>> {
-        use ops_core::scalar::Var;
+        use ops_core::scalar::{Ty as STy, Var};
         const KEYS: &[&str] = &[
             "input",
             "indices",
@@ -69,11 +69,14 @@ impl Family for ScatterNdFamily {
         let indices_rank = cx.param_int(&params, "indices_rank", c, errors);
         let combine = match params.get("combine") {
             Some(ParamValue::Expr(e)) => {
-                let (s, ty) = cx.lower_scalar(e, "combine", &[Var::A, Var::B], errors)?;
-                if ty != STy::Num {
-                    errors.error(e.span, "`combine` must be a number, not a boolean");
-                    return None;
-                }
+                // One type parameter, `T`: the data type of the input,
+                // the updates and the output.
+                const PARAMS: &[(&str, &str)] = &[("T", "the scattered tensor's data type")];
+                let env = ScalarEnv {
+                    params: PARAMS,
+                    vars: &[(Var::A, STy::T), (Var::B, STy::T)],
+                };
+                let s = cx.lower_scalar(e, "combine", &env, STy::T, errors)?;
                 Some((s, cx.text(e.span)))
             }
             Some(ParamValue::Map(n, _)) => {
