@@ -251,6 +251,24 @@ fn lower_type(t: &ast::TypeRef, enums: &[Enum], errors: &mut Errors) -> Option<A
     None
 }
 
+/// A number written as a literal in a spec (an integer or a decimal,
+/// possibly negated), as the `f64` that rounds once to the literal's
+/// correct FLOAT16 and FLOAT32 values ([`scalar::decimal_value`]); `None`
+/// for anything else. The one reader of such numbers outside arithmetic:
+/// float attributes' defaults and a fold's `domain`.
+pub(crate) fn literal_f64(e: &ast::Expr) -> Option<f64> {
+    match &e.kind {
+        ExprKind::Int(v) => Some(*v as f64),
+        ExprKind::Decimal(d) => d.parse::<f64>().ok().map(|v| scalar::decimal_value(d, v)),
+        ExprKind::Unary("-", inner)
+            if matches!(inner.kind, ExprKind::Int(_) | ExprKind::Decimal(_)) =>
+        {
+            literal_f64(inner).map(|v| -v)
+        }
+        _ => None,
+    }
+}
+
 fn lower_const(e: &ast::Expr, ty: AttrType, enums: &[Enum], errors: &mut Errors) -> Option<Const> {
     let mismatch = |errors: &mut Errors| {
         errors.error(e.span, "default value does not match the attribute's type");
@@ -263,14 +281,9 @@ fn lower_const(e: &ast::Expr, ty: AttrType, enums: &[Enum], errors: &mut Errors)
             _ => mismatch(errors),
         },
         (ExprKind::Bool(b), AttrType::Bool) => Some(Const::Bool(*b)),
-        (ExprKind::Decimal(d), AttrType::Float(_)) => {
-            d.parse::<f64>().ok().map(|v| Const::Float(v.to_bits()))
-        }
-        (ExprKind::Int(v), AttrType::Float(_)) => Some(Const::Float((*v as f64).to_bits())),
-        (ExprKind::Unary("-", inner), AttrType::Float(_)) => match &inner.kind {
-            ExprKind::Decimal(d) => d.parse::<f64>().ok().map(|v| Const::Float((-v).to_bits())),
-            ExprKind::Int(v) => Some(Const::Float((-(*v as f64)).to_bits())),
-            _ => None,
+        (_, AttrType::Float(_)) => match literal_f64(e) {
+            Some(v) => Some(Const::Float(v.to_bits())),
+            None => mismatch(errors),
         },
         (ExprKind::List(items), AttrType::List(_)) => {
             let mut out = Vec::new();

@@ -19,7 +19,7 @@
 //! replayed first on every run.
 
 use ops_core::fuzz;
-use ops_core::{HostTensor, OpError, Operator, OperatorInfo};
+use ops_core::{DataType, HostTensor, OpError, Operator, OperatorInfo};
 use ops_tests::gpu;
 use proptest::test_runner::{TestCaseError, TestRunner};
 
@@ -119,7 +119,16 @@ fn every_break_category_occurs_where_the_spec_allows_it() {
             let case = strategy.new_tree(&mut runner).unwrap().current();
             seen.insert(case.broken.category());
         }
-        let mut want = vec!["data type", "rank", "sizes"];
+        let mut want = vec!["rank", "sizes"];
+        // A data type can be broken where some tensor's row leaves a data
+        // type out (a data-movement operator may list every one).
+        if info.table.entries.iter().any(|e| {
+            e.tensors
+                .iter()
+                .any(|t| DataType::ALL.iter().any(|d| !t.dtypes.contains(d)))
+        }) {
+            want.push("data type");
+        }
         // A boolean attribute has no invalid value; every other kind has.
         if info
             .attrs

@@ -497,3 +497,43 @@ fn scatter_nd_at_its_boundaries() {
         "no scatter took three passes: {passes:?}"
     );
 }
+
+/// The `view` family (ONNX Transpose, Tile) at output counts around the
+/// work a thread takes (`ELEMENTS_PER_THREAD * WORKGROUP_SIZE` elements, or
+/// words of 8- and 16-bit data), plain and segmented.
+#[test]
+fn views_at_their_boundaries() {
+    use ops_core::patterns::view::{ELEMENTS_PER_THREAD as VIEW_EPT, WORKGROUP_SIZE as VIEW_WG};
+    let mut rng = Rng::new(0x71e3);
+    let (mut sizes, mut runs) = (0usize, 0usize);
+    for dt in [
+        DataType::Uint8,
+        DataType::Float16,
+        DataType::Float32,
+        DataType::Int64,
+    ] {
+        let lanes = 4 / dt.size_bytes().min(4) as u64;
+        let per_thread = VIEW_EPT * u64::from(VIEW_WG) * lanes;
+        for n in changes(1, 1, 3 * per_thread, |_| (), &[per_thread / 2]) {
+            // [2, n] transposed to [n, 2]: 2n output elements.
+            let data = data_tensor(dt, &[2, n as u32], &mut rng);
+            let op = ops::onnx::TransposeDesc::builder()
+                .data(data.desc().clone())
+                .build()
+                .unwrap();
+            runs += every_plan(&op, &[&data], &format!("onnx::Transpose {dt} [2, {n}]"));
+            // [1, n] tiled to [2, n].
+            let row = data_tensor(dt, &[1, n as u32], &mut rng);
+            let repeats = HostTensor::from_slice([2], &[2i64, 1]).unwrap();
+            let op = ops::onnx::TileDesc::builder()
+                .input(row.desc().clone())
+                .repeats(repeats.clone())
+                .build()
+                .unwrap();
+            runs += every_plan(&op, &[&row, &repeats], &format!("onnx::Tile {dt} [1, {n}]"));
+            sizes += 1;
+        }
+    }
+    println!("views: {sizes} sizes, {runs} plans run");
+    assert!(sizes >= 36, "{sizes} sizes");
+}

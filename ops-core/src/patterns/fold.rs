@@ -354,11 +354,10 @@ pub fn fold_tolerance(fold: &Fold, input: &TensorDesc, axes: &[u32]) -> Toleranc
     if !input.dtype.is_float() {
         return Tolerance::Exact;
     }
-    let n: u64 = axes
-        .iter()
-        .filter_map(|&a| input.sizes.get(a as usize))
-        .map(|&s| u64::from(s))
-        .product();
+    // The reduced count as the geometry works it out; axes the call would
+    // reject (a tolerance is asked for before the call is checked) fold
+    // nothing.
+    let n = ReduceGeometry::new(&input.sizes, axes).map_or(0, |g| g.reduce_len);
     let vars = [
         Value::I(0),
         Value::I(0),

@@ -11,6 +11,7 @@ pub mod reduce;
 pub mod scatter_combine;
 pub mod scatter_elements;
 pub mod scatter_nd;
+pub mod view;
 
 /// The largest power of two at most `v` (1 for 0): team sizes.
 fn pow2_floor(v: u64) -> u64 {

@@ -10,7 +10,7 @@ use crate::check::same_types;
 use crate::codegen::compute::{dtype_pairs, gen_scalar, ComputeCode, VariantKernels};
 use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::{Diagnostic, Errors};
-use crate::lower::{leak, Lower, ScalarEnv};
+use crate::lower::{leak, literal_f64, Lower, ScalarEnv};
 use crate::model::*;
 use crate::syntax::ast::{self, ExprKind, ParamValue};
 
@@ -119,25 +119,13 @@ impl Family for FoldFamily {
             Some(ParamValue::Expr(ast::Expr {
                 kind: ExprKind::List(items),
                 span,
-            })) if items.len() == 2 => {
-                let num = |e: &ast::Expr| match &e.kind {
-                    ExprKind::Decimal(d) => d.parse::<f64>().ok(),
-                    ExprKind::Int(i) => Some(*i as f64),
-                    ExprKind::Unary("-", inner) => match &inner.kind {
-                        ExprKind::Decimal(d) => d.parse::<f64>().ok().map(|v| -v),
-                        ExprKind::Int(i) => Some(-(*i as f64)),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                match (num(&items[0]), num(&items[1])) {
-                    (Some(lo), Some(hi)) if lo < hi => Some(Some((lo, hi))),
-                    _ => {
-                        errors.error(*span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
-                        None
-                    }
+            })) if items.len() == 2 => match (literal_f64(&items[0]), literal_f64(&items[1])) {
+                (Some(lo), Some(hi)) if lo < hi => Some(Some((lo, hi))),
+                _ => {
+                    errors.error(*span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
+                    None
                 }
-            }
+            },
             Some(ParamValue::Expr(e)) => {
                 errors.error(e.span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
                 None

@@ -29,6 +29,7 @@ pub mod gather_nd;
 pub mod reduce;
 pub mod scatter_elements;
 pub mod scatter_nd;
+pub mod view;
 
 /// Every family a `compute` block may name.
 pub static FAMILIES: &[&dyn Family] = &[
@@ -39,6 +40,7 @@ pub static FAMILIES: &[&dyn Family] = &[
     &gather_elements::GatherElementsFamily,
     &scatter_elements::ScatterElementsFamily,
     &scatter_nd::ScatterNdFamily,
+    &view::ViewFamily,
 ];
 
 /// The family named `name`.

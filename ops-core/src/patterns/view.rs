@@ -1,0 +1,323 @@
+//! The `view` pattern: data movement whose source is an affine function of
+//! the output coordinates (ONNX Transpose, Expand, Tile, Reshape, Squeeze,
+//! Unsqueeze, Flatten, Identity).
+//!
+//! ```text
+//! output[c_0, ..., c_(R-1)] = input.flat[offset + sum_d (c_d mod wrap_d) * stride_d]
+//! ```
+//!
+//! The spec states `offset`, one `stride` per output dimension (0 repeats
+//! the input, as Expand does; negative walks backwards) and, optionally, a
+//! `wrap` per output dimension (0: none; Tile wraps each output coordinate
+//! at the input's size). A transpose permutes the input's row-major
+//! strides; a reshape is the output's own row-major strides. Elements move
+//! as raw bits.
+//!
+//! The CPU reference and the plan both check that every source offset the
+//! output reaches lies within the input (the spec's rules should make it
+//! so; the check keeps a wrong rule from reading out of bounds), with
+//! [`OpError::InvalidArgument`] otherwise.
+//!
+//! # GPU algorithm
+//!
+//! One pass: a work item per output element (32- and 64-bit data) or per
+//! output `u32` word (8- and 16-bit data, assembled in a register),
+//! [`ELEMENTS_PER_THREAD`] items a thread; each walks its coordinates from
+//! the last dimension and adds their terms with wrapping `u32` arithmetic
+//! (exact, the sum being checked to fit).
+
+use crate::{BufferRef, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc};
+
+/// Threads per workgroup of the kernels.
+pub const WORKGROUP_SIZE: u32 = 256;
+
+/// Work items a thread takes, `WORKGROUP_SIZE` apart.
+pub const ELEMENTS_PER_THREAD: u64 = 4;
+
+/// Most output dimensions the kernels walk.
+pub const MAX_DIMS: usize = 8;
+
+/// The parameter words of the kernel (the uniform `params` block):
+///
+/// | words | meaning |
+/// | --- | --- |
+/// | 0 | output element count |
+/// | 1 | work items |
+/// | 2 | the offset (two's complement) |
+/// | 8..16 | output sizes (unused slots 1) |
+/// | 16..24 | strides in input elements (two's complement; unused slots 0) |
+/// | 24..32 | wraps (0: none) |
+pub mod params {
+    /// Output element count.
+    pub const OUTPUT_COUNT: usize = 0;
+    /// Work items.
+    pub const WORK_COUNT: usize = 1;
+    /// The offset.
+    pub const OFFSET: usize = 2;
+    /// First output size.
+    pub const SIZES: usize = 8;
+    /// First stride.
+    pub const STRIDES: usize = 16;
+    /// First wrap.
+    pub const WRAPS: usize = 24;
+    /// Total word count.
+    pub const LEN: usize = 32;
+}
+
+/// The kernel bindings: params (uniform), input, output.
+pub const BINDINGS: &[crate::Access] = &[
+    crate::Access::Uniform,
+    crate::Access::Read,
+    crate::Access::ReadWrite,
+];
+
+/// An affine view of the input: where each output element comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    /// The output's sizes.
+    pub sizes: Vec<u32>,
+    /// The source offset of the output's first element.
+    pub offset: i64,
+    /// The source step of each output dimension.
+    pub strides: Vec<i64>,
+    /// The period of each output coordinate (0: none).
+    pub wraps: Vec<u64>,
+}
+
+fn invalid(m: String) -> OpError {
+    OpError::InvalidArgument(m)
+}
+
+impl View {
+    /// The view of an output of `sizes`, checked against an input of
+    /// `input_count` elements: one stride (and wrap, when given) per output
+    /// dimension, every reachable source offset in `[0, input_count)`.
+    pub fn new(
+        sizes: &[u32],
+        offset: i64,
+        strides: &[i64],
+        wraps: Option<&[i64]>,
+        input_count: u64,
+    ) -> Result<View, OpError> {
+        if strides.len() != sizes.len() {
+            return Err(invalid(format!(
+                "a view of {} output dimensions needs as many strides, got {strides:?}",
+                sizes.len()
+            )));
+        }
+        let wraps: Vec<u64> = match wraps {
+            None => vec![0; sizes.len()],
+            Some(w) if w.len() == sizes.len() && w.iter().all(|&x| x >= 0) => {
+                w.iter().map(|&x| x as u64).collect()
+            }
+            Some(w) => {
+                return Err(invalid(format!(
+                    "a view of {} output dimensions needs as many non-negative wraps, got {w:?}",
+                    sizes.len()
+                )))
+            }
+        };
+        let view = View {
+            sizes: sizes.to_vec(),
+            offset,
+            strides: strides.to_vec(),
+            wraps,
+        };
+        if crate::element_count(sizes) != Some(0) {
+            // The least and greatest offset the output reaches.
+            let (mut lo, mut hi) = (i128::from(offset), i128::from(offset));
+            for d in 0..sizes.len() {
+                let mut reach = u64::from(sizes[d]) - 1;
+                if view.wraps[d] > 0 {
+                    reach = reach.min(view.wraps[d] - 1);
+                }
+                let span = i128::from(reach) * i128::from(strides[d]);
+                if span < 0 {
+                    lo += span;
+                } else {
+                    hi += span;
+                }
+            }
+            if lo < 0 || hi >= i128::from(input_count) {
+                return Err(invalid(format!(
+                    "the view reads input elements {lo} to {hi}, outside the input's {input_count}"
+                )));
+            }
+        }
+        Ok(view)
+    }
+
+    /// The source offset of output element `o`.
+    pub fn source(&self, o: u64) -> u64 {
+        let mut rest = o;
+        let mut offset = i128::from(self.offset);
+        for d in (0..self.sizes.len()).rev() {
+            let size = u64::from(self.sizes[d]).max(1);
+            let mut c = rest % size;
+            rest /= size;
+            if self.wraps[d] > 0 {
+                c %= self.wraps[d];
+            }
+            offset += i128::from(c) * i128::from(self.strides[d]);
+        }
+        offset as u64
+    }
+}
+
+fn check_call(
+    input: &TensorDesc,
+    output: &TensorDesc,
+    offset: i64,
+    strides: &[i64],
+    wraps: Option<&[i64]>,
+) -> Result<View, OpError> {
+    if output.dtype != input.dtype {
+        return Err(invalid(format!(
+            "the output data type {} must be the input's {}",
+            output.dtype, input.dtype
+        )));
+    }
+    let input_count = input.element_count().unwrap_or(u64::MAX);
+    let view = View::new(&output.sizes, offset, strides, wraps, input_count)?;
+    let output_count = output.element_count().unwrap_or(u64::MAX);
+    if output_count > u64::from(u32::MAX) || input_count > u64::from(u32::MAX) {
+        return Err(OpError::TooLarge {
+            what: format!("a view of {output_count} elements from {input_count}"),
+            limit: "u32 element addressing (as on the GPU)".into(),
+        });
+    }
+    Ok(view)
+}
+
+/// The CPU reference: the output described by `output` (the input's data
+/// type), each element the input element [`View::source`] names, as raw
+/// bytes.
+pub fn view_cpu(
+    input: &HostTensor,
+    output: &TensorDesc,
+    offset: i64,
+    strides: &[i64],
+    wraps: Option<&[i64]>,
+) -> Result<HostTensor, OpError> {
+    let view = check_call(input.desc(), output, offset, strides, wraps)?;
+    let width = input.dtype().size_bytes();
+    let count = output.element_count().unwrap_or(0);
+    let mut bytes = Vec::with_capacity(count as usize * width);
+    for o in 0..count {
+        let s = view.source(o) as usize * width;
+        bytes.extend_from_slice(&input.bytes()[s..s + width]);
+    }
+    HostTensor::from_bytes(output.clone(), bytes)
+}
+
+/// The GPU plan: one pass of `kernel` (the generated kernel of this data
+/// type, workgroup size [`WORKGROUP_SIZE`]; `None` fails with
+/// [`OpError::Unsupported`]) binding `[Params, Input(input_slot),
+/// Output(output_slot)]`; the output (`output_slot + 1` outputs,
+/// [`OutputInit::Overwritten`]) is stored whole. An empty output has no
+/// pass.
+#[allow(clippy::too_many_arguments)]
+pub fn view_plan(
+    input: &TensorDesc,
+    input_slot: usize,
+    output: &TensorDesc,
+    output_slot: usize,
+    offset: i64,
+    strides: &[i64],
+    wraps: Option<&[i64]>,
+    kernel: Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
+    let view = check_call(input, output, offset, strides, wraps)?;
+    let kernel = kernel
+        .ok_or_else(|| OpError::Unsupported(format!("no view kernel for {} data", input.dtype)))?;
+    if view.sizes.len() > MAX_DIMS {
+        return Err(OpError::TooLarge {
+            what: format!("a view of {} dimensions", view.sizes.len()),
+            limit: format!("{MAX_DIMS} dimensions"),
+        });
+    }
+    let count = output.element_count().unwrap_or(0);
+    let work = match input.dtype.size_bytes() {
+        1 => count.div_ceil(4),
+        2 => count.div_ceil(2),
+        _ => count,
+    };
+    let mut plan = GpuPlan {
+        outputs: vec![OutputInit::Overwritten; output_slot + 1],
+        scratch_bytes: Vec::new(),
+        passes: Vec::new(),
+        index_checks: Vec::new(),
+    };
+    if work == 0 {
+        return Ok(plan);
+    }
+    let mut p = vec![0u32; params::LEN];
+    p[params::OUTPUT_COUNT] = count as u32;
+    p[params::WORK_COUNT] = work as u32;
+    p[params::OFFSET] = view.offset as u32;
+    for d in 0..MAX_DIMS {
+        p[params::SIZES + d] = view.sizes.get(d).copied().unwrap_or(1);
+        // Two's complement: the kernel's wrapping sum is exact, the total
+        // having been checked to lie within the input.
+        p[params::STRIDES + d] = view.strides.get(d).copied().unwrap_or(0) as u32;
+        p[params::WRAPS + d] = view
+            .wraps
+            .get(d)
+            .copied()
+            .unwrap_or(0)
+            .min(u64::from(u32::MAX)) as u32;
+    }
+    plan.passes.push(Pass {
+        kernel,
+        buffers: vec![
+            BufferRef::Params,
+            BufferRef::Input(input_slot),
+            BufferRef::Output(output_slot),
+        ],
+        params: p,
+        workgroups: work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
+    });
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DataType;
+
+    #[test]
+    fn transposes_repeats_and_wraps() {
+        let x = HostTensor::from_slice([2, 3], &[1u16, 2, 3, 4, 5, 6]).unwrap();
+        let t = |sizes: [u32; 2], offset, strides: [i64; 2], wraps: Option<&[i64]>| {
+            view_cpu(
+                &x,
+                &TensorDesc::new(DataType::Uint16, sizes),
+                offset,
+                &strides,
+                wraps,
+            )
+            .map(|o| o.to_vec::<u16>().unwrap())
+        };
+        // Transpose: [3, 2] with the input's strides swapped.
+        assert_eq!(t([3, 2], 0, [1, 3], None).unwrap(), [1, 4, 2, 5, 3, 6]);
+        // Row 1 repeated (stride 0), columns backwards.
+        assert_eq!(t([2, 3], 5, [0, -1], None).unwrap(), [6, 5, 4, 6, 5, 4]);
+        // Tile twice along the columns: wrap at 3.
+        assert_eq!(
+            view_cpu(
+                &x,
+                &TensorDesc::new(DataType::Uint16, [2, 6]),
+                0,
+                &[3, 1],
+                Some(&[0, 3])
+            )
+            .unwrap()
+            .to_vec::<u16>()
+            .unwrap(),
+            [1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6]
+        );
+        // A view reaching past the input is refused.
+        assert!(t([3, 2], 1, [1, 3], None).is_err());
+        assert!(t([2, 3], 0, [0, -1], None).is_err());
+    }
+}
