@@ -82,6 +82,8 @@ pub enum Func {
     Unique,
     /// `product(list)`
     Product,
+    /// `sum(list)`
+    Sum,
     /// `min(int, int)`
     Min,
     /// `max(int, int)`
@@ -532,6 +534,12 @@ impl<'a> Env<'a> {
                     )
                 }
             }
+            Func::Sum => Val::Int(
+                self.list_val(&args[0])?
+                    .iter()
+                    .try_fold(0i128, |a, &b| a.checked_add(b))
+                    .ok_or_else(overflow)?,
+            ),
             Func::Min => Val::Int(self.int(&args[0])?.min(self.int(&args[1])?)),
             Func::Max => Val::Int(self.int(&args[0])?.max(self.int(&args[1])?)),
             Func::IsSigned => Val::Bool(self.dtype(&args[0])?.is_signed_int()),

@@ -90,6 +90,7 @@ pub fn gen_expr(e: &Expr) -> TokenStream {
                 Func::Contains => quote!(Contains),
                 Func::Unique => quote!(Unique),
                 Func::Product => quote!(Product),
+                Func::Sum => quote!(Sum),
                 Func::Min => quote!(Min),
                 Func::Max => quote!(Max),
                 Func::IsSigned => quote!(IsSigned),
