@@ -498,7 +498,8 @@ fn scatter_nd_at_its_boundaries() {
     );
 }
 
-/// The `view` family (ONNX Transpose, Tile) at output counts around the
+/// The `view` family (ONNX Transpose, Tile) and the `pad` family (ONNX Pad,
+/// reflecting) at output counts around the
 /// work a thread takes (`ELEMENTS_PER_THREAD * WORKGROUP_SIZE` elements, or
 /// words of 8- and 16-bit data), plain and segmented.
 #[test]
@@ -531,6 +532,26 @@ fn views_at_their_boundaries() {
                 .build()
                 .unwrap();
             runs += every_plan(&op, &[&row, &repeats], &format!("onnx::Tile {dt} [1, {n}]"));
+            // [2, n] reflected by one column each side: 2(n + 2) elements.
+            if n >= 2 {
+                let pads = HostTensor::from_slice([4], &[0i64, 1, 0, 1]).unwrap();
+                let none = HostTensor::zeros(ops_core::TensorDesc::new(dt, [0])).unwrap();
+                let axes =
+                    HostTensor::zeros(ops_core::TensorDesc::new(DataType::Int64, [0])).unwrap();
+                let op = ops::onnx::PadDesc::builder()
+                    .data(data.desc().clone())
+                    .pads(pads.clone())
+                    .constant_value(none.clone())
+                    .axes(axes.clone())
+                    .mode(ops::onnx::pad::PadMode::Reflect)
+                    .build()
+                    .unwrap();
+                runs += every_plan(
+                    &op,
+                    &[&data, &pads, &none, &axes],
+                    &format!("onnx::Pad {dt} [2, {n}]"),
+                );
+            }
             sizes += 1;
         }
     }

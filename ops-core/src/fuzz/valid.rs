@@ -405,9 +405,17 @@ fn list_values(g: &ListGene, rank: usize, signed: bool, exact_len: Option<usize>
     let len = match exact_len {
         Some(n) => n,
         None if g.empty || rank == 0 => 0,
+        // Now and then two values per dimension (a pad's begins and
+        // ends), the permutation twice.
+        None if g.len >= 224 => 2 * (1 + g.len as usize % rank),
         None => 1 + g.len as usize % rank,
     };
-    let mut out: Vec<i128> = all.into_iter().take(len).collect();
+    let mut out: Vec<i128> = all
+        .iter()
+        .copied()
+        .cycle()
+        .take(len.min(2 * rank))
+        .collect();
     while out.len() < len {
         out.push(0);
     }

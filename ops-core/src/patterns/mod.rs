@@ -7,6 +7,7 @@
 pub mod fold;
 pub mod gather_elements;
 pub mod gather_nd;
+pub mod pad;
 pub mod reduce;
 pub mod scatter_combine;
 pub mod scatter_elements;

@@ -12,6 +12,7 @@ pub mod dtype;
 pub mod fold;
 pub mod gather_elements;
 pub mod gather_nd;
+pub mod pad;
 pub mod reduce;
 pub mod scalar;
 pub mod scatter_combine;

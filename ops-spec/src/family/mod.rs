@@ -26,6 +26,7 @@ use crate::syntax::ast;
 pub mod fold;
 pub mod gather_elements;
 pub mod gather_nd;
+pub mod pad;
 pub mod reduce;
 pub mod scatter_elements;
 pub mod scatter_nd;
@@ -41,6 +42,7 @@ pub static FAMILIES: &[&dyn Family] = &[
     &scatter_elements::ScatterElementsFamily,
     &scatter_nd::ScatterNdFamily,
     &view::ViewFamily,
+    &pad::PadFamily,
 ];
 
 /// The family named `name`.

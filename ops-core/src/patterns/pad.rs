@@ -1,0 +1,367 @@
+//! The `pad` pattern: each output element is the input element at its
+//! coordinates shifted back by the padding before each dimension, or, where
+//! that falls outside the input, what the mode says (ONNX Pad, DirectML
+//! PADDING1).
+//!
+//! ```text
+//! i_d = c_d - begin_d
+//! constant: input[i] when every i_d is inside, else the constant value
+//! edge:     input[clamp(i_d, 0, dim_d - 1)]
+//! reflect:  input[i_d mirrored at the edges, the edge element once]   (… 2 1 | 0 1 2 | 1 0 …)
+//! symmetric: input[i_d mirrored at the edges, the edge element twice] (… 1 0 | 0 1 2 | 2 1 …)
+//! wrap:     input[i_d mod dim_d]
+//! ```
+//!
+//! A negative `begin_d` crops. The output's sizes are the spec's (the input's
+//! plus both paddings). Elements move as raw bits; the constant is a raw
+//! element of the data type. An input with a dimension of size 0 has no
+//! element to repeat: only the constant mode pads it (the other modes are
+//! an [`OpError::InvalidArgument`] unless the output is empty too).
+
+use crate::{
+    BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
+};
+
+/// Threads per workgroup of the kernels.
+pub const WORKGROUP_SIZE: u32 = 256;
+
+/// Work items a thread takes, `WORKGROUP_SIZE` apart.
+pub const ELEMENTS_PER_THREAD: u64 = 4;
+
+/// Most dimensions the kernels walk.
+pub const MAX_DIMS: usize = 8;
+
+/// How coordinates outside the input are filled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PadMode {
+    /// With a constant value.
+    Constant,
+    /// With the nearest edge element.
+    Edge,
+    /// Mirrored, the edge element once.
+    Reflect,
+    /// Mirrored, the edge element twice.
+    Symmetric,
+    /// Wrapped around.
+    Wrap,
+}
+
+impl PadMode {
+    /// Every mode.
+    pub const ALL: [PadMode; 5] = [
+        PadMode::Constant,
+        PadMode::Edge,
+        PadMode::Reflect,
+        PadMode::Symmetric,
+        PadMode::Wrap,
+    ];
+
+    /// The mode's name in specs and kernel keys.
+    pub const fn name(self) -> &'static str {
+        match self {
+            PadMode::Constant => "constant",
+            PadMode::Edge => "edge",
+            PadMode::Reflect => "reflect",
+            PadMode::Symmetric => "symmetric",
+            PadMode::Wrap => "wrap",
+        }
+    }
+}
+
+/// The parameter words of the kernel (the uniform `params` block):
+///
+/// | words | meaning |
+/// | --- | --- |
+/// | 0 | output element count |
+/// | 1 | work items |
+/// | 2, 3 | the constant, as raw words (low first) |
+/// | 8..16 | output sizes (unused slots 1) |
+/// | 16..24 | input sizes (unused slots 1) |
+/// | 24..32 | paddings before each dimension (two's complement) |
+/// | 32..40 | input strides in elements (unused slots 0) |
+pub mod params {
+    /// Output element count.
+    pub const OUTPUT_COUNT: usize = 0;
+    /// Work items.
+    pub const WORK_COUNT: usize = 1;
+    /// The constant's first word.
+    pub const CONSTANT: usize = 2;
+    /// First output size.
+    pub const OUT_SIZES: usize = 8;
+    /// First input size.
+    pub const IN_SIZES: usize = 16;
+    /// First padding before a dimension.
+    pub const BEGINS: usize = 24;
+    /// First input stride.
+    pub const STRIDES: usize = 32;
+    /// Total word count.
+    pub const LEN: usize = 40;
+}
+
+/// The kernel bindings: params (uniform), input, output.
+pub const BINDINGS: &[crate::Access] = &[
+    crate::Access::Uniform,
+    crate::Access::Read,
+    crate::Access::ReadWrite,
+];
+
+fn invalid(m: String) -> OpError {
+    OpError::InvalidArgument(m)
+}
+
+/// The input coordinate output coordinate `c` reads along a dimension of
+/// `dim` input elements padded by `begin` before it, `None` for the
+/// constant.
+pub fn source_coordinate(mode: PadMode, c: u64, begin: i64, dim: u64) -> Option<u64> {
+    let i = i128::from(c) - i128::from(begin);
+    let n = i128::from(dim);
+    if (0..n).contains(&i) {
+        return Some(i as u64);
+    }
+    if n == 0 {
+        return None;
+    }
+    let j = match mode {
+        PadMode::Constant => return None,
+        PadMode::Edge => i.clamp(0, n - 1),
+        PadMode::Wrap => i.rem_euclid(n),
+        PadMode::Reflect => {
+            if n == 1 {
+                0
+            } else {
+                let period = 2 * (n - 1);
+                let k = i.rem_euclid(period);
+                if k < n {
+                    k
+                } else {
+                    period - k
+                }
+            }
+        }
+        PadMode::Symmetric => {
+            let period = 2 * n;
+            let k = i.rem_euclid(period);
+            if k < n {
+                k
+            } else {
+                period - 1 - k
+            }
+        }
+    };
+    Some(j as u64)
+}
+
+fn check_call(
+    mode: PadMode,
+    input: &TensorDesc,
+    output: &TensorDesc,
+    begins: &[i64],
+) -> Result<(), OpError> {
+    if output.dtype != input.dtype {
+        return Err(invalid(format!(
+            "the output data type {} must be the input's {}",
+            output.dtype, input.dtype
+        )));
+    }
+    if begins.len() != input.rank() || output.rank() != input.rank() {
+        return Err(invalid(format!(
+            "a pad of {} dimensions needs the output's rank and one padding each, got {:?} and {begins:?}",
+            input.rank(),
+            output.sizes
+        )));
+    }
+    let input_count = input.element_count().unwrap_or(u64::MAX);
+    let output_count = output.element_count().unwrap_or(u64::MAX);
+    if mode != PadMode::Constant && input_count == 0 && output_count > 0 {
+        return Err(invalid(format!(
+            "{} padding has no element to repeat in an empty input (sizes {:?})",
+            mode.name(),
+            input.sizes
+        )));
+    }
+    if output_count > u64::from(u32::MAX) || input_count > u64::from(u32::MAX) {
+        return Err(OpError::TooLarge {
+            what: format!("a pad of {input_count} elements into {output_count}"),
+            limit: "u32 element addressing (as on the GPU)".into(),
+        });
+    }
+    Ok(())
+}
+
+/// The raw bytes of the constant: element 0 of `constant` when given and
+/// not empty, else zeros; of the input's data type.
+fn constant_bytes(dtype: DataType, constant: Option<&HostTensor>) -> Result<Vec<u8>, OpError> {
+    let width = dtype.size_bytes();
+    match constant {
+        Some(c) if !c.is_empty() => {
+            if c.dtype() != dtype {
+                return Err(invalid(format!(
+                    "the constant value is {}, the data {dtype}",
+                    c.dtype()
+                )));
+            }
+            Ok(c.bytes()[..width].to_vec())
+        }
+        _ => Ok(vec![0; width]),
+    }
+}
+
+/// The CPU reference: the output described by `output`, each element the
+/// input element [`source_coordinate`] names in every dimension, or the
+/// constant (element 0 of `constant`, zeros when absent or empty).
+pub fn pad_cpu(
+    mode: PadMode,
+    input: &HostTensor,
+    output: &TensorDesc,
+    begins: &[i64],
+    constant: Option<&HostTensor>,
+) -> Result<HostTensor, OpError> {
+    check_call(mode, input.desc(), output, begins)?;
+    let value = constant_bytes(input.dtype(), constant)?;
+    let width = input.dtype().size_bytes();
+    let strides = input.desc().strides();
+    let count = output.element_count().unwrap_or(0);
+    let mut bytes = Vec::with_capacity(count as usize * width);
+    for o in 0..count {
+        let mut rest = o;
+        let mut offset = Some(0u64);
+        for d in (0..output.rank()).rev() {
+            let size = u64::from(output.sizes[d]).max(1);
+            let c = rest % size;
+            rest /= size;
+            let dim = u64::from(input.sizes()[d]);
+            offset = match (offset, source_coordinate(mode, c, begins[d], dim)) {
+                (Some(s), Some(i)) => Some(s + i * strides[d]),
+                _ => None,
+            };
+        }
+        match offset {
+            Some(s) => {
+                let s = s as usize * width;
+                bytes.extend_from_slice(&input.bytes()[s..s + width]);
+            }
+            None => bytes.extend_from_slice(&value),
+        }
+    }
+    HostTensor::from_bytes(output.clone(), bytes)
+}
+
+/// The GPU plan: one pass of `kernel` (the generated kernel of this data
+/// type and mode, workgroup size [`WORKGROUP_SIZE`]; `None` fails with
+/// [`OpError::Unsupported`]) binding `[Params, Input(input_slot),
+/// Output(output_slot)]`; the output (`output_slot + 1` outputs,
+/// [`OutputInit::Overwritten`]) is stored whole. An empty output has no
+/// pass.
+#[allow(clippy::too_many_arguments)]
+pub fn pad_plan(
+    mode: PadMode,
+    input: &TensorDesc,
+    input_slot: usize,
+    output: &TensorDesc,
+    output_slot: usize,
+    begins: &[i64],
+    constant: Option<&HostTensor>,
+    kernel: Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
+    check_call(mode, input, output, begins)?;
+    let kernel = kernel.ok_or_else(|| {
+        OpError::Unsupported(format!(
+            "no {} pad kernel for {} data",
+            mode.name(),
+            input.dtype
+        ))
+    })?;
+    if input.rank() > MAX_DIMS {
+        return Err(OpError::TooLarge {
+            what: format!("a pad of {} dimensions", input.rank()),
+            limit: format!("{MAX_DIMS} dimensions"),
+        });
+    }
+    let count = output.element_count().unwrap_or(0);
+    let work = match input.dtype.size_bytes() {
+        1 => count.div_ceil(4),
+        2 => count.div_ceil(2),
+        _ => count,
+    };
+    let mut plan = GpuPlan {
+        outputs: vec![OutputInit::Overwritten; output_slot + 1],
+        scratch_bytes: Vec::new(),
+        passes: Vec::new(),
+        index_checks: Vec::new(),
+    };
+    if work == 0 {
+        return Ok(plan);
+    }
+    let mut p = vec![0u32; params::LEN];
+    p[params::OUTPUT_COUNT] = count as u32;
+    p[params::WORK_COUNT] = work as u32;
+    let mut value = constant_bytes(input.dtype, constant)?;
+    value.resize(8, 0);
+    p[params::CONSTANT] = u32::from_le_bytes([value[0], value[1], value[2], value[3]]);
+    p[params::CONSTANT + 1] = u32::from_le_bytes([value[4], value[5], value[6], value[7]]);
+    let strides = input.strides();
+    for d in 0..MAX_DIMS {
+        p[params::OUT_SIZES + d] = output.sizes.get(d).copied().unwrap_or(1);
+        p[params::IN_SIZES + d] = input.sizes.get(d).copied().unwrap_or(1);
+        let begin = begins.get(d).copied().unwrap_or(0);
+        p[params::BEGINS + d] = i32::try_from(begin).map_err(|_| OpError::TooLarge {
+            what: format!("a padding of {begin}"),
+            limit: "i32 paddings of the pad kernels".into(),
+        })? as u32;
+        p[params::STRIDES + d] = strides.get(d).copied().unwrap_or(0) as u32;
+    }
+    plan.passes.push(Pass {
+        kernel,
+        buffers: vec![
+            BufferRef::Params,
+            BufferRef::Input(input_slot),
+            BufferRef::Output(output_slot),
+        ],
+        params: p,
+        workgroups: work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
+    });
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_mirror_clamp_and_wrap() {
+        let at = |mode, c| source_coordinate(mode, c, 3, 3);
+        // Output coordinates 0..9 over a dimension of 3 padded by 3 before.
+        let run = |mode| (0..9).map(|c| at(mode, c)).collect::<Vec<_>>();
+        let s = |v: &[u64]| v.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+        assert_eq!(run(PadMode::Edge), s(&[0, 0, 0, 0, 1, 2, 2, 2, 2]));
+        assert_eq!(run(PadMode::Reflect), s(&[1, 2, 1, 0, 1, 2, 1, 0, 1]));
+        assert_eq!(run(PadMode::Symmetric), s(&[2, 1, 0, 0, 1, 2, 2, 1, 0]));
+        assert_eq!(run(PadMode::Wrap), s(&[0, 1, 2, 0, 1, 2, 0, 1, 2]));
+        assert_eq!(run(PadMode::Constant)[..4], [None, None, None, Some(0)]);
+        // A negative padding crops; a dimension of one reflects to itself.
+        assert_eq!(source_coordinate(PadMode::Constant, 0, -2, 5), Some(2));
+        assert_eq!(source_coordinate(PadMode::Reflect, 0, 4, 1), Some(0));
+        let x = HostTensor::from_slice([2, 2], &[1i16, 2, 3, 4]).unwrap();
+        let out = pad_cpu(
+            PadMode::Constant,
+            &x,
+            &TensorDesc::new(DataType::Int16, [3, 3]),
+            &[1, 0],
+            Some(&HostTensor::from_slice([1], &[-7i16]).unwrap()),
+        )
+        .unwrap();
+        assert_eq!(
+            out.to_vec::<i16>().unwrap(),
+            [-7, -7, -7, 1, 2, -7, 3, 4, -7]
+        );
+        let empty = HostTensor::zeros(TensorDesc::new(DataType::Int16, [0, 2])).unwrap();
+        assert!(pad_cpu(
+            PadMode::Edge,
+            &empty,
+            &TensorDesc::new(DataType::Int16, [1, 2]),
+            &[1, 0],
+            None
+        )
+        .is_err());
+    }
+}

@@ -1,0 +1,216 @@
+//! WGSL kernels of the `pad` pattern ([`crate::patterns::pad`]).
+//!
+//! One kernel per data type and [`PadMode`]. Bindings of group 0: `params`
+//! (uniform, the words of [`crate::patterns::pad::params`]), `input:
+//! array<u32>` (read), `output: array<u32>` (read_write). A work item is an
+//! output element (32- and 64-bit data) or an output `u32` word of 4 or 2
+//! elements (8- and 16-bit data, assembled in a register and stored once).
+//! Each element walks its coordinates from the last dimension, unrolled
+//! over every dimension slot (unused ones have sizes 1, padding 0 and
+//! stride 0), maps each into the input as the mode says (signed `i32`
+//! arithmetic, Euclidean remainders) and reads that element, or takes the
+//! constant from the parameter words.
+
+use crate::patterns::pad::{params, PadMode, ELEMENTS_PER_THREAD, MAX_DIMS, WORKGROUP_SIZE};
+use crate::DataType;
+
+use super::dtype;
+use super::segments::{self, Buffer, Layout};
+use super::writer::Writer;
+
+/// The entry point's name.
+pub const PAD_ENTRY: &str = "main";
+
+const BUFFERS: [Buffer<'static>; 3] = [
+    Buffer::params(),
+    Buffer::read("input", true),
+    Buffer::read_write("output", false, true),
+];
+
+/// The kernel key by the framework's convention,
+/// `{operator}/pad_{mode}/{DATA}`.
+pub fn pad_kernel_key(operator: &str, mode: PadMode, data: DataType) -> String {
+    format!("{operator}/pad_{}/{}", mode.name(), data.spec_name())
+}
+
+/// The complete WGSL of one kernel: the module and its segmented variant.
+pub fn pad_kernel(mode: PadMode, data: DataType, key: &str, origin: &str) -> String {
+    segments::combined(pad_kernel_text(mode, data, key, origin))
+}
+
+/// The parts of [`pad_kernel`], for a kernel generated on first use
+/// ([`crate::Kernel::generated`]).
+pub fn pad_kernel_text(
+    mode: PadMode,
+    data: DataType,
+    key: &str,
+    origin: &str,
+) -> crate::KernelText {
+    let plain = module(mode, data, key, origin, Layout::Plain);
+    let segmented = module(mode, data, key, origin, Layout::Segmented);
+    segments::kernel_text(plain, segmented, &BUFFERS)
+}
+
+fn module(mode: PadMode, data: DataType, key: &str, origin: &str, layout: Layout) -> String {
+    let mut w = Writer::new();
+    w.comment(format!("@generated from {origin}"));
+    w.comment(format!("kernel: {key}"));
+    w.comment(format!("pad ({}): data {data}", mode.name()));
+    w.blank();
+    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
+    w.line(format!(
+        "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
+    ));
+    for (name, word) in [
+        ("P_OUTPUT_COUNT", params::OUTPUT_COUNT),
+        ("P_WORK_COUNT", params::WORK_COUNT),
+        ("P_CONSTANT", params::CONSTANT),
+        ("P_OUT_SIZES", params::OUT_SIZES),
+        ("P_IN_SIZES", params::IN_SIZES),
+        ("P_BEGINS", params::BEGINS),
+        ("P_STRIDES", params::STRIDES),
+    ] {
+        w.line(format!("const {name}: u32 = {word}u;"));
+    }
+    w.comment("Not an offset: the element is the constant.");
+    w.line("const CONSTANT: u32 = 0xffffffffu;");
+    w.blank();
+    segments::declare(&mut w, &BUFFERS, layout);
+    w.blank();
+    segments::gen_accessors(&mut w, &BUFFERS, layout);
+    dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
+    w.blank();
+    if !dtype::is_packed(data) {
+        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[2], layout, data);
+        w.blank();
+    }
+    let raw = dtype::raw_type(data);
+    w.comment("The constant as a raw element.");
+    w.open(format!("fn constant() -> {raw}"));
+    match data.size_bits() {
+        64 => w.line("return vec2<u32>(param(P_CONSTANT), param(P_CONSTANT + 1u));"),
+        32 => w.line("return param(P_CONSTANT);"),
+        16 => w.line("return param(P_CONSTANT) & 0xffffu;"),
+        _ => w.line("return param(P_CONSTANT) & 0xffu;"),
+    };
+    w.close();
+    w.blank();
+    w.comment(format!(
+        "The input coordinate position i (output coordinate minus the padding) reads in a dimension of n ({}), or CONSTANT.",
+        mode.name()
+    ));
+    w.open("fn source_coordinate(i: i32, n: i32) -> u32");
+    w.block("if (i >= 0 && i < n)", |w| {
+        w.line("return u32(i);");
+    });
+    match mode {
+        PadMode::Constant => {
+            w.line("return CONSTANT;");
+        }
+        PadMode::Edge => {
+            w.line("return u32(clamp(i, 0, max(n - 1, 0)));");
+        }
+        PadMode::Wrap => {
+            w.line("return u32(((i % n) + n) % n);");
+        }
+        PadMode::Reflect => {
+            w.block("if (n == 1)", |w| {
+                w.line("return 0u;");
+            });
+            w.line("let period = 2 * (n - 1);");
+            w.line("let k = ((i % period) + period) % period;");
+            w.line("return u32(select(period - k, k, k < n));");
+        }
+        PadMode::Symmetric => {
+            w.line("let period = 2 * n;");
+            w.line("let k = ((i % period) + period) % period;");
+            w.line("return u32(select(period - 1 - k, k, k < n));");
+        }
+    }
+    w.close();
+    w.blank();
+    w.comment("The input element output element o reads, or CONSTANT.");
+    w.open("fn source_of(o: u32) -> u32");
+    w.line("var rest = o;");
+    w.line("var offset = 0u;");
+    w.line("var outside = false;");
+    for d in (0..MAX_DIMS).rev() {
+        w.line(format!("let s{d} = max(param(P_OUT_SIZES + {d}u), 1u);"));
+        w.line(format!(
+            "let j{d} = source_coordinate(i32(rest % s{d}) - bitcast<i32>(param(P_BEGINS + {d}u)), i32(param(P_IN_SIZES + {d}u)));"
+        ));
+        w.line(format!("outside = outside || j{d} == CONSTANT;"));
+        w.line(format!(
+            "offset = offset + select(j{d}, 0u, j{d} == CONSTANT) * param(P_STRIDES + {d}u);"
+        ));
+        if d > 0 {
+            w.line(format!("rest = rest / s{d};"));
+        }
+    }
+    w.line("return select(offset, CONSTANT, outside);");
+    w.close();
+    w.blank();
+    w.comment("The output element o: its input element, or the constant.");
+    w.open(format!("fn element(o: u32) -> {raw}"));
+    w.line("let s = source_of(o);");
+    w.block("if (s == CONSTANT)", |w| {
+        w.line("return constant();");
+    });
+    w.line("return load_input(s);");
+    w.close();
+    w.blank();
+    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
+    w.open(format!(
+        "fn {PAD_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
+    ));
+    w.line("let group = wg.x + wg.y * num_workgroups.x;");
+    w.line("let work = param(P_WORK_COUNT);");
+    w.line("let outputs = param(P_OUTPUT_COUNT);");
+    w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
+    w.block(
+        "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
+        |w| {
+            w.line("let item = first + k * WORKGROUP_SIZE;");
+            w.block("if (item >= work)", |w| {
+                w.line("return;");
+            });
+            if dtype::is_packed(data) {
+                let width = data.size_bits();
+                let lanes = 32 / width;
+                w.line(format!("let o0 = item * {lanes}u;"));
+                w.line(format!("let lanes = min({lanes}u, outputs - o0);"));
+                w.line("var word = 0u;");
+                w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
+                    w.line(format!(
+                        "word = word | (element(o0 + e) << (e * {width}u));"
+                    ));
+                });
+                w.line(BUFFERS[2].set(layout, "item", "word"));
+            } else {
+                w.line("store_output(item, element(item));");
+            }
+        },
+    );
+    w.close();
+    w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_validates_on_core_webgpu() {
+        for mode in PadMode::ALL {
+            for data in DataType::ALL {
+                let key = pad_kernel_key("T", mode, data);
+                let text = pad_kernel(mode, data, &key, "test");
+                let (_, segmented) = segments::segmented_part(&text)
+                    .unwrap_or_else(|| panic!("{key}: no segmented variant"));
+                for wgsl in [segments::plain_part(&text), segmented] {
+                    crate::wgsl::validated_module(&key, wgsl, PAD_ENTRY, WORKGROUP_SIZE);
+                }
+            }
+        }
+    }
+}
