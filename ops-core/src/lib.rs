@@ -5,8 +5,9 @@
 //! [`DataType`], [`FeatureLevel`], [`TensorDesc`] and [`HostTensor`], the
 //! error types, the GPU plan data model executed by `ops-gpu`, and (under
 //! `__private`) the pattern library — the CPU reference and GPU plan builder
-//! of each computation pattern (`reduce`, `gather_nd`, `scatter_elements`)
-//! that generated code calls with the spec's parameters. [`fuzz`] derives
+//! of each pattern family (`fold`, `reduce`, `gather_nd`, `gather_elements`,
+//! `scatter_elements`, `scatter_combine`, `scatter_nd`, `view`, `pad`) that
+//! generated code calls with the spec's parameters. [`fuzz`] derives
 //! proptest strategies of valid and invalid calls from any operator's
 //! [`OperatorInfo`], so every spec file gets its fuzzing for free.
 

@@ -2,7 +2,8 @@
 //!
 //! Each pattern has a compile-time configuration (from the spec), a CPU
 //! reference and a GPU plan builder; the WGSL generator of the same pattern
-//! lives in `ops-spec`. Generated code fills in the operator-specific parts.
+//! is its module of [`crate::wgsl`], and its compile-time half a family of
+//! `ops_spec::family`. Generated code fills in the operator-specific parts.
 
 pub mod fold;
 pub mod gather_elements;
