@@ -31,6 +31,7 @@
 //! sizes agree, so the usual call (equal sizes, DirectML's rule) walks at
 //! most three: before the axis, the axis, after it.
 
+use super::coordinates;
 use crate::{
     element_count, row_major_strides, BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError,
     OutputInit, Pass, TensorDesc,
@@ -170,11 +171,7 @@ impl GatherElementsGeometry {
     /// The work items of the kernel for data type `data`: output elements,
     /// or output words for 8- and 16-bit data.
     pub fn work_items(&self, data: DataType) -> u64 {
-        match data.size_bytes() {
-            1 => self.output_count.div_ceil(4),
-            2 => self.output_count.div_ceil(2),
-            _ => self.output_count,
-        }
+        super::word_items(self.output_count, data)
     }
 
     /// The range `[low, high]` index values of type `index` may take.
@@ -196,19 +193,6 @@ impl GatherElementsGeometry {
         }
         offset
     }
-}
-
-/// The row-major coordinates of element `position` of a tensor of `sizes`.
-fn coordinates(sizes: &[u32], position: u64) -> Vec<u32> {
-    let mut rest = position;
-    let mut coords = vec![0u32; sizes.len()];
-    for (c, &s) in coords.iter_mut().zip(sizes).rev() {
-        if s > 0 {
-            *c = (rest % u64::from(s)) as u32;
-            rest /= u64::from(s);
-        }
-    }
-    coords
 }
 
 /// Checks the data types and the output description.

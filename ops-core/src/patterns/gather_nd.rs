@@ -27,6 +27,7 @@
 //!   pair, one kernel per [`GatherVariant`], with the parameter words of
 //!   [`gather_nd_params`] laid out as [`params`] documents.
 
+use super::coordinates;
 use super::pow2_floor;
 use crate::{
     row_major_strides, BufferRef, DataType, DeviceClass, GpuPlan, HostTensor, Kernel, OpError,
@@ -540,11 +541,7 @@ impl GatherNdGeometry {
                 0
             }
         } else {
-            match data.size_bytes() {
-                1 => self.output_count.div_ceil(4),
-                2 => self.output_count.div_ceil(2),
-                _ => self.output_count,
-            }
+            super::word_items(self.output_count, data)
         }
     }
 
@@ -715,19 +712,6 @@ fn check_call(
         )));
     }
     Ok(())
-}
-
-/// The row-major coordinates of element `position` of a tensor of `sizes`.
-fn coordinates(sizes: &[u32], position: u64) -> Vec<u32> {
-    let mut rest = position;
-    let mut coords = vec![0u32; sizes.len()];
-    for (c, &s) in coords.iter_mut().zip(sizes).rev() {
-        if s > 0 {
-            *c = (rest % u64::from(s)) as u32;
-            rest /= u64::from(s);
-        }
-    }
-    coords
 }
 
 /// Index value `v` of tuple element `j` as a position in `[0, size)`, or the

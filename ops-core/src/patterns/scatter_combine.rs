@@ -34,6 +34,7 @@
 //! `combine`, the pattern's other strategies ([`super::scatter_elements`])
 //! apply.
 
+use super::coordinates;
 use super::gather_elements::GatherElementsGeometry;
 use crate::scalar::{Scalar, TypeEnv, Value, Var};
 use crate::{
@@ -179,19 +180,6 @@ fn check_call(
     })
 }
 
-/// The row-major coordinates of element `position` of a tensor of `sizes`.
-fn coordinates(sizes: &[u32], position: u64) -> Vec<u32> {
-    let mut rest = position;
-    let mut coords = vec![0u32; sizes.len()];
-    for (c, &s) in coords.iter_mut().zip(sizes).rev() {
-        if s > 0 {
-            *c = (rest % u64::from(s)) as u32;
-            rest /= u64::from(s);
-        }
-    }
-    coords
-}
-
 /// The CPU reference: `input`, then each update of `updates` combined into
 /// it in row-major order at the position `indices` gives along `axis`, with
 /// `combine` (variables `a`, the element so far, and `b`, the update;
@@ -213,19 +201,7 @@ pub fn scatter_combine_cpu(
     let w = check_call(input.desc(), indices.desc(), updates.desc(), output, axis)?;
     let g = &w.geometry;
     let (low, high) = g.index_range(indices.dtype());
-    let dtype = input.dtype();
-    let width = dtype.size_bytes();
-    let raw = matches!(combine, Scalar::Var(Var::B));
     let mut out = input.bytes().to_vec();
-    let mut element = Vec::with_capacity(8);
-    // One element of `bytes` as a CPU value.
-    let value_at = |bytes: &[u8], at: usize| -> Result<Value, OpError> {
-        let one = HostTensor::from_bytes(
-            TensorDesc::new(dtype, [1]),
-            bytes[at * width..(at + 1) * width].to_vec(),
-        )?;
-        Ok(super::fold::value_of(&one, 0))
-    };
     for u in 0..g.output_count {
         let v = indices.get_int(u as usize).ok_or_else(|| {
             OpError::InvalidArgument(format!("`{indices_name}` has no index element {u}"))
@@ -241,27 +217,43 @@ pub fn scatter_combine_cpu(
         }
         let i = if v < 0 { v + i128::from(g.axis_len) } else { v } as u64;
         let (t, u) = (g.source(u, i) as usize, u as usize);
-        element.clear();
-        if raw {
-            // A replacement moves raw bits (NaN payloads survive).
-            element.extend_from_slice(&updates.bytes()[u * width..(u + 1) * width]);
-        } else {
-            let mut vars = [Value::I(0); 5];
-            vars[Var::A as usize] = value_at(&out, t)?;
-            vars[Var::B as usize] = value_at(updates.bytes(), u)?;
-            super::fold::write_value(
-                combine.eval(
-                    &TypeEnv::uniform(std::slice::from_ref(&dtype)),
-                    &vars,
-                    attrs,
-                ),
-                dtype,
-                &mut element,
-            );
-        }
-        out[t * width..(t + 1) * width].copy_from_slice(&element);
+        combine_into(combine, &mut out, t, updates, u, attrs)?;
     }
     HostTensor::from_bytes(output.clone(), out)
+}
+
+/// Element `t` of `out` (raw bytes of `updates`' data type) combined with
+/// element `u` of `updates` as `combine` says (`a` the element, `b` the
+/// update), computed as [`Scalar::eval`] does and rounded to the data type;
+/// a replacement (`combine` is `b`) moves raw bits, NaN payloads included.
+/// The CPU references of both scatters apply each update with it.
+pub(crate) fn combine_into(
+    combine: &Scalar,
+    out: &mut [u8],
+    t: usize,
+    updates: &HostTensor,
+    u: usize,
+    attrs: &[Value],
+) -> Result<(), OpError> {
+    let dtype = updates.dtype();
+    let width = dtype.size_bytes();
+    let update = &updates.bytes()[u * width..(u + 1) * width];
+    if matches!(combine, Scalar::Var(Var::B)) {
+        out[t * width..(t + 1) * width].copy_from_slice(update);
+        return Ok(());
+    }
+    let value_at = |bytes: &[u8]| -> Result<Value, OpError> {
+        let one = HostTensor::from_bytes(TensorDesc::new(dtype, [1]), bytes.to_vec())?;
+        Ok(super::fold::value_of(&one, 0))
+    };
+    let mut vars = [Value::I(0); 5];
+    vars[Var::A as usize] = value_at(&out[t * width..(t + 1) * width])?;
+    vars[Var::B as usize] = value_at(update)?;
+    let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
+    let mut element = Vec::with_capacity(width);
+    super::fold::write_value(combine.eval(&env, &vars, attrs), dtype, &mut element);
+    out[t * width..(t + 1) * width].copy_from_slice(&element);
+    Ok(())
 }
 
 /// The GPU plan: the output starts as a copy of the input

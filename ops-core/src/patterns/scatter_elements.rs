@@ -94,6 +94,7 @@
 //!      `atomicAnd` / `atomicOr`, so neighbours never race; 64-bit elements
 //!      are two plain word stores.
 
+use super::coordinates;
 use crate::{
     BufferRef, DataType, DeviceClass, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass,
     TensorDesc,
@@ -457,20 +458,6 @@ fn resolve(value: i128, low: i128, high: i128, axis_len: u64) -> Option<u64> {
         value
     };
     u64::try_from(c).ok()
-}
-
-/// Row-major coordinates of element `position` of a tensor of `sizes`.
-fn coordinates(sizes: &[u32], mut position: u64) -> Vec<u32> {
-    let mut coords = vec![0u32; sizes.len()];
-    for d in (0..sizes.len()).rev() {
-        let s = u64::from(sizes[d]);
-        if s == 0 {
-            break;
-        }
-        coords[d] = (position % s) as u32;
-        position /= s;
-    }
-    coords
 }
 
 /// Checks the call's descriptions; shared by the CPU reference and the plan

@@ -30,8 +30,9 @@
 //! the slice length: row scatters (an embedding update) run wide, element
 //! scatters (slices of one element) on one thread.
 
+use super::coordinates;
 use super::gather_nd::{GatherNdGeometry, GatherShape};
-use crate::scalar::{Scalar, TypeEnv, Value, Var};
+use crate::scalar::{Scalar, Value};
 use crate::{BufferRef, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc};
 
 /// Threads per workgroup of the kernels.
@@ -155,19 +156,6 @@ fn check_call(
     Ok(g)
 }
 
-/// The row-major coordinates of element `position` of a tensor of `sizes`.
-fn coordinates(sizes: &[u32], position: u64) -> Vec<u32> {
-    let mut rest = position;
-    let mut coords = vec![0u32; sizes.len()];
-    for (c, &s) in coords.iter_mut().zip(sizes).rev() {
-        if s > 0 {
-            *c = (rest % u64::from(s)) as u32;
-            rest /= u64::from(s);
-        }
-    }
-    coords
-}
-
 /// The CPU reference: `input`, then the slice of `updates` of each tuple of
 /// `indices` combined into the slice the tuple names, tuples in row-major
 /// order, with `combine` (`a` the element so far, `b` the update; `attrs`
@@ -225,39 +213,11 @@ pub fn scatter_nd_cpu(
         }
         bases.push(base);
     }
-    let raw = matches!(combine, Scalar::Var(Var::B));
-    let dtype = input.dtype();
-    let width = dtype.size_bytes();
-    let value_at = |bytes: &[u8], at: usize| -> Result<Value, OpError> {
-        let one = HostTensor::from_bytes(
-            TensorDesc::new(dtype, [1]),
-            bytes[at * width..(at + 1) * width].to_vec(),
-        )?;
-        Ok(super::fold::value_of(&one, 0))
-    };
     let mut out = input.bytes().to_vec();
-    let mut element = Vec::with_capacity(8);
     for (t, &base) in bases.iter().enumerate() {
         for s in 0..g.slice_len {
             let (o, u) = ((base + s) as usize, (t as u64 * g.slice_len + s) as usize);
-            element.clear();
-            if raw {
-                element.extend_from_slice(&updates.bytes()[u * width..(u + 1) * width]);
-            } else {
-                let mut vars = [Value::I(0); 5];
-                vars[Var::A as usize] = value_at(&out, o)?;
-                vars[Var::B as usize] = value_at(updates.bytes(), u)?;
-                super::fold::write_value(
-                    combine.eval(
-                        &TypeEnv::uniform(std::slice::from_ref(&dtype)),
-                        &vars,
-                        attrs,
-                    ),
-                    dtype,
-                    &mut element,
-                );
-            }
-            out[o * width..(o + 1) * width].copy_from_slice(&element);
+            super::scatter_combine::combine_into(combine, &mut out, o, updates, u, attrs)?;
         }
     }
     HostTensor::from_bytes(output.clone(), out)
@@ -390,7 +350,7 @@ pub fn scatter_nd_index_error(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scalar::Binary;
+    use crate::scalar::{Binary, Var};
 
     static A: Scalar = Scalar::Var(Var::A);
     static B: Scalar = Scalar::Var(Var::B);

@@ -237,11 +237,7 @@ pub fn view_plan(
         });
     }
     let count = output.element_count().unwrap_or(0);
-    let work = match input.dtype.size_bytes() {
-        1 => count.div_ceil(4),
-        2 => count.div_ceil(2),
-        _ => count,
-    };
+    let work = super::word_items(count, input.dtype);
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Overwritten; output_slot + 1],
         scratch_bytes: Vec::new(),

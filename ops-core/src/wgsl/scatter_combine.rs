@@ -100,6 +100,27 @@ pub fn scatter_combine_kernel_text(
     segments::kernel_text(plain, segmented, &buffers(data))
 }
 
+/// Writes `fn combine(a: T, b: T) -> T` for a scatter combining `data`
+/// elements with `combine` (`a` the element, `b` the update), in `data`'s
+/// compute type, with the `decode`/`encode` helpers and those `combine`
+/// calls. The scatter_nd kernels use it too.
+pub(crate) fn gen_combine(w: &mut Writer, combine: &Scalar, data: DataType) {
+    gen_helpers(w, data);
+    let env = TypeEnv::uniform(std::slice::from_ref(&data));
+    gen_expr_helpers(w, &[combine], &env);
+    w.blank();
+    let t = compute_type(data);
+    w.open(format!("fn combine(a: {t}, b: {t}) -> {t}"));
+    let var = |v: Var| match v {
+        Var::A => "a".to_string(),
+        Var::B => "b".to_string(),
+        other => format!("/* {} */ a", other.name()),
+    };
+    w.line(format!("return {};", scalar_wgsl(combine, &env, &var)));
+    w.close();
+    w.blank();
+}
+
 fn module(
     combine: &Scalar,
     data: DataType,
@@ -150,20 +171,7 @@ fn module(
     dtype::gen_resolve_index(&mut w, "resolve", index, "BAD");
     w.blank();
     if !raw {
-        gen_helpers(&mut w, data);
-        let env = TypeEnv::uniform(std::slice::from_ref(&data));
-        gen_expr_helpers(&mut w, &[combine], &env);
-        w.blank();
-        let t = compute_type(data);
-        w.open(format!("fn combine(a: {t}, b: {t}) -> {t}"));
-        let var = |v: Var| match v {
-            Var::A => "a".to_string(),
-            Var::B => "b".to_string(),
-            other => format!("/* {} */ a", other.name()),
-        };
-        w.line(format!("return {};", scalar_wgsl(combine, &env, &var)));
-        w.close();
-        w.blank();
+        gen_combine(&mut w, combine, data);
     }
     w.comment("The output element update u lands on, its axis coordinate being i: its");
     w.comment("coordinates (last dimension first) times the input's strides. Unrolled");

@@ -22,11 +22,11 @@
 
 use crate::patterns::scatter_combine::combine_unsupported;
 use crate::patterns::scatter_nd::{params, MAX_TUPLE, WORKGROUP_SIZE};
-use crate::scalar::{Scalar, TypeEnv, Var};
+use crate::scalar::{Scalar, Var};
 use crate::DataType;
 
 use super::dtype;
-use super::scalar::{compute_type, gen_expr_helpers, gen_helpers, scalar_wgsl};
+use super::scatter_combine::gen_combine;
 use super::segments::{self, Buffer, Layout};
 use super::writer::Writer;
 
@@ -131,20 +131,7 @@ fn module(
     dtype::gen_resolve_index(&mut w, "resolve", index, "BAD");
     w.blank();
     if !raw {
-        gen_helpers(&mut w, data);
-        let env = TypeEnv::uniform(std::slice::from_ref(&data));
-        gen_expr_helpers(&mut w, &[combine], &env);
-        w.blank();
-        let t = compute_type(data);
-        w.open(format!("fn combine(a: {t}, b: {t}) -> {t}"));
-        let var = |v: Var| match v {
-            Var::A => "a".to_string(),
-            Var::B => "b".to_string(),
-            other => format!("/* {} */ a", other.name()),
-        };
-        w.line(format!("return {};", scalar_wgsl(combine, &env, &var)));
-        w.close();
-        w.blank();
+        gen_combine(&mut w, combine, data);
     }
     w.comment("The input offset of tuple t's slice, or BAD after reporting its first");
     w.comment("out-of-range index value. Unrolled over every slot (a loop inside the");
