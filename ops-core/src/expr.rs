@@ -96,6 +96,35 @@ pub enum Func {
     Normalize,
     /// `range(lo, hi)`: the list `[lo, hi)`
     Range,
+    /// `broadcastable(a, b)`: two shapes are compatible under
+    /// multidirectional (numpy, ONNX) broadcasting: right-aligned, each
+    /// pair of dimensions equal or one of them 1
+    Broadcastable,
+    /// `broadcast(a, b)`: the shape two broadcastable shapes broadcast
+    /// to (the longer rank; per right-aligned dimension the one that is
+    /// not 1); the rule fails on shapes that are not broadcastable
+    Broadcast,
+}
+
+/// The shape `a` and `b` broadcast to under multidirectional broadcasting,
+/// or `None` when a pair of right-aligned dimensions differs and neither is
+/// 1.
+pub fn broadcast_shapes(a: &[i128], b: &[i128]) -> Option<Vec<i128>> {
+    let r = a.len().max(b.len());
+    let at = |l: &[i128], d: usize| -> i128 {
+        match (d + l.len()).checked_sub(r) {
+            Some(i) => l[i],
+            None => 1,
+        }
+    };
+    (0..r)
+        .map(|d| match (at(a, d), at(b, d)) {
+            (x, y) if x == y => Some(x),
+            (1, y) => Some(y),
+            (x, 1) => Some(x),
+            _ => None,
+        })
+        .collect()
 }
 
 /// An expression of the rule language, as static data.
@@ -560,6 +589,23 @@ impl<'a> Env<'a> {
                     return err("range too long");
                 }
                 Val::List(List::owned((a..b.max(a)).collect()))
+            }
+            Func::Broadcastable => {
+                let (a, b) = (self.list_val(&args[0])?, self.list_val(&args[1])?);
+                Val::Bool(broadcast_shapes(&a, &b).is_some())
+            }
+            Func::Broadcast => {
+                let (a, b) = (self.list_val(&args[0])?, self.list_val(&args[1])?);
+                match broadcast_shapes(&a, &b) {
+                    Some(l) => Val::List(List::owned(l)),
+                    None => {
+                        return err(format!(
+                            "{} and {} do not broadcast",
+                            ListText(&a),
+                            ListText(&b)
+                        ))
+                    }
+                }
             }
         })
     }

@@ -110,11 +110,36 @@ pub enum Var {
     Acc,
     /// The number of elements reduced (`n`).
     N,
+    /// An element-wise pattern's first input (the spec names it by its
+    /// tensor's name).
+    In0,
+    /// Its second input.
+    In1,
+    /// Its third input.
+    In2,
+    /// Its fourth input.
+    In3,
 }
 
 impl Var {
+    /// How many variables there are.
+    pub const COUNT: usize = 9;
+
     /// Every variable.
-    pub const ALL: [Var; 5] = [Var::X, Var::A, Var::B, Var::Acc, Var::N];
+    pub const ALL: [Var; Var::COUNT] = [
+        Var::X,
+        Var::A,
+        Var::B,
+        Var::Acc,
+        Var::N,
+        Var::In0,
+        Var::In1,
+        Var::In2,
+        Var::In3,
+    ];
+
+    /// The variables of an element-wise pattern's inputs, in input order.
+    pub const INPUTS: [Var; 4] = [Var::In0, Var::In1, Var::In2, Var::In3];
 
     /// The name a spec writes.
     pub const fn name(self) -> &'static str {
@@ -124,6 +149,10 @@ impl Var {
             Var::B => "b",
             Var::Acc => "acc",
             Var::N => "n",
+            Var::In0 => "in0",
+            Var::In1 => "in1",
+            Var::In2 => "in2",
+            Var::In3 => "in3",
         }
     }
 }
@@ -158,7 +187,7 @@ pub struct TypeEnv<'a> {
     /// The data type of each type parameter ([`Ty::Param`]).
     pub params: &'a [DataType],
     /// Each variable's type, indexed as [`Var::ALL`].
-    pub vars: [Ty; 5],
+    pub vars: [Ty; Var::COUNT],
 }
 
 impl<'a> TypeEnv<'a> {
@@ -167,7 +196,7 @@ impl<'a> TypeEnv<'a> {
     pub const fn uniform(params: &'a [DataType]) -> TypeEnv<'a> {
         TypeEnv {
             params,
-            vars: [Ty::T; 5],
+            vars: [Ty::T; Var::COUNT],
         }
     }
 
@@ -533,7 +562,7 @@ impl Scalar {
     /// Returns a value of the expression's type ([`Scalar::type_of`]). The
     /// spec compiler has checked the expression's types, so a mismatch
     /// here is a bug in it; it gives NaN or 0 rather than a panic.
-    pub fn eval(&self, env: &TypeEnv<'_>, vars: &[Value; 5], attrs: &[Value]) -> Value {
+    pub fn eval(&self, env: &TypeEnv<'_>, vars: &[Value; Var::COUNT], attrs: &[Value]) -> Value {
         self.eval_typed(env, vars, attrs).0
     }
 
@@ -566,7 +595,7 @@ impl Scalar {
     fn eval_typed(
         &self,
         env: &TypeEnv<'_>,
-        vars: &[Value; 5],
+        vars: &[Value; Var::COUNT],
         attrs: &[Value],
     ) -> (Value, DataType) {
         match *self {
@@ -840,8 +869,10 @@ mod tests {
         TypeEnv::uniform(Box::leak(Box::new([dt])))
     }
 
-    fn vars(x: Value) -> [Value; 5] {
-        [x, Value::I(0), Value::I(0), Value::I(0), Value::I(0)]
+    fn vars(x: Value) -> [Value; Var::COUNT] {
+        let mut v = [Value::I(0); Var::COUNT];
+        v[0] = x;
+        v
     }
 
     #[test]

@@ -138,6 +138,7 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
     let mut compute = None;
     let mut support_span = None;
     let mut compute_seen = false;
+    let mut compute_items = Vec::new();
     for item in &file.items {
         match item {
             Item::Rules(rules, _) => {
@@ -163,10 +164,26 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
                     errors.error(c.pattern.span, "duplicate `compute` block");
                 }
                 compute_seen = true;
-                compute = lx.lower_compute(c, errors);
+                compute_items.push(c);
             }
             _ => {}
         }
+    }
+    // The compute block is lowered last, seeing every rule (a family may
+    // read the rules: the element-wise family's tensor types) and the
+    // rules' `let` variables.
+    let (scopes, slots) = (std::mem::take(&mut lx.scopes), lx.slots);
+    let mut with_rules = spec.clone();
+    with_rules.steps = steps.clone();
+    with_rules.support = support.clone();
+    let mut lx = Lower {
+        spec: &with_rules,
+        src,
+        scopes,
+        slots,
+    };
+    for c in compute_items {
+        compute = lx.lower_compute(c, errors);
     }
     let slots = lx.slots;
     spec.steps = steps;
@@ -411,6 +428,8 @@ const FUNCS: &[&str] = &[
     "is_float",
     "normalize",
     "range",
+    "broadcastable",
+    "broadcast",
     "rank",
     "dtype",
     "values",
@@ -795,6 +814,8 @@ impl Lower<'_> {
             "is_float" => (&[Ty::DType], Ty::Bool, Some(Func::IsFloat)),
             "normalize" => (&[Ty::List, Ty::Int], Ty::List, Some(Func::Normalize)),
             "range" => (&[Ty::Int, Ty::Int], Ty::List, Some(Func::Range)),
+            "broadcastable" => (&[Ty::List, Ty::List], Ty::Bool, Some(Func::Broadcastable)),
+            "broadcast" => (&[Ty::List, Ty::List], Ty::List, Some(Func::Broadcast)),
             "rank" | "dtype" | "values" => (&[Ty::Int], Ty::Int, None),
             other => {
                 let d = Diagnostic::new(f.span, format!("unknown function `{other}`"));

@@ -28,7 +28,7 @@
 //! finished into the output.
 
 use crate::accuracy::Tolerance;
-use crate::scalar::{f16_bits, wrap, Scalar, TypeEnv, Value};
+use crate::scalar::{f16_bits, wrap, Scalar, TypeEnv, Value, Var};
 use crate::{
     BufferRef, DataType, DeviceClass, Element, GpuPlan, HostTensor, Kernel, OpError, OutputInit,
     Pass, TensorDesc, MAX_THREAD_STEPS,
@@ -306,7 +306,14 @@ pub fn fold_cpu(
     })?;
     let zero = Value::I(0);
     let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
-    let identity = fold.identity.eval(&env, &[zero; 5], attrs);
+    let with = |pairs: &[(Var, Value)]| {
+        let mut v = [zero; Var::COUNT];
+        for &(var, x) in pairs {
+            v[var as usize] = x;
+        }
+        v
+    };
+    let identity = fold.identity.eval(&env, &with(&[]), attrs);
     let mut acc = vec![identity; outputs];
     let sizes = input.sizes();
     let mut mask = vec![false; sizes.len()];
@@ -331,15 +338,17 @@ pub fn fold_cpu(
             }
         }
         let x = value_of(input, offset);
-        let mapped = fold.map.eval(&env, &[x, zero, zero, zero, zero], attrs);
+        let mapped = fold.map.eval(&env, &with(&[(Var::X, x)]), attrs);
         acc[out] = fold
             .combine
-            .eval(&env, &[zero, acc[out], mapped, zero, zero], attrs);
+            .eval(&env, &with(&[(Var::A, acc[out]), (Var::B, mapped)]), attrs);
     }
     let n = count_value(geometry.reduce_len, dtype);
     let mut bytes = Vec::with_capacity(outputs * dtype.size_bytes());
     for a in acc {
-        let v = fold.finish.eval(&env, &[zero, zero, zero, a, n], attrs);
+        let v = fold
+            .finish
+            .eval(&env, &with(&[(Var::Acc, a), (Var::N, n)]), attrs);
         write_value(v, dtype, &mut bytes);
     }
     HostTensor::from_bytes(output.clone(), bytes)
@@ -358,13 +367,8 @@ pub fn fold_tolerance(fold: &Fold, input: &TensorDesc, axes: &[u32]) -> Toleranc
     // reject (a tolerance is asked for before the call is checked) fold
     // nothing.
     let n = ReduceGeometry::new(&input.sizes, axes).map_or(0, |g| g.reduce_len);
-    let vars = [
-        Value::I(0),
-        Value::I(0),
-        Value::I(0),
-        Value::I(0),
-        Value::I(i128::from(n)),
-    ];
+    let mut vars = [Value::I(0); Var::COUNT];
+    vars[Var::N as usize] = Value::I(i128::from(n));
     let env = TypeEnv::uniform(&[DataType::Int64]);
     match bound.eval(&env, &vars, &[]) {
         Value::I(u) => Tolerance::Ulp(u64::try_from(u).unwrap_or(0)),

@@ -246,7 +246,7 @@ pub(crate) fn combine_into(
         let one = HostTensor::from_bytes(TensorDesc::new(dtype, [1]), bytes.to_vec())?;
         Ok(super::fold::value_of(&one, 0))
     };
-    let mut vars = [Value::I(0); 5];
+    let mut vars = [Value::I(0); Var::COUNT];
     vars[Var::A as usize] = value_at(&out[t * width..(t + 1) * width])?;
     vars[Var::B as usize] = value_at(update)?;
     let env = TypeEnv::uniform(std::slice::from_ref(&dtype));

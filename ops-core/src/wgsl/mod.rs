@@ -9,6 +9,7 @@
 //! calls them in its tests.
 
 pub mod dtype;
+pub mod elementwise;
 pub mod fold;
 pub mod gather_elements;
 pub mod gather_nd;

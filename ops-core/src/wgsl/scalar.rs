@@ -124,6 +124,20 @@ pub fn gen_helpers(w: &mut Writer, dt: DataType) {
     }
 }
 
+/// [`gen_helpers`] for one of several data types of a kernel: its
+/// functions named with `prefix` (`in0_decode`, `in0_encode`, `in0_wrap`,
+/// ...), so that a kernel over tensors of different types has one set per
+/// tensor.
+pub fn gen_codec(w: &mut Writer, dt: DataType, prefix: &str) {
+    let mut own = Writer::new();
+    gen_helpers(&mut own, dt);
+    let mut text = own.finish();
+    for name in ["decode(", "encode(", "wrap(", "acc_words(", "acc_value("] {
+        text = text.replace(name, &format!("{prefix}{name}"));
+    }
+    w.lines(&text);
+}
+
 /// Writes the helpers that the WGSL of `exprs` in `env` ([`scalar_wgsl`])
 /// calls: float `min`/`max`/`exp`/`log`/`pow` when a float is computed,
 /// word-pair arithmetic when a 64-bit integer is, a wrap per narrow integer
@@ -816,7 +830,7 @@ fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, D
         | Scalar::Lowest(_)
         | Scalar::Highest(_) => {
             let dt = e.type_of(env);
-            let v = e.eval(env, &[Value::I(0); 5], &[]);
+            let v = e.eval(env, &[Value::I(0); Var::COUNT], &[]);
             (value_literal(v, dt), dt)
         }
         Scalar::Cast(t, a) => {

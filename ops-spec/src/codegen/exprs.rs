@@ -91,6 +91,8 @@ pub fn gen_expr(e: &Expr) -> TokenStream {
                 Func::Unique => quote!(Unique),
                 Func::Product => quote!(Product),
                 Func::Sum => quote!(Sum),
+                Func::Broadcastable => quote!(Broadcastable),
+                Func::Broadcast => quote!(Broadcast),
                 Func::Min => quote!(Min),
                 Func::Max => quote!(Max),
                 Func::IsSigned => quote!(IsSigned),

@@ -70,6 +70,7 @@ impl Family for FoldFamily {
                     let env = ScalarEnv {
                         params: PARAMS,
                         vars,
+                        names: &[],
                     };
                     let s = cx.lower_scalar(e, key, &env, STy::T, errors)?;
                     Some((s, cx.text(e.span)))
@@ -101,6 +102,7 @@ impl Family for FoldFamily {
                 let env = ScalarEnv {
                     params: &[],
                     vars: &[(Var::N, INT64)],
+                    names: &[],
                 };
                 let bound = cx.lower_scalar(&args[0], "accuracy", &env, INT64, errors)?;
                 Some((Some(bound), cx.text(e.span)))

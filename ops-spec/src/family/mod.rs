@@ -23,6 +23,7 @@ use crate::lower::Lower;
 use crate::model::Spec;
 use crate::syntax::ast;
 
+pub mod elementwise;
 pub mod fold;
 pub mod gather_elements;
 pub mod gather_nd;
@@ -43,6 +44,7 @@ pub static FAMILIES: &[&dyn Family] = &[
     &scatter_nd::ScatterNdFamily,
     &view::ViewFamily,
     &pad::PadFamily,
+    &elementwise::ElementwiseFamily,
 ];
 
 /// The family named `name`.

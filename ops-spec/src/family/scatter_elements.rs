@@ -73,6 +73,7 @@ impl Family for ScatterElementsFamily {
                 let env = ScalarEnv {
                     params: PARAMS,
                     vars: &[(Var::A, STy::T), (Var::B, STy::T)],
+                    names: &[],
                 };
                 let s = cx.lower_scalar(e, "combine", &env, STy::T, errors)?;
                 Some((s, cx.text(e.span)))

@@ -27,9 +27,28 @@ pub(crate) struct ScalarEnv<'a> {
     pub params: &'a [(&'a str, &'a str)],
     /// The variables the parameter may use, and their types.
     pub vars: &'a [(Var, Ty)],
+    /// The names a spec writes for variables, where not their own (an
+    /// element-wise pattern's inputs are named by their tensors).
+    pub names: &'a [(&'a str, Var)],
 }
 
 impl ScalarEnv<'_> {
+    /// The name a spec writes for `v`.
+    fn var_name(&self, v: Var) -> &str {
+        self.names
+            .iter()
+            .find(|(_, x)| *x == v)
+            .map_or(v.name(), |(n, _)| n)
+    }
+
+    /// The variable a spec's name stands for.
+    fn var_named(&self, n: &str) -> Option<Var> {
+        match self.names.iter().find(|(s, _)| *s == n) {
+            Some(&(_, v)) => Some(v),
+            None => Var::ALL.iter().copied().find(|v| v.name() == n),
+        }
+    }
+
     /// The name of a type in messages (`FLOAT32`, `T`).
     pub(crate) fn name(&self, t: Ty) -> String {
         match t {
@@ -128,12 +147,12 @@ impl Lower<'_> {
             ExprKind::Decimal(d) => node(Kind::Decimal(d.clone(), false), None),
             ExprKind::Bool(b) => node(Kind::Bool(*b), Some(BOOL)),
             ExprKind::Name(n) => {
-                if let Some(v) = Var::ALL.iter().find(|v| v.name() == n) {
-                    let Some(&(_, ty)) = env.vars.iter().find(|(x, _)| x == v) else {
+                if let Some(v) = env.var_named(n) {
+                    let Some(&(_, ty)) = env.vars.iter().find(|(x, _)| *x == v) else {
                         let allowed: Vec<String> = env
                             .vars
                             .iter()
-                            .map(|(v, _)| format!("`{}`", v.name()))
+                            .map(|(v, _)| format!("`{}`", env.var_name(*v)))
                             .collect();
                         errors.push(
                             Diagnostic::new(e.span, format!("`{key}` cannot use `{n}`")).help(
@@ -146,7 +165,7 @@ impl Lower<'_> {
                         );
                         return None;
                     };
-                    node(Kind::Var(*v), Some(ty))
+                    node(Kind::Var(v), Some(ty))
                 } else if let Some(i) = self.spec.attrs.iter().position(|a| &a.name == n) {
                     let (kind, ty) = match self.spec.attrs[i].ty {
                         AttrType::Int(_) => (AttrScalar::Int, None),
@@ -170,7 +189,8 @@ impl Lower<'_> {
                 } else if n == "highest" {
                     node(Kind::Highest, None)
                 } else {
-                    let mut cands: Vec<&str> = env.vars.iter().map(|(v, _)| v.name()).collect();
+                    let mut cands: Vec<&str> =
+                        env.vars.iter().map(|(v, _)| env.var_name(*v)).collect();
                     cands.extend(["lowest", "highest"]);
                     let d = Diagnostic::new(e.span, format!("unknown name `{n}` in `{key}`"));
                     errors.push(match near_miss(n, cands.iter().copied()) {

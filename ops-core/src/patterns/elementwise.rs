@@ -1,0 +1,416 @@
+//! The `elementwise` pattern: each output element is an expression of the
+//! inputs' elements at the same coordinates, after broadcasting, and of the
+//! descriptor's scalar attributes (ONNX Add, Relu, Where, Cast and their
+//! kin, and any fusion of them a spec writes).
+//!
+//! ```text
+//! output[c] = value(in0[c mod in0], in1[c mod in1], ...)
+//! ```
+//!
+//! Broadcasting is multidirectional (numpy's, ONNX's): each input's sizes
+//! are right-aligned with the output's, and a dimension of size 1 (or a
+//! missing leading one) repeats its single element; every other dimension
+//! equals the output's. A spec whose inputs all have the output's shape
+//! (DirectML's element-wise operators) is the special case of no
+//! broadcasting. The `value` is a [`Scalar`] expression, so a spec may fuse
+//! several operations (`max(x * s + b, 0)`) into one kernel that reads each
+//! input element once and writes each output element once.
+//!
+//! # Types
+//!
+//! Each tensor (inputs, then the output) has a [`Ty`] in
+//! [`Elementwise::types`]: a data type, or a type parameter that tensors
+//! sharing a type have in common (ONNX's `T` of `Add(A: T, B: T) -> T`).
+//! A call binds each parameter to its tensors' data type; tensors of one
+//! parameter must agree (the spec's rules say so in its own words, the
+//! call checks it again). Parameter 0 is the output's when the output's
+//! type is a parameter: what `cast<T>(..)` converts to.
+//!
+//! # GPU algorithm
+//!
+//! One pass: a work item per output element (32- and 64-bit outputs) or
+//! per output `u32` word (8- and 16-bit ones, assembled in a register and
+//! stored once, no atomics), [`ELEMENTS_PER_THREAD`] items a thread. Each
+//! walks its coordinates from the last dimension, adding each input's
+//! stride (0 where it broadcasts), loads one element per input, and
+//! evaluates the expression in the compute types of [`crate::scalar`]
+//! (FLOAT16 in `f32`, rounded once on store).
+
+use crate::accuracy::Tolerance;
+use crate::scalar::{Scalar, Ty, TypeEnv, Value, Var};
+use crate::{
+    Access, BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
+};
+
+use super::fold::{value_of, write_value};
+
+/// Threads per workgroup of the kernels.
+pub const WORKGROUP_SIZE: u32 = 256;
+
+/// Work items a thread takes, `WORKGROUP_SIZE` apart.
+pub const ELEMENTS_PER_THREAD: u64 = 4;
+
+/// Most output dimensions the kernels walk.
+pub const MAX_DIMS: usize = 8;
+
+/// Most inputs an element-wise expression reads.
+pub const MAX_INPUTS: usize = Var::INPUTS.len();
+
+/// Most attributes an expression reads (two parameter words each).
+pub const MAX_ATTRS: usize = 8;
+
+/// The parameter words of the kernel (the uniform `params` block):
+///
+/// | words | meaning |
+/// | --- | --- |
+/// | 0 | output element count |
+/// | 1 | work items |
+/// | 8..16 | output sizes (unused slots 1) |
+/// | 16 + 8i..24 + 8i | input `i`'s strides per output dimension, in elements (0 where it broadcasts) |
+/// | 48..64 | attribute words ([`crate::scalar::attr_words`]) |
+pub mod params {
+    /// Output element count.
+    pub const OUTPUT_COUNT: usize = 0;
+    /// Work items.
+    pub const WORK_COUNT: usize = 1;
+    /// First output size.
+    pub const SIZES: usize = 8;
+    /// Input 0's first stride; input `i`'s are `8 * i` words further.
+    pub const STRIDES: usize = 16;
+    /// First attribute word.
+    pub const ATTRS: usize = 48;
+    /// Total word count.
+    pub const LEN: usize = 64;
+}
+
+/// The kernel bindings of an expression of `inputs` inputs: params
+/// (uniform), each input (read), the output (read-write).
+pub const fn bindings(inputs: usize) -> &'static [Access] {
+    const U: Access = Access::Uniform;
+    const R: Access = Access::Read;
+    const W: Access = Access::ReadWrite;
+    match inputs {
+        0 => &[U, W],
+        1 => &[U, R, W],
+        2 => &[U, R, R, W],
+        3 => &[U, R, R, R, W],
+        _ => &[U, R, R, R, R, W],
+    }
+}
+
+/// An element-wise computation as a spec declares it.
+#[derive(Clone, Copy, Debug)]
+pub struct Elementwise {
+    /// The output element, an expression of [`Var::INPUTS`] (one per
+    /// input, in order) and the attributes.
+    pub value: &'static Scalar,
+    /// Each tensor's type: the inputs in order, then the output.
+    pub types: &'static [Ty],
+    /// The accuracy contract: `None` exact, else within this many ULP of
+    /// the output type (floats; integers and BOOL are always exact).
+    pub accuracy: Option<u64>,
+}
+
+impl Elementwise {
+    /// The number of inputs.
+    pub fn inputs(&self) -> usize {
+        self.types.len() - 1
+    }
+
+    /// The type environment of a kernel binding the type parameters to
+    /// `params`.
+    pub fn env<'a>(&self, params: &'a [DataType]) -> TypeEnv<'a> {
+        let mut env = TypeEnv::uniform(params);
+        for (i, &t) in self.types[..self.inputs()].iter().enumerate() {
+            env.vars[Var::INPUTS[i] as usize] = t;
+        }
+        env
+    }
+
+    /// The data type of each type parameter, from the tensors of a call
+    /// (inputs then output, as [`Elementwise::types`]): an error when two
+    /// tensors of one parameter differ, or a tensor of a fixed type has
+    /// another.
+    pub fn bind(&self, dtypes: &[DataType]) -> Result<Vec<DataType>, OpError> {
+        if dtypes.len() != self.types.len() {
+            return Err(OpError::InvalidArgument(format!(
+                "an element-wise call of {} tensors needs {}",
+                dtypes.len(),
+                self.types.len()
+            )));
+        }
+        let count = self
+            .types
+            .iter()
+            .filter_map(|t| match t {
+                Ty::Param(p) => Some(usize::from(*p) + 1),
+                Ty::Data(_) => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let mut params: Vec<Option<DataType>> = vec![None; count];
+        for (k, (&t, &dt)) in self.types.iter().zip(dtypes).enumerate() {
+            let want = match t {
+                Ty::Data(d) => d,
+                Ty::Param(p) => *params[usize::from(p)].get_or_insert(dt),
+            };
+            if want != dt {
+                return Err(OpError::InvalidArgument(format!(
+                    "tensor {k} of the element-wise call is {dt}, but the spec's types make it {want}"
+                )));
+            }
+        }
+        // A parameter no tensor has (a spec never declares one) is INT64.
+        Ok(params
+            .into_iter()
+            .map(|p| p.unwrap_or(DataType::Int64))
+            .collect())
+    }
+
+    /// The accuracy contract for an output of `dtype`.
+    pub fn tolerance(&self, dtype: DataType) -> Tolerance {
+        match self.accuracy {
+            Some(n) if dtype.is_float() => Tolerance::Ulp(n),
+            _ => Tolerance::Exact,
+        }
+    }
+}
+
+/// Each input's strides per output dimension under multidirectional
+/// broadcasting, in elements: its row-major strides right-aligned with the
+/// output's dimensions, 0 where it has size 1 or no dimension.
+pub fn broadcast_strides(input: &[u32], output: &[u32]) -> Result<Vec<u64>, OpError> {
+    let r = output.len();
+    let bad = || {
+        OpError::InvalidArgument(format!(
+            "an input of shape {input:?} does not broadcast to the output's {output:?}"
+        ))
+    };
+    if input.len() > r {
+        return Err(bad());
+    }
+    let lead = r - input.len();
+    let own = crate::row_major_strides(input);
+    let mut strides = vec![0u64; r];
+    for (d, stride) in strides.iter_mut().enumerate().skip(lead) {
+        let s = input[d - lead];
+        if s == output[d] && s != 1 {
+            *stride = own[d - lead];
+        } else if s != 1 {
+            return Err(bad());
+        }
+    }
+    Ok(strides)
+}
+
+/// Checks a call: data types against the spec's types, shapes against
+/// broadcasting, sizes against the GPU's `u32` addressing. Returns the
+/// type parameters and each input's strides.
+fn check_call(
+    e: &Elementwise,
+    inputs: &[&TensorDesc],
+    output: &TensorDesc,
+) -> Result<(Vec<DataType>, Vec<Vec<u64>>), OpError> {
+    let mut dtypes: Vec<DataType> = inputs.iter().map(|t| t.dtype).collect();
+    dtypes.push(output.dtype);
+    let params = e.bind(&dtypes)?;
+    let strides = inputs
+        .iter()
+        .map(|t| broadcast_strides(&t.sizes, &output.sizes))
+        .collect::<Result<Vec<_>, _>>()?;
+    let count = output.element_count().unwrap_or(u64::MAX);
+    if count > u64::from(u32::MAX) {
+        return Err(OpError::TooLarge {
+            what: format!("an element-wise output of {count} elements"),
+            limit: "u32 element addressing (as on the GPU)".into(),
+        });
+    }
+    Ok((params, strides))
+}
+
+/// The CPU reference: every output element of `output` evaluated by
+/// [`Scalar::eval`] from the inputs' broadcast elements and `attrs` (the
+/// descriptor's attribute values in spec order).
+pub fn elementwise_cpu(
+    e: &Elementwise,
+    inputs: &[&HostTensor],
+    output: &TensorDesc,
+    attrs: &[Value],
+) -> Result<HostTensor, OpError> {
+    let descs: Vec<&TensorDesc> = inputs.iter().map(|t| t.desc()).collect();
+    let (params, strides) = check_call(e, &descs, output)?;
+    let env = e.env(&params);
+    let sizes = &output.sizes;
+    let count = output.element_count().unwrap_or(0) as usize;
+    let mut bytes = Vec::with_capacity(count * output.dtype.size_bytes());
+    let mut coords = vec![0u32; sizes.len()];
+    let mut vars = [Value::I(0); Var::COUNT];
+    for o in 0..count {
+        if o > 0 {
+            for d in (0..sizes.len()).rev() {
+                coords[d] += 1;
+                if coords[d] < sizes[d] {
+                    break;
+                }
+                coords[d] = 0;
+            }
+        }
+        for (i, input) in inputs.iter().enumerate() {
+            let at: u64 = coords
+                .iter()
+                .zip(&strides[i])
+                .map(|(&c, &s)| u64::from(c) * s)
+                .sum();
+            vars[Var::INPUTS[i] as usize] = value_of(input, at as usize);
+        }
+        write_value(e.value.eval(&env, &vars, attrs), output.dtype, &mut bytes);
+    }
+    HostTensor::from_bytes(output.clone(), bytes)
+}
+
+/// One element-wise call: each input's description and slot, the output's
+/// and its slot, and the attribute values.
+#[derive(Clone, Copy, Debug)]
+pub struct ElementwiseCall<'a> {
+    /// The inputs' descriptions, in the expression's order.
+    pub inputs: &'a [&'a TensorDesc],
+    /// Each input's slot among the operator's inputs.
+    pub input_slots: &'a [usize],
+    /// The output's description.
+    pub output: &'a TensorDesc,
+    /// The output's slot among the operator's outputs.
+    pub output_slot: usize,
+    /// The attribute values, in spec order.
+    pub attrs: &'a [Value],
+}
+
+/// The type parameters of a call, for its kernel look-up.
+pub fn call_params(e: &Elementwise, call: &ElementwiseCall<'_>) -> Result<Vec<DataType>, OpError> {
+    let mut dtypes: Vec<DataType> = call.inputs.iter().map(|t| t.dtype).collect();
+    dtypes.push(call.output.dtype);
+    e.bind(&dtypes)
+}
+
+/// The GPU plan: one pass of `kernel` (the generated kernel of the call's
+/// type parameters, workgroup size [`WORKGROUP_SIZE`]; `None` fails with
+/// [`OpError::Unsupported`]) binding `[Params, Input(slot) per input,
+/// Output(output_slot)]`; the output is stored whole. An empty output has
+/// no pass.
+pub fn elementwise_plan(
+    e: &Elementwise,
+    call: &ElementwiseCall<'_>,
+    kernel: Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
+    let (params, strides) = check_call(e, call.inputs, call.output)?;
+    let kernel = kernel.ok_or_else(|| {
+        let names: Vec<String> = params.iter().map(DataType::to_string).collect();
+        OpError::Unsupported(format!(
+            "no element-wise kernel for types ({})",
+            names.join(", ")
+        ))
+    })?;
+    let sizes = &call.output.sizes;
+    if sizes.len() > MAX_DIMS {
+        return Err(OpError::TooLarge {
+            what: format!("an element-wise output of {} dimensions", sizes.len()),
+            limit: format!("{MAX_DIMS} dimensions"),
+        });
+    }
+    let attr_words = crate::scalar::attr_words(call.attrs);
+    if call.inputs.len() > MAX_INPUTS || attr_words.len() > params::LEN - params::ATTRS {
+        return Err(OpError::Unsupported(format!(
+            "an element-wise kernel reads at most {MAX_INPUTS} inputs and {MAX_ATTRS} attributes"
+        )));
+    }
+    let count = call.output.element_count().unwrap_or(0);
+    let work = super::word_items(count, call.output.dtype);
+    let mut plan = GpuPlan {
+        outputs: vec![OutputInit::Overwritten; call.output_slot + 1],
+        scratch_bytes: Vec::new(),
+        passes: Vec::new(),
+        index_checks: Vec::new(),
+    };
+    if work == 0 {
+        return Ok(plan);
+    }
+    let mut p = vec![0u32; params::LEN];
+    p[params::OUTPUT_COUNT] = count as u32;
+    p[params::WORK_COUNT] = work as u32;
+    for d in 0..MAX_DIMS {
+        p[params::SIZES + d] = sizes.get(d).copied().unwrap_or(1);
+    }
+    for (i, s) in strides.iter().enumerate() {
+        for (d, &stride) in s.iter().enumerate() {
+            // Below the input's element count, which the check bounded by
+            // the output's (a broadcast input is never larger).
+            p[params::STRIDES + 8 * i + d] = stride as u32;
+        }
+    }
+    for (k, w) in attr_words.into_iter().enumerate() {
+        p[params::ATTRS + k] = w;
+    }
+    let mut buffers = vec![BufferRef::Params];
+    buffers.extend(call.input_slots.iter().map(|&s| BufferRef::Input(s)));
+    buffers.push(BufferRef::Output(call.output_slot));
+    plan.passes.push(Pass {
+        kernel,
+        buffers,
+        params: p,
+        workgroups: work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
+    });
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scalar::Binary;
+
+    static SUM: Scalar =
+        Scalar::Binary(Binary::Add, &Scalar::Var(Var::In0), &Scalar::Var(Var::In1));
+    static ADD: Elementwise = Elementwise {
+        value: &SUM,
+        types: &[Ty::T, Ty::T, Ty::T],
+        accuracy: Some(1),
+    };
+
+    #[test]
+    fn broadcasts_both_ways() {
+        let a = HostTensor::from_slice([2, 1], &[10i32, 20]).unwrap();
+        let b = HostTensor::from_slice([3], &[1i32, 2, 3]).unwrap();
+        let out = elementwise_cpu(
+            &ADD,
+            &[&a, &b],
+            &TensorDesc::new(DataType::Int32, [2, 3]),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(out.to_vec::<i32>().unwrap(), [11, 12, 13, 21, 22, 23]);
+        assert_eq!(broadcast_strides(&[2, 1], &[2, 3]).unwrap(), [1, 0]);
+        assert_eq!(broadcast_strides(&[3], &[4, 2, 3]).unwrap(), [0, 0, 1]);
+        assert!(broadcast_strides(&[2], &[2, 3]).is_err());
+        assert!(broadcast_strides(&[1, 2, 3], &[2, 3]).is_err());
+    }
+
+    #[test]
+    fn tensors_of_one_parameter_must_agree() {
+        assert_eq!(
+            ADD.bind(&[DataType::Int8, DataType::Int8, DataType::Int8])
+                .unwrap(),
+            [DataType::Int8]
+        );
+        assert!(ADD
+            .bind(&[DataType::Int8, DataType::Int16, DataType::Int8])
+            .is_err());
+        let a = HostTensor::from_slice([1], &[1i8]).unwrap();
+        let b = HostTensor::from_slice([1], &[1i16]).unwrap();
+        assert!(elementwise_cpu(&ADD, &[&a, &b], a.desc(), &[]).is_err());
+    }
+
+    #[test]
+    fn wraps_in_the_output_type() {
+        let a = HostTensor::from_slice([2], &[127i8, -128]).unwrap();
+        let out = elementwise_cpu(&ADD, &[&a, &a], a.desc(), &[]).unwrap();
+        assert_eq!(out.to_vec::<i8>().unwrap(), [-2, 0]);
+    }
+}

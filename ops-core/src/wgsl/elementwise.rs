@@ -1,0 +1,259 @@
+//! WGSL kernels of the `elementwise` pattern
+//! ([`crate::patterns::elementwise`]).
+//!
+//! One kernel per binding of the expression's type parameters. Bindings of
+//! group 0: `params` (uniform, the words of
+//! [`crate::patterns::elementwise::params`]), `in0`.. (read, one per
+//! input), `output` (read_write). A work item is an output element (32-
+//! and 64-bit outputs) or an output `u32` word of 4 or 2 elements (8- and
+//! 16-bit ones, assembled in a register and stored once, no atomics). Each
+//! element walks its coordinates from the last dimension (every dimension
+//! slot unrolled, unused ones of size 1), adds each input's stride (0
+//! where the input broadcasts), decodes one element per input into its
+//! compute type and evaluates the spec's expression ([`super::scalar`]).
+//!
+//! A kernel of one input also has a segmented variant (tensors beyond one
+//! binding); with more inputs the segments would exceed core WebGPU's 8
+//! storage buffers per stage, and such a call is limited to one binding
+//! per tensor.
+
+use crate::patterns::elementwise::{
+    params, Elementwise, ELEMENTS_PER_THREAD, MAX_DIMS, WORKGROUP_SIZE,
+};
+use crate::scalar::Var;
+use crate::DataType;
+
+use super::dtype;
+use super::scalar::{compute_type, gen_codec, gen_expr_helpers, scalar_wgsl};
+use super::segments::{self, Buffer, Layout};
+use super::writer::Writer;
+
+/// The entry point's name.
+pub const ELEMENTWISE_ENTRY: &str = "main";
+
+const INPUT_NAMES: [&str; 4] = ["in0", "in1", "in2", "in3"];
+
+/// The kernel key by the framework's convention,
+/// `{operator}/elementwise/{T0}.{T1}..` (the type parameters' bindings).
+pub fn elementwise_kernel_key(operator: &str, types: &[DataType]) -> String {
+    let names: Vec<&str> = types.iter().map(|t| t.spec_name()).collect();
+    format!("{operator}/elementwise/{}", names.join("."))
+}
+
+/// The complete WGSL of one kernel (with its segmented variant when it has
+/// one).
+pub fn elementwise_kernel(
+    e: &Elementwise,
+    types: &[DataType],
+    key: &str,
+    origin: &str,
+    text: &str,
+) -> String {
+    segments::combined(elementwise_kernel_text(e, types, key, origin, text))
+}
+
+/// The parts of [`elementwise_kernel`], for a kernel generated on first
+/// use ([`crate::Kernel::generated`]): `types` binds the type parameters,
+/// `text` is the expression as the spec writes it (a comment).
+pub fn elementwise_kernel_text(
+    e: &Elementwise,
+    types: &[DataType],
+    key: &str,
+    origin: &str,
+    text: &str,
+) -> crate::KernelText {
+    let buffers = buffers(e.inputs());
+    let plain = module(e, types, key, origin, text, Layout::Plain);
+    if e.inputs() <= 1 {
+        let segmented = module(e, types, key, origin, text, Layout::Segmented);
+        segments::kernel_text(plain, segmented, &buffers)
+    } else {
+        crate::KernelText {
+            wgsl: plain,
+            segmented: None,
+        }
+    }
+}
+
+fn buffers(inputs: usize) -> Vec<Buffer<'static>> {
+    let mut b = vec![Buffer::params()];
+    b.extend(INPUT_NAMES[..inputs].iter().map(|n| Buffer::read(n, true)));
+    b.push(Buffer::read_write("output", false, true));
+    b
+}
+
+fn module(
+    e: &Elementwise,
+    types: &[DataType],
+    key: &str,
+    origin: &str,
+    text: &str,
+    layout: Layout,
+) -> String {
+    let n = e.inputs();
+    let env = e.env(types);
+    let out_dt = env.resolve(e.types[n]);
+    let in_dts: Vec<DataType> = (0..n).map(|i| env.var(Var::INPUTS[i])).collect();
+    let bufs = buffers(n);
+    let mut w = Writer::new();
+    w.comment(format!("@generated from {origin}"));
+    w.comment(format!("kernel: {key}"));
+    let ins: Vec<String> = in_dts.iter().map(DataType::to_string).collect();
+    w.comment(format!(
+        "elementwise ({}) -> {out_dt}: {}",
+        ins.join(", "),
+        text.replace('\n', " ")
+    ));
+    w.blank();
+    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
+    w.line(format!(
+        "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
+    ));
+    for (name, word) in [
+        ("P_OUTPUT_COUNT", params::OUTPUT_COUNT),
+        ("P_WORK_COUNT", params::WORK_COUNT),
+        ("P_SIZES", params::SIZES),
+        ("P_STRIDES", params::STRIDES),
+        ("P_ATTRS", params::ATTRS),
+    ] {
+        w.line(format!("const {name}: u32 = {word}u;"));
+    }
+    w.blank();
+    segments::declare(&mut w, &bufs, layout);
+    w.blank();
+    segments::gen_accessors(&mut w, &bufs, layout);
+    for (i, &dt) in in_dts.iter().enumerate() {
+        gen_codec(&mut w, dt, &format!("{}_", INPUT_NAMES[i]));
+        dtype::gen_load_from(
+            &mut w,
+            &format!("load_{}", INPUT_NAMES[i]),
+            &bufs[1 + i],
+            layout,
+            dt,
+        );
+        w.blank();
+    }
+    gen_codec(&mut w, out_dt, "out_");
+    gen_expr_helpers(&mut w, &[e.value], &env);
+    w.blank();
+    if !dtype::is_packed(out_dt) {
+        dtype::gen_store_to(&mut w, "store_output", &bufs[n + 1], layout, out_dt);
+        w.blank();
+    }
+    w.comment("Output element o: its coordinates (last dimension first) times");
+    w.comment("each input's strides name the input elements it reads.");
+    w.open(format!("fn value_at(o: u32) -> {}", compute_type(out_dt)));
+    w.line("var rest = o;");
+    for i in 0..n {
+        w.line(format!("var at{i} = 0u;"));
+    }
+    for d in (0..MAX_DIMS).rev() {
+        w.line(format!("let s{d} = max(param(P_SIZES + {d}u), 1u);"));
+        if n > 0 {
+            w.line(format!("let c{d} = rest % s{d};"));
+        }
+        for i in 0..n {
+            w.line(format!(
+                "at{i} = at{i} + c{d} * param(P_STRIDES + {}u);",
+                8 * i + d
+            ));
+        }
+        if d > 0 {
+            w.line(format!("rest = rest / s{d};"));
+        }
+    }
+    for (i, name) in INPUT_NAMES[..n].iter().enumerate() {
+        w.line(format!("let v{i} = {name}_decode(load_{name}(at{i}));"));
+    }
+    let var = |v: Var| match Var::INPUTS.iter().position(|&x| x == v) {
+        Some(i) => format!("v{i}"),
+        None => "0".to_string(),
+    };
+    w.line(format!("return {};", scalar_wgsl(e.value, &env, &var)));
+    w.close();
+    w.blank();
+    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
+    w.open(format!(
+        "fn {ELEMENTWISE_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
+    ));
+    w.line("let group = wg.x + wg.y * num_workgroups.x;");
+    w.line("let work = param(P_WORK_COUNT);");
+    w.line("let outputs = param(P_OUTPUT_COUNT);");
+    w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
+    w.block(
+        "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
+        |w| {
+            w.line("let item = first + k * WORKGROUP_SIZE;");
+            w.block("if (item >= work)", |w| {
+                w.line("return;");
+            });
+            if dtype::is_packed(out_dt) {
+                let width = out_dt.size_bits();
+                let lanes = 32 / width;
+                w.line(format!("let o0 = item * {lanes}u;"));
+                w.line(format!("let lanes = min({lanes}u, outputs - o0);"));
+                w.line("var word = 0u;");
+                w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
+                    w.line(format!(
+                        "word = word | (out_encode(value_at(o0 + e)) << (e * {width}u));"
+                    ));
+                });
+                w.line(bufs[n + 1].set(layout, "item", "word"));
+            } else {
+                w.line("store_output(item, out_encode(value_at(item)));");
+            }
+        },
+    );
+    w.close();
+    w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scalar::{Binary, Scalar, Ty};
+
+    static SELECT: Scalar = Scalar::Select(
+        &Scalar::Var(Var::In0),
+        &Scalar::Binary(Binary::Add, &Scalar::Var(Var::In1), &Scalar::Var(Var::In2)),
+        &Scalar::Var(Var::In2),
+    );
+
+    #[test]
+    fn every_kernel_validates_on_core_webgpu() {
+        let where_add = Elementwise {
+            value: &SELECT,
+            types: &[Ty::Data(DataType::Bool), Ty::T, Ty::T, Ty::T],
+            accuracy: None,
+        };
+        static NEG: Scalar = Scalar::Unary(crate::scalar::Unary::Neg, &Scalar::Var(Var::In0));
+        let neg = Elementwise {
+            value: &NEG,
+            types: &[Ty::T, Ty::T],
+            accuracy: None,
+        };
+        for data in DataType::ALL {
+            if data == DataType::Float64 {
+                continue;
+            }
+            for e in [&where_add, &neg] {
+                let key = elementwise_kernel_key("T", &[data]);
+                let text = elementwise_kernel(e, &[data], &key, "test", "test");
+                crate::wgsl::validated_module(
+                    &key,
+                    segments::plain_part(&text),
+                    ELEMENTWISE_ENTRY,
+                    WORKGROUP_SIZE,
+                );
+                if let Some((_, segmented)) = segments::segmented_part(&text) {
+                    crate::wgsl::validated_module(
+                        &key,
+                        segmented,
+                        ELEMENTWISE_ENTRY,
+                        WORKGROUP_SIZE,
+                    );
+                }
+            }
+        }
+    }
+}
