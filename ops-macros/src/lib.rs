@@ -201,7 +201,7 @@ fn expand_file(path: &Path, namespace: &str, span: Span) -> (TokenStream, Option
                 .iter()
                 .map(|m| quote::quote_spanned!(span=> ::core::compile_error!(#m);));
             let stub = operator.map(|name| {
-                let module = format_ident!("{}", name.to_ascii_lowercase());
+                let module = ops_spec::codegen::rust::module_ident(&name);
                 let desc = format_ident!("{}Desc", name);
                 quote! {
                     #[doc(hidden)]

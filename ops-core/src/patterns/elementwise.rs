@@ -106,8 +106,9 @@ pub struct Elementwise {
     pub value: &'static Scalar,
     /// Each tensor's type: the inputs in order, then the output.
     pub types: &'static [Ty],
-    /// The accuracy contract: `None` exact, else within this many ULP of
-    /// the output type (floats; integers and BOOL are always exact).
+    /// The accuracy contract: `None` exact, else within this many FLOAT32
+    /// ULP ([`Elementwise::tolerance`]; integers and BOOL are always
+    /// exact).
     pub accuracy: Option<u64>,
 }
 
@@ -167,9 +168,14 @@ impl Elementwise {
             .collect())
     }
 
-    /// The accuracy contract for an output of `dtype`.
+    /// The accuracy contract for an output of `dtype`. The spec's bound is
+    /// in ULPs of FLOAT32, the precision the GPU computes in; a FLOAT16
+    /// output is within `ceil(n / 2^13)` of its own ULPs (one of its ULPs
+    /// is 2^13 of FLOAT32's, so an `f32` value within `n` ULP of the exact
+    /// one rounds to within that many of the correctly rounded FLOAT16).
     pub fn tolerance(&self, dtype: DataType) -> Tolerance {
         match self.accuracy {
+            Some(n) if dtype == DataType::Float16 => Tolerance::Ulp(n.div_ceil(1 << 13)),
             Some(n) if dtype.is_float() => Tolerance::Ulp(n),
             _ => Tolerance::Exact,
         }

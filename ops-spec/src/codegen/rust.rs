@@ -12,6 +12,25 @@ fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
 }
 
+/// The module of an operator named `name`: its name in lower case, a raw
+/// identifier where that is a Rust keyword (`r#mod` for ONNX Mod, `r#where`
+/// for Where).
+pub fn module_ident(name: &str) -> Ident {
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "box", "break", "const", "continue", "do", "dyn", "else", "enum",
+        "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
+        "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "static",
+        "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual",
+        "where", "while", "yield", "abstract", "become",
+    ];
+    let lower = name.to_ascii_lowercase();
+    if KEYWORDS.contains(&lower.as_str()) {
+        Ident::new_raw(&lower, Span::call_site())
+    } else {
+        ident(&lower)
+    }
+}
+
 /// `INCREASING` -> `Increasing`.
 pub fn camel(s: &str) -> String {
     s.split('_')
@@ -158,7 +177,7 @@ pub fn gen_operator(
 ) -> TokenStream {
     let spec = checked.spec();
     let op_name = &spec.name;
-    let module = ident(&spec.name.to_ascii_lowercase());
+    let module = module_ident(&spec.name);
     let desc = format_ident!("{}Desc", spec.name);
     let builder = format_ident!("{}Builder", spec.name);
     let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();

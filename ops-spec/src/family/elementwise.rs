@@ -15,7 +15,8 @@
 //! `value` names the inputs by their tensors' names. Each tensor's type
 //! comes from the spec's rules: tensors a `dtype out = dtype(x)` step or a
 //! `require dtype(a) == dtype(b)` (alone or in a conjunction) ties together
-//! share a type parameter, a `dtype out = BOOL` step fixes a type, and every
+//! share a type parameter, a `dtype out = BOOL` step fixes a type (as do
+//! tables listing one data type for every tensor of a group), and every
 //! other tensor has a parameter of its own. The output's parameter is `T`,
 //! what `cast<T>(..)` converts to. A kernel is generated for every binding
 //! of the parameters the support tables admit.
@@ -107,12 +108,25 @@ fn tensor_types(spec: &Spec, inputs: &[usize], output: usize) -> Vec<STy> {
             _ => {}
         }
     }
-    // A group with a fixed member is fixed.
+    // A group with a fixed member is fixed, and so is a group whose
+    // tensors the tables give one data type only (a logical operator's
+    // BOOL inputs).
     let mut group_fixed: Vec<Option<DataType>> = vec![None; n];
+    let mut listed: Vec<BTreeSet<DataType>> = vec![BTreeSet::new(); n];
     for t in 0..n {
+        let r = find(&mut parent, t);
         if let Some(d) = fixed[t] {
-            let r = find(&mut parent, t);
             group_fixed[r] = Some(d);
+        }
+        for e in &spec.support {
+            for row in e.rows.iter().filter(|row| row.tensor == t) {
+                listed[r].extend(row.dtypes.iter().copied());
+            }
+        }
+    }
+    for r in 0..n {
+        if group_fixed[r].is_none() && listed[r].len() == 1 {
+            group_fixed[r] = listed[r].first().copied();
         }
     }
     let mut param_of: Vec<Option<u8>> = vec![None; n];
