@@ -241,6 +241,8 @@ pub enum Unary {
     Ceil,
     /// `round(x)`, half to even
     Round,
+    /// `tanh(x)`, the hyperbolic tangent
+    Tanh,
     /// `!c` on a boolean
     Not,
 }
@@ -257,6 +259,7 @@ impl Unary {
             Unary::Floor => "floor",
             Unary::Ceil => "ceil",
             Unary::Round => "round",
+            Unary::Tanh => "tanh",
             Unary::Not => "not",
         }
     }
@@ -729,7 +732,9 @@ impl Scalar {
             Scalar::Attr(_, AttrScalar::Float, _) if !ty.is_float() => {
                 Some(format!("a float attribute has no {ty} value"))
             }
-            Scalar::Unary(op @ (Unary::Sqrt | Unary::Exp | Unary::Log), _) if !ty.is_float() => {
+            Scalar::Unary(op @ (Unary::Sqrt | Unary::Exp | Unary::Log | Unary::Tanh), _)
+                if !ty.is_float() =>
+            {
                 Some(format!("`{}` is not defined on {ty}", op.name()))
             }
             Scalar::Binary(Binary::Pow, _, _) if !ty.is_float() => {
@@ -778,6 +783,7 @@ fn unary(op: Unary, v: Value, dtype: DataType) -> Value {
             Unary::Floor => x.floor(),
             Unary::Ceil => x.ceil(),
             Unary::Round => x.round_ties_even(),
+            Unary::Tanh => x.tanh(),
             Unary::Not => f64::NAN,
         }),
         Value::I(x) => Value::I(wrap(
@@ -785,7 +791,7 @@ fn unary(op: Unary, v: Value, dtype: DataType) -> Value {
                 Unary::Neg => -x,
                 Unary::Abs => x.abs(),
                 Unary::Floor | Unary::Ceil | Unary::Round => x,
-                Unary::Sqrt | Unary::Exp | Unary::Log | Unary::Not => 0,
+                Unary::Sqrt | Unary::Exp | Unary::Log | Unary::Tanh | Unary::Not => 0,
             },
             dtype,
         )),

@@ -522,6 +522,22 @@ fn f_exp(x: f32) -> f32 {
     return ldexp(ldexp(p, half), ki - half);
 }
 
+// tanh within a few ULP: its odd Taylor polynomial through x^15 where
+// |x| < 0.55 (the first term left out is below 2^-23 of the result),
+// `1 - 2 / (e^(2|x|) + 1)` with the sign of x beyond.
+fn f_tanh(x: f32) -> f32 {
+    if (f_is_nan(x)) {
+        return x;
+    }
+    let a = abs(x);
+    if (a < 0.55) {
+        let z = x * x;
+        return x + x * z * (-0.33333334 + z * (0.13333334 + z * (-0.053968254 + z * (0.021869488 + z * (-0.008863236 + z * (0.0035921280 + z * -0.0014558344))))));
+    }
+    let t = 1.0 - 2.0 / (f_exp(2.0 * a) + 1.0);
+    return select(t, -t, x < 0.0);
+}
+
 // C's `fmod`, exact: the remainder of the mantissas by long division on
 // the bits (WGSL's `%` is `a - b * trunc(a / b)`, which loses everything
 // once `a / b` overflows or rounds).
@@ -585,6 +601,9 @@ fn f_pow(a: f32, b: f32) -> f32 {
     // IEEE 754 `pow`'s special cases first, then `exp(b * log(|a|))`.
     if (b == 0.0 || a == 1.0) {
         return 1.0;
+    }
+    if (b == 1.0) {
+        return a;
     }
     if (f_is_nan(a) || f_is_nan(b)) {
         return bitcast<f32>(0x7fc00000u);
@@ -969,6 +988,7 @@ fn unary_wgsl(op: Unary, a: String, dt: DataType) -> String {
         Unary::Sqrt => format!("sqrt({a})"),
         Unary::Exp => format!("f_exp({a})"),
         Unary::Log => format!("f_log({a})"),
+        Unary::Tanh => format!("f_tanh({a})"),
         Unary::Floor => format!("floor({a})"),
         Unary::Ceil => format!("ceil({a})"),
         Unary::Round => format!("round({a})"),

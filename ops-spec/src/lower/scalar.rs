@@ -274,6 +274,7 @@ impl Lower<'_> {
                     ("floor", Unary::Floor),
                     ("ceil", Unary::Ceil),
                     ("round", Unary::Round),
+                    ("tanh", Unary::Tanh),
                 ];
                 const BINARY: &[(&str, Binary)] = &[
                     ("min", Binary::Min),
