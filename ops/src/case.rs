@@ -35,6 +35,9 @@
 //!   `"Infinity"` and `"-Infinity"`, NaN `"NaN"`.
 //! * Input tensors need `data`; an output's `data` is optional (the expected
 //!   result) and not allowed in a case that expects an error.
+//! * `expect_message` (a string, only beside `expect_error: "validation"`)
+//!   names words the validation error must contain: the rule the case is
+//!   about.
 //! * Unknown top-level keys are ignored (`note`, `backend` ...); unknown keys
 //!   inside a tensor are rejected, since a misspelt `data` would silently drop
 //!   the expected result. `null` stands for an absent optional key.
@@ -143,6 +146,9 @@ pub struct Case {
     pub outputs: Vec<CaseOutput>,
     /// The error the call must raise, if any.
     pub expect_error: Option<ExpectedError>,
+    /// Words the validation error must contain (`expect_message`, with
+    /// `expect_error: "validation"`): the rule that rejects the case.
+    pub expect_message: Option<String>,
     /// The case's own tolerance (`rtol`/`atol`), overriding the operator's
     /// ([`ops_core::Operator::tolerance`]).
     pub tolerance: Option<Tolerance>,
@@ -198,6 +204,9 @@ impl Case {
         }
         if let Some(e) = self.expect_error {
             let _ = writeln!(s, "  \"expect_error\": \"{e}\",");
+        }
+        if let Some(m) = &self.expect_message {
+            let _ = writeln!(s, "  \"expect_message\": {},", json_string(m));
         }
         if let Some(Tolerance::Close { rtol, atol }) = self.tolerance {
             let _ = writeln!(s, "  \"rtol\": {rtol:?},\n  \"atol\": {atol:?},");
@@ -530,6 +539,7 @@ fn parse_case(
     });
 
     let expect_error = parse_expect_error(cx, obj, &path);
+    let expect_message = parse_expect_message(cx, obj, &path, expect_error);
     let tolerance = parse_tolerance(cx, obj, &path);
 
     let attributes = parse_attributes(cx, obj, &path);
@@ -580,8 +590,35 @@ fn parse_case(
         inputs,
         outputs,
         expect_error,
+        expect_message,
         tolerance,
     })
+}
+
+/// The optional `expect_message` of a case object at `path`: a string,
+/// only beside `expect_error: "validation"`.
+fn parse_expect_message(
+    cx: &mut Ctxt<'_>,
+    obj: &Map<String, Value>,
+    path: &str,
+    expect_error: Option<ExpectedError>,
+) -> Option<String> {
+    let v = optional(obj, "expect_message")?;
+    let Some(text) = v.as_str() else {
+        cx.error(
+            member(path, "expect_message"),
+            format!("expected a string, got {}", kind(v)),
+        );
+        return None;
+    };
+    if expect_error != Some(ExpectedError::Validation) {
+        cx.error(
+            member(path, "expect_message"),
+            "`expect_message` needs `expect_error: \"validation\"`".to_string(),
+        );
+        return None;
+    }
+    Some(text.to_owned())
 }
 
 /// The optional `expect_error` of a case object at `path`.

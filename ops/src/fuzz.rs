@@ -311,6 +311,7 @@ pub fn valid_case_file(case: &ValidCase, name: &str, file: &str) -> Case {
         inputs,
         outputs,
         expect_error,
+        expect_message: None,
         tolerance: None,
     }
 }
@@ -355,6 +356,7 @@ fn invalid_case_file(case: &InvalidCase, name: &str, file: &str) -> Option<Case>
         inputs,
         outputs,
         expect_error: Some(ExpectedError::Validation),
+        expect_message: None,
         tolerance: None,
     })
 }

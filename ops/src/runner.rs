@@ -19,6 +19,8 @@
 //!   the wrong type, a tensor the builder cannot take) makes the case
 //!   malformed, an [`Outcome::Error`], whatever it expects: a validation case
 //!   must be rejected by the rule it is about, not by a misspelt attribute.
+//!   With `expect_message`, the error's text must also contain it (the
+//!   rule the case is about, in the spec's words).
 //! * `expect_error: "index"` passes on a backend when its run fails with
 //!   [`OpError::IndexOutOfRange`]; `expect_error: "empty_reduction"` when
 //!   it fails with the [`OpError::InvalidArgument`] of reducing over an
@@ -205,7 +207,7 @@ pub fn run_case(case: &Case, executors: &[&dyn Executor]) -> Vec<Report> {
         Ok(Ok(op)) => op,
         Ok(Err(OpError::Validation(e))) => {
             let outcome = if expects_validation {
-                Outcome::Pass
+                message_outcome(case, &e.to_string())
             } else {
                 Outcome::Fail(format!("validation failed: {e}"))
             };
@@ -229,7 +231,7 @@ pub fn run_case(case: &Case, executors: &[&dyn Executor]) -> Vec<Report> {
         }
         Ok(Err(e)) => {
             let outcome = if expects_validation {
-                Outcome::Pass
+                message_outcome(case, &e.to_string())
             } else {
                 Outcome::Fail(format!("validation failed at feature level {level}: {e}"))
             };
@@ -249,6 +251,17 @@ pub fn run_case(case: &Case, executors: &[&dyn Executor]) -> Vec<Report> {
         .iter()
         .map(|exec| run_on(case, op, &inputs, *exec))
         .collect()
+}
+
+/// A validation case's outcome once it was rejected with `message`: a pass
+/// unless the case names words (`expect_message`) the message lacks.
+fn message_outcome(case: &Case, message: &str) -> Outcome {
+    match &case.expect_message {
+        Some(want) if !message.contains(want.as_str()) => Outcome::Fail(format!(
+            "expected a validation error containing `{want}`, got: {message}"
+        )),
+        _ => Outcome::Pass,
+    }
 }
 
 fn run_on(case: &Case, op: &dyn Operator, inputs: &[&HostTensor], exec: &dyn Executor) -> Report {

@@ -459,6 +459,26 @@ fn bad_attributes_level_and_expectation() {
         )),
         "t.json: $.expect_error: expected \"validation\", \"index\" or \"empty_reduction\", got string \"crash\""
     );
+    assert_eq!(
+        one_error(&with(
+            r#""name": "c""#,
+            r#""name": "c", "expect_error": "index", "expect_message": "Axis""#
+        )),
+        "t.json: $.expect_message: `expect_message` needs `expect_error: \"validation\"`"
+    );
+    assert_eq!(
+        one_error(&with(
+            r#""name": "c""#,
+            r#""name": "c", "expect_error": "validation", "expect_message": 3"#
+        )),
+        "t.json: $.expect_message: expected a string, got number 3"
+    );
+    let c = parse(&with(
+        r#""name": "c""#,
+        r#""name": "c", "expect_error": "validation", "expect_message": "Axis""#,
+    ))
+    .unwrap();
+    assert_eq!(c[0].expect_message.as_deref(), Some("Axis"));
     let text = with(r#""name": "c""#, r#""name": "c", "expect_error": "index""#)
         .replace(r#""shape": [1]}"#, r#""shape": [1], "data": [1]}"#);
     assert_eq!(

@@ -219,6 +219,20 @@ fn validation_is_one_backend_independent_step() {
         ["PASS f-copy [validate]"]
     );
     assert_eq!(
+        run(
+            "invalid",
+            r#", "expect_error": "validation", "expect_message": "must not be `invalid`""#
+        ),
+        ["PASS f-invalid [validate]"]
+    );
+    assert_eq!(
+        run(
+            "reject",
+            r#", "expect_error": "validation", "expect_message": "must not be `invalid`""#
+        ),
+        ["FAIL f-reject [validate]: expected a validation error containing `must not be `invalid``, got: Fake: mode must not be `reject`: it is"]
+    );
+    assert_eq!(
         run("copy", r#", "expect_error": "validation", "feature_level": "3.0""#),
         ["FAIL f-copy [validate]: expected a validation error, but the descriptor is valid at feature level 3.0"]
     );

@@ -429,6 +429,38 @@ fn list_values(g: &ListGene, rank: usize, signed: bool, exact_len: Option<usize>
     out
 }
 
+/// A list attribute: half the time (`len` in 96..224) one value per
+/// dimension of the first tensor, `sizes` (a DirectML window's offsets,
+/// sizes and strides, a tile's repeats, a padding's starts and ends):
+/// all 1, all 0, the tensor's sizes, each in `[0, size]`, each in 1..=3,
+/// or (signed) each in ±1..=3. Otherwise axes ([`list_values`]).
+fn attr_list(g: &ListGene, rank: usize, signed: bool, sizes: &[u32]) -> Vec<i128> {
+    if !(96..224).contains(&g.len) || g.empty {
+        return list_values(g, rank, signed, None);
+    }
+    let mut rng = Rng::new(g.perm);
+    let size = |d: usize| i128::from(sizes.get(d).copied().unwrap_or(1));
+    let forms = if signed { 6 } else { 5 };
+    let form = g.negative % forms;
+    (0..rank)
+        .map(|d| match form {
+            0 => 1,
+            1 => 0,
+            2 => size(d),
+            3 => i128::from(rng.below(size(d) as u64 + 1)),
+            4 => 1 + i128::from(rng.below(3)),
+            _ => {
+                let v = 1 + i128::from(rng.below(3));
+                if rng.chance(1, 2) {
+                    -v
+                } else {
+                    v
+                }
+            }
+        })
+        .collect()
+}
+
 fn attr_int(g: &AttrGene, rank: usize, signed: bool) -> i128 {
     let r = rank as i128;
     match g.mode % 20 {
@@ -713,7 +745,12 @@ fn draw_once(
         }
         let v = match a.kind {
             AttrKind::Int { signed } => AttrValue::Int(attr_int(ag, rank, signed)),
-            AttrKind::List { signed } => AttrValue::Ints(list_values(&ag.list, rank, signed, None)),
+            AttrKind::List { signed } => AttrValue::Ints(attr_list(
+                &ag.list,
+                rank,
+                signed,
+                shapes.first().map_or(&[][..], |s| &s[..]),
+            )),
             AttrKind::Bool => AttrValue::Bool(ag.value & 1 == 1),
             // Non-negative, as the magnitudes of ULP-contract data: a
             // negative attribute added to a positive sum cancels, which no

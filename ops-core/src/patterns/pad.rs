@@ -13,11 +13,15 @@
 //! ```
 //!
 //! A negative `begin_d` crops. The output's sizes are the spec's (the input's
-//! plus both paddings). Elements move as raw bits; the constant is a raw
-//! element of the data type. An input with a dimension of size 0 has no
+//! plus both paddings). Elements move as raw bits. The constant
+//! ([`PadConstant`]) is a raw element of the data type from a host tensor
+//! (ONNX Pad's `constant_value`), or a scalar attribute (DirectML PADDING1's
+//! `PaddingValue`) converted to the data type as `cast<T>` converts it
+//! ([`crate::scalar::cast_value`]). An input with a dimension of size 0 has no
 //! element to repeat: only the constant mode pads it (the other modes are
 //! an [`OpError::InvalidArgument`] unless the output is empty too).
 
+use crate::scalar::{cast_value, Value};
 use crate::{
     BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
 };
@@ -66,6 +70,23 @@ impl PadMode {
             PadMode::Wrap => "wrap",
         }
     }
+}
+
+/// Where the constant of [`PadMode::Constant`] comes from (the other modes
+/// ignore it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PadConstant<'a> {
+    /// Element 0 of a host tensor of the data type, as raw bits; zeros
+    /// when the tensor is absent or empty (ONNX Pad's `constant_value`).
+    Element(Option<&'a HostTensor>),
+    /// A scalar (an attribute's value: [`Value::F`] for a float attribute,
+    /// [`Value::I`] for an integer one, [`Value::B`] for a boolean),
+    /// converted to the data type as `cast<T>(value)` converts it
+    /// ([`cast_value`]): rounded once to nearest even to a float type (a
+    /// FLOAT16 overflows to infinity from 65520; NaN stays NaN); truncated
+    /// toward zero to an integer type, saturating at its `MIN`/`MAX`, NaN
+    /// giving 0; an integer wraps to an integer type; to BOOL, `value != 0`.
+    Value(Value),
 }
 
 /// The parameter words of the kernel (the uniform `params` block):
@@ -188,12 +209,12 @@ fn check_call(
     Ok(())
 }
 
-/// The raw bytes of the constant: element 0 of `constant` when given and
-/// not empty, else zeros; of the input's data type.
-fn constant_bytes(dtype: DataType, constant: Option<&HostTensor>) -> Result<Vec<u8>, OpError> {
+/// The raw bytes of the constant, of the input's data type `dtype` (see
+/// [`PadConstant`]).
+fn constant_bytes(dtype: DataType, constant: PadConstant<'_>) -> Result<Vec<u8>, OpError> {
     let width = dtype.size_bytes();
     match constant {
-        Some(c) if !c.is_empty() => {
+        PadConstant::Element(Some(c)) if !c.is_empty() => {
             if c.dtype() != dtype {
                 return Err(invalid(format!(
                     "the constant value is {}, the data {dtype}",
@@ -202,19 +223,24 @@ fn constant_bytes(dtype: DataType, constant: Option<&HostTensor>) -> Result<Vec<
             }
             Ok(c.bytes()[..width].to_vec())
         }
-        _ => Ok(vec![0; width]),
+        PadConstant::Element(_) => Ok(vec![0; width]),
+        PadConstant::Value(v) => {
+            let mut bytes = Vec::with_capacity(width);
+            super::fold::write_value(cast_value(v, dtype), dtype, &mut bytes);
+            Ok(bytes)
+        }
     }
 }
 
 /// The CPU reference: the output described by `output`, each element the
 /// input element [`source_coordinate`] names in every dimension, or the
-/// constant (element 0 of `constant`, zeros when absent or empty).
+/// constant ([`PadConstant`]).
 pub fn pad_cpu(
     mode: PadMode,
     input: &HostTensor,
     output: &TensorDesc,
     begins: &[i64],
-    constant: Option<&HostTensor>,
+    constant: PadConstant<'_>,
 ) -> Result<HostTensor, OpError> {
     check_call(mode, input.desc(), output, begins)?;
     let value = constant_bytes(input.dtype(), constant)?;
@@ -260,7 +286,7 @@ pub fn pad_plan(
     output: &TensorDesc,
     output_slot: usize,
     begins: &[i64],
-    constant: Option<&HostTensor>,
+    constant: PadConstant<'_>,
     kernel: Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
     check_call(mode, input, output, begins)?;
@@ -343,7 +369,7 @@ mod tests {
             &x,
             &TensorDesc::new(DataType::Int16, [3, 3]),
             &[1, 0],
-            Some(&HostTensor::from_slice([1], &[-7i16]).unwrap()),
+            PadConstant::Element(Some(&HostTensor::from_slice([1], &[-7i16]).unwrap())),
         )
         .unwrap();
         assert_eq!(
@@ -356,8 +382,48 @@ mod tests {
             &empty,
             &TensorDesc::new(DataType::Int16, [1, 2]),
             &[1, 0],
-            None
+            PadConstant::Element(None)
         )
         .is_err());
+    }
+
+    #[test]
+    fn value_constants_convert_as_casts() {
+        let bytes = |dt, v| constant_bytes(dt, PadConstant::Value(v)).unwrap();
+        assert_eq!(bytes(DataType::Int8, Value::F(-300.7)), [0x80]);
+        assert_eq!(bytes(DataType::Uint8, Value::F(9.9)), [9]);
+        assert_eq!(bytes(DataType::Uint16, Value::F(f64::NAN)), [0, 0]);
+        assert_eq!(bytes(DataType::Float16, Value::F(65520.0)), [0x00, 0x7c]);
+        assert_eq!(bytes(DataType::Float16, Value::F(-0.0)), [0x00, 0x80]);
+        assert_eq!(
+            bytes(DataType::Float32, Value::F(0.1)),
+            0.1f32.to_le_bytes()
+        );
+        assert_eq!(
+            bytes(DataType::Float64, Value::F(0.1)),
+            0.1f64.to_le_bytes()
+        );
+        assert_eq!(
+            bytes(DataType::Int64, Value::F(-2.5)),
+            (-2i64).to_le_bytes()
+        );
+        assert_eq!(
+            bytes(DataType::Uint64, Value::F(1e30)),
+            u64::MAX.to_le_bytes()
+        );
+        assert_eq!(
+            bytes(DataType::Int16, Value::I(70_000)),
+            4464i16.to_le_bytes()
+        );
+        let x = HostTensor::from_slice([2], &[1u8, 2]).unwrap();
+        let out = pad_cpu(
+            PadMode::Constant,
+            &x,
+            &TensorDesc::new(DataType::Uint8, [5]),
+            &[1],
+            PadConstant::Value(Value::F(255.5)),
+        )
+        .unwrap();
+        assert_eq!(out.to_vec::<u8>().unwrap(), [255, 1, 2, 255, 255]);
     }
 }

@@ -1,6 +1,6 @@
 //! The `pad` family: each output element is the input element at its
 //! coordinates shifted back by the padding before each dimension, or what
-//! the mode says outside the input (ONNX Pad). Runtime:
+//! the mode says outside the input (ONNX Pad, DirectML PADDING1). Runtime:
 //! [`ops_core::patterns::pad`]; kernels: [`crate::wgsl::pad`].
 
 use quote::{format_ident, quote};
@@ -15,6 +15,18 @@ use crate::diag::Errors;
 use crate::lower::Lower;
 use crate::model::*;
 use crate::syntax::ast::{self, ParamValue};
+
+/// What a pad's `constant:` parameter names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstantSource {
+    /// A host tensor whose element 0 is the constant, as raw bits (ONNX
+    /// Pad's `constant_value`).
+    Tensor(usize),
+    /// A float, integer or boolean attribute whose value, converted to the
+    /// data type as `cast<T>` converts it, is the constant (DirectML
+    /// PADDING1's `PaddingValue`).
+    Attr(usize),
+}
 
 /// The family, as [`super::FAMILIES`] registers it.
 pub struct PadFamily;
@@ -31,8 +43,8 @@ pub struct PadPattern {
     pub begins: Expr,
     /// How coordinates outside the input are filled.
     pub mode: PadMode,
-    /// The host tensor whose element 0 is the constant, when given.
-    pub constant: Option<usize>,
+    /// Where the constant comes from, when given (else zeros).
+    pub constant: Option<ConstantSource>,
     /// Doc lines.
     pub docs: Vec<String>,
 }
@@ -61,9 +73,29 @@ impl Family for PadFamily {
         };
         let modes: Vec<(&str, PadMode)> = PadMode::ALL.iter().map(|m| (m.name(), *m)).collect();
         let mode = cx.param_word(&params, "mode", &modes, c, errors);
-        let constant = match params.contains_key("constant") {
-            true => Some(cx.param_tensor(&params, "constant", false, c, errors)?),
-            false => None,
+        let constant = match params.get("constant") {
+            None => None,
+            Some(ParamValue::Expr(ast::Expr {
+                kind: ast::ExprKind::Name(n),
+                span,
+            })) if cx.spec.attrs.iter().any(|a| &a.name == n) => {
+                let i = cx.spec.attrs.iter().position(|a| &a.name == n)?;
+                match cx.spec.attrs[i].ty {
+                    AttrType::Float(_) | AttrType::Int(_) | AttrType::Bool => {
+                        Some(ConstantSource::Attr(i))
+                    }
+                    _ => {
+                        errors.error(
+                            *span,
+                            format!("parameter `constant` names a host tensor or a float, integer or boolean attribute; `{n}` is neither"),
+                        );
+                        return None;
+                    }
+                }
+            }
+            Some(_) => Some(ConstantSource::Tensor(
+                cx.param_tensor(&params, "constant", false, c, errors)?,
+            )),
         };
         Some(Box::new(PadPattern {
             input: input?,
@@ -89,7 +121,7 @@ impl Pattern for PadPattern {
             "moves the elements of",
             errors,
         );
-        if let Some(k) = self.constant {
+        if let Some(ConstantSource::Tensor(k)) = self.constant {
             if !spec.tensors[k].host {
                 errors.error(
                     spec.tensors[k].span,
@@ -131,17 +163,27 @@ impl Pattern for PadPattern {
         let in_f = format_ident!("{}", spec.tensors[self.input].name);
         let out_f = format_ident!("{}", spec.tensors[self.output].name);
         let (in_slot, out_slot) = (self.input, self.output - n_inputs);
+        let pc = quote!(::ops_core::__private::patterns::pad::PadConstant);
         let (constant_cpu, constant_gpu) = match self.constant {
-            Some(k) => {
+            Some(ConstantSource::Tensor(k)) => {
                 let f = format_ident!("{}", spec.tensors[k].name);
                 (
-                    quote!(inputs.get(#k).copied()),
-                    quote!(::core::option::Option::Some(&self.#f)),
+                    quote!(#pc::Element(inputs.get(#k).copied())),
+                    quote!(#pc::Element(::core::option::Option::Some(&self.#f))),
                 )
             }
+            Some(ConstantSource::Attr(i)) => {
+                let f = format_ident!("{}", spec.attrs[i].name);
+                let value = match spec.attrs[i].ty {
+                    AttrType::Float(_) => quote!(::ops_core::scalar::Value::F(self.#f as f64)),
+                    AttrType::Bool => quote!(::ops_core::scalar::Value::B(self.#f)),
+                    _ => quote!(::ops_core::scalar::Value::I(self.#f as i128)),
+                };
+                (quote!(#pc::Value(#value)), quote!(#pc::Value(#value)))
+            }
             None => (
-                quote!(::core::option::Option::None),
-                quote!(::core::option::Option::None),
+                quote!(#pc::Element(::core::option::Option::None)),
+                quote!(#pc::Element(::core::option::Option::None)),
             ),
         };
         let name = &spec.name;

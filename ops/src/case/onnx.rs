@@ -279,6 +279,7 @@ pub(super) fn parse_onnx_case(
         inputs: case_inputs,
         outputs: case_outputs,
         expect_error,
+        expect_message: None,
         tolerance,
     })
 }
