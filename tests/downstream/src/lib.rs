@@ -3,7 +3,9 @@
 //! selection, `Rms` (`specs/rms.op`), a root mean square that no
 //! catalog operator computes, whose arithmetic is declared in the spec, and
 //! `CountNonZero` (`specs/count_nonzero.op`), whose arithmetic casts a
-//! comparison to the tensor's type.
+//! comparison to the tensor's type, and `GainRelu` (`specs/gain_relu.op`),
+//! three operations fused into one element-wise kernel with a broadcast
+//! input.
 //!
 //! `ops_macros::operator!` expands it into [`ReduceMaxDesc`] with its
 //! builder, validation, WGSL kernels and CPU reference — and, like every
@@ -15,3 +17,4 @@
 ops_macros::operator!("../specs/reduce_max.op");
 ops_macros::operator!("../specs/rms.op");
 ops_macros::operator!("../specs/count_nonzero.op");
+ops_macros::operator!("../specs/gain_relu.op");

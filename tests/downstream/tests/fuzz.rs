@@ -5,7 +5,7 @@
 
 use ops_core::fuzz::{self, proptest};
 use ops_core::{DataType, FeatureLevel, HostTensor, OpError, Operator, TensorDesc};
-use ops_downstream_example::{CountNonZeroDesc, ReduceMaxDesc, RmsDesc};
+use ops_downstream_example::{CountNonZeroDesc, GainReluDesc, ReduceMaxDesc, RmsDesc};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -48,6 +48,17 @@ proptest! {
     fn count_nonzero_valid_cases_gpu_equals_cpu(case in CountNonZeroDesc::valid_cases()) {
         let cpu = fuzz::check_valid(&case, Some(&gpu_run)).map_err(TestCaseError::fail)?;
         fuzz::check_variants(&case, &cpu, &gpu_plan).map_err(TestCaseError::fail)?;
+    }
+
+    /// The fused element-wise operator within its bound on the GPU.
+    #[test]
+    fn gain_relu_valid_cases_gpu_within_the_contract(case in GainReluDesc::valid_cases()) {
+        fuzz::check_valid(&case, Some(&gpu_run)).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn gain_relu_invalid_cases_are_rejected_naming_the_rule(case in GainReluDesc::invalid_cases()) {
+        fuzz::check_invalid(&case).map_err(TestCaseError::fail)?;
     }
 
     #[test]
@@ -177,4 +188,33 @@ fn the_spec_means_what_it_says() {
         .build()
         .unwrap();
     assert_eq!(d.min_feature_level(), Some(FeatureLevel::FL6_0));
+}
+
+#[test]
+fn gain_relu_is_one_pass_with_a_broadcast_gain() {
+    let x = HostTensor::from_slice([2, 3], &[1f32, -2., 3., f32::NAN, 0.5, -0.25]).unwrap();
+    let gain = HostTensor::from_slice([3], &[0.5f32, 1., -10.]).unwrap();
+    let d = GainReluDesc::builder()
+        .x(x.desc().clone())
+        .gain(gain.desc().clone())
+        .scale(2.0)
+        .build()
+        .unwrap();
+    d.validate(FeatureLevel::HIGHEST).unwrap();
+    assert_eq!(d.gpu_plan().unwrap().passes.len(), 1, "fused: one pass");
+    let cpu = d.run_cpu(&[&x, &gain]).unwrap().remove(0);
+    let out = cpu.to_vec::<f32>().unwrap();
+    assert_eq!(out[..3], [1.0, 0.0, 0.0]);
+    assert!(out[3].is_nan(), "NaN propagates");
+    assert_eq!(out[4..], [1.0, 5.0]);
+    assert_eq!(gpu_run(&d, &[&x, &gain]).unwrap().remove(0), cpu);
+    // A gain that would grow the output is refused, in the rule's words.
+    let wide = TensorDesc::new(DataType::Float32, [4, 2, 3]);
+    let e = GainReluDesc::builder()
+        .x(x.desc().clone())
+        .gain(wide)
+        .build()
+        .and_then(|d| d.validate(FeatureLevel::HIGHEST).map_err(Into::into));
+    let e = format!("{:?}", e.err());
+    assert!(e.contains("Gain must broadcast to the shape of X"), "{e}");
 }
