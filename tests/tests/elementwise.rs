@@ -23,7 +23,7 @@ use ops_tests::{gpu, tensor_with_edges, Rng};
 /// Builds the ONNX operator `name` over `inputs` (by tensor name).
 fn build(name: &str, inputs: &[(&str, &HostTensor)]) -> Box<dyn Operator> {
     let info = ops::catalog()
-        .into_iter()
+        .iter()
         .find(|i| i.namespace == "onnx" && i.name == name)
         .unwrap_or_else(|| panic!("no onnx::{name}"));
     let args = OpArgs {
@@ -132,7 +132,7 @@ fn binary_float_operators_on_every_pair_of_edge_values() {
         }
         // fmod needs its attribute.
         let info = ops::catalog()
-            .into_iter()
+            .iter()
             .find(|i| i.namespace == "onnx" && i.name == "Mod")
             .unwrap();
         let mut args = OpArgs::default();

@@ -113,9 +113,9 @@ fn tensor_types(spec: &Spec, inputs: &[usize], output: usize) -> Vec<STy> {
     // BOOL inputs).
     let mut group_fixed: Vec<Option<DataType>> = vec![None; n];
     let mut listed: Vec<BTreeSet<DataType>> = vec![BTreeSet::new(); n];
-    for t in 0..n {
+    for (t, fixed) in fixed.iter().enumerate() {
         let r = find(&mut parent, t);
-        if let Some(d) = fixed[t] {
+        if let Some(d) = *fixed {
             group_fixed[r] = Some(d);
         }
         for e in &spec.support {
@@ -264,7 +264,7 @@ impl Family for ElementwiseFamily {
         };
         let (inputs, output) = (inputs?, output?);
         let tensors: Vec<usize> = inputs.iter().map(|t| t.0).collect();
-        let types = tensor_types(&cx.spec, &tensors, output);
+        let types = tensor_types(cx.spec, &tensors, output);
         let names: Vec<(&str, Var)> = inputs
             .iter()
             .enumerate()
