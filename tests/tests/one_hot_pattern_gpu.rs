@@ -127,7 +127,14 @@ fn the_segmented_variant_matches_the_reference() {
         let op = one_hot(&idx, 11, &vals, 1);
         let bytes = op.output_descs()[0].element_count().unwrap() * value.size_bytes() as u64;
         let ctx = segmented_context_for(bytes).expect("a segmented context");
-        same_on_both(ctx, &op, &idx, 11, &vals, &format!("segmented OneHot {value}"));
+        same_on_both(
+            ctx,
+            &op,
+            &idx,
+            11,
+            &vals,
+            &format!("segmented OneHot {value}"),
+        );
     }
 }
 
@@ -150,7 +157,15 @@ fn more_than_65535_workgroups() {
     );
     let out = same_on_both(gpu(), &op, &idx, depth, &vals, "OneHot of 65,600 x 1,024");
     // One on value per sequence (the indices are all in range).
-    let ons = out.to_vec::<f32>().unwrap().iter().filter(|&&v| v == 1.).count();
+    let ons = out
+        .to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .filter(|&&v| v == 1.)
+        .count();
     assert_eq!(ons, 1024);
-    assert_eq!(out.desc(), &TensorDesc::new(DataType::Float32, [depth, 1024]));
+    assert_eq!(
+        out.desc(),
+        &TensorDesc::new(DataType::Float32, [depth, 1024])
+    );
 }
