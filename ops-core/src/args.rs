@@ -95,10 +95,30 @@ fn bad(op: &str, name: &str, what: &str) -> OpError {
     OpError::InvalidArgument(format!("{op}: attribute `{name}`: {what}"))
 }
 
-/// Integer values of a host tensor (`None` for floating-point tensors).
+/// Integer values of a host tensor, as the rules' `values(t)` reads them:
+/// floating-point values truncated toward zero as `cast<INT64>` does (NaN
+/// is 0, values beyond `i64` saturate; ONNX OneHot's `depth` "will be
+/// casted to int64 before use").
 pub fn host_values(t: &crate::HostTensor) -> Option<Vec<i128>> {
     if t.dtype().is_float() {
-        return None;
+        let cast = |x: f64| {
+            if x.is_nan() {
+                0
+            } else {
+                x.trunc() as i64 as i128
+            }
+        };
+        return match t.dtype() {
+            crate::DataType::Float64 => {
+                t.to_vec::<f64>().map(|v| v.into_iter().map(cast).collect())
+            }
+            crate::DataType::Float32 => t
+                .to_vec::<f32>()
+                .map(|v| v.into_iter().map(|x| cast(f64::from(x))).collect()),
+            _ => t
+                .to_vec::<crate::f16>()
+                .map(|v| v.into_iter().map(|x| cast(f64::from(x))).collect()),
+        };
     }
     let width = t.dtype().size_bytes();
     crate::with_element_type!(t.dtype(), T => t

@@ -5,11 +5,12 @@
 //! [`DataType`], [`FeatureLevel`], [`TensorDesc`] and [`HostTensor`], the
 //! error types, the GPU plan data model executed by `ops-gpu`, and (under
 //! `__private`) the pattern library — the CPU reference and GPU plan builder
-//! of each pattern family (`elementwise`, `fold`, `reduce`, `gather_nd`, `gather_elements`,
-//! `scatter_elements`, `scatter_combine`, `scatter_nd`, `view`, `pad`) that
-//! generated code calls with the spec's parameters. [`fuzz`] derives
-//! proptest strategies of valid and invalid calls from any operator's
-//! [`OperatorInfo`], so every spec file gets its fuzzing for free.
+//! of each pattern family (`elementwise`, `fold`, `reduce`, `gather_nd`,
+//! `gather_elements`, `scatter_elements`, `scatter_combine`, `scatter_nd`,
+//! `view`, `pad`, `one_hot`) that generated code calls with the spec's
+//! parameters. [`fuzz`] derives proptest strategies of valid and invalid
+//! calls from any operator's [`OperatorInfo`], so every spec file gets its
+//! fuzzing for free.
 
 #![warn(missing_docs)]
 
@@ -37,7 +38,7 @@ pub use half::f16;
 pub use level::FeatureLevel;
 pub use op::{
     check_call, AttrInfo, AttrKind, AttrValue, IndexBounds, OpArgs, Operator, OperatorInfo,
-    OperatorType, TensorInfo,
+    OperatorType, OutOfRange, TensorInfo,
 };
 pub use plan::{
     split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, KernelText, OutputInit,

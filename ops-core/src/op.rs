@@ -174,16 +174,30 @@ pub fn check_call<O: Operator + ?Sized>(op: &O, inputs: &[&HostTensor]) -> Resul
 /// size `n = sizes[k % sizes.len()]`: it must lie in `[-n, n - 1]` for a
 /// signed index type (negative values count from the end) and in
 /// `[0, n - 1]` for an unsigned one; anything else is
-/// [`OpError::IndexOutOfRange`] at run time.
+/// [`OpError::IndexOutOfRange`] at run time, or, where the pattern says so
+/// ([`OutOfRange::Ignored`]: OneHot), selects nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IndexBounds {
     /// The index tensor, by input position.
     pub tensor: usize,
-    /// The input whose dimensions the values address.
+    /// The tensor whose dimensions the values address, by its position
+    /// among the operator's tensors, inputs first (an input; OneHot's
+    /// output).
     pub addresses: usize,
     /// The addressed sizes, cycling over the tensor's elements (one per
     /// tuple coordinate for GatherND, a single one for Scatter).
     pub sizes: Vec<u32>,
+    /// What a value outside the bounds means.
+    pub out_of_range: OutOfRange,
+}
+
+/// What an index value outside its [`IndexBounds`] means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutOfRange {
+    /// An [`OpError::IndexOutOfRange`] (Gather, Scatter and their kin).
+    Error,
+    /// Nothing: the value selects no position (OneHot's all-off rows).
+    Ignored,
 }
 
 /// The static side of a generated descriptor.

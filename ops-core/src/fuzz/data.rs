@@ -318,7 +318,8 @@ pub fn index_tensor(
     rng: &mut Rng,
 ) -> (HostTensor, bool) {
     let n = element_count(sizes);
-    let signed = dtype.is_signed_int();
+    // Float indices (OneHot) are signed too.
+    let signed = dtype.is_signed_int() || dtype.is_float();
     let dims: Vec<i128> = if bounds.sizes.is_empty() {
         vec![0]
     } else {
@@ -370,6 +371,22 @@ pub fn index_tensor(
     let width = dtype.size_bytes();
     let mut bytes = Vec::with_capacity(n * width);
     for v in values {
+        if dtype.is_float() {
+            // Float indices (OneHot) truncate toward zero: a fraction of
+            // the value's sign, now and then, selects the same position.
+            let fraction = match rng.below(4) {
+                0 => 0.75,
+                1 => 0.25,
+                _ => 0.0,
+            };
+            let x = v as f64 + if v < 0 { -fraction } else { fraction };
+            match dtype {
+                DataType::Float64 => bytes.extend_from_slice(&x.to_le_bytes()),
+                DataType::Float32 => bytes.extend_from_slice(&(x as f32).to_le_bytes()),
+                _ => bytes.extend_from_slice(&crate::f16::from_f64(x).to_le_bytes()),
+            }
+            continue;
+        }
         // BOOL index tensors are in no table (invalid cases): 0 or 1 will do.
         let v = if dtype == DataType::Bool { v & 1 } else { v };
         bytes.extend_from_slice(&(v as u128).to_le_bytes()[..width]);
@@ -390,10 +407,16 @@ fn out_of_range(dtype: DataType, len: i128, rng: &mut Rng) -> i128 {
         DataType::Uint32 => (0, u32::MAX.into()),
         DataType::Uint16 => (0, u16::MAX.into()),
         DataType::Uint8 => (0, u8::MAX.into()),
-        // Float index tensors are not in any table; any value will do.
+        // Float indices (OneHot): integers a float holds exactly.
+        DataType::Float64 | DataType::Float32 => (-(1 << 53), 1 << 53),
+        DataType::Float16 => (-65504, 65504),
         _ => (0, 0),
     };
-    let low = if dtype.is_signed_int() { -len } else { 0 };
+    let low = if dtype.is_signed_int() || dtype.is_float() {
+        -len
+    } else {
+        0
+    };
     let candidates = [
         len,
         low - 1,
@@ -444,6 +467,7 @@ mod tests {
             tensor: 1,
             addresses: 0,
             sizes: vec![3, 5],
+            out_of_range: crate::OutOfRange::Error,
         };
         for seed in 0..50 {
             let mut rng = Rng::new(seed);
@@ -482,6 +506,7 @@ mod tests {
             tensor: 1,
             addresses: 0,
             sizes: vec![100],
+            out_of_range: crate::OutOfRange::Error,
         };
         let (t, _) = index_tensor(
             DataType::Uint32,

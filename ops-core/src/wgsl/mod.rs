@@ -13,6 +13,7 @@ pub mod elementwise;
 pub mod fold;
 pub mod gather_elements;
 pub mod gather_nd;
+pub mod one_hot;
 pub mod pad;
 pub mod reduce;
 pub mod scalar;

@@ -157,6 +157,7 @@ impl Pattern for GatherElementsPattern {
                         tensor: #ix_slot,
                         addresses: #in_slot,
                         sizes: ::std::vec![self.#in_f.sizes[__axis]],
+                        out_of_range: ::ops_core::OutOfRange::Error,
                     }],
                     _ => ::std::vec::Vec::new(),
                 }

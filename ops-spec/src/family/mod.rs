@@ -27,6 +27,7 @@ pub mod elementwise;
 pub mod fold;
 pub mod gather_elements;
 pub mod gather_nd;
+pub mod one_hot;
 pub mod pad;
 pub mod reduce;
 pub mod scatter_elements;
@@ -45,6 +46,7 @@ pub static FAMILIES: &[&dyn Family] = &[
     &view::ViewFamily,
     &pad::PadFamily,
     &elementwise::ElementwiseFamily,
+    &one_hot::OneHotFamily,
 ];
 
 /// The family named `name`.

@@ -270,6 +270,7 @@ impl Pattern for ScatterElementsPattern {
                         tensor: #ix_slot,
                         addresses: #in_slot,
                         sizes: ::std::vec![self.#in_f.sizes[__axis]],
+                        out_of_range: ::ops_core::OutOfRange::Error,
                     }],
                     _ => ::std::vec::Vec::new(),
                 }
@@ -383,6 +384,7 @@ impl ScatterElementsPattern {
                         tensor: #ix_slot,
                         addresses: #in_slot,
                         sizes: ::std::vec![self.#in_f.sizes[__axis]],
+                        out_of_range: ::ops_core::OutOfRange::Error,
                     }],
                     _ => ::std::vec::Vec::new(),
                 }

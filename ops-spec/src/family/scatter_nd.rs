@@ -240,6 +240,7 @@ impl Pattern for ScatterNdPattern {
                         tensor: #ix_slot,
                         addresses: #in_slot,
                         sizes: g.dims.iter().map(|d| d.0 as u32).collect(),
+                        out_of_range: ::ops_core::OutOfRange::Error,
                     }],
                     ::core::result::Result::Err(_) => ::std::vec::Vec::new(),
                 }

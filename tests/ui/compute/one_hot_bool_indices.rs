@@ -1,0 +1,3 @@
+ops_macros::operator!("one_hot_bool_indices.op");
+
+fn main() {}
