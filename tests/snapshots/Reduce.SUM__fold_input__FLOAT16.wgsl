@@ -201,19 +201,118 @@ fn f_exp(x: f32) -> f32 {
     return ldexp(ldexp(p, half), ki - half);
 }
 
+// tanh within a few ULP: its odd Taylor polynomial through x^15 where
+// |x| < 0.55 (the first term left out is below 2^-23 of the result),
+// `1 - 2 / (e^(2|x|) + 1)` with the sign of x beyond.
+fn f_tanh(x: f32) -> f32 {
+    if (f_is_nan(x)) {
+        return x;
+    }
+    let a = abs(x);
+    if (a < 0.55) {
+        let z = x * x;
+        return x + x * z * (-0.33333334 + z * (0.13333334 + z * (-0.053968254 + z * (0.021869488 + z * (-0.008863236 + z * (0.0035921280 + z * -0.0014558344))))));
+    }
+    let t = 1.0 - 2.0 / (f_exp(2.0 * a) + 1.0);
+    return select(t, -t, x < 0.0);
+}
+
+// C's `fmod`, exact: the remainder of the mantissas by long division on
+// the bits (WGSL's `%` is `a - b * trunc(a / b)`, which loses everything
+// once `a / b` overflows or rounds).
+fn f_fmod(a: f32, b: f32) -> f32 {
+    let ua = bitcast<u32>(a);
+    let sign = ua & 0x80000000u;
+    let xa = ua & 0x7fffffffu;
+    let xb = bitcast<u32>(b) & 0x7fffffffu;
+    if (xb == 0u || xa >= 0x7f800000u || xb > 0x7f800000u) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    if (xa < xb) {
+        return a;
+    }
+    if (xa == xb) {
+        return bitcast<f32>(sign);
+    }
+    var ea = i32(xa >> 23u);
+    var ma = (xa & 0x7fffffu) | 0x800000u;
+    if (ea == 0) {
+        ea = 1;
+        ma = xa;
+        while ((ma & 0x800000u) == 0u) {
+            ma = ma << 1u;
+            ea = ea - 1;
+        }
+    }
+    var eb = i32(xb >> 23u);
+    var mb = (xb & 0x7fffffu) | 0x800000u;
+    if (eb == 0) {
+        eb = 1;
+        mb = xb;
+        while ((mb & 0x800000u) == 0u) {
+            mb = mb << 1u;
+            eb = eb - 1;
+        }
+    }
+    for (; ea > eb; ea = ea - 1) {
+        if (ma >= mb) {
+            ma = ma - mb;
+        }
+        ma = ma << 1u;
+    }
+    if (ma >= mb) {
+        ma = ma - mb;
+    }
+    if (ma == 0u) {
+        return bitcast<f32>(sign);
+    }
+    while ((ma & 0x800000u) == 0u) {
+        ma = ma << 1u;
+        ea = ea - 1;
+    }
+    if (ea > 0) {
+        return bitcast<f32>(sign | (u32(ea) << 23u) | (ma & 0x7fffffu));
+    }
+    return bitcast<f32>(sign | (ma >> u32(1 - ea)));
+}
+
 fn f_pow(a: f32, b: f32) -> f32 {
-    if (b == 0.0) {
+    // IEEE 754 `pow`'s special cases first, then `exp(b * log(|a|))`.
+    if (b == 0.0 || a == 1.0) {
         return 1.0;
     }
-    let m = pow(abs(a), b);
-    if (a < 0.0) {
-        if (floor(b) != b) {
+    if (b == 1.0) {
+        return a;
+    }
+    if (f_is_nan(a) || f_is_nan(b)) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    let inf = bitcast<f32>(0x7f800000u);
+    let ab = abs(b);
+    let integral = floor(b) == b;
+    let odd = integral && ab < 16777216.0 && (i32(ab) & 1i) == 1i;
+    let neg = (bitcast<u32>(a) >> 31u) == 1u;
+    let x = abs(a);
+    if (ab == inf) {
+        if (x == 1.0) {
+            return 1.0;
+        }
+        return select(0.0, inf, (x > 1.0) == (b > 0.0));
+    }
+    var m: f32;
+    if (x == 0.0) {
+        m = select(0.0, inf, b < 0.0);
+    } else if (x == inf) {
+        m = select(inf, 0.0, b < 0.0);
+    } else {
+        if (neg && !integral) {
             return bitcast<f32>(0x7fc00000u);
         }
-        let odd = abs(b) < 16777216.0 && (i32(abs(b)) & 1i) == 1i;
-        return select(m, -m, odd);
+        // This module's `exp` and `log`, not WGSL's `pow`: adapters flush
+        // its subnormal results to zero and its error is unspecified.
+        m = f_exp(b * f_log(x));
     }
-    return m;
+    return select(m, -m, neg && odd);
 }
 
 fn load_input(i: u32) -> u32 {
@@ -655,19 +754,118 @@ fn f_exp(x: f32) -> f32 {
     return ldexp(ldexp(p, half), ki - half);
 }
 
+// tanh within a few ULP: its odd Taylor polynomial through x^15 where
+// |x| < 0.55 (the first term left out is below 2^-23 of the result),
+// `1 - 2 / (e^(2|x|) + 1)` with the sign of x beyond.
+fn f_tanh(x: f32) -> f32 {
+    if (f_is_nan(x)) {
+        return x;
+    }
+    let a = abs(x);
+    if (a < 0.55) {
+        let z = x * x;
+        return x + x * z * (-0.33333334 + z * (0.13333334 + z * (-0.053968254 + z * (0.021869488 + z * (-0.008863236 + z * (0.0035921280 + z * -0.0014558344))))));
+    }
+    let t = 1.0 - 2.0 / (f_exp(2.0 * a) + 1.0);
+    return select(t, -t, x < 0.0);
+}
+
+// C's `fmod`, exact: the remainder of the mantissas by long division on
+// the bits (WGSL's `%` is `a - b * trunc(a / b)`, which loses everything
+// once `a / b` overflows or rounds).
+fn f_fmod(a: f32, b: f32) -> f32 {
+    let ua = bitcast<u32>(a);
+    let sign = ua & 0x80000000u;
+    let xa = ua & 0x7fffffffu;
+    let xb = bitcast<u32>(b) & 0x7fffffffu;
+    if (xb == 0u || xa >= 0x7f800000u || xb > 0x7f800000u) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    if (xa < xb) {
+        return a;
+    }
+    if (xa == xb) {
+        return bitcast<f32>(sign);
+    }
+    var ea = i32(xa >> 23u);
+    var ma = (xa & 0x7fffffu) | 0x800000u;
+    if (ea == 0) {
+        ea = 1;
+        ma = xa;
+        while ((ma & 0x800000u) == 0u) {
+            ma = ma << 1u;
+            ea = ea - 1;
+        }
+    }
+    var eb = i32(xb >> 23u);
+    var mb = (xb & 0x7fffffu) | 0x800000u;
+    if (eb == 0) {
+        eb = 1;
+        mb = xb;
+        while ((mb & 0x800000u) == 0u) {
+            mb = mb << 1u;
+            eb = eb - 1;
+        }
+    }
+    for (; ea > eb; ea = ea - 1) {
+        if (ma >= mb) {
+            ma = ma - mb;
+        }
+        ma = ma << 1u;
+    }
+    if (ma >= mb) {
+        ma = ma - mb;
+    }
+    if (ma == 0u) {
+        return bitcast<f32>(sign);
+    }
+    while ((ma & 0x800000u) == 0u) {
+        ma = ma << 1u;
+        ea = ea - 1;
+    }
+    if (ea > 0) {
+        return bitcast<f32>(sign | (u32(ea) << 23u) | (ma & 0x7fffffu));
+    }
+    return bitcast<f32>(sign | (ma >> u32(1 - ea)));
+}
+
 fn f_pow(a: f32, b: f32) -> f32 {
-    if (b == 0.0) {
+    // IEEE 754 `pow`'s special cases first, then `exp(b * log(|a|))`.
+    if (b == 0.0 || a == 1.0) {
         return 1.0;
     }
-    let m = pow(abs(a), b);
-    if (a < 0.0) {
-        if (floor(b) != b) {
+    if (b == 1.0) {
+        return a;
+    }
+    if (f_is_nan(a) || f_is_nan(b)) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    let inf = bitcast<f32>(0x7f800000u);
+    let ab = abs(b);
+    let integral = floor(b) == b;
+    let odd = integral && ab < 16777216.0 && (i32(ab) & 1i) == 1i;
+    let neg = (bitcast<u32>(a) >> 31u) == 1u;
+    let x = abs(a);
+    if (ab == inf) {
+        if (x == 1.0) {
+            return 1.0;
+        }
+        return select(0.0, inf, (x > 1.0) == (b > 0.0));
+    }
+    var m: f32;
+    if (x == 0.0) {
+        m = select(0.0, inf, b < 0.0);
+    } else if (x == inf) {
+        m = select(inf, 0.0, b < 0.0);
+    } else {
+        if (neg && !integral) {
             return bitcast<f32>(0x7fc00000u);
         }
-        let odd = abs(b) < 16777216.0 && (i32(abs(b)) & 1i) == 1i;
-        return select(m, -m, odd);
+        // This module's `exp` and `log`, not WGSL's `pow`: adapters flush
+        // its subnormal results to zero and its error is unspecified.
+        m = f_exp(b * f_log(x));
     }
-    return m;
+    return select(m, -m, neg && odd);
 }
 
 fn load_input(i: u32) -> u32 {
