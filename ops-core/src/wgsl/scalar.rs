@@ -152,6 +152,21 @@ pub fn gen_expr_helpers(w: &mut Writer, exprs: &[&Scalar], env: &TypeEnv<'_>) {
     }
     if types.iter().any(|t| t.is_float()) {
         w.lines(FLOAT_HELPERS);
+        // The long helpers only where an expression calls them.
+        let (mut tanh, mut fmod) = (false, false);
+        for e in exprs {
+            e.visit(&mut |n| match *n {
+                Scalar::Unary(Unary::Tanh, _) => tanh = true,
+                Scalar::Binary(Binary::Rem, _, _) => fmod = true,
+                _ => {}
+            });
+        }
+        if tanh {
+            w.lines(TANH_HELPER);
+        }
+        if fmod {
+            w.lines(FMOD_HELPER);
+        }
     }
     if casts || types.iter().any(|&t| wide(t)) {
         w.lines(WIDE_HELPERS);
@@ -522,6 +537,49 @@ fn f_exp(x: f32) -> f32 {
     return ldexp(ldexp(p, half), ki - half);
 }
 
+fn f_pow(a: f32, b: f32) -> f32 {
+    // IEEE 754 `pow`'s special cases first, then `exp(b * log(|a|))`.
+    if (b == 0.0 || a == 1.0) {
+        return 1.0;
+    }
+    if (b == 1.0) {
+        return a;
+    }
+    if (f_is_nan(a) || f_is_nan(b)) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    let inf = bitcast<f32>(0x7f800000u);
+    let ab = abs(b);
+    let integral = floor(b) == b;
+    let odd = integral && ab < 16777216.0 && (i32(ab) & 1i) == 1i;
+    let neg = (bitcast<u32>(a) >> 31u) == 1u;
+    let x = abs(a);
+    if (ab == inf) {
+        if (x == 1.0) {
+            return 1.0;
+        }
+        return select(0.0, inf, (x > 1.0) == (b > 0.0));
+    }
+    var m: f32;
+    if (x == 0.0) {
+        m = select(0.0, inf, b < 0.0);
+    } else if (x == inf) {
+        m = select(inf, 0.0, b < 0.0);
+    } else {
+        if (neg && !integral) {
+            return bitcast<f32>(0x7fc00000u);
+        }
+        // This module's `exp` and `log`, not WGSL's `pow`: adapters flush
+        // its subnormal results to zero and its error is unspecified.
+        m = f_exp(b * f_log(x));
+    }
+    return select(m, -m, neg && odd);
+}
+";
+
+/// `f_tanh`, written where an expression takes a float `tanh` (it calls
+/// [`FLOAT_HELPERS`]' `f_exp`).
+const TANH_HELPER: &str = "\
 // tanh within a few ULP: its odd Taylor polynomial through x^15 where
 // |x| < 0.55 (the first term left out is below 2^-23 of the result),
 // `1 - 2 / (e^(2|x|) + 1)` with the sign of x beyond.
@@ -537,7 +595,10 @@ fn f_tanh(x: f32) -> f32 {
     let t = 1.0 - 2.0 / (f_exp(2.0 * a) + 1.0);
     return select(t, -t, x < 0.0);
 }
+";
 
+/// `f_fmod`, written where an expression takes a float `%`.
+const FMOD_HELPER: &str = "\
 // C's `fmod`, exact: the remainder of the mantissas by long division on
 // the bits (WGSL's `%` is `a - b * trunc(a / b)`, which loses everything
 // once `a / b` overflows or rounds).
@@ -595,45 +656,6 @@ fn f_fmod(a: f32, b: f32) -> f32 {
         return bitcast<f32>(sign | (u32(ea) << 23u) | (ma & 0x7fffffu));
     }
     return bitcast<f32>(sign | (ma >> u32(1 - ea)));
-}
-
-fn f_pow(a: f32, b: f32) -> f32 {
-    // IEEE 754 `pow`'s special cases first, then `exp(b * log(|a|))`.
-    if (b == 0.0 || a == 1.0) {
-        return 1.0;
-    }
-    if (b == 1.0) {
-        return a;
-    }
-    if (f_is_nan(a) || f_is_nan(b)) {
-        return bitcast<f32>(0x7fc00000u);
-    }
-    let inf = bitcast<f32>(0x7f800000u);
-    let ab = abs(b);
-    let integral = floor(b) == b;
-    let odd = integral && ab < 16777216.0 && (i32(ab) & 1i) == 1i;
-    let neg = (bitcast<u32>(a) >> 31u) == 1u;
-    let x = abs(a);
-    if (ab == inf) {
-        if (x == 1.0) {
-            return 1.0;
-        }
-        return select(0.0, inf, (x > 1.0) == (b > 0.0));
-    }
-    var m: f32;
-    if (x == 0.0) {
-        m = select(0.0, inf, b < 0.0);
-    } else if (x == inf) {
-        m = select(inf, 0.0, b < 0.0);
-    } else {
-        if (neg && !integral) {
-            return bitcast<f32>(0x7fc00000u);
-        }
-        // This module's `exp` and `log`, not WGSL's `pow`: adapters flush
-        // its subnormal results to zero and its error is unspecified.
-        m = f_exp(b * f_log(x));
-    }
-    return select(m, -m, neg && odd);
 }
 ";
 
