@@ -38,7 +38,7 @@ pub use half::f16;
 pub use level::FeatureLevel;
 pub use op::{
     check_call, AttrInfo, AttrKind, AttrValue, IndexBounds, OpArgs, Operator, OperatorInfo,
-    OperatorType, OutOfRange, TensorInfo,
+    OperatorType, OutOfRange, TensorGroup, TensorInfo,
 };
 pub use plan::{
     split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, KernelText, OutputInit,

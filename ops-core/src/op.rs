@@ -200,6 +200,25 @@ pub enum OutOfRange {
     Ignored,
 }
 
+/// A tensor declaration of a spec with optional or variadic tensors
+/// ([`OperatorInfo::groups`]): `input min: optional tensor` admits 0 or 1
+/// tensor, `input data: tensor[1..=4]` 1 to 4 (`data_0`, `data_1`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorGroup {
+    /// The declared name (`data`).
+    pub name: &'static str,
+    /// The seed's name of the declaration.
+    pub seed: &'static str,
+    /// An output declaration.
+    pub output: bool,
+    /// The fewest tensors it admits.
+    pub min: u32,
+    /// The most.
+    pub max: u32,
+    /// How many this instance has.
+    pub count: u32,
+}
+
 /// The static side of a generated descriptor.
 pub trait OperatorType: Operator + Clone + Sized + 'static {
     /// Static facts about the operator.
@@ -213,6 +232,15 @@ pub trait OperatorType: Operator + Clone + Sized + 'static {
 pub struct OperatorInfo {
     /// The spec's name (`ArgMin`).
     pub name: &'static str,
+    /// Which instance of a spec with optional or variadic tensors this is:
+    /// the suffix of its descriptor type (`NoMin` for `ClipNoMinDesc`, `3`
+    /// for `Sum3Desc`); `""` for other specs. Instances share the spec's
+    /// name; [`OperatorInfo::groups`] tells them apart.
+    pub instance: &'static str,
+    /// Every tensor declaration of the spec, in spec order, with how many
+    /// tensors it stands for in this instance; empty when each stands for
+    /// exactly one tensor.
+    pub groups: &'static [TensorGroup],
     /// The catalog namespace: the spec's folder below the catalog's root,
     /// `""` for the root (DirectML and the others), `"onnx"` for
     /// `specs/onnx/`. Names are unique within a namespace only
@@ -307,6 +335,39 @@ impl OperatorInfo {
         } else {
             format!("{}::{}", self.namespace, self.name)
         }
+    }
+
+    /// [`OperatorInfo::qualified_name`] with the instance of a spec with
+    /// optional or variadic tensors (`onnx::Clip[NoMin]`, `onnx::Sum[3]`),
+    /// for messages.
+    pub fn instance_name(&self) -> String {
+        if self.instance.is_empty() {
+            self.qualified_name()
+        } else {
+            format!("{}[{}]", self.qualified_name(), self.instance)
+        }
+    }
+
+    /// The instance of this operator's spec in `catalog` whose inputs are
+    /// exactly `names` (in any order): for a spec with optional or variadic
+    /// tensors, the one a caller with those tensors wants (`onnx::Clip`
+    /// given `input` and `max` is `onnx::Clip[NoMin]`); `self` when it
+    /// has them, `None` when no instance does.
+    pub fn instance_with_inputs(
+        &'static self,
+        catalog: &[&'static OperatorInfo],
+        names: &[&str],
+    ) -> Option<&'static OperatorInfo> {
+        let has = |i: &OperatorInfo| {
+            i.inputs.len() == names.len() && i.inputs.iter().all(|n| names.contains(n))
+        };
+        if has(self) {
+            return Some(self);
+        }
+        catalog
+            .iter()
+            .copied()
+            .find(|i| i.namespace == self.namespace && i.name == self.name && has(i))
     }
 
     /// True when `name` is the operator's name or an alias, ignoring case,

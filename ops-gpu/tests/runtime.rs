@@ -760,6 +760,8 @@ fn build(args: &OpArgs) -> Result<Box<dyn Operator>, OpError> {
 
 static INFO: OperatorInfo = OperatorInfo {
     name: "BoundedAddOne",
+    instance: "",
+    groups: &[],
     namespace: "",
     aliases: &[],
     inputs: &["input"],

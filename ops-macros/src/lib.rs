@@ -47,9 +47,9 @@ pub fn catalog(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let mut out = TokenStream::new();
     let mut infos = Vec::new();
     for f in &files {
-        let (items, name) = expand_file(f, "", lit.span());
+        let (items, names) = expand_file(f, "", lit.span());
         out.extend(items);
-        if let Some(name) = name {
+        for name in names {
             let desc = format_ident!("{}Desc", name);
             infos.push(quote!(<#desc as ::ops_core::OperatorType>::INFO));
         }
@@ -80,9 +80,9 @@ pub fn catalog(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
         };
         let mut items = TokenStream::new();
         for f in &files {
-            let (expanded, name) = expand_file(f, &namespace, lit.span());
+            let (expanded, names) = expand_file(f, &namespace, lit.span());
             items.extend(expanded);
-            if let Some(name) = name {
+            for name in names {
                 let desc = format_ident!("{}Desc", name);
                 infos.push(quote!(<#module::#desc as ::ops_core::OperatorType>::INFO));
             }
@@ -168,8 +168,9 @@ fn list_folder(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
 }
 
 /// Expands one file of catalog namespace `namespace`; returns the items
-/// and, when it succeeded, the operator's name.
-fn expand_file(path: &Path, namespace: &str, span: Span) -> (TokenStream, Option<String>) {
+/// and, when it succeeded, the base names of its descriptor types (one per
+/// instance of a spec with optional or variadic tensors).
+fn expand_file(path: &Path, namespace: &str, span: Span) -> (TokenStream, Vec<String>) {
     let shown = display(path);
     let src = match std::fs::read_to_string(path) {
         Ok(s) => s,
@@ -177,7 +178,7 @@ fn expand_file(path: &Path, namespace: &str, span: Span) -> (TokenStream, Option
             let msg = format!("cannot read spec file `{shown}`: {e}");
             return (
                 quote::quote_spanned!(span=> ::core::compile_error!(#msg);),
-                None,
+                Vec::new(),
             );
         }
     };
@@ -191,10 +192,8 @@ fn expand_file(path: &Path, namespace: &str, span: Span) -> (TokenStream, Option
     );
     match ops_spec::codegen::expand_rendered_in(&shown, namespace, &src) {
         Ok(items) => {
-            let name = ops_spec::syntax::parse_spec(&src, &mut Default::default())
-                .name
-                .map(|n| n.text);
-            (quote!(#track #items), name)
+            let names = ops_spec::codegen::operator_idents(&src);
+            (quote!(#track #items), names)
         }
         Err((messages, operator)) => {
             let errors = messages
@@ -212,7 +211,7 @@ fn expand_file(path: &Path, namespace: &str, span: Span) -> (TokenStream, Option
                     pub use #module::#desc;
                 }
             });
-            (quote!(#track #(#errors)* #stub), None)
+            (quote!(#track #(#errors)* #stub), Vec::new())
         }
     }
 }

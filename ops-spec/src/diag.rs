@@ -161,8 +161,14 @@ impl Errors {
     /// The recorded diagnostics, in source order.
     pub fn into_vec(mut self) -> Vec<Diagnostic> {
         self.list.sort_by_key(|d| d.span.start);
-        self.list.dedup();
-        self.list
+        // Each once (the instances of a spec repeat their common mistakes).
+        let mut out: Vec<Diagnostic> = Vec::with_capacity(self.list.len());
+        for d in self.list {
+            if !out.contains(&d) {
+                out.push(d);
+            }
+        }
+        out
     }
 }
 

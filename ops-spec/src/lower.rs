@@ -17,6 +17,8 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
     let name = file.name.clone()?;
     let mut spec = Spec {
         name: name.text.clone(),
+        suffix: String::new(),
+        groups: Vec::new(),
         docs: file.docs.clone(),
         source: None,
         aliases: Vec::new(),
@@ -507,6 +509,17 @@ impl Lower<'_> {
                     dtype,
                     message: msg.clone(),
                 })
+            }
+            // `syntax::instances` unrolls every `for` before lowering.
+            RuleDecl::For(_, list, _, span) => {
+                errors.error(
+                    *span,
+                    format!(
+                        "`for` walks a variadic tensor list; `{}` is none",
+                        list.text
+                    ),
+                );
+                None
             }
         }
     }

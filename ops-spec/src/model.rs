@@ -10,6 +10,13 @@ use crate::diag::Span;
 pub struct Spec {
     /// Operator name (`ArgMin`).
     pub name: String,
+    /// The instance's suffix of Rust names and kernel keys (`NoMin`, `3`;
+    /// `""` for a spec without optional or variadic tensors; see
+    /// [`crate::syntax::instances`]).
+    pub suffix: String,
+    /// Every tensor declaration's count in this instance (empty without
+    /// optional or variadic tensors).
+    pub groups: Vec<crate::syntax::instances::Group>,
     /// Doc lines.
     pub docs: Vec<String>,
     /// The seed document.
@@ -39,6 +46,12 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// The base of the instance's Rust names: the name and its suffix
+    /// (`Clip`, `ClipNoMin`, `Sum3`).
+    pub fn ident(&self) -> String {
+        format!("{}{}", self.name, self.suffix)
+    }
+
     /// The spec of one arm of a `compute switch`: named
     /// `{name}.{FIRST_MEMBER}` (its kernel keys), with the support entries
     /// that apply to its members and the arm's computation.

@@ -504,7 +504,15 @@ fn parse_case(
             };
             cx.error(member(&path, "op"), message);
         }
-        found
+        // A spec with optional or variadic tensors: the instance whose
+        // inputs the case gives.
+        found.map(|info| match obj.get("inputs") {
+            Some(Value::Object(given)) if !info.groups.is_empty() => {
+                let names: Vec<&str> = given.keys().map(String::as_str).collect();
+                info.instance_with_inputs(catalog, &names).unwrap_or(info)
+            }
+            _ => info,
+        })
     });
 
     let feature_level = optional(obj, "feature_level").and_then(|v| {

@@ -541,7 +541,7 @@ fn coverage(run: &OpRun, out: &mut dyn Write) -> io::Result<(usize, usize)> {
     let _ = writeln!(
         lines,
         "\n{}: valid cases per table entry, data types (inputs -> outputs) and rank of `{}`; `.` = no case hit the cell, `x` = no valid case found for it",
-        info.qualified_name(),
+        info.instance_name(),
         info.inputs.first().copied().unwrap_or("?")
     );
     for (k, e) in entries.iter().enumerate() {
@@ -657,10 +657,21 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
     let catalog = crate::catalog();
     let mut infos: Vec<&'static OperatorInfo> = Vec::new();
     for name in &args.ops {
-        match catalog.iter().find(|i| i.answers_to(name)) {
-            Some(i) if !infos.iter().any(|x| std::ptr::eq(*x, *i)) => infos.push(i),
-            Some(_) => {}
-            None => {
+        // Every instance of a spec with optional or variadic tensors.
+        let found: Vec<&'static OperatorInfo> = catalog
+            .iter()
+            .copied()
+            .filter(|i| i.answers_to(name))
+            .collect();
+        match found.is_empty() {
+            false => {
+                for i in found {
+                    if !infos.iter().any(|x| std::ptr::eq(*x, i)) {
+                        infos.push(i);
+                    }
+                }
+            }
+            true => {
                 let names: Vec<String> = catalog.iter().map(|i| i.qualified_name()).collect();
                 writeln!(
                     err,
@@ -855,11 +866,7 @@ pub fn fuzz_catalog(
                 .iter()
                 .map(|r| {
                     let rate = r.valid_count as f64 / r.elapsed.as_secs_f64().max(1e-9);
-                    format!(
-                        "{} {} ({rate:.0}/s)",
-                        r.info.qualified_name(),
-                        r.valid_count
-                    )
+                    format!("{} {} ({rate:.0}/s)", r.info.instance_name(), r.valid_count)
                 })
                 .collect();
             let text = format!(
@@ -883,7 +890,7 @@ pub fn fuzz_catalog(
         }
     }
     for run in &runs {
-        let name = run.info.qualified_name();
+        let name = run.info.instance_name();
         report.valid.insert(name.clone(), run.valid_count);
         report.invalid.insert(name.clone(), run.invalid_count);
         report.variants.insert(name.clone(), run.variants_run);
@@ -897,7 +904,7 @@ pub fn fuzz_catalog(
         writeln!(
             err,
             "{}: {} valid cases ({} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors, alike on every backend){variants_text}, {} invalid cases, {:.1?}",
-            run.info.qualified_name(),
+            run.info.instance_name(),
             run.valid_count,
             run.large,
             run.index_errors,

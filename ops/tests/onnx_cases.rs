@@ -15,6 +15,8 @@ use ops_core::{
 /// A fake ONNX reduction: `data`, host `axes`, `reduced`; `keepdims`.
 static REDUCE_FAKE: OperatorInfo = OperatorInfo {
     name: "ReduceFake",
+    instance: "",
+    groups: &[],
     namespace: "onnx",
     aliases: &[],
     inputs: &["data", "axes"],

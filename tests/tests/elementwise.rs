@@ -22,10 +22,12 @@ use ops_tests::{gpu, tensor_with_edges, Rng};
 
 /// Builds the ONNX operator `name` over `inputs` (by tensor name).
 fn build(name: &str, inputs: &[(&str, &HostTensor)]) -> Box<dyn Operator> {
+    let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
     let info = ops::catalog()
         .iter()
         .find(|i| i.namespace == "onnx" && i.name == name)
-        .unwrap_or_else(|| panic!("no onnx::{name}"));
+        .and_then(|i| i.instance_with_inputs(ops::catalog(), &names))
+        .unwrap_or_else(|| panic!("no onnx::{name} of inputs {names:?}"));
     let args = OpArgs {
         tensors: inputs
             .iter()

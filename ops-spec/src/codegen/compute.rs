@@ -142,7 +142,7 @@ pub fn kernel_key_name(namespace: &str, name: &str) -> String {
 /// kernel keys start with [`kernel_key_name`].
 pub fn gen_compute_in(checked: &Checked, origin: &str, namespace: &str) -> ComputeCode {
     let spec = checked.spec();
-    gen_compute_spec(spec, origin, &kernel_key_name(namespace, &spec.name))
+    gen_compute_spec(spec, origin, &kernel_key_name(namespace, &spec.ident()))
 }
 
 /// [`gen_compute`] of a checked spec's model (or of one arm of its switch),

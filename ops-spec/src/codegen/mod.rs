@@ -11,6 +11,7 @@ use proc_macro2::TokenStream;
 use crate::check::check_spec;
 use crate::diag::{Diagnostic, Errors};
 use crate::lower::lower_spec;
+use crate::syntax::instances::instances;
 use crate::syntax::parse_spec;
 
 /// The result of expanding a spec that has mistakes.
@@ -31,25 +32,64 @@ pub fn expand(origin: &str, src: &str) -> Result<TokenStream, Failure> {
 /// [`expand`] for a spec of catalog namespace `namespace` (`""` for the
 /// root folder, `"onnx"` for `specs/onnx/`): its `OperatorInfo::namespace`,
 /// and the prefix of its kernel keys (`onnx::ArgMax/...`).
+///
+/// A spec with optional or variadic tensors expands into one operator per
+/// instance ([`crate::syntax::instances`]); a mistake in any instance fails
+/// the whole spec, each message once.
 pub fn expand_in(origin: &str, namespace: &str, src: &str) -> Result<TokenStream, Failure> {
     let mut errors = Errors::default();
     let file = parse_spec(src, &mut errors);
     let operator = file.name.as_ref().map(|n| n.text.clone());
-    let lowered = lower_spec(&file, src, &mut errors);
-    let checked = match lowered {
-        Some(spec) if errors.is_empty() => check_spec(spec, &mut errors),
-        _ => None,
-    };
-    match checked {
-        Some(checked) if errors.is_empty() => {
-            let compute = compute::gen_compute_in(&checked, origin, namespace);
-            Ok(rust::gen_operator(&checked, origin, namespace, compute))
+    // Lowering runs after syntax errors too, to report every mistake at once.
+    let instances = instances(&file, &mut errors);
+    let mut out = TokenStream::new();
+    for inst in instances {
+        let mut errs = Errors::default();
+        let lowered = lower_spec(&inst.file, src, &mut errs).map(|mut spec| {
+            spec.suffix = inst.suffix.clone();
+            spec.groups = inst.groups.clone();
+            spec
+        });
+        let checked = match lowered {
+            Some(spec) if errs.is_empty() && errors.is_empty() => check_spec(spec, &mut errs),
+            _ => None,
+        };
+        match checked {
+            Some(checked) if errs.is_empty() && errors.is_empty() => {
+                let compute = compute::gen_compute_in(&checked, origin, namespace);
+                out.extend(rust::gen_operator(&checked, origin, namespace, compute));
+            }
+            _ => {
+                for d in errs.into_vec() {
+                    errors.push(d);
+                }
+            }
         }
-        _ => Err(Failure {
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(Failure {
             diagnostics: errors.into_vec(),
             operator,
-        }),
+        })
     }
+}
+
+/// The base names of the Rust items a spec expands into (`{name}Desc`):
+/// its operator name, or one per instance of a spec with optional or
+/// variadic tensors (`Clip`, `ClipNoMin`, ...); empty when the spec cannot
+/// be read.
+pub fn operator_idents(src: &str) -> Vec<String> {
+    let mut errors = Errors::default();
+    let file = parse_spec(src, &mut errors);
+    let Some(name) = file.name.as_ref().map(|n| n.text.clone()) else {
+        return Vec::new();
+    };
+    instances(&file, &mut errors)
+        .into_iter()
+        .map(|i| format!("{name}{}", i.suffix))
+        .collect()
 }
 
 /// Expands and, when it fails, renders every diagnostic against the file.

@@ -177,9 +177,14 @@ pub fn gen_operator(
 ) -> TokenStream {
     let spec = checked.spec();
     let op_name = &spec.name;
-    let module = module_ident(&spec.name);
-    let desc = format_ident!("{}Desc", spec.name);
-    let builder = format_ident!("{}Builder", spec.name);
+    let module = module_ident(&spec.ident());
+    let desc = format_ident!("{}Desc", spec.ident());
+    let builder = format_ident!("{}Builder", spec.ident());
+    let instance = &spec.suffix;
+    let groups = spec.groups.iter().map(|g| {
+        let (name, seed, output, lo, hi, count) = (&g.name, &g.seed, g.output, g.lo, g.hi, g.count);
+        quote!(::ops_core::TensorGroup { name: #name, seed: #seed, output: #output, min: #lo, max: #hi, count: #count })
+    });
     let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
     let docs = gen_docs(spec, origin, &compute.docs);
 
@@ -725,6 +730,8 @@ pub fn gen_operator(
 
             static INFO: ::ops_core::OperatorInfo = ::ops_core::OperatorInfo {
                 name: #op_name,
+                instance: #instance,
+                groups: &[#(#groups),*],
                 namespace: #namespace,
                 aliases: &[#(#aliases),*],
                 inputs: &[#(#input_names),*],

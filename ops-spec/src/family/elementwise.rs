@@ -20,6 +20,10 @@
 //! other tensor has a parameter of its own. The output's parameter is `T`,
 //! what `cast<T>(..)` converts to. A kernel is generated for every binding
 //! of the parameters the support tables admit.
+//!
+//! An optional `domain: [lo, hi]` states the input values a ULP bound holds
+//! for (a sum of several inputs holds it without cancellation): fuzzers draw
+//! float inputs from it.
 
 use std::collections::BTreeSet;
 
@@ -53,6 +57,9 @@ pub struct ElementwisePattern {
     pub types: Vec<STy>,
     /// The ULP bound (`None`: exact).
     pub accuracy: Option<u64>,
+    /// The input values the ULP bound is stated for (`domain: [lo, hi]`);
+    /// `None`: the default of ULP contracts.
+    pub domain: Option<(f64, f64)>,
     /// The expression and the accuracy as written.
     pub text: (String, String),
     /// Doc lines.
@@ -222,7 +229,7 @@ impl Family for ElementwiseFamily {
         errors: &mut Errors,
     ) -> Option<Box<dyn Pattern>> {
         const KEYS: &[&str] = &["inputs", "output", "value", "accuracy"];
-        let params = cx.params_optional(c, KEYS, &[], errors)?;
+        let params = cx.params_optional(c, KEYS, &["domain"], errors)?;
         let output = cx.param_tensor(&params, "output", true, c, errors);
         let inputs: Option<Vec<(usize, String)>> = match params.get("inputs") {
             Some(ParamValue::Expr(ast::Expr {
@@ -342,13 +349,15 @@ impl Family for ElementwiseFamily {
             }
             _ => None,
         };
-        let ((value, text), (accuracy, acc_text)) = (value?, accuracy?);
+        let domain = super::domain_param(params.get("domain").copied(), errors);
+        let ((value, text), (accuracy, acc_text), domain) = (value?, accuracy?, domain?);
         Some(Box::new(ElementwisePattern {
             inputs: tensors,
             output,
             value,
             types,
             accuracy,
+            domain,
             text: (text, acc_text),
             docs: c.docs.clone(),
         }))
@@ -509,7 +518,10 @@ impl Pattern for ElementwisePattern {
                 ::core::result::Result::Ok(::std::vec![(::std::string::String::from("elementwise"), __plan?)])
             },
             tolerance: quote!(ELEMENTWISE.tolerance(self.#out_f.dtype)),
-            domain: quote!(::core::option::Option::None),
+            domain: match self.domain {
+                Some((lo, hi)) => quote!(::core::option::Option::Some((#lo, #hi))),
+                None => quote!(::core::option::Option::None),
+            },
             index_error: quote! {
                 ::ops_core::OpError::Device(::std::format!("{} has no index checks, but the GPU reported check {} at {}", #name, check, position))
             },

@@ -10,7 +10,7 @@ use crate::check::same_types;
 use crate::codegen::compute::{dtype_pairs, gen_scalar, ComputeCode, VariantKernels};
 use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::{Diagnostic, Errors};
-use crate::lower::{leak, literal_f64, Lower, ScalarEnv};
+use crate::lower::{leak, Lower, ScalarEnv};
 use crate::model::*;
 use crate::syntax::ast::{self, ExprKind, ParamValue};
 
@@ -116,27 +116,7 @@ impl Family for FoldFamily {
             }
             _ => None,
         };
-        let domain = match params.get("domain") {
-            None => Some(None),
-            Some(ParamValue::Expr(ast::Expr {
-                kind: ExprKind::List(items),
-                span,
-            })) if items.len() == 2 => match (literal_f64(&items[0]), literal_f64(&items[1])) {
-                (Some(lo), Some(hi)) if lo < hi => Some(Some((lo, hi))),
-                _ => {
-                    errors.error(*span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
-                    None
-                }
-            },
-            Some(ParamValue::Expr(e)) => {
-                errors.error(e.span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
-                None
-            }
-            Some(ParamValue::Map(n, _)) => {
-                errors.error(n.span, "`domain` is `[lo, hi]`, two numbers with lo < hi");
-                None
-            }
-        };
+        let domain = super::domain_param(params.get("domain").copied(), errors);
         let (identity, map, combine, finish, accuracy, domain) =
             (identity?, map?, combine?, finish?, accuracy?, domain?);
         Some(Box::new(FoldPattern {

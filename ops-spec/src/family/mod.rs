@@ -90,3 +90,40 @@ impl Clone for Box<dyn Pattern> {
         self.clone_box()
     }
 }
+
+/// The optional `domain: [lo, hi]` parameter of a pattern with a ULP
+/// contract: the input values its bound is stated for, which fuzzers draw
+/// from (`ops_core::Operator::accuracy_domain`). `Some(None)` when absent,
+/// `None` after reporting a malformed one.
+pub(crate) fn domain_param(
+    param: Option<&ast::ParamValue>,
+    errors: &mut Errors,
+) -> Option<Option<(f64, f64)>> {
+    const SHAPE: &str = "`domain` is `[lo, hi]`, two numbers with lo < hi";
+    match param {
+        None => Some(None),
+        Some(ast::ParamValue::Expr(ast::Expr {
+            kind: ast::ExprKind::List(items),
+            span,
+        })) if items.len() == 2 => {
+            match (
+                crate::lower::literal_f64(&items[0]),
+                crate::lower::literal_f64(&items[1]),
+            ) {
+                (Some(lo), Some(hi)) if lo < hi => Some(Some((lo, hi))),
+                _ => {
+                    errors.error(*span, SHAPE);
+                    None
+                }
+            }
+        }
+        Some(ast::ParamValue::Expr(e)) => {
+            errors.error(e.span, SHAPE);
+            None
+        }
+        Some(ast::ParamValue::Map(n, _)) => {
+            errors.error(n.span, SHAPE);
+            None
+        }
+    }
+}

@@ -60,6 +60,10 @@ pub struct TensorDecl {
     pub name: Name,
     /// The seed's name (`InputTensor`).
     pub seed: Option<String>,
+    /// How many tensors the declaration stands for, when it is not exactly
+    /// one: `optional tensor` is `0..=1`, `tensor[1..=4]` a variadic list
+    /// (see [`crate::syntax::instances`]).
+    pub count: Option<RangeLit>,
 }
 
 /// An attribute type as written.
@@ -108,6 +112,9 @@ pub enum RuleDecl {
     Shape(Name, Expr, String, Span),
     /// `dtype out = e => "msg";`
     DType(Name, Expr, String, Span),
+    /// `for t in list { rules }`: the rules once per tensor of a variadic
+    /// list, `t` naming it (unrolled by [`crate::syntax::instances`]).
+    For(Name, Name, Vec<RuleDecl>, Span),
 }
 
 /// An inclusive range `a..=b` or a single `a`.

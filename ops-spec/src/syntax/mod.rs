@@ -1,6 +1,7 @@
 //! Stage 1: spec text to a syntax tree with spans.
 
 pub mod ast;
+pub mod instances;
 pub mod lexer;
 pub mod parser;
 

@@ -251,8 +251,23 @@ impl Parser {
                 self.bump();
                 let name = self.name("a tensor name")?;
                 self.expect_punct(":")?;
+                let opt_start = self.span();
+                let optional = self.eat_kw("optional");
                 let host = self.eat_kw("host");
                 self.expect_kw("tensor")?;
+                let count = if self.eat_punct("[") {
+                    let r = self.range()?;
+                    self.expect_punct("]")?;
+                    Some(r)
+                } else if optional {
+                    Some(RangeLit {
+                        lo: 0,
+                        hi: 1,
+                        span: opt_start.join(self.prev_span()),
+                    })
+                } else {
+                    None
+                };
                 let seed = match self.peek() {
                     Tok::Str(_) => Some(self.string("")?),
                     _ => None,
@@ -263,6 +278,7 @@ impl Parser {
                     host,
                     name,
                     seed,
+                    count,
                 }))
             }
             "attr" => {
@@ -488,6 +504,17 @@ impl Parser {
             self.expect_punct(";")?;
             return Ok(RuleDecl::Require(e, msg, start.join(self.prev_span())));
         }
+        if self.eat_kw("for") {
+            let var = self.name("a name for each tensor")?;
+            self.expect_kw("in")?;
+            let list = self.name("a variadic tensor list")?;
+            self.expect_punct("{")?;
+            let mut body = Vec::new();
+            while !self.eat_punct("}") {
+                body.push(self.rule()?);
+            }
+            return Ok(RuleDecl::For(var, list, body, start.join(self.prev_span())));
+        }
         for kw in ["shape", "dtype"] {
             if self.eat_kw(kw) {
                 let name = self.name("an output tensor")?;
@@ -504,7 +531,7 @@ impl Parser {
                 });
             }
         }
-        Err(self.expected("a rule (`require`, `let`, `shape`, `dtype`)"))
+        Err(self.expected("a rule (`require`, `let`, `shape`, `dtype`, `for`)"))
     }
 
     fn entry(&mut self) -> PResult<EntryDecl> {

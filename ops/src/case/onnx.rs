@@ -46,7 +46,9 @@
 
 use serde_json::{Map, Value};
 
-use ops_core::{AttrInfo, AttrKind, AttrValue, HostTensor, OperatorInfo, TensorDesc};
+use ops_core::{
+    AttrInfo, AttrKind, AttrValue, DataType, HostTensor, OperatorInfo, TensorDesc, TensorInfo,
+};
 
 use super::{
     kind, member, optional, parse_expect_error, parse_int_text, parse_tensor_with, parse_tolerance,
@@ -138,6 +140,19 @@ pub(super) fn parse_onnx_case(
     let node_inputs = node_names(cx, obj, &path, "node_inputs", &inputs)?;
     let node_outputs = node_names(cx, obj, &path, "node_outputs", &outputs)?;
     let qualified = info.qualified_name();
+    // A spec with optional or variadic inputs: the instance of the node's
+    // inputs, and where each of its inputs sits among them.
+    let set_attributes: Vec<&str> = match optional(obj, "attributes") {
+        Some(Value::Object(m)) => m.keys().map(String::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let (info, positions) = match instance_of(catalog, info, &node_inputs, &set_attributes) {
+        Ok(found) => found,
+        Err(message) => {
+            cx.unsupported(member(&path, "node_inputs"), message);
+            return None;
+        }
+    };
 
     // Attributes: defaults first, then the node's own.
     let mut given: Vec<(String, &Value, bool)> = Vec::new();
@@ -179,6 +194,20 @@ pub(super) fn parse_onnx_case(
             if let Some(t) = attr_tensor(cx, &at, v) {
                 as_inputs.push((j, t));
             }
+        } else if let Some(j) = spec_inputs.iter().position(|t| {
+            *set && !t.host && t.seed == n && positions[spec_index(&spec_inputs, t)].is_none()
+        }) {
+            // An older opset's attribute for what is now an optional input
+            // (Clip's `min` and `max` before opset 11): a scalar of the
+            // first input's type.
+            let dtype = node_inputs
+                .first()
+                .copied()
+                .flatten()
+                .map(|k| inputs[k].1.desc.dtype);
+            if let Some(t) = dtype.and_then(|d| scalar_tensor(cx, &at, d, v)) {
+                as_inputs.push((j, t));
+            }
         } else if *set {
             let declared: Vec<&str> = info.attrs.iter().map(|a| a.seed).collect();
             let hint = match suggest(n, &declared) {
@@ -198,7 +227,7 @@ pub(super) fn parse_onnx_case(
     }
 
     // Inputs by position.
-    if node_inputs.len() > spec_inputs.len() {
+    if info.groups.is_empty() && node_inputs.len() > spec_inputs.len() {
         cx.unsupported(
             member(&path, "node_inputs"),
             format!(
@@ -211,7 +240,7 @@ pub(super) fn parse_onnx_case(
     }
     let mut case_inputs = Vec::new();
     for (j, t) in spec_inputs.iter().enumerate() {
-        let from_node = node_inputs.get(j).copied().flatten();
+        let from_node = positions[j].and_then(|p| node_inputs.get(p).copied().flatten());
         let tensor = match from_node {
             Some(k) => inputs[k].1.data.clone(),
             None => match as_inputs.iter().position(|(i, _)| *i == j) {
@@ -474,4 +503,105 @@ fn attr_tensor(cx: &mut Ctxt<'_>, at: &str, v: &Value) -> Option<HostTensor> {
             None
         }
     }
+}
+
+/// The position of `t` among `inputs`.
+fn spec_index(inputs: &[&TensorInfo], t: &TensorInfo) -> usize {
+    inputs
+        .iter()
+        .position(|x| std::ptr::eq(*x, t))
+        .unwrap_or(usize::MAX)
+}
+
+/// The instance of `info`'s spec that a node with `node_inputs` (`None`
+/// for `""`) and attributes `set` calls, and for each of its inputs the
+/// node position it takes (`None`: not from the node, an older opset's
+/// attribute or an absent host input).
+///
+/// A spec without optional or variadic inputs is its own instance, its
+/// `j`-th input at position `j`. Otherwise the declarations take the
+/// positions in order: a single or optional one takes one position (an
+/// optional one is absent when the position is `""` or past the end, unless
+/// an attribute of its seed name is set), a variadic list every remaining
+/// position.
+fn instance_of(
+    catalog: &[&'static OperatorInfo],
+    info: &'static OperatorInfo,
+    node_inputs: &[Option<usize>],
+    set: &[&str],
+) -> Result<(&'static OperatorInfo, Vec<Option<usize>>), String> {
+    let n_inputs = info.tensors.iter().filter(|t| !t.output).count();
+    if info.groups.is_empty() {
+        return Ok((info, (0..n_inputs).map(Some).collect()));
+    }
+    let mut counts = Vec::new();
+    let mut positions = Vec::new();
+    let mut at = 0;
+    for g in info.groups.iter().filter(|g| !g.output) {
+        if g.max > 1 {
+            let taken: Vec<usize> = (at..node_inputs.len())
+                .filter(|&p| node_inputs[p].is_some())
+                .collect();
+            at = node_inputs.len();
+            counts.push(taken.len() as u32);
+            positions.extend(taken.into_iter().map(Some));
+        } else {
+            let given = node_inputs.get(at).copied().flatten().is_some();
+            let by_attr = !given && g.min == 0 && set.contains(&g.seed);
+            if given || by_attr {
+                counts.push(1);
+                positions.push(given.then_some(at));
+            } else {
+                counts.push(0);
+            }
+            at += 1;
+        }
+    }
+    let qualified = info.qualified_name();
+    if at < node_inputs.len() {
+        return Err(format!(
+            "{qualified} takes {} input{}, the node has {}",
+            at,
+            if at == 1 { "" } else { "s" },
+            node_inputs.len()
+        ));
+    }
+    let found = catalog.iter().copied().find(|i| {
+        i.namespace == info.namespace
+            && i.name == info.name
+            && i.groups
+                .iter()
+                .filter(|g| !g.output)
+                .map(|g| g.count)
+                .eq(counts.iter().copied())
+    });
+    match found {
+        Some(i) => Ok((i, positions)),
+        None => {
+            let said: Vec<String> = info
+                .groups
+                .iter()
+                .filter(|g| !g.output)
+                .zip(&counts)
+                .filter(|(g, &c)| c < g.min || c > g.max)
+                .map(|(g, c)| {
+                    format!(
+                        "`{}` takes {} to {} tensor{}, the node gives {c}",
+                        g.seed,
+                        g.min,
+                        g.max,
+                        if g.max == 1 { "" } else { "s" }
+                    )
+                })
+                .collect();
+            Err(format!("{qualified}: {}", said.join("; ")))
+        }
+    }
+}
+
+/// A scalar tensor of `dtype` holding the number `v` (an attribute that an
+/// older opset wrote for what is now a scalar input).
+fn scalar_tensor(cx: &mut Ctxt<'_>, at: &str, dtype: DataType, v: &Value) -> Option<HostTensor> {
+    let object = serde_json::json!({ "dtype": dtype.case_name(), "shape": [], "data": [v] });
+    parse_tensor_with(cx, at, &object, true, &[]).and_then(|p| p.data)
 }

@@ -18,6 +18,8 @@ use ops_core::{
 
 pub static FAKE: OperatorInfo = OperatorInfo {
     name: "Fake",
+    instance: "",
+    groups: &[],
     namespace: "",
     aliases: &["FakeAlias"],
     inputs: &["input"],
@@ -108,6 +110,8 @@ static FAKE_TABLE: SupportTable = SupportTable {
 
 pub static PAIR: OperatorInfo = OperatorInfo {
     name: "Pair",
+    instance: "",
+    groups: &[],
     namespace: "",
     aliases: &[],
     inputs: &["first", "second"],
