@@ -5,7 +5,7 @@
 //! [`DataType`], [`FeatureLevel`], [`TensorDesc`] and [`HostTensor`], the
 //! error types, the GPU plan data model executed by `ops-gpu`, and (under
 //! `__private`) the pattern library — the CPU reference and GPU plan builder
-//! of each pattern family (`elementwise`, `fold`, `reduce`, `gather_nd`,
+//! of each pattern family (`concat`, `elementwise`, `fold`, `reduce`, `gather_nd`,
 //! `gather_elements`, `scatter_elements`, `scatter_combine`, `scatter_nd`,
 //! `view`, `pad`, `one_hot`) that generated code calls with the spec's
 //! parameters. [`fuzz`] derives proptest strategies of valid and invalid

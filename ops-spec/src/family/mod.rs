@@ -23,6 +23,7 @@ use crate::lower::Lower;
 use crate::model::Spec;
 use crate::syntax::ast;
 
+pub mod concat;
 pub mod elementwise;
 pub mod fold;
 pub mod gather_elements;
@@ -37,6 +38,7 @@ pub mod view;
 /// Every family a `compute` block may name.
 pub static FAMILIES: &[&dyn Family] = &[
     &fold::FoldFamily,
+    &concat::ConcatFamily,
     &reduce::ReduceFamily,
     &gather_nd::GatherNdFamily,
     &gather_nd::GatherFamily,

@@ -18,10 +18,11 @@
 //!   literal `k`) names one; `count(data)` is `n`; `present(min)` is whether
 //!   the optional tensor is given;
 //! - `for t in data { rules }` is the rules once per tensor, `t` naming it;
-//! - a call of `sum`, `product`, `max`, `min` or `broadcast` on a list (or on
-//!   a field of it, `broadcast(data.sizes)`) folds the binary operation over
-//!   its tensors left to right; `broadcastable(data.sizes)` says each tensor
-//!   broadcasts with the broadcast of those before it;
+//! - a call of `sum`, `product`, `max`, `min` or `broadcast` whose argument
+//!   mentions a list (`sum(data)`, `broadcast(data.sizes)`,
+//!   `sum(inputs.sizes[a])`) folds the binary operation over the argument
+//!   taken once per tensor, left to right; `broadcastable(data.sizes)` says
+//!   each tensor broadcasts with the broadcast of those before it;
 //! - support rows and compute `inputs: [..]` lists that name a list or an
 //!   optional tensor name its tensors (none when absent);
 //! - `if`, `!`, `&&` and `||` whose condition became a literal are decided,
@@ -226,12 +227,20 @@ struct Rw {
     lists: HashMap<String, Vec<String>>,
     /// `for` variables to the tensor they name.
     vars: Vec<(String, String)>,
+    /// The declarations that are variadic lists (not optional tensors):
+    /// the ones a fold walks.
+    variadic: Vec<String>,
 }
 
 fn rewrite(file: &SpecFile, groups: &[Group]) -> SpecFile {
     let mut rw = Rw {
         lists: HashMap::new(),
         vars: Vec::new(),
+        variadic: groups
+            .iter()
+            .filter(|g| g.hi > 1)
+            .map(|g| g.name.clone())
+            .collect(),
     };
     let mut out = file.clone();
     let mut items = Vec::new();
@@ -364,6 +373,20 @@ impl Rw {
         c
     }
 
+    /// The variadic list `e` mentions, when it mentions one standing for at
+    /// least one tensor.
+    fn mentioned_list(&self, e: &Expr) -> Option<String> {
+        let mut found = None;
+        visit(e, &mut |x| {
+            if let ExprKind::Name(n) = &x.kind {
+                if self.variadic.contains(n) && self.lists.get(n).is_some_and(|m| !m.is_empty()) {
+                    found = Some(n.clone());
+                }
+            }
+        });
+        found
+    }
+
     /// The tensors `e` names when it is a list (or optional) name.
     fn list_of(&self, e: &Expr) -> Option<&Vec<String>> {
         match &e.kind {
@@ -390,21 +413,15 @@ impl Rw {
                             _ => {}
                         }
                     }
-                    // A fold over a list, or over one field of its tensors.
-                    let (base, field) = match &args[0].kind {
-                        ExprKind::Field(base, fld) => (&**base, Some(fld.clone())),
-                        _ => (&args[0], None),
-                    };
-                    if let Some(names) = self.list_of(base).filter(|n| !n.is_empty()) {
-                        let item = |n: &String| {
-                            let name = mk(ExprKind::Name(n.clone()));
-                            match &field {
-                                Some(fld) => mk(ExprKind::Field(Box::new(name), fld.clone())),
-                                None => name,
-                            }
-                        };
-                        if let Some(folded) = fold(&f.text, names.iter().map(item).collect(), span)
-                        {
+                    // A fold over a list: the argument once per tensor,
+                    // the list's name standing for it (`data`,
+                    // `data.sizes`, `inputs.sizes[a]`).
+                    if let Some(list) = self.mentioned_list(&args[0]) {
+                        let items: Vec<Expr> = self.lists[&list]
+                            .iter()
+                            .map(|n| self.expr(&rename(&args[0], &list, n)))
+                            .collect();
+                        if let Some(folded) = fold(&f.text, items, span) {
                             return folded;
                         }
                     }
@@ -468,6 +485,61 @@ impl Rw {
             ExprKind::Int(_) | ExprKind::Decimal(_) | ExprKind::Bool(_) => e.clone(),
         }
     }
+}
+
+/// Calls `f` on `e` and every expression inside it.
+fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Call(_, args) | ExprKind::List(args) => args.iter().for_each(|a| visit(a, f)),
+        ExprKind::Cast(_, x) | ExprKind::Field(x, _) | ExprKind::Unary(_, x) => visit(x, f),
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+            visit(a, f);
+            visit(b, f);
+        }
+        ExprKind::Slice(a, b, c) | ExprKind::If(a, b, c) | ExprKind::All(_, a, b, c) => {
+            visit(a, f);
+            visit(b, f);
+            visit(c, f);
+        }
+        ExprKind::ListFor(_, a, b, c, d) => {
+            visit(a, f);
+            visit(b, f);
+            if let Some(c) = c {
+                visit(c, f);
+            }
+            visit(d, f);
+        }
+        ExprKind::Int(_) | ExprKind::Decimal(_) | ExprKind::Bool(_) | ExprKind::Name(_) => {}
+    }
+}
+
+/// `e` with every name `from` replaced by `to`.
+fn rename(e: &Expr, from: &str, to: &str) -> Expr {
+    let r = |x: &Expr| Box::new(rename(x, from, to));
+    let kind = match &e.kind {
+        ExprKind::Name(n) if n == from => ExprKind::Name(to.to_owned()),
+        ExprKind::Call(f, args) => ExprKind::Call(
+            f.clone(),
+            args.iter().map(|a| rename(a, from, to)).collect(),
+        ),
+        ExprKind::List(items) => {
+            ExprKind::List(items.iter().map(|a| rename(a, from, to)).collect())
+        }
+        ExprKind::Cast(t, x) => ExprKind::Cast(t.clone(), r(x)),
+        ExprKind::Field(x, fld) => ExprKind::Field(r(x), fld.clone()),
+        ExprKind::Unary(op, x) => ExprKind::Unary(op, r(x)),
+        ExprKind::Index(a, b) => ExprKind::Index(r(a), r(b)),
+        ExprKind::Binary(op, a, b) => ExprKind::Binary(op, r(a), r(b)),
+        ExprKind::Slice(a, b, c) => ExprKind::Slice(r(a), r(b), r(c)),
+        ExprKind::If(a, b, c) => ExprKind::If(r(a), r(b), r(c)),
+        ExprKind::All(v, a, b, c) => ExprKind::All(v.clone(), r(a), r(b), r(c)),
+        ExprKind::ListFor(v, a, b, c, d) => {
+            ExprKind::ListFor(v.clone(), r(a), r(b), c.as_ref().map(|c| r(c)), r(d))
+        }
+        other => other.clone(),
+    };
+    Expr { kind, span: e.span }
 }
 
 /// `f` folded over `items` left to right, when `f` is a fold this module
