@@ -358,9 +358,23 @@ impl OperatorInfo {
         catalog: &[&'static OperatorInfo],
         names: &[&str],
     ) -> Option<&'static OperatorInfo> {
-        let has = |i: &OperatorInfo| {
-            i.inputs.len() == names.len() && i.inputs.iter().all(|n| names.contains(n))
+        self.instance_with(catalog, names, None)
+    }
+
+    /// [`OperatorInfo::instance_with_inputs`] whose outputs are also
+    /// exactly `outputs`, when given (ONNX Split's instances differ only in
+    /// their outputs).
+    pub fn instance_with(
+        &'static self,
+        catalog: &[&'static OperatorInfo],
+        names: &[&str],
+        outputs: Option<&[&str]>,
+    ) -> Option<&'static OperatorInfo> {
+        let same = |have: &[&str], want: &[&str]| {
+            have.len() == want.len() && have.iter().all(|n| want.contains(n))
         };
+        let has =
+            |i: &OperatorInfo| same(i.inputs, names) && outputs.is_none_or(|o| same(i.outputs, o));
         if has(self) {
             return Some(self);
         }

@@ -511,7 +511,7 @@ impl Lower<'_> {
                 })
             }
             // `syntax::instances` unrolls every `for` before lowering.
-            RuleDecl::For(_, list, _, span) => {
+            RuleDecl::For(_, _, list, _, span) => {
                 errors.error(
                     *span,
                     format!(

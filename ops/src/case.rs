@@ -509,7 +509,12 @@ fn parse_case(
         found.map(|info| match obj.get("inputs") {
             Some(Value::Object(given)) if !info.groups.is_empty() => {
                 let names: Vec<&str> = given.keys().map(String::as_str).collect();
-                info.instance_with_inputs(catalog, &names).unwrap_or(info)
+                let outputs: Option<Vec<&str>> = match obj.get("outputs") {
+                    Some(Value::Object(o)) => Some(o.keys().map(String::as_str).collect()),
+                    _ => None,
+                };
+                info.instance_with(catalog, &names, outputs.as_deref())
+                    .unwrap_or(info)
             }
             _ => info,
         })

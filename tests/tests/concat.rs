@@ -1,5 +1,5 @@
-//! ONNX Concat on the GPU against the CPU reference at the sizes where its
-//! kernel changes behaviour: packed 8- and 16-bit outputs whose words
+//! ONNX Concat and Split on the GPU against the CPU reference at the sizes where
+//! their kernels change behaviour: packed 8- and 16-bit outputs whose words
 //! straddle two inputs, every axis of a rank-8 tensor, one to six inputs,
 //! the one-input kernel's segmented variant (tensors beyond one binding)
 //! and the TooLarge error of several inputs beyond one binding.
@@ -121,4 +121,48 @@ fn one_input_runs_segmented_and_several_refuse_beyond_a_binding() {
         .validate(ops::FeatureLevel::FL6_0)
         .expect_err("sizes differ off the axis");
     assert!(e.to_string().contains("same shape"), "{e}");
+}
+
+/// ONNX Split of `input` along `axis` into parts of `lengths`.
+fn split(input: &HostTensor, axis: i64, lengths: &[i64]) -> (Box<dyn Operator>, HostTensor) {
+    let outputs: Vec<String> = (0..lengths.len()).map(|k| format!("outputs_{k}")).collect();
+    let refs: Vec<&str> = outputs.iter().map(String::as_str).collect();
+    let info = ops::catalog()
+        .iter()
+        .find(|i| i.namespace == "onnx" && i.name == "Split")
+        .and_then(|i| i.instance_with(ops::catalog(), &["input", "split"], Some(&refs)))
+        .unwrap_or_else(|| panic!("no onnx::Split of {} outputs", lengths.len()));
+    let split = HostTensor::from_slice([lengths.len() as u32], lengths).unwrap();
+    let args = OpArgs {
+        tensors: [("input".to_string(), input.desc().clone())].into(),
+        host_data: [("split".to_string(), split.clone())].into(),
+        attributes: [("axis".to_string(), AttrValue::Int(i128::from(axis)))].into(),
+        ..OpArgs::default()
+    };
+    let op = (info.build)(&args).unwrap_or_else(|e| panic!("onnx::Split: {e}"));
+    (op, split)
+}
+
+#[test]
+fn split_parts_cut_packed_words_on_every_output() {
+    let mut rng = Rng::new(32);
+    for dt in [
+        DataType::Uint8,
+        DataType::Float16,
+        DataType::Bool,
+        DataType::Uint64,
+    ] {
+        for (axis, lengths) in [(1i64, vec![1i64, 2, 4]), (-1, vec![7]), (0, vec![1, 0, 2])] {
+            let x = tensor_with_edges(dt, &[3, 7], &mut rng);
+            let (op, s) = split(&x, axis, &lengths);
+            op.validate(ops::FeatureLevel::FL6_0)
+                .unwrap_or_else(|e| panic!("{dt} {lengths:?}: {e}"));
+            let want = op.run_cpu(&[&x, &s]).unwrap();
+            let got = gpu().run(op.as_ref(), &[&x, &s]).unwrap();
+            assert_eq!(want.len(), lengths.len());
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!(g.bytes(), w.bytes(), "{dt} axis {axis} {lengths:?}");
+            }
+        }
+    }
 }

@@ -276,6 +276,71 @@ pub fn view_plan(
     Ok(plan)
 }
 
+/// The views of a split: output `k` is the input's slab along `axis` that
+/// starts where output `k - 1`'s ends, each an affine view with the
+/// input's row-major strides (ONNX Split, DirectML SPLIT).
+fn split_views(
+    input: &TensorDesc,
+    outputs: &[&TensorDesc],
+    axis: usize,
+) -> Result<Vec<(i64, Vec<i64>)>, OpError> {
+    let strides: Vec<i64> = input.strides().into_iter().map(|s| s as i64).collect();
+    let Some(&step) = strides.get(axis) else {
+        return Err(invalid(format!(
+            "axis {axis} is outside the input's {} dimensions",
+            input.sizes.len()
+        )));
+    };
+    let mut start = 0i64;
+    let mut views = Vec::with_capacity(outputs.len());
+    for o in outputs {
+        let extent = o.sizes.get(axis).copied().unwrap_or(0);
+        views.push((start * step, strides.clone()));
+        start += i64::from(extent);
+    }
+    Ok(views)
+}
+
+/// The CPU reference of a split: each of `outputs` the input's slab along
+/// `axis` after the previous output's ([`view_cpu`] of each).
+pub fn split_cpu(
+    input: &HostTensor,
+    outputs: &[&TensorDesc],
+    axis: usize,
+) -> Result<Vec<HostTensor>, OpError> {
+    split_views(input.desc(), outputs, axis)?
+        .into_iter()
+        .zip(outputs)
+        .map(|((offset, strides), o)| view_cpu(input, o, offset, &strides, None))
+        .collect()
+}
+
+/// The GPU plan of a split: a [`view_plan`] pass per output (output slot
+/// `k` for `outputs[k]`), each checked to read within the input.
+pub fn split_plan(
+    input: &TensorDesc,
+    input_slot: usize,
+    outputs: &[&TensorDesc],
+    axis: usize,
+    kernel: Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
+    let mut plan = GpuPlan {
+        outputs: vec![OutputInit::Overwritten; outputs.len()],
+        scratch_bytes: Vec::new(),
+        passes: Vec::new(),
+        index_checks: Vec::new(),
+    };
+    for (k, ((offset, strides), o)) in split_views(input, outputs, axis)?
+        .into_iter()
+        .zip(outputs)
+        .enumerate()
+    {
+        let one = view_plan(input, input_slot, o, k, offset, &strides, None, kernel)?;
+        plan.passes.extend(one.passes);
+    }
+    Ok(plan)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,6 +377,18 @@ mod tests {
             .unwrap(),
             [1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6]
         );
+        // A split into [2, 1] and [2, 2] columns.
+        let parts = split_cpu(
+            &x,
+            &[
+                &TensorDesc::new(DataType::Uint16, [2, 1]),
+                &TensorDesc::new(DataType::Uint16, [2, 2]),
+            ],
+            1,
+        )
+        .unwrap();
+        assert_eq!(parts[0].to_vec::<u16>().unwrap(), [1, 4]);
+        assert_eq!(parts[1].to_vec::<u16>().unwrap(), [2, 3, 5, 6]);
         // A view reaching past the input is refused.
         assert!(t([3, 2], 1, [1, 3], None).is_err());
         assert!(t([2, 3], 0, [0, -1], None).is_err());

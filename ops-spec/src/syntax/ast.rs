@@ -112,9 +112,10 @@ pub enum RuleDecl {
     Shape(Name, Expr, String, Span),
     /// `dtype out = e => "msg";`
     DType(Name, Expr, String, Span),
-    /// `for t in list { rules }`: the rules once per tensor of a variadic
-    /// list, `t` naming it (unrolled by [`crate::syntax::instances`]).
-    For(Name, Name, Vec<RuleDecl>, Span),
+    /// `for t in list { rules }` or `for k, t in list { rules }`: the rules
+    /// once per tensor of a variadic list, `t` naming it and `k` its
+    /// position (unrolled by [`crate::syntax::instances`]).
+    For(Option<Name>, Name, Name, Vec<RuleDecl>, Span),
 }
 
 /// An inclusive range `a..=b` or a single `a`.

@@ -17,7 +17,8 @@
 //! - the list `data` is the tensors `data_0 .. data_{n-1}`; `data[k]` (a
 //!   literal `k`) names one; `count(data)` is `n`; `present(min)` is whether
 //!   the optional tensor is given;
-//! - `for t in data { rules }` is the rules once per tensor, `t` naming it;
+//! - `for t in data { rules }` is the rules once per tensor, `t` naming it
+//!   (`for k, t in data` also binds `k` to its position);
 //! - a call of `sum`, `product`, `max`, `min` or `broadcast` whose argument
 //!   mentions a list (`sum(data)`, `broadcast(data.sizes)`,
 //!   `sum(inputs.sizes[a])`) folds the binary operation over the argument
@@ -227,6 +228,8 @@ struct Rw {
     lists: HashMap<String, Vec<String>>,
     /// `for` variables to the tensor they name.
     vars: Vec<(String, String)>,
+    /// `for` position variables to their values.
+    ints: Vec<(String, i128)>,
     /// The declarations that are variadic lists (not optional tensors):
     /// the ones a fold walks.
     variadic: Vec<String>,
@@ -236,6 +239,7 @@ fn rewrite(file: &SpecFile, groups: &[Group]) -> SpecFile {
     let mut rw = Rw {
         lists: HashMap::new(),
         vars: Vec::new(),
+        ints: Vec::new(),
         variadic: groups
             .iter()
             .filter(|g| g.hi > 1)
@@ -314,27 +318,36 @@ impl Rw {
                     out.push(RuleDecl::Require(self.expr(e), m.clone(), *s))
                 }
                 RuleDecl::Shape(n, e, m, s) => {
-                    out.push(RuleDecl::Shape(n.clone(), self.expr(e), m.clone(), *s))
+                    out.push(RuleDecl::Shape(self.target(n), self.expr(e), m.clone(), *s))
                 }
                 RuleDecl::DType(n, e, m, s) => {
-                    out.push(RuleDecl::DType(n.clone(), self.expr(e), m.clone(), *s))
+                    out.push(RuleDecl::DType(self.target(n), self.expr(e), m.clone(), *s))
                 }
-                RuleDecl::For(var, list, body, span) => match self.lists.get(&list.text).cloned() {
-                    // Lowering reports a `for` over anything else.
-                    None => out.push(RuleDecl::For(
-                        var.clone(),
-                        list.clone(),
-                        body.clone(),
-                        *span,
-                    )),
-                    Some(names) => {
-                        for n in names {
-                            self.vars.push((var.text.clone(), n));
-                            out.extend(self.rules(body));
-                            self.vars.pop();
+                RuleDecl::For(index, var, list, body, span) => {
+                    match self.lists.get(&list.text).cloned() {
+                        // Lowering reports a `for` over anything else.
+                        None => out.push(RuleDecl::For(
+                            index.clone(),
+                            var.clone(),
+                            list.clone(),
+                            body.clone(),
+                            *span,
+                        )),
+                        Some(names) => {
+                            for (k, n) in names.into_iter().enumerate() {
+                                self.vars.push((var.text.clone(), n));
+                                if let Some(i) = index {
+                                    self.ints.push((i.text.clone(), k as i128));
+                                }
+                                out.extend(self.rules(body));
+                                self.vars.pop();
+                                if index.is_some() {
+                                    self.ints.pop();
+                                }
+                            }
                         }
                     }
-                },
+                }
             }
         }
         out
@@ -373,6 +386,18 @@ impl Rw {
         c
     }
 
+    /// The tensor a `shape` or `dtype` rule names, a `for` variable
+    /// replaced by its tensor.
+    fn target(&self, n: &Name) -> Name {
+        match self.vars.iter().rev().find(|(v, _)| *v == n.text) {
+            Some((_, t)) => Name {
+                text: t.clone(),
+                span: n.span,
+            },
+            None => n.clone(),
+        }
+    }
+
     /// The variadic list `e` mentions, when it mentions one standing for at
     /// least one tensor.
     fn mentioned_list(&self, e: &Expr) -> Option<String> {
@@ -402,7 +427,10 @@ impl Rw {
         match &e.kind {
             ExprKind::Name(n) => match self.vars.iter().rev().find(|(v, _)| v == n) {
                 Some((_, t)) => mk(ExprKind::Name(t.clone())),
-                None => e.clone(),
+                None => match self.ints.iter().rev().find(|(v, _)| v == n) {
+                    Some((_, k)) => mk(ExprKind::Int(*k)),
+                    None => e.clone(),
+                },
             },
             ExprKind::Call(f, args) => {
                 if args.len() == 1 {

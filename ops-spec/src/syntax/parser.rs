@@ -505,7 +505,12 @@ impl Parser {
             return Ok(RuleDecl::Require(e, msg, start.join(self.prev_span())));
         }
         if self.eat_kw("for") {
-            let var = self.name("a name for each tensor")?;
+            let mut var = self.name("a name for each tensor")?;
+            let mut index = None;
+            if self.eat_punct(",") {
+                index = Some(var);
+                var = self.name("a name for each tensor")?;
+            }
             self.expect_kw("in")?;
             let list = self.name("a variadic tensor list")?;
             self.expect_punct("{")?;
@@ -513,7 +518,13 @@ impl Parser {
             while !self.eat_punct("}") {
                 body.push(self.rule()?);
             }
-            return Ok(RuleDecl::For(var, list, body, start.join(self.prev_span())));
+            return Ok(RuleDecl::For(
+                index,
+                var,
+                list,
+                body,
+                start.join(self.prev_span()),
+            ));
         }
         for kw in ["shape", "dtype"] {
             if self.eat_kw(kw) {

@@ -146,7 +146,13 @@ pub(super) fn parse_onnx_case(
         Some(Value::Object(m)) => m.keys().map(String::as_str).collect(),
         _ => Vec::new(),
     };
-    let (info, positions) = match instance_of(catalog, info, &node_inputs, &set_attributes) {
+    let (info, positions) = match instance_of(
+        catalog,
+        info,
+        &node_inputs,
+        node_outputs.len(),
+        &set_attributes,
+    ) {
         Ok(found) => found,
         Err(message) => {
             cx.unsupported(member(&path, "node_inputs"), message);
@@ -514,7 +520,7 @@ fn spec_index(inputs: &[&TensorInfo], t: &TensorInfo) -> usize {
 }
 
 /// The instance of `info`'s spec that a node with `node_inputs` (`None`
-/// for `""`) and attributes `set` calls, and for each of its inputs the
+/// for `""`), `node_outputs` outputs and attributes `set` calls, and for each of its inputs the
 /// node position it takes (`None`: not from the node, an older opset's
 /// attribute or an absent host input).
 ///
@@ -528,6 +534,7 @@ fn instance_of(
     catalog: &[&'static OperatorInfo],
     info: &'static OperatorInfo,
     node_inputs: &[Option<usize>],
+    node_outputs: usize,
     set: &[&str],
 ) -> Result<(&'static OperatorInfo, Vec<Option<usize>>), String> {
     let n_inputs = info.tensors.iter().filter(|t| !t.output).count();
@@ -548,7 +555,10 @@ fn instance_of(
         } else {
             let given = node_inputs.get(at).copied().flatten().is_some();
             let by_attr = !given && g.min == 0 && set.contains(&g.seed);
-            if given || by_attr {
+            // A declaration that is not optional is there even when the
+            // node leaves it out: an absent host input is empty, an absent
+            // device input a mistake reported below.
+            if given || by_attr || g.min == 1 {
                 counts.push(1);
                 positions.push(given.then_some(at));
             } else {
@@ -566,12 +576,23 @@ fn instance_of(
             node_inputs.len()
         ));
     }
+    // Outputs: a variadic list takes what the other outputs leave.
+    let outs: Vec<&ops_core::TensorGroup> = info.groups.iter().filter(|g| g.output).collect();
+    let fixed = outs.iter().filter(|g| g.max == 1).count();
+    for g in &outs {
+        counts.push(if g.max > 1 {
+            node_outputs.saturating_sub(fixed) as u32
+        } else {
+            1
+        });
+    }
     let found = catalog.iter().copied().find(|i| {
         i.namespace == info.namespace
             && i.name == info.name
             && i.groups
                 .iter()
                 .filter(|g| !g.output)
+                .chain(i.groups.iter().filter(|g| g.output))
                 .map(|g| g.count)
                 .eq(counts.iter().copied())
     });
@@ -582,6 +603,7 @@ fn instance_of(
                 .groups
                 .iter()
                 .filter(|g| !g.output)
+                .chain(outs.iter().copied())
                 .zip(&counts)
                 .filter(|(g, &c)| c < g.min || c > g.max)
                 .map(|(g, c)| {
