@@ -48,6 +48,12 @@
 //!   whose tables give the expression an integer type. 64-bit integers
 //!   (word pairs on the GPU) have `+ - *`, `neg`, `abs`, `min`, `max` and
 //!   the comparisons; `/` and `%` on them are spec errors.
+//! - **Bitwise** `&`, `|`, `^`, `~` and the shifts `<<`, `>>` are for
+//!   integers of every width (errors on floats and BOOL): they act on the
+//!   two's complement bits; `>>` is arithmetic on signed types, logical on
+//!   unsigned ones; a shift count is read as unsigned, and a count of the
+//!   type's width or more shifts every bit out (0, or -1 for `>>` of a
+//!   negative value), where WGSL would take the count modulo 32.
 //! - `lowest` and `highest` are the type's extremes: -infinity and +infinity
 //!   for floats, `MIN` and `MAX` for integers, false and true for BOOL.
 //! - **BOOL** computes as an unsigned 1-bit integer: `max` is or, `min` and
