@@ -48,6 +48,12 @@
 //!   whose tables give the expression an integer type. 64-bit integers
 //!   (word pairs on the GPU) have `+ - *`, `neg`, `abs`, `min`, `max` and
 //!   the comparisons; `/` and `%` on them are spec errors.
+//! - **Bitwise** `&`, `|`, `^`, `~` and the shifts `<<`, `>>` are for
+//!   integers of every width (errors on floats and BOOL): they act on the
+//!   two's complement bits; `>>` is arithmetic on signed types, logical on
+//!   unsigned ones; a shift count is read as unsigned, and a count of the
+//!   type's width or more shifts every bit out (0, or -1 for `>>` of a
+//!   negative value), where WGSL would take the count modulo 32.
 //! - `lowest` and `highest` are the type's extremes: -infinity and +infinity
 //!   for floats, `MIN` and `MAX` for integers, false and true for BOOL.
 //! - **BOOL** computes as an unsigned 1-bit integer: `max` is or, `min` and
@@ -245,6 +251,8 @@ pub enum Unary {
     Tanh,
     /// `!c` on a boolean
     Not,
+    /// `~x`, the bitwise complement of an integer
+    BitNot,
 }
 
 impl Unary {
@@ -261,6 +269,7 @@ impl Unary {
             Unary::Round => "round",
             Unary::Tanh => "tanh",
             Unary::Not => "not",
+            Unary::BitNot => "~",
         }
     }
 }
@@ -300,6 +309,19 @@ pub enum Binary {
     And,
     /// `a || b` (booleans)
     Or,
+    /// `a & b`, bitwise and (integers)
+    BitAnd,
+    /// `a | b`, bitwise or (integers)
+    BitOr,
+    /// `a ^ b`, bitwise exclusive or (integers)
+    BitXor,
+    /// `a << b`: `a` shifted left by `b` bits (integers; 0 from a count
+    /// of the type's width or more)
+    Shl,
+    /// `a >> b`: `a` shifted right by `b` bits, logical for unsigned types,
+    /// arithmetic (the sign copied in) for signed ones (integers; 0 or -1
+    /// from a count of the type's width or more)
+    Shr,
 }
 
 impl Binary {
@@ -314,6 +336,42 @@ impl Binary {
     /// True for `&&` and `||` (a boolean from two booleans).
     pub const fn is_logical(self) -> bool {
         matches!(self, Binary::And | Binary::Or)
+    }
+
+    /// True for the bitwise operations and shifts (integers only).
+    pub const fn is_bitwise(self) -> bool {
+        matches!(
+            self,
+            Binary::BitAnd | Binary::BitOr | Binary::BitXor | Binary::Shl | Binary::Shr
+        )
+    }
+
+    /// The operator a spec writes (`&`, `<<`) for the bitwise operations,
+    /// the function name otherwise.
+    pub const fn symbol(self) -> &'static str {
+        match self {
+            Binary::BitAnd => "&",
+            Binary::BitOr => "|",
+            Binary::BitXor => "^",
+            Binary::Shl => "<<",
+            Binary::Shr => ">>",
+            Binary::Add => "+",
+            Binary::Sub => "-",
+            Binary::Mul => "*",
+            Binary::Div => "/",
+            Binary::Rem => "%",
+            Binary::Min => "min",
+            Binary::Max => "max",
+            Binary::Pow => "pow",
+            Binary::Eq => "==",
+            Binary::Ne => "!=",
+            Binary::Lt => "<",
+            Binary::Le => "<=",
+            Binary::Gt => ">",
+            Binary::Ge => ">=",
+            Binary::And => "&&",
+            Binary::Or => "||",
+        }
     }
 }
 
@@ -737,6 +795,12 @@ impl Scalar {
             {
                 Some(format!("`{}` is not defined on {ty}", op.name()))
             }
+            Scalar::Unary(Unary::BitNot, _) if !ty.is_int() => {
+                Some(format!("`~` is not defined on {ty}"))
+            }
+            Scalar::Binary(op, _, _) if op.is_bitwise() && !ty.is_int() => {
+                Some(format!("`{}` is not defined on {ty}", op.symbol()))
+            }
             Scalar::Binary(Binary::Pow, _, _) if !ty.is_float() => {
                 Some(format!("`pow` is not defined on {ty}"))
             }
@@ -784,19 +848,24 @@ fn unary(op: Unary, v: Value, dtype: DataType) -> Value {
             Unary::Ceil => x.ceil(),
             Unary::Round => x.round_ties_even(),
             Unary::Tanh => x.tanh(),
-            Unary::Not => f64::NAN,
+            Unary::Not | Unary::BitNot => f64::NAN,
         }),
         Value::I(x) => Value::I(wrap(
             match op {
                 Unary::Neg => -x,
                 Unary::Abs => x.abs(),
                 Unary::Floor | Unary::Ceil | Unary::Round => x,
+                Unary::BitNot => !x,
                 Unary::Sqrt | Unary::Exp | Unary::Log | Unary::Tanh | Unary::Not => 0,
             },
             dtype,
         )),
         // BOOL: an unsigned 1-bit integer (`-b` and `abs(b)` are `b`).
-        Value::B(b) => Value::B(if op == Unary::Not { !b } else { b }),
+        Value::B(b) => Value::B(if matches!(op, Unary::Not | Unary::BitNot) {
+            !b
+        } else {
+            b
+        }),
     }
 }
 
@@ -859,10 +928,41 @@ fn int_binary(op: Binary, x: i128, y: i128, dtype: DataType) -> i128 {
             Binary::Rem => x % y,
             Binary::Min => x.min(y),
             Binary::Max => x.max(y),
+            // Two's complement: the wrapped values, sign-extended, combine
+            // bit by bit as the type's bits do.
+            Binary::BitAnd => x & y,
+            Binary::BitOr => x | y,
+            Binary::BitXor => x ^ y,
+            Binary::Shl | Binary::Shr => return shift(op, x, y, dtype),
             _ => 0,
         },
         dtype,
     )
+}
+
+/// `x << y` or `x >> y` in `dtype`: the count is `y`'s bits read as
+/// unsigned (a negative count is a large one); a count of the type's width
+/// or more shifts every bit out (0, or -1 for a negative `x` shifted
+/// right); `>>` copies the sign in for signed types.
+fn shift(op: Binary, x: i128, y: i128, dtype: DataType) -> i128 {
+    let bits = if dtype.is_bool() {
+        1
+    } else {
+        dtype.size_bits()
+    };
+    let count = y & ((1i128 << bits) - 1);
+    let out = if count >= i128::from(bits) {
+        if op == Binary::Shr && x < 0 {
+            -1
+        } else {
+            0
+        }
+    } else if op == Binary::Shl {
+        x << count
+    } else {
+        x >> count
+    };
+    wrap(out, dtype)
 }
 
 #[cfg(test)]
@@ -953,6 +1053,75 @@ mod tests {
         assert!(f(&MAX, -0.0).is_sign_positive());
         assert_eq!(f(&MIN, -3.0), -3.0);
         assert_eq!(f(&MAX, -3.0), 0.0);
+    }
+
+    #[test]
+    fn bitwise_operations_on_two_complement_bits() {
+        use DataType::*;
+        static AND: Scalar = Scalar::Binary(Binary::BitAnd, &X, &Scalar::Int(0x0f, Ty::T));
+        static OR: Scalar = Scalar::Binary(Binary::BitOr, &X, &Scalar::Int(0x0f, Ty::T));
+        static XOR: Scalar = Scalar::Binary(Binary::BitXor, &X, &Scalar::Int(-1, Ty::T));
+        static NOT: Scalar = Scalar::Unary(Unary::BitNot, &X);
+        let e = |s: &Scalar, dt: DataType, x: i128| s.eval(&env(dt), &vars(Value::I(x)), &[]);
+        assert_eq!(e(&AND, Int8, -2), Value::I(0x0e));
+        assert_eq!(e(&OR, Int8, -128), Value::I(-113));
+        assert_eq!(e(&XOR, Uint8, 0x5a), Value::I(0xa5));
+        assert_eq!(e(&XOR, Int16, 7), Value::I(-8));
+        assert_eq!(e(&NOT, Uint16, 0), Value::I(0xffff));
+        assert_eq!(e(&NOT, Int32, 0), Value::I(-1));
+        assert_eq!(e(&NOT, Uint64, 1), Value::I(i128::from(u64::MAX - 1)));
+        assert_eq!(
+            e(&NOT, Int64, i128::from(i64::MIN)),
+            Value::I(i128::from(i64::MAX))
+        );
+    }
+
+    #[test]
+    fn shifts_by_the_width_or_more_shift_every_bit_out() {
+        use DataType::*;
+        static Y: Scalar = Scalar::Var(Var::A);
+        static SHL: Scalar = Scalar::Binary(Binary::Shl, &X, &Y);
+        static SHR: Scalar = Scalar::Binary(Binary::Shr, &X, &Y);
+        let e = |s: &Scalar, dt: DataType, x: i128, y: i128| {
+            let mut v = vars(Value::I(x));
+            v[Var::A as usize] = Value::I(y);
+            s.eval(&env(dt), &v, &[])
+        };
+        assert_eq!(e(&SHL, Uint8, 0x81, 1), Value::I(0x02), "the low 8 bits");
+        assert_eq!(e(&SHL, Uint8, 1, 7), Value::I(0x80));
+        assert_eq!(e(&SHL, Uint8, 1, 8), Value::I(0));
+        assert_eq!(e(&SHL, Uint8, 1, 255), Value::I(0));
+        assert_eq!(e(&SHR, Uint8, 0x80, 7), Value::I(1));
+        assert_eq!(e(&SHR, Uint8, 0x80, 8), Value::I(0));
+        assert_eq!(e(&SHL, Uint32, 3, 31), Value::I(1 << 31));
+        assert_eq!(e(&SHL, Uint32, 3, 32), Value::I(0));
+        assert_eq!(
+            e(&SHL, Uint64, 3, 63),
+            Value::I(1 << 63),
+            "64-bit counts up to 63"
+        );
+        assert_eq!(e(&SHL, Uint64, 3, 64), Value::I(0));
+        assert_eq!(e(&SHR, Uint64, i128::from(u64::MAX), 63), Value::I(1));
+        // Signed: `>>` copies the sign in; a negative count is a large one.
+        assert_eq!(e(&SHR, Int8, -128, 7), Value::I(-1));
+        assert_eq!(e(&SHR, Int8, -128, 8), Value::I(-1));
+        assert_eq!(e(&SHR, Int8, 64, 100), Value::I(0));
+        assert_eq!(e(&SHL, Int8, 1, -1), Value::I(0));
+        assert_eq!(e(&SHL, Int8, 1, 7), Value::I(-128), "wraps");
+        assert_eq!(e(&SHR, Int64, -8, 2), Value::I(-2));
+    }
+
+    #[test]
+    fn bitwise_operations_are_integer_only() {
+        static AND: Scalar = Scalar::Binary(Binary::BitAnd, &X, &X);
+        static SHL: Scalar = Scalar::Binary(Binary::Shl, &X, &X);
+        static NOT: Scalar = Scalar::Unary(Unary::BitNot, &X);
+        for dt in [DataType::Float32, DataType::Float16, DataType::Bool] {
+            assert!(AND.unsupported_for(&env(dt)).unwrap().contains("`&`"));
+            assert!(SHL.unsupported_for(&env(dt)).unwrap().contains("`<<`"));
+            assert!(NOT.unsupported_for(&env(dt)).unwrap().contains("`~`"));
+        }
+        assert_eq!(SHL.unsupported_for(&env(DataType::Uint64)), None);
     }
 
     #[test]

@@ -646,6 +646,13 @@ impl Lower<'_> {
                 let b = self.expect(b, Ty::Int, errors);
                 (Expr::Slice(ex(l?), ex(a?), ex(b?)), Ty::List)
             }
+            ExprKind::Unary("~", _) => {
+                errors.error(
+                    e.span,
+                    "`~` is arithmetic of a `compute` block, not of the rules",
+                );
+                return None;
+            }
             ExprKind::Unary(op, a) => {
                 if *op == "-" {
                     (Expr::Neg(ex(self.expect(a, Ty::Int, errors)?)), Ty::Int)
@@ -668,6 +675,13 @@ impl Lower<'_> {
                     return Some((Expr::Arith(aop, ex(a?), ex(b?)), Ty::Int));
                 }
                 match *op {
+                    "&" | "|" | "^" | "<<" | ">>" => {
+                        errors.error(
+                            e.span,
+                            format!("`{op}` is arithmetic of a `compute` block, not of the rules"),
+                        );
+                        return None;
+                    }
                     "++" => {
                         let a = self.expect(a, Ty::List, errors);
                         let b = self.expect(b, Ty::List, errors);

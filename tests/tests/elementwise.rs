@@ -22,12 +22,19 @@ use ops_tests::{gpu, tensor_with_edges, Rng};
 
 /// Builds the ONNX operator `name` over `inputs` (by tensor name).
 fn build(name: &str, inputs: &[(&str, &HostTensor)]) -> Box<dyn Operator> {
+    build_in("onnx", name, inputs)
+}
+
+/// Builds the operator `name` of `namespace` over `inputs` (by tensor
+/// name): the instance of a spec with optional or variadic tensors whose
+/// inputs these are.
+fn build_in(namespace: &str, name: &str, inputs: &[(&str, &HostTensor)]) -> Box<dyn Operator> {
     let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
     let info = ops::catalog()
         .iter()
-        .find(|i| i.namespace == "onnx" && i.name == name)
+        .find(|i| i.namespace == namespace && i.name == name)
         .and_then(|i| i.instance_with_inputs(ops::catalog(), &names))
-        .unwrap_or_else(|| panic!("no onnx::{name} of inputs {names:?}"));
+        .unwrap_or_else(|| panic!("no {namespace}::{name} of inputs {names:?}"));
     let args = OpArgs {
         tensors: inputs
             .iter()
@@ -91,11 +98,37 @@ fn unary_float_operators_meet_their_bounds_on_every_binade() {
         ("Sign", "input"),
         ("IsNaN", "X"),
         ("IsInf", "X"),
+        ("Elu", "X"),
+        ("HardSigmoid", "X"),
+    ];
+    // The DirectML ones, with their defaults (no `ScaleBias`).
+    let dml = [
+        "ElementWiseIdentity",
+        "ElementWiseAbs",
+        "ElementWiseCeil",
+        "ElementWiseFloor",
+        "ElementWiseRound",
+        "ElementWiseSign",
+        "ElementWiseNegate",
+        "ElementWiseSqrt",
+        "ElementWiseExp",
+        "ElementWiseLog",
+        "ElementWiseRecip",
+        "ActivationRelu",
+        "ActivationLeakyRelu",
+        "ActivationSigmoid",
+        "ActivationTanh",
+        "ActivationElu",
+        "ActivationHardSigmoid",
     ];
     for dt in [DataType::Float32, DataType::Float16] {
         let x = float_inputs(dt);
         for (name, input) in ops {
             let op = build(name, &[(&input.to_ascii_lowercase(), &x)]);
+            check(gpu(), op.as_ref(), &[&x], &format!("{name} {dt}"));
+        }
+        for name in dml {
+            let op = build_in("", name, &[("input", &x)]);
             check(gpu(), op.as_ref(), &[&x], &format!("{name} {dt}"));
         }
     }

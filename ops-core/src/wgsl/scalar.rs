@@ -168,8 +168,19 @@ pub fn gen_expr_helpers(w: &mut Writer, exprs: &[&Scalar], env: &TypeEnv<'_>) {
             w.lines(FMOD_HELPER);
         }
     }
+    let mut shifts = false;
+    for e in exprs {
+        e.visit(&mut |n| {
+            if matches!(*n, Scalar::Binary(Binary::Shl | Binary::Shr, _, _)) {
+                shifts = true;
+            }
+        });
+    }
     if casts || types.iter().any(|&t| wide(t)) {
         w.lines(WIDE_HELPERS);
+    }
+    if shifts && types.iter().any(|&t| wide(t)) {
+        w.lines(WIDE_SHIFT_HELPERS);
     }
     for &t in &types {
         if narrow(t) {
@@ -694,6 +705,48 @@ fn w_eq(a: vec2<u32>, b: vec2<u32>) -> bool {
 }
 ";
 
+/// Shifts of 64-bit integers by a 64-bit count: a count of 64 or more
+/// shifts every bit out (0, or the sign for `w_shr_i`).
+const WIDE_SHIFT_HELPERS: &str = "\
+fn w_shl(a: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
+    if (c.y != 0u || c.x >= 64u) {
+        return vec2<u32>(0u, 0u);
+    }
+    let n = c.x;
+    if (n == 0u) {
+        return a;
+    }
+    if (n >= 32u) {
+        return vec2<u32>(0u, a.x << (n - 32u));
+    }
+    return vec2<u32>(a.x << n, (a.y << n) | (a.x >> (32u - n)));
+}
+
+fn w_shr_bits(a: vec2<u32>, c: vec2<u32>, fill: u32) -> vec2<u32> {
+    if (c.y != 0u || c.x >= 64u) {
+        return vec2<u32>(fill, fill);
+    }
+    let n = c.x;
+    if (n == 0u) {
+        return a;
+    }
+    if (n >= 32u) {
+        let m = n - 32u;
+        let lo = select((a.y >> m) | (fill << (31u - m) << 1u), a.y, m == 0u);
+        return vec2<u32>(lo, fill);
+    }
+    return vec2<u32>((a.x >> n) | (a.y << (32u - n)), (a.y >> n) | (fill << (31u - n) << 1u));
+}
+
+fn w_shr_u(a: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
+    return w_shr_bits(a, c, 0u);
+}
+
+fn w_shr_i(a: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
+    return w_shr_bits(a, c, select(0u, 0xffffffffu, (a.y >> 31u) != 0u));
+}
+";
+
 /// The conversions of casts ([`cast_wgsl`]); FLOAT16 rounding calls
 /// `h_encode`/`h_decode`, [`F16_HELPERS`] renamed.
 const CAST_HELPERS: &str = "\
@@ -992,6 +1045,7 @@ fn unary_wgsl(op: Unary, a: String, dt: DataType) -> String {
     }
     if wide(dt) {
         return match op {
+            Unary::BitNot => format!("(~{a})"),
             Unary::Neg => format!("w_sub(vec2<u32>(0u, 0u), {a})"),
             Unary::Abs if dt.is_signed_int() => format!("w_abs_int64({a})"),
             // Unsigned `abs`; floor, ceil and round of an integer; the
@@ -1007,6 +1061,9 @@ fn unary_wgsl(op: Unary, a: String, dt: DataType) -> String {
         Unary::Abs if ty == "u32" => a,
         Unary::Abs => wrap_as(dt, format!("abs({a})")),
         Unary::Floor | Unary::Ceil | Unary::Round if !float => a,
+        // The complement of a narrow value is in its type's range already
+        // (an unsigned one keeps its high bits clear by the wrap).
+        Unary::BitNot => wrap_as(dt, format!("(~{a})")),
         Unary::Sqrt => format!("sqrt({a})"),
         Unary::Exp => format!("f_exp({a})"),
         Unary::Log => format!("f_log({a})"),
@@ -1016,6 +1073,31 @@ fn unary_wgsl(op: Unary, a: String, dt: DataType) -> String {
         Unary::Round => format!("round({a})"),
         Unary::Not => unreachable!("handled above"),
     }
+}
+
+/// `a << b` or `a >> b` on a 32-bit or narrower integer: WGSL takes the
+/// count modulo 32, so a count of the type's width or more (its bits read
+/// as unsigned) is handled apart: 0, or the sign for `>>` on signed types.
+fn shift_wgsl(op: Binary, a: &str, b: &str, dt: DataType) -> String {
+    let bits = dt.size_bits();
+    let signed = dt.is_signed_int();
+    let count = if signed {
+        format!("bitcast<u32>({b})")
+    } else {
+        b.to_string()
+    };
+    let inside = format!("({count} < {bits}u)");
+    let shifted = if op == Binary::Shl {
+        wrap_as(dt, format!("({a} << ({count} & 31u))"))
+    } else {
+        format!("({a} >> ({count} & 31u))")
+    };
+    let out = match (op, signed) {
+        (Binary::Shr, true) => format!("({a} >> 31u)"),
+        (_, true) => "0i".to_string(),
+        _ => "0u".to_string(),
+    };
+    format!("select({out}, {shifted}, {inside})")
 }
 
 fn binary_wgsl(op: Binary, a: String, b: String, dt: DataType) -> String {
@@ -1055,6 +1137,12 @@ fn binary_wgsl(op: Binary, a: String, b: String, dt: DataType) -> String {
             Binary::Gt => format!("{lt}({b}, {a})"),
             Binary::Le => format!("!{lt}({b}, {a})"),
             Binary::Ge => format!("!{lt}({a}, {b})"),
+            Binary::BitAnd => infix("&"),
+            Binary::BitOr => infix("|"),
+            Binary::BitXor => infix("^"),
+            Binary::Shl => format!("w_shl({a}, {b})"),
+            Binary::Shr if dt.is_signed_int() => format!("w_shr_i({a}, {b})"),
+            Binary::Shr => format!("w_shr_u({a}, {b})"),
             // Spec errors for 64-bit integers.
             _ => a,
         };
@@ -1088,6 +1176,12 @@ fn binary_wgsl(op: Binary, a: String, b: String, dt: DataType) -> String {
         Binary::Le => infix("<="),
         Binary::Gt => infix(">"),
         Binary::Ge => infix(">="),
+        // Narrow values are kept wrapped (sign-extended in `i32`, high bits
+        // clear in `u32`), so and, or and exclusive or stay in range.
+        Binary::BitAnd => infix("&"),
+        Binary::BitOr => infix("|"),
+        Binary::BitXor => infix("^"),
+        Binary::Shl | Binary::Shr => shift_wgsl(op, &a, &b, dt),
         Binary::And | Binary::Or => unreachable!("handled above"),
     }
 }

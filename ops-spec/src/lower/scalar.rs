@@ -209,6 +209,11 @@ impl Lower<'_> {
                     node(Kind::Unary(Unary::Neg, Box::new(a)), ty)
                 }
             },
+            ExprKind::Unary("~", a) => {
+                let a = go(a, errors)?;
+                let ty = a.ty;
+                node(Kind::Unary(Unary::BitNot, Box::new(a)), ty)
+            }
             ExprKind::Unary(_, a) => {
                 let a = go(a, errors)?;
                 expect_bool(&a, env, errors)?;
@@ -229,6 +234,11 @@ impl Lower<'_> {
                     ">=" => Binary::Ge,
                     "&&" => Binary::And,
                     "||" => Binary::Or,
+                    "&" => Binary::BitAnd,
+                    "|" => Binary::BitOr,
+                    "^" => Binary::BitXor,
+                    "<<" => Binary::Shl,
+                    ">>" => Binary::Shr,
                     other => {
                         errors.error(e.span, format!("`{other}` is not arithmetic"));
                         return None;

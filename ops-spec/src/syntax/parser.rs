@@ -605,6 +605,10 @@ impl Parser {
             &["||"],
             &["&&"],
             &["==", "!=", "<", "<=", ">", ">="],
+            &["|"],
+            &["^"],
+            &["&"],
+            &["<<", ">>"],
             &["++"],
             &["+", "-"],
             &["*", "/", "%"],
@@ -634,7 +638,7 @@ impl Parser {
 
     fn unary(&mut self) -> PResult<Expr> {
         let start = self.span();
-        for op in ["-", "!"] {
+        for op in ["-", "!", "~"] {
             if self.eat_punct(op) {
                 let e = self.unary()?;
                 let span = start.join(e.span);

@@ -1,0 +1,3 @@
+ops_macros::operator!("bitwise_on_float.op");
+
+fn main() {}

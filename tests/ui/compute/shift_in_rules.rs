@@ -1,0 +1,3 @@
+ops_macros::operator!("shift_in_rules.op");
+
+fn main() {}
