@@ -34,10 +34,19 @@
 //!   of 16 rows), and with random indices (each update element aimed at a
 //!   row of its own, at random), on a square tensor (few columns: the
 //!   two-pass algorithm on a GPU; a CPU adapter walks the columns in one
-//!   pass) and on a wide one of 64 rows (many columns: one pass).
+//!   pass) and on a wide one of 64 rows (many columns: one pass);
+//! - ONNX Add of two tensors of the same shape and of a tensor and one of
+//!   its rows (`[rows, cols] + [cols]`), and ONNX LeakyRelu, an
+//!   element-wise operator with an attribute (FLOAT32 and FLOAT16 only;
+//!   [`streaming_case`] makes another element-wise case one line);
+//! - ONNX Gather of the rows of a `[vocab, hidden]` embedding table by
+//!   random token ids, ONNX GatherElements along axis 0 of that table at
+//!   random, ONNX ScatterND of whole rows with unique indices and with
+//!   heavy collisions added up (`reduction` ADD), and ONNX Transpose of the
+//!   last two axes of a 3-D tensor.
 //!
-//! GatherND1's tables hold no 64-bit data type, so its 64-bit cases gather
-//! FLOAT32 data with INT64 indices.
+//! GatherND1's, Gather's and GatherElements' tables hold no 64-bit data
+//! type, so their 64-bit cases gather FLOAT32 data with INT64 indices.
 
 use std::fmt::Write as _;
 use std::io::{self, Write as _};
@@ -48,6 +57,7 @@ use ops_core::{DataType, DeviceClass, HostTensor, OpError, Operator, TensorDesc}
 use ops_gpu::{CacheStats, Context, MinimalDispatch, Profiler};
 use serde_json::{json, Value};
 
+use crate::onnx::{self, scatternd::ScatterNDReduction};
 use crate::reduce::{ReduceDesc, ReduceFunction};
 use crate::{ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
 
@@ -997,6 +1007,10 @@ fn cases_of(
             });
         }
     }
+    // The ONNX cases draw from a generator of their own, so that the cases
+    // above keep their inputs.
+    let mut onnx_rng = Rng(mix(CASE_SEED ^ dt.size_bytes() as u64));
+    out.extend(onnx_cases(size, (dt, gather_dt, index_dt), &mut onnx_rng)?);
     Ok(out)
 }
 
@@ -1006,6 +1020,220 @@ fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// The ratio the issue asks of an element-wise operator on a hardware GPU.
+const ELEMENTWISE_TARGET: f64 = 0.85;
+/// The ratio it asks of a row gather or a transpose.
+const ROWS_TARGET: f64 = 0.7;
+/// The ratio it asks of an element gather or a scatter.
+const ELEMENTS_TARGET: f64 = 0.4;
+
+/// A case whose operator reads each of its inputs once and writes each of
+/// its outputs once (element-wise operators, their broadcasts, transposes):
+/// its bytes are its tensors' bytes, its data type its first input's. A new
+/// case of that kind is one line:
+///
+/// ```text
+/// out.push(streaming_case("Neg", onnx::NegDesc::builder().x(a.desc().clone()).build(), &[&a], ELEMENTWISE_TARGET)?);
+/// ```
+fn streaming_case<O, E>(
+    name: impl Into<String>,
+    op: Result<O, E>,
+    inputs: &[&Arc<HostTensor>],
+    target: f64,
+) -> Result<CaseSpec, OpError>
+where
+    O: Operator + 'static,
+    E: std::fmt::Display,
+{
+    let op = op.map_err(build_error)?;
+    let read: u64 = inputs.iter().map(|t| t.bytes().len() as u64).sum();
+    let written: u64 = op
+        .output_descs()
+        .iter()
+        .filter_map(TensorDesc::byte_size)
+        .sum();
+    let shape = inputs
+        .iter()
+        .map(|t| format!("{:?}", t.sizes()))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    Ok(CaseSpec {
+        name: name.into(),
+        dtype: inputs
+            .first()
+            .map_or("-", |t| t.dtype().spec_name())
+            .to_string(),
+        shape,
+        op: Box::new(op),
+        inputs: inputs.iter().map(|&t| Arc::clone(t)).collect(),
+        bytes: read + written,
+        target,
+    })
+}
+
+/// The ONNX cases of one data-type group: element-wise operators (in the
+/// float groups), the embedding lookup of a language model, element
+/// gathers, ScatterND and the transpose of the last two axes.
+fn onnx_cases(
+    size: u64,
+    (dt, gather_dt, index_dt): (DataType, DataType, DataType),
+    rng: &mut Rng,
+) -> Result<Vec<CaseSpec>, OpError> {
+    let mut out = Vec::new();
+    let iw = index_dt.size_bytes() as u64;
+    let itype = |data: DataType| format!("{}/{} idx", data.spec_name(), index_dt.spec_name());
+
+    // Element-wise, FLOAT32 and FLOAT16: a 2-D tensor of `size` bytes with
+    // another as large, and with one of its rows (broadcast over the rows).
+    if dt.is_float() {
+        let k = log2_elements(size, dt.size_bytes());
+        let (rows, cols) = (1u32 << (k - k / 2), 1u32 << (k / 2));
+        let a = Arc::new(random_tensor(&TensorDesc::new(dt, [rows, cols]), rng)?);
+        let b = Arc::new(random_tensor(a.desc(), rng)?);
+        let row = Arc::new(random_tensor(&TensorDesc::new(dt, [cols]), rng)?);
+        let add = |b: &HostTensor| {
+            onnx::AddDesc::builder()
+                .a(a.desc().clone())
+                .b(b.desc().clone())
+                .build()
+        };
+        out.push(streaming_case(
+            "Add",
+            add(&b),
+            &[&a, &b],
+            ELEMENTWISE_TARGET,
+        )?);
+        out.push(streaming_case(
+            "Add row broadcast",
+            add(&row),
+            &[&a, &row],
+            ELEMENTWISE_TARGET,
+        )?);
+        // An element-wise operator with an attribute (a select of `x` and
+        // `alpha * x`), standing in for a fused expression of several
+        // operations until the catalog has one.
+        let leaky = onnx::LeakyReluDesc::builder()
+            .x(a.desc().clone())
+            .alpha(0.01)
+            .build();
+        out.push(streaming_case(
+            "LeakyRelu",
+            leaky,
+            &[&a],
+            ELEMENTWISE_TARGET,
+        )?);
+    }
+
+    // The embedding lookup of a language model: rows of a [vocab, hidden]
+    // table (hidden at most 4,096) gathered along axis 0 by random token
+    // ids, as many as the table has rows, in a batch of 4 sequences.
+    let gw = gather_dt.size_bytes() as u64;
+    let k = log2_elements(size, gather_dt.size_bytes());
+    let hidden = 1u32 << (k / 2).min(12);
+    let vocab = (1u32 << k) / hidden;
+    let table = Arc::new(random_tensor(
+        &TensorDesc::new(gather_dt, [vocab, hidden]),
+        rng,
+    )?);
+    let seed = rng.next();
+    let batch = 4.min(vocab);
+    let ids = index_tensor(index_dt, &[batch, vocab / batch], |i| {
+        mix(seed ^ i) % u64::from(vocab)
+    })?;
+    let tokens = u64::from(batch * (vocab / batch));
+    let embed = onnx::GatherDesc::builder()
+        .data(table.desc().clone())
+        .indices(ids.desc().clone())
+        .axis(0)
+        .build()
+        .map_err(build_error)?;
+    out.push(CaseSpec {
+        name: "Gather embedding rows".into(),
+        dtype: itype(gather_dt),
+        shape: format!("[{vocab}, {hidden}] by [{batch}, {}]", vocab / batch),
+        op: Box::new(embed),
+        inputs: vec![Arc::clone(&table), Arc::new(ids)],
+        // The selected rows and the ids read, the output written.
+        bytes: tokens * (2 * u64::from(hidden) * gw + iw),
+        target: ROWS_TARGET,
+    });
+    // GatherElements along axis 0 of the same table, each element from a
+    // random row, by indices of at most `size` bytes.
+    let n = (size / (u64::from(hidden) * iw)).clamp(1, u64::from(vocab)) as u32;
+    let seed = rng.next();
+    let elem_ix = index_tensor(index_dt, &[n, hidden], |i| mix(seed ^ i) % u64::from(vocab))?;
+    let gather_elems = onnx::GatherElementsDesc::builder()
+        .data(table.desc().clone())
+        .indices(elem_ix.desc().clone())
+        .axis(0)
+        .build()
+        .map_err(build_error)?;
+    out.push(CaseSpec {
+        name: "GatherElements axis 0".into(),
+        dtype: itype(gather_dt),
+        shape: format!("[{vocab}, {hidden}] by [{n}, {hidden}]"),
+        op: Box::new(gather_elems),
+        inputs: vec![table, Arc::new(elem_ix)],
+        // An element and an index read, an element written, per output.
+        bytes: u64::from(n) * u64::from(hidden) * (2 * gw + iw),
+        target: ELEMENTS_TARGET,
+    });
+
+    // ScatterND of whole rows (index tuples of one value) into a 2-D
+    // tensor, updates as large as it: unique rows (update row `k` replaces
+    // row `perm(k)`), and heavy collisions added up (every update row aimed
+    // at one of 16 rows, `reduction` ADD).
+    let k = log2_elements(size, dt.size_bytes());
+    let (rows, cols) = (1u32 << (k - k / 2), 1u32 << (k / 2));
+    let data = Arc::new(random_tensor(&TensorDesc::new(dt, [rows, cols]), rng)?);
+    let updates = Arc::new(random_tensor(data.desc(), rng)?);
+    let r = u64::from(rows);
+    let unique = index_tensor(index_dt, &[rows, 1], |i| (i * 0x9e37_79b1) % r)?;
+    let colliding = index_tensor(index_dt, &[rows, 1], |i| i % 16.min(r))?;
+    for (name, indices, reduction) in [
+        ("ScatterND unique", unique, ScatterNDReduction::None),
+        (
+            "ScatterND collisions add",
+            colliding,
+            ScatterNDReduction::Add,
+        ),
+    ] {
+        let scatter = onnx::ScatterNDDesc::builder()
+            .data(data.desc().clone())
+            .indices(indices.desc().clone())
+            .updates(updates.desc().clone())
+            .reduction(reduction)
+            .build()
+            .map_err(build_error)?;
+        out.push(CaseSpec {
+            name: name.into(),
+            dtype: itype(dt),
+            shape: format!("[{rows}, {cols}] by [{rows}, 1]"),
+            op: Box::new(scatter),
+            inputs: vec![Arc::clone(&data), Arc::new(indices), Arc::clone(&updates)],
+            // The data read and the output written (it starts as a copy),
+            // the updates and indices read.
+            bytes: 3 * data.bytes().len() as u64 + r * iw,
+            target: ELEMENTS_TARGET,
+        });
+    }
+
+    // The transpose of the last two axes of a 3-D tensor (the reductions'
+    // shape: [256, 256, 256] for 64 MiB of FLOAT32).
+    let side = k / 3;
+    let sizes = [1u32 << (k - 2 * side), 1 << side, 1 << side];
+    let x = Arc::new(random_tensor(&TensorDesc::new(dt, sizes), rng)?);
+    let transpose = onnx::TransposeDesc::builder()
+        .data(x.desc().clone())
+        .perm([0i64, 2, 1])
+        .build();
+    out.push(CaseSpec {
+        shape: format!("{sizes:?} perm [0, 2, 1]"),
+        ..streaming_case("Transpose last two axes", transpose, &[&x], ROWS_TARGET)?
+    });
+    Ok(out)
 }
 
 impl BenchReport {
@@ -1234,9 +1462,60 @@ mod tests {
         ] {
             assert_eq!(cases.iter().filter(|c| c.name == name).count(), 3, "{name}");
         }
+        for name in [
+            "Gather embedding rows",
+            "GatherElements axis 0",
+            "ScatterND unique",
+            "ScatterND collisions add",
+            "Transpose last two axes",
+        ] {
+            assert_eq!(cases.iter().filter(|c| c.name == name).count(), 3, "{name}");
+        }
+        for name in ["Add", "Add row broadcast", "LeakyRelu"] {
+            for dt in ["FLOAT32", "FLOAT16"] {
+                let want = format!("{name} {dt}");
+                assert!(names.contains(&want), "{want} in {names:?}");
+            }
+            assert_eq!(cases.iter().filter(|c| c.name == name).count(), 2, "{name}");
+        }
         for c in &cases {
             assert_eq!(c.op.input_descs().len(), c.inputs.len(), "{}", c.name);
             assert!(c.bytes > 0 && c.target > 0.0, "{}", c.name);
         }
+    }
+
+    /// Every case's inputs are valid for its operator: the CPU reference
+    /// runs them (an index out of range would be an error).
+    #[test]
+    fn cases_run_on_the_cpu() {
+        for c in cases(64 << 10).unwrap() {
+            let inputs: Vec<&HostTensor> = c.inputs.iter().map(|t| t.as_ref()).collect();
+            let outputs = c.op.run_cpu(&inputs);
+            assert!(
+                outputs.is_ok(),
+                "{} {}: {:?}",
+                c.name,
+                c.dtype,
+                outputs.err()
+            );
+        }
+    }
+
+    /// The bytes of a case follow its tensors: a row broadcast reads the
+    /// row once.
+    #[test]
+    fn streaming_bytes_count_each_tensor_once() {
+        let cases = cases(64 << 10).unwrap();
+        let find = |name: &str| {
+            cases
+                .iter()
+                .find(|c| c.name == name && c.dtype == "FLOAT32")
+                .unwrap()
+        };
+        let size = 64 << 10;
+        assert_eq!(find("Add").bytes, 3 * size);
+        assert_eq!(find("Add row broadcast").bytes, 2 * size + 128 * 4);
+        assert_eq!(find("LeakyRelu").bytes, 2 * size);
+        assert_eq!(find("Transpose last two axes").bytes, 2 * size);
     }
 }
