@@ -39,6 +39,9 @@
 //!   is neither given nor so written is an empty INT64 tensor of shape
 //!   `[0]` (ONNX's absent optional input: "no axes"); what that means is
 //!   the spec's to say. A device input that is absent is a mistake.
+//! * A binary operator's `broadcast` and `axis` attributes (opsets before
+//!   7) place B's dimensions at A's `axis`: B is reshaped with trailing 1s
+//!   and broadcast as today's operator broadcasts.
 //! * `opset`, `op_version`, `provenance`, `notes` and other keys are not
 //!   read; tensors may carry `name` and `initializer` beside `dtype`,
 //!   `shape` and `data`. `rtol`, `atol` and `expect_error` are read as in
@@ -180,6 +183,7 @@ pub(super) fn parse_onnx_case(
     let spec_inputs: Vec<_> = info.tensors.iter().filter(|t| !t.output).collect();
     let mut attributes = std::collections::BTreeMap::new();
     let mut as_inputs: Vec<(usize, HostTensor)> = Vec::new();
+    let mut legacy: Vec<(String, i64)> = Vec::new();
     for (n, v, set) in &given {
         let at = member(
             &member(
@@ -213,6 +217,15 @@ pub(super) fn parse_onnx_case(
                 .map(|k| inputs[k].1.desc.dtype);
             if let Some(t) = dtype.and_then(|d| scalar_tensor(cx, &at, d, v)) {
                 as_inputs.push((j, t));
+            }
+        } else if *set
+            && matches!(n.as_str(), "broadcast" | "axis")
+            && spec_inputs.iter().filter(|t| !t.host).count() == 2
+        {
+            // Before opset 7 a binary operator broadcast by attributes.
+            match v.as_i64() {
+                Some(k) => legacy.push((n.clone(), k)),
+                None => cx.error(at, format!("expected an integer, got {}", kind(v))),
             }
         } else if *set {
             let declared: Vec<&str> = info.attrs.iter().map(|a| a.seed).collect();
@@ -271,6 +284,8 @@ pub(super) fn parse_onnx_case(
         }
     }
 
+    legacy_broadcast(cx, &path, &legacy, &mut case_inputs);
+
     // Outputs by position.
     let spec_outputs: Vec<_> = info.tensors.iter().filter(|t| t.output).collect();
     if node_outputs.len() != spec_outputs.len() {
@@ -317,6 +332,41 @@ pub(super) fn parse_onnx_case(
         expect_message: None,
         tolerance,
     })
+}
+
+/// A binary operator's `broadcast` and `axis` attributes of opsets before 7
+/// (`legacy`, as the node sets them): with `broadcast` 1 and an `axis`, B's
+/// dimensions are A's from `axis` on, so B is reshaped with trailing 1s
+/// and the operator's multidirectional broadcasting does the rest; without
+/// an `axis` the suffix rule is multidirectional broadcasting already.
+/// `broadcast` 0 asks for equal shapes, which multidirectional
+/// broadcasting accepts as they are.
+fn legacy_broadcast(
+    cx: &mut Ctxt<'_>,
+    path: &str,
+    legacy: &[(String, i64)],
+    inputs: &mut [CaseInput],
+) {
+    let get = |key: &str| legacy.iter().find(|(n, _)| n == key).map(|(_, v)| *v);
+    let (Some(1), Some(axis), [a, b]) = (get("broadcast"), get("axis"), inputs) else {
+        return;
+    };
+    let (ra, rb) = (a.tensor.desc().rank() as i64, b.tensor.desc().rank() as i64);
+    let start = if axis < 0 { axis + ra } else { axis };
+    if start < 0 || start + rb > ra {
+        cx.error(
+            member(&member(path, "attributes"), "axis"),
+            format!("axis {axis} does not place B's {rb} dimensions within A's {ra}"),
+        );
+        return;
+    }
+    let mut sizes = b.tensor.sizes().to_vec();
+    sizes.resize((ra - start) as usize, 1);
+    let desc = TensorDesc::new(b.tensor.dtype(), sizes);
+    match HostTensor::from_bytes(desc, b.tensor.bytes().to_vec()) {
+        Ok(t) => b.tensor = t,
+        Err(e) => cx.error(member(path, "inputs"), e.to_string()),
+    }
 }
 
 /// `inputs` or `outputs`: a list of `{name, dtype, shape, data}`.
