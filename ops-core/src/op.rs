@@ -123,6 +123,9 @@ pub fn check_call<O: Operator + ?Sized>(op: &O, inputs: &[&HostTensor]) -> Resul
             inputs.len(),
         ));
     }
+    let outputs = op.output_descs();
+    let all: Vec<&TensorDesc> = want.iter().chain(&outputs).collect();
+    info.check_layouts(&all)?;
     for (i, (want, got)) in want.iter().zip(inputs).enumerate() {
         let name = info.inputs.get(i).copied().unwrap_or("?");
         if want != got.desc() {
@@ -267,6 +270,57 @@ pub struct OperatorInfo {
     /// The spec's rules, as `validate` runs them (the fuzzers read which
     /// tensors and attributes each rule depends on).
     pub rules: &'static [crate::expr::Step],
+    /// True when its inputs may carry strides ([`TensorDesc::strides`]:
+    /// DirectML's broadcasting, padding and layouts); other operators read
+    /// packed inputs only. Outputs are always packed.
+    pub strided_inputs: bool,
+}
+
+impl OperatorInfo {
+    /// Checks every tensor's layout (`tensors` as [`OperatorInfo::tensors`]
+    /// orders them): strides, where given, one per dimension, on inputs only
+    /// and only where [`OperatorInfo::strided_inputs`] allows them, and a
+    /// strided buffer of at most 2^32 - 1 elements (DirectML's limit on a
+    /// buffer tensor).
+    pub fn check_layouts(&self, tensors: &[&TensorDesc]) -> Result<(), ValidationError> {
+        for (info, t) in self.tensors.iter().zip(tensors) {
+            let fail = |rule: String| ValidationError {
+                operator: self.name,
+                rule,
+                detail: format!(
+                    "{} has sizes {:?} and strides {:?}",
+                    info.seed, t.sizes, t.strides
+                ),
+            };
+            if t.strides.is_none() {
+                continue;
+            }
+            t.check_strides()
+                .map_err(|e| fail(format!("{}: {e}", info.seed)))?;
+            if t.is_packed() {
+                continue;
+            }
+            if info.output {
+                return Err(fail(format!(
+                    "{} is written packed: {} takes no Strides but the packed ones",
+                    self.name, info.seed
+                )));
+            }
+            if !self.strided_inputs {
+                return Err(fail(format!(
+                    "{} reads packed tensors: {} takes no Strides but the packed ones",
+                    self.name, info.seed
+                )));
+            }
+            if t.buffer_elements().is_none_or(|n| n > u64::from(u32::MAX)) {
+                return Err(fail(format!(
+                    "a buffer tensor may not exceed 2^32 - 1 elements: {} spans more",
+                    info.seed
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A tensor of an operator, as its spec declares it.

@@ -2,22 +2,89 @@
 
 use crate::{DataType, Element, OpError};
 
-/// A tensor's data type and sizes (row-major, packed), as a DirectML
-/// `DML_BUFFER_TENSOR_DESC` without strides.
+/// A tensor's data type, sizes and optional strides, as a DirectML
+/// `DML_BUFFER_TENSOR_DESC`.
+///
+/// Without strides the tensor is packed, row-major. With strides (in
+/// elements, one per dimension, outermost first) element `c` of the
+/// logical tensor lies at `sum(c[d] * strides[d])` of its buffer: a stride
+/// of 0 repeats the lower dimensions (DirectML's broadcasting), a stride
+/// larger than the packed one leaves padding, and a permutation of the
+/// packed strides is another layout (NHWC data under NCHW sizes). Only
+/// operators whose [`crate::OperatorInfo::strided_inputs`] is set accept
+/// strided inputs; every output is packed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TensorDesc {
     /// Element data type.
     pub dtype: DataType,
     /// Sizes, outermost first. The dimension count is `sizes.len()`.
     pub sizes: Vec<u32>,
+    /// Strides in elements, one per dimension (`DML_BUFFER_TENSOR_DESC.Strides`);
+    /// `None` for a packed tensor.
+    pub strides: Option<Vec<u64>>,
 }
 
 impl TensorDesc {
-    /// A description from a data type and sizes.
+    /// A packed description from a data type and sizes.
     pub fn new(dtype: DataType, sizes: impl Into<Vec<u32>>) -> TensorDesc {
         TensorDesc {
             dtype,
             sizes: sizes.into(),
+            strides: None,
+        }
+    }
+
+    /// The same description laid out with `strides` (in elements, one per
+    /// dimension).
+    pub fn with_strides(mut self, strides: impl Into<Vec<u64>>) -> TensorDesc {
+        self.strides = Some(strides.into());
+        self
+    }
+
+    /// True without strides, and with the packed strides themselves.
+    pub fn is_packed(&self) -> bool {
+        match &self.strides {
+            None => true,
+            Some(s) => *s == self.packed_strides(),
+        }
+    }
+
+    /// Each dimension's stride in elements: the declared strides, or the
+    /// packed ones.
+    pub fn element_strides(&self) -> Vec<u64> {
+        self.strides
+            .clone()
+            .unwrap_or_else(|| self.packed_strides())
+    }
+
+    /// The elements the buffer holds: the element count when packed, one
+    /// past the furthest element's offset with strides (DirectML's
+    /// `DMLCalcBufferTensorSize` in elements); `None` on overflow.
+    pub fn buffer_elements(&self) -> Option<u64> {
+        let Some(strides) = &self.strides else {
+            return self.element_count();
+        };
+        if self.element_count()? == 0 {
+            return Some(0);
+        }
+        self.sizes
+            .iter()
+            .zip(strides)
+            .try_fold(1u64, |acc, (&n, &s)| {
+                acc.checked_add(u64::from(n - 1).checked_mul(s)?)
+            })
+    }
+
+    /// Checks the strides against the sizes: one per dimension. The
+    /// message is in `DML_BUFFER_TENSOR_DESC`'s words.
+    pub fn check_strides(&self) -> Result<(), String> {
+        match &self.strides {
+            Some(s) if s.len() != self.sizes.len() => Err(format!(
+                "Strides must have DimensionCount ({}) elements; it has {}",
+                self.sizes.len(),
+                s.len()
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -32,14 +99,15 @@ impl TensorDesc {
         element_count(&self.sizes)
     }
 
-    /// The byte size, `None` on overflow.
+    /// The byte size of the buffer ([`TensorDesc::buffer_elements`] of
+    /// them), `None` on overflow.
     pub fn byte_size(&self) -> Option<u64> {
-        self.element_count()?
+        self.buffer_elements()?
             .checked_mul(self.dtype.size_bytes() as u64)
     }
 
-    /// Row-major strides in elements.
-    pub fn strides(&self) -> Vec<u64> {
+    /// Packed row-major strides in elements.
+    pub fn packed_strides(&self) -> Vec<u64> {
         row_major_strides(&self.sizes)
     }
 }
@@ -79,6 +147,7 @@ impl HostTensor {
     /// Fails when the byte count does not match the description, and for a
     /// `BOOL` tensor holding a byte other than 0 or 1.
     pub fn from_bytes(desc: TensorDesc, bytes: Vec<u8>) -> Result<HostTensor, OpError> {
+        desc.check_strides().map_err(OpError::InvalidArgument)?;
         let want = desc.byte_size().ok_or_else(|| OpError::TooLarge {
             what: "tensor".into(),
             limit: "element count overflows u64".into(),
@@ -122,6 +191,7 @@ impl HostTensor {
     /// host's address space and with [`OpError::OutOfMemory`] when the host
     /// cannot allocate it (never aborting the process).
     pub fn zeros(desc: TensorDesc) -> Result<HostTensor, OpError> {
+        desc.check_strides().map_err(OpError::InvalidArgument)?;
         let n = desc.byte_size().ok_or_else(|| OpError::TooLarge {
             what: "tensor".into(),
             limit: "element count overflows u64".into(),

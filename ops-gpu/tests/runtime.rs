@@ -786,6 +786,7 @@ static INFO: OperatorInfo = OperatorInfo {
     attrs: &[],
     table: &TABLE,
     rules: &[],
+    strided_inputs: false,
 };
 
 static TABLE: ops_core::support::SupportTable = ops_core::support::SupportTable {

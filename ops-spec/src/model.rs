@@ -289,3 +289,13 @@ pub enum Compute {
     /// [`crate::family::FAMILIES`].
     Pattern(Box<dyn crate::family::Pattern>),
 }
+
+impl Compute {
+    /// True when every computation reads strided inputs.
+    pub fn strided_inputs(&self) -> bool {
+        match self {
+            Compute::Switch { arms, .. } => arms.iter().all(|(_, c)| c.strided_inputs()),
+            Compute::Pattern(p) => p.strided_inputs(),
+        }
+    }
+}

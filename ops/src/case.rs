@@ -33,6 +33,11 @@
 //!   every value is the correctly rounded one. A finite number that rounds to
 //!   an infinity is outside the type's range; infinities are written
 //!   `"Infinity"` and `"-Infinity"`, NaN `"NaN"`.
+//! * A tensor may carry `strides` (in elements, one per dimension: DirectML's
+//!   `DML_BUFFER_TENSOR_DESC.Strides`, a stride of 0 broadcasting); its
+//!   `data` is then the buffer, every element the strides span in order
+//!   (`"shape": [2, 3], "strides": [0, 1], "data": [1, 2, 3]` is a row
+//!   repeated twice). Only operators that read strided inputs accept them.
 //! * Input tensors need `data`; an output's `data` is optional (the expected
 //!   result) and not allowed in a case that expects an error.
 //! * `expect_message` (a string, only beside `expect_error: "validation"`)
@@ -1006,8 +1011,10 @@ fn parse_tensor_with(
     };
     let before = cx.errors.len();
     for key in obj.keys() {
-        if !matches!(key.as_str(), "dtype" | "shape" | "data") && !extra.contains(&key.as_str()) {
-            let hint = match suggest(key, &["dtype", "shape", "data"]) {
+        if !matches!(key.as_str(), "dtype" | "shape" | "strides" | "data")
+            && !extra.contains(&key.as_str())
+        {
+            let hint = match suggest(key, &["dtype", "shape", "strides", "data"]) {
                 Some(s) => format!("; did you mean `{s}`?"),
                 None => "; a tensor has `dtype`, `shape` and `data`".into(),
             };
@@ -1097,6 +1104,29 @@ fn parse_tensor_with(
             None
         }
     };
+    let strides = match obj.get("strides") {
+        None => None,
+        Some(Value::Array(items)) => {
+            let mut strides = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                match item.as_u64() {
+                    Some(s) => strides.push(s),
+                    None => cx.error(
+                        format!("{at}.strides[{i}]"),
+                        format!("expected a stride in elements, got {}", kind(item)),
+                    ),
+                }
+            }
+            Some(strides)
+        }
+        Some(other) => {
+            cx.error(
+                member(at, "strides"),
+                format!("expected an array of strides, got {}", kind(other)),
+            );
+            None
+        }
+    };
     let data = optional(obj, "data");
     if data.is_none() && data_required {
         cx.error(at, "missing `data`");
@@ -1104,7 +1134,14 @@ fn parse_tensor_with(
     if cx.errors.len() != before {
         return None;
     }
-    let desc = TensorDesc::new(dtype?, shape?);
+    let mut desc = TensorDesc::new(dtype?, shape?);
+    if let Some(strides) = strides {
+        desc = desc.with_strides(strides);
+        if let Err(e) = desc.check_strides() {
+            cx.error(member(at, "strides"), e);
+            return None;
+        }
+    }
     let data = match data {
         None => None,
         Some(v) => Some(parse_data(cx, &member(at, "data"), &desc, v)?),
@@ -1124,18 +1161,22 @@ fn parse_data(cx: &mut Ctxt<'_>, at: &str, desc: &TensorDesc, value: &Value) -> 
         );
         return None;
     };
-    let Some(count) = desc.element_count() else {
+    // A strided tensor's data is its buffer: every element the strides span.
+    let Some(count) = desc.buffer_elements() else {
         cx.error(at, format!("shape {:?} has too many elements", desc.sizes));
         return None;
     };
     if count != items.len() as u64 {
+        let what = match &desc.strides {
+            None => format!("shape {:?}", desc.sizes),
+            Some(s) => format!("the buffer of shape {:?} and strides {s:?}", desc.sizes),
+        };
         cx.error(
             at,
             format!(
-                "data holds {} value{}, but shape {:?} has {count} element{}",
+                "data holds {} value{}, but {what} has {count} element{}",
                 items.len(),
                 if items.len() == 1 { "" } else { "s" },
-                desc.sizes,
                 if count == 1 { "" } else { "s" },
             ),
         );
@@ -1513,8 +1554,12 @@ pub fn tensor_to_json(t: &HostTensor) -> String {
         }
         data.push_str(&format_element_json(t, i));
     }
+    let strides = match &t.desc().strides {
+        Some(s) => format!(", \"strides\": {s:?}"),
+        None => String::new(),
+    };
     format!(
-        "{{\"dtype\": \"{}\", \"shape\": {}, \"data\": [{data}]}}",
+        "{{\"dtype\": \"{}\", \"shape\": {}{strides}, \"data\": [{data}]}}",
         t.dtype().case_name(),
         shape_to_json(t.sizes())
     )

@@ -42,7 +42,9 @@ fn smoke_json_report_holds_every_case() {
     assert_eq!(count("ReduceMin first and last axes"), 3);
     assert_eq!(count("GatherND1"), 9);
     // Unique, colliding and random indices, square and wide.
-    assert_eq!(count("Scatter"), 18);
+    assert_eq!(count("Scatter "), 18);
+    // ONNX ScatterND with unique indices and with collisions added up.
+    assert_eq!(count("ScatterND"), 6);
     for c in cases {
         assert_eq!(c["matches_cpu"], true, "{c:#}");
         assert!(c["ratio_to_copy"].as_f64().is_some(), "{c:#}");

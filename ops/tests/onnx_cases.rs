@@ -52,6 +52,7 @@ static REDUCE_FAKE: OperatorInfo = OperatorInfo {
     }],
     table: &TABLE,
     rules: &[],
+    strided_inputs: false,
 };
 
 static TABLE: SupportTable = SupportTable {

@@ -221,6 +221,42 @@ pub fn tensor_with_edges(dtype: DataType, sizes: &[u32], rng: &mut Rng) -> HostT
     from_words(dtype, sizes, words.into_iter())
 }
 
+/// A random layout of a tensor of `sizes` (DirectML strides, in
+/// elements): `None` (packed) a quarter of the time, otherwise strides with
+/// some dimensions repeated (stride 0: DirectML's broadcasting), one
+/// dimension padded by 1 to 3 elements, or the dimensions' order permuted
+/// (NHWC data under NCHW sizes). The buffer spans at most 4 times the
+/// packed element count.
+pub fn random_layout(sizes: &[u32], rng: &mut Rng) -> Option<Vec<u64>> {
+    let rank = sizes.len();
+    let kind = rng.below(4);
+    if kind == 0 || rank == 0 {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..rank).collect();
+    if kind == 3 {
+        for i in (1..rank).rev() {
+            order.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+    }
+    let padded = (kind == 2).then(|| order[rng.below(rank as u64) as usize]);
+    let mut strides = vec![0u64; rank];
+    let mut span = 1u64;
+    for &d in order.iter().rev() {
+        if kind == 1 && rng.below(2) == 0 {
+            continue;
+        }
+        strides[d] = span;
+        let n = u64::from(sizes[d]);
+        span = span.saturating_mul(if padded == Some(d) {
+            n + 1 + rng.below(3)
+        } else {
+            n
+        });
+    }
+    Some(strides)
+}
+
 /// Fuzzing data for a data tensor: usually [`tensor_with_edges`], sometimes
 /// only two distinct values (many ties: arg-reductions must break them by
 /// their rule), sometimes one value everywhere, sometimes only edge values.

@@ -90,8 +90,8 @@ pub use check::{
     documented_error, Backend, Outcome, PlanBackend, EMPTY_REDUCTION,
 };
 pub use data::{
-    data_tensor, edge_bits, host_tensor, index_tensor, same_sign_tensor, tensor_with_edges,
-    IndexMode, Rng,
+    data_tensor, edge_bits, host_tensor, index_tensor, random_layout, same_sign_tensor,
+    tensor_with_edges, IndexMode, Rng,
 };
 pub use invalid::{Broken, InvalidCase, InvalidCases, InvalidTree};
 pub use valid::{

@@ -9,7 +9,9 @@ use proptest::prelude::*;
 use proptest::strategy::{NewTree, ValueTree};
 use proptest::test_runner::TestRunner;
 
-use super::data::{data_tensor, host_tensor, index_tensor, same_sign_tensor, IndexMode, Rng};
+use super::data::{
+    data_tensor, host_tensor, index_tensor, random_layout, same_sign_tensor, IndexMode, Rng,
+};
 use crate::support::SupportEntry;
 use crate::{
     AttrKind, AttrValue, DataType, FeatureLevel, HostTensor, OpArgs, Operator, OperatorInfo,
@@ -807,10 +809,36 @@ fn draw_once(
     Ok(Drawn { level, args, op })
 }
 
+/// For an operator that reads strided inputs, a third of the time: each
+/// device input laid out at random ([`random_layout`]), the descriptor
+/// rebuilt from the new arguments (kept only if it still validates).
+fn lay_out(info: &'static OperatorInfo, d: &mut Drawn, seed: u64) {
+    let mut rng = Rng::new(seed ^ 0x57A1_DE5C_0FFE_E000);
+    if !info.strided_inputs || rng.below(3) != 0 {
+        return;
+    }
+    let mut args = d.args.clone();
+    for t in info.tensors.iter().filter(|t| !t.output && !t.host) {
+        if let Some(desc) = args.tensors.get_mut(t.name) {
+            if let Some(s) = random_layout(&desc.sizes, &mut rng) {
+                *desc = desc.clone().with_strides(s);
+            }
+        }
+    }
+    if let Ok(op) = (info.build)(&args) {
+        if op.validate(d.level).is_ok() {
+            d.args = args;
+            d.op = op;
+        }
+    }
+}
+
 /// Input data for a drawn descriptor, from the genome's data seed (one
 /// generator per tensor, so that shrinking one tensor's shape leaves the
-/// others' data alone).
-pub(crate) fn with_data(info: &'static OperatorInfo, d: Drawn, seed: u64) -> ValidCase {
+/// others' data alone); a strided input's buffer holds data for every
+/// element it spans.
+pub(crate) fn with_data(info: &'static OperatorInfo, mut d: Drawn, seed: u64) -> ValidCase {
+    lay_out(info, &mut d, seed);
     let bounds = d.op.index_bounds();
     let ulp_contract = matches!(d.op.tolerance(), crate::Tolerance::Ulp(_));
     let mut expect_index_error = false;
@@ -839,10 +867,24 @@ pub(crate) fn with_data(info: &'static OperatorInfo, d: Drawn, seed: u64) -> Val
                     expect_index_error |= bad && b.out_of_range == crate::OutOfRange::Error;
                     t
                 }
-                None if ulp_contract && desc.dtype.is_float() => {
-                    same_sign_tensor(desc.dtype, &desc.sizes, d.op.accuracy_domain(), &mut rng)
+                None => {
+                    // A strided tensor's buffer, as a 1-D tensor of the
+                    // elements it spans, then described by its strides.
+                    let sizes = match desc.strides {
+                        Some(_) => vec![desc.buffer_elements().unwrap_or(0) as u32],
+                        None => desc.sizes.clone(),
+                    };
+                    let t = if ulp_contract && desc.dtype.is_float() {
+                        same_sign_tensor(desc.dtype, &sizes, d.op.accuracy_domain(), &mut rng)
+                    } else {
+                        data_tensor(desc.dtype, &sizes, &mut rng)
+                    };
+                    match desc.strides {
+                        Some(_) => HostTensor::from_bytes(desc.clone(), t.into_bytes())
+                            .expect("a buffer of the elements the strides span"),
+                        None => t,
+                    }
                 }
-                None => data_tensor(desc.dtype, &desc.sizes, &mut rng),
             }
         })
         .collect();

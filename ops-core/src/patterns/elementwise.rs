@@ -186,6 +186,17 @@ impl Elementwise {
 /// broadcasting, in elements: its row-major strides right-aligned with the
 /// output's dimensions, 0 where it has size 1 or no dimension.
 pub fn broadcast_strides(input: &[u32], output: &[u32]) -> Result<Vec<u64>, OpError> {
+    input_strides(&TensorDesc::new(DataType::Uint8, input), output)
+}
+
+/// Each input's strides per output dimension, in elements: its own
+/// ([`TensorDesc::element_strides`]: declared, with DirectML's stride-0
+/// broadcasting, or packed) right-aligned with the output's dimensions, 0
+/// where it has size 1 or no dimension (ONNX's multidirectional
+/// broadcasting).
+pub fn input_strides(desc: &TensorDesc, output: &[u32]) -> Result<Vec<u64>, OpError> {
+    desc.check_strides().map_err(OpError::InvalidArgument)?;
+    let input = &desc.sizes[..];
     let r = output.len();
     let bad = || {
         OpError::InvalidArgument(format!(
@@ -196,7 +207,7 @@ pub fn broadcast_strides(input: &[u32], output: &[u32]) -> Result<Vec<u64>, OpEr
         return Err(bad());
     }
     let lead = r - input.len();
-    let own = crate::row_major_strides(input);
+    let own = desc.element_strides();
     let mut strides = vec![0u64; r];
     for (d, stride) in strides.iter_mut().enumerate().skip(lead) {
         let s = input[d - lead];
@@ -222,8 +233,17 @@ fn check_call(
     let params = e.bind(&dtypes)?;
     let strides = inputs
         .iter()
-        .map(|t| broadcast_strides(&t.sizes, &output.sizes))
+        .map(|t| input_strides(t, &output.sizes))
         .collect::<Result<Vec<_>, _>>()?;
+    for t in inputs {
+        let span = t.buffer_elements().unwrap_or(u64::MAX);
+        if span > u64::from(u32::MAX) {
+            return Err(OpError::TooLarge {
+                what: format!("an element-wise input spanning {span} elements"),
+                limit: "u32 element addressing (as on the GPU)".into(),
+            });
+        }
+    }
     let count = output.element_count().unwrap_or(u64::MAX);
     if count > u64::from(u32::MAX) {
         return Err(OpError::TooLarge {
@@ -347,8 +367,8 @@ pub fn elementwise_plan(
     }
     for (i, s) in strides.iter().enumerate() {
         for (d, &stride) in s.iter().enumerate() {
-            // Below the input's element count, which the check bounded by
-            // the output's (a broadcast input is never larger).
+            // Below the input's buffer element count, which the check
+            // bounded by u32::MAX.
             p[params::STRIDES + 8 * i + d] = stride as u32;
         }
     }

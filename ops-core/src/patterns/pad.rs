@@ -245,7 +245,7 @@ pub fn pad_cpu(
     check_call(mode, input.desc(), output, begins)?;
     let value = constant_bytes(input.dtype(), constant)?;
     let width = input.dtype().size_bytes();
-    let strides = input.desc().strides();
+    let strides = input.desc().packed_strides();
     let count = output.element_count().unwrap_or(0);
     let mut bytes = Vec::with_capacity(count as usize * width);
     for o in 0..count {
@@ -321,7 +321,7 @@ pub fn pad_plan(
     value.resize(8, 0);
     p[params::CONSTANT] = u32::from_le_bytes([value[0], value[1], value[2], value[3]]);
     p[params::CONSTANT + 1] = u32::from_le_bytes([value[4], value[5], value[6], value[7]]);
-    let strides = input.strides();
+    let strides = input.packed_strides();
     for d in 0..MAX_DIMS {
         p[params::OUT_SIZES + d] = output.sizes.get(d).copied().unwrap_or(1);
         p[params::IN_SIZES + d] = input.sizes.get(d).copied().unwrap_or(1);

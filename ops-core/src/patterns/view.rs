@@ -284,7 +284,11 @@ fn split_views(
     outputs: &[&TensorDesc],
     axis: usize,
 ) -> Result<Vec<(i64, Vec<i64>)>, OpError> {
-    let strides: Vec<i64> = input.strides().into_iter().map(|s| s as i64).collect();
+    let strides: Vec<i64> = input
+        .packed_strides()
+        .into_iter()
+        .map(|s| s as i64)
+        .collect();
     let Some(&step) = strides.get(axis) else {
         return Err(invalid(format!(
             "axis {axis} is outside the input's {} dimensions",

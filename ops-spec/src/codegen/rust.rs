@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use super::compute::ComputeCode;
 use super::exprs::{gen_dtype, gen_step};
 use crate::check::Checked;
-use crate::model::{AttrType, Const, IntKind, Spec};
+use crate::model::{AttrType, Compute, Const, IntKind, Spec};
 
 fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
@@ -541,6 +541,7 @@ pub fn gen_operator(
         quote!(::core::option::Option::None)
     };
 
+    let strided_inputs = spec.compute.as_ref().is_some_and(Compute::strided_inputs);
     let ComputeCode {
         items: compute_items,
         run_cpu,
@@ -742,6 +743,7 @@ pub fn gen_operator(
                 attrs: &[#(#attr_infos),*],
                 table: &TABLE,
                 rules: STEPS,
+                strided_inputs: #strided_inputs,
                 build: |args| {
                     let d = <#desc as ::ops_core::OperatorType>::from_args(args)?;
                     ::core::result::Result::Ok(::std::boxed::Box::new(d))
@@ -771,6 +773,7 @@ pub fn gen_operator(
                     // (they explain a shape that could not be inferred),
                     // then the level's table.
                     let tensors = self.__tensors();
+                    INFO.check_layouts(&tensors)?;
                     TABLE.check_input_ranks(::core::option::Option::Some(level), #member, &tensors, N_INPUTS)?;
                     let host = self.__host_values();
                     let attrs = self.__attrs();

@@ -405,6 +405,10 @@ impl Pattern for ElementwisePattern {
         }
     }
 
+    fn strided_inputs(&self) -> bool {
+        true
+    }
+
     fn generate(&self, spec: &Spec, origin: &str, key_name: &str) -> ComputeCode {
         use crate::wgsl::elementwise::elementwise_kernel_key;
         let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();

@@ -87,6 +87,13 @@ pub trait Pattern: fmt::Debug {
     /// The code the block contributes to the operator's module, with kernel
     /// keys starting with `key_name` (the operator's qualified name).
     fn generate(&self, spec: &Spec, origin: &str, key_name: &str) -> ComputeCode;
+
+    /// True when the generated code reads inputs through their strides
+    /// (`ops_core::OperatorInfo::strided_inputs`); false for families that
+    /// read packed inputs.
+    fn strided_inputs(&self) -> bool {
+        false
+    }
 }
 
 impl Clone for Box<dyn Pattern> {

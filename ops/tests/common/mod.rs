@@ -97,6 +97,7 @@ pub static FAKE: OperatorInfo = OperatorInfo {
     ],
     table: &FAKE_TABLE,
     rules: &[],
+    strided_inputs: false,
 };
 
 static FAKE_TABLE: SupportTable = SupportTable {
@@ -123,6 +124,7 @@ pub static PAIR: OperatorInfo = OperatorInfo {
     attrs: &[],
     table: &PAIR_TABLE,
     rules: &[],
+    strided_inputs: false,
 };
 
 static PAIR_TABLE: SupportTable = SupportTable {
