@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! ops run [--backend cpu|gpu|all] [--json] CASE.json...
-//! ops list
+//! ops list [--json]
 //! ops fuzz [--op NAME]... [--cases N | --time SECONDS] [--seed S] [--backend cpu|gpu|all]
 //! ops bench [--size 64MiB] [--runs N] [--smoke] [--json]
 //! ```
@@ -37,7 +37,7 @@ enum Command {
     /// when every case passed, 1 when one failed, 2 for bad input.
     Run(RunArgs),
     /// List the operators of the catalog with their tensors.
-    List,
+    List(ListArgs),
     /// Fuzz the catalog with generated cases: GPU == CPU on valid
     /// descriptors, validation naming the broken rule on invalid ones.
     ///
@@ -82,13 +82,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(&args),
-        Command::List => list(),
+        Command::List(args) => list(&args),
         Command::Fuzz(args) => ops::fuzz::main(&args).map(ExitCode::from),
         Command::Bench(args) => ops::bench::main(&args).map(ExitCode::from),
     };
     match result {
         Ok(code) => code,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(2),
+        // The reader went away (`ops run ... | head`): not bad input.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("ops: {e}");
             ExitCode::from(2)
@@ -163,14 +164,30 @@ fn run(args: &RunArgs) -> io::Result<ExitCode> {
     Ok(ExitCode::from(summary.exit_code()))
 }
 
-fn list() -> io::Result<ExitCode> {
+/// Arguments of `ops list`.
+#[derive(Debug, clap::Args)]
+struct ListArgs {
+    /// Print a JSON array: per operator (one entry per instance of a spec
+    /// with optional or variadic tensors) its name, namespace, instance,
+    /// aliases, introducing level, tensors and attributes.
+    #[arg(long)]
+    json: bool,
+}
+
+fn list(args: &ListArgs) -> io::Result<ExitCode> {
     let mut out = io::stdout().lock();
     let catalog = ops::catalog();
+    if args.json {
+        let entries: Vec<serde_json::Value> = catalog.iter().map(|i| list_entry(i)).collect();
+        serde_json::to_writer_pretty(&mut out, &entries)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if catalog.is_empty() {
         writeln!(out, "the operator catalog is empty")?;
     }
     for info in catalog {
-        write!(out, "{}", info.qualified_name())?;
+        write!(out, "{}", info.instance_name())?;
         if !info.aliases.is_empty() {
             write!(out, " (also {})", info.aliases.join(", "))?;
         }
@@ -185,6 +202,43 @@ fn list() -> io::Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One operator of `ops list --json`.
+fn list_entry(info: &ops_core::OperatorInfo) -> serde_json::Value {
+    use ops_core::AttrKind;
+    let tensors = |output: bool| -> Vec<serde_json::Value> {
+        info.tensors
+            .iter()
+            .filter(|t| t.output == output)
+            .map(|t| serde_json::json!({ "name": t.name, "seed": t.seed, "host": t.host }))
+            .collect()
+    };
+    let attrs: Vec<serde_json::Value> = info
+        .attrs
+        .iter()
+        .map(|a| {
+            let kind = match &a.kind {
+                AttrKind::Int { .. } => "int".to_owned(),
+                AttrKind::List { .. } => "ints".to_owned(),
+                AttrKind::Bool => "bool".to_owned(),
+                AttrKind::Float => "float".to_owned(),
+                AttrKind::Enum(members) => format!("enum {}", members.join("|")),
+            };
+            serde_json::json!({ "name": a.name, "seed": a.seed, "kind": kind, "has_default": a.has_default })
+        })
+        .collect();
+    serde_json::json!({
+        "name": info.qualified_name(),
+        "namespace": info.namespace,
+        "instance": info.instance,
+        "aliases": info.aliases,
+        "introduced": info.introduced.map(|l| l.to_string()),
+        "inputs": tensors(false),
+        "outputs": tensors(true),
+        "attributes": attrs,
+        "strided_inputs": info.strided_inputs,
+    })
 }
 
 /// Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid or not set" when

@@ -218,3 +218,46 @@ fn list_exits_0() {
     let out = ops(&["list"]);
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
 }
+
+#[test]
+fn list_json_is_the_catalog() {
+    let out = ops(&["list", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let entries = v.as_array().expect("an array");
+    assert_eq!(entries.len(), ops::catalog().len());
+    let add = entries
+        .iter()
+        .find(|e| e["name"] == "ElementWiseAdd")
+        .expect("ElementWiseAdd listed");
+    assert_eq!(add["inputs"][0]["seed"], "ATensor");
+    assert_eq!(add["strided_inputs"], true);
+    let argmin = entries.iter().find(|e| e["name"] == "ArgMin").unwrap();
+    assert_eq!(argmin["strided_inputs"], false);
+    assert!(argmin["attributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["seed"] == "Axes" && a["kind"] == "ints" && a["has_default"] == false));
+}
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly() {
+    use std::process::Stdio;
+    let files: Vec<String> = repository_case_files()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ops"))
+        .args(["run", "--backend", "cpu"])
+        .args(&files)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the ops binary runs");
+    // Read nothing: the reader of `ops run ... | head -0` goes away.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    assert!(out.stderr.is_empty(), "{}", show(&out));
+}
