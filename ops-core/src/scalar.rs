@@ -44,10 +44,13 @@
 //!   is 255). Division truncates toward zero; `x / 0` is `x`, `x % 0` is 0,
 //!   and `MIN / -1` is `MIN` (WGSL's definitions, kept on the CPU). `abs` of
 //!   `MIN` is `MIN`. `floor`, `ceil` and `round` are the identity;
-//!   `sqrt`, `exp`, `log`, `pow` and decimal literals are errors in a spec
-//!   whose tables give the expression an integer type. 64-bit integers
-//!   (word pairs on the GPU) have `+ - *`, `neg`, `abs`, `min`, `max` and
-//!   the comparisons; `/` and `%` on them are spec errors.
+//!   `sqrt`, `exp`, `log` and decimal literals are errors in a spec whose
+//!   tables give the expression an integer type. `pow(x, y)` is the
+//!   product of `y` factors `x`, wrapping; a negative `y` gives 1 for a
+//!   base of 1, ±1 for -1 and 0 otherwise (the integer part of the real
+//!   power, 0 for a base of 0). 64-bit integers (word pairs on the GPU)
+//!   have `+ - *`, `pow`, `neg`, `abs`, `min`, `max` and the comparisons;
+//!   `/` and `%` on them are spec errors.
 //! - **Bitwise** `&`, `|`, `^`, `~` and the shifts `<<`, `>>` are for
 //!   integers of every width (errors on floats and BOOL): they act on the
 //!   two's complement bits; `>>` is arithmetic on signed types, logical on
@@ -801,7 +804,7 @@ impl Scalar {
             Scalar::Binary(op, _, _) if op.is_bitwise() && !ty.is_int() => {
                 Some(format!("`{}` is not defined on {ty}", op.symbol()))
             }
-            Scalar::Binary(Binary::Pow, _, _) if !ty.is_float() => {
+            Scalar::Binary(Binary::Pow, _, _) if ty.is_bool() => {
                 Some(format!("`pow` is not defined on {ty}"))
             }
             Scalar::Binary(op @ (Binary::Div | Binary::Rem), _, _)
@@ -934,10 +937,37 @@ fn int_binary(op: Binary, x: i128, y: i128, dtype: DataType) -> i128 {
             Binary::BitOr => x | y,
             Binary::BitXor => x ^ y,
             Binary::Shl | Binary::Shr => return shift(op, x, y, dtype),
+            Binary::Pow => int_pow(x, y, dtype),
             _ => 0,
         },
         dtype,
     )
+}
+
+/// `pow(x, y)` on integers of `dtype`: the product of `y` factors `x`,
+/// wrapping as repeated multiplication wraps. A negative exponent gives
+/// the integer part of the real power: 1 for a base of 1, ±1 for -1, and
+/// 0 otherwise (a base of 0 included, where the real power is infinite:
+/// as `x / 0` gives `x`, a defined value rather than a trap).
+fn int_pow(x: i128, y: i128, dtype: DataType) -> i128 {
+    if y < 0 {
+        return match x {
+            1 => 1,
+            -1 if y % 2 != 0 => -1,
+            -1 => 1,
+            _ => 0,
+        };
+    }
+    // Square and multiply over the exponent's bits, each step wrapped.
+    let (mut r, mut b, mut n) = (1i128, wrap(x, dtype), y as u128);
+    while n != 0 {
+        if n & 1 == 1 {
+            r = wrap(r.wrapping_mul(b), dtype);
+        }
+        b = wrap(b.wrapping_mul(b), dtype);
+        n >>= 1;
+    }
+    r
 }
 
 /// `x << y` or `x >> y` in `dtype`: the count is `y`'s bits read as
@@ -979,6 +1009,30 @@ mod tests {
         let mut v = [Value::I(0); Var::COUNT];
         v[0] = x;
         v
+    }
+
+    #[test]
+    fn integer_powers_wrap_and_negative_exponents_truncate() {
+        use DataType::*;
+        assert_eq!(int_binary(Binary::Pow, 3, 4, Int32), 81);
+        assert_eq!(int_binary(Binary::Pow, 2, 31, Int32), -(1 << 31));
+        assert_eq!(int_binary(Binary::Pow, 2, 32, Int32), 0);
+        assert_eq!(int_binary(Binary::Pow, 3, 5, Int8), wrap(243, Int8));
+        assert_eq!(
+            int_binary(Binary::Pow, 3, 41, Int64),
+            wrap(3i128.pow(41), Int64)
+        );
+        assert_eq!(int_binary(Binary::Pow, 255, 2, Uint8), 1);
+        assert_eq!(int_binary(Binary::Pow, 0, 0, Int32), 1);
+        for (base, e, want) in [
+            (1, -5, 1),
+            (-1, -3, -1),
+            (-1, -4, 1),
+            (2, -1, 0),
+            (0, -2, 0),
+        ] {
+            assert_eq!(int_binary(Binary::Pow, base, e, Int64), want, "{base}^{e}");
+        }
     }
 
     #[test]

@@ -168,19 +168,25 @@ pub fn gen_expr_helpers(w: &mut Writer, exprs: &[&Scalar], env: &TypeEnv<'_>) {
             w.lines(FMOD_HELPER);
         }
     }
-    let mut shifts = false;
+    let (mut shifts, mut pow) = (false, false);
     for e in exprs {
-        e.visit(&mut |n| {
-            if matches!(*n, Scalar::Binary(Binary::Shl | Binary::Shr, _, _)) {
-                shifts = true;
-            }
+        e.visit(&mut |n| match *n {
+            Scalar::Binary(Binary::Shl | Binary::Shr, _, _) => shifts = true,
+            Scalar::Binary(Binary::Pow, _, _) => pow = true,
+            _ => {}
         });
+    }
+    if pow && types.iter().any(|&t| t.is_int() && !wide(t)) {
+        w.lines(INT_POW_HELPERS);
     }
     if casts || types.iter().any(|&t| wide(t)) {
         w.lines(WIDE_HELPERS);
     }
     if shifts && types.iter().any(|&t| wide(t)) {
         w.lines(WIDE_SHIFT_HELPERS);
+    }
+    if pow && types.iter().any(|&t| wide(t)) {
+        w.lines(WIDE_POW_HELPERS);
     }
     for &t in &types {
         if narrow(t) {
@@ -705,6 +711,76 @@ fn w_eq(a: vec2<u32>, b: vec2<u32>) -> bool {
 }
 ";
 
+/// Integer powers of 32-bit (and narrower, wrapped after) integers:
+/// square and multiply over the exponent's bits, wrapping as repeated
+/// multiplication wraps; a negative exponent gives 1 for a base of 1, ±1
+/// for -1, 0 otherwise (`ops_core::scalar`'s `int_pow`).
+const INT_POW_HELPERS: &str = "\
+fn i_pow(b: i32, e: i32) -> i32 {
+    if (e < 0) {
+        if (b == 1) {
+            return 1;
+        }
+        if (b == -1) {
+            return select(1, -1, (e & 1) != 0);
+        }
+        return 0;
+    }
+    var r = 1;
+    var x = b;
+    var n = u32(e);
+    while (n != 0u) {
+        if ((n & 1u) != 0u) {
+            r = r * x;
+        }
+        x = x * x;
+        n = n >> 1u;
+    }
+    return r;
+}
+
+fn u_pow(b: u32, e: u32) -> u32 {
+    var r = 1u;
+    var x = b;
+    var n = e;
+    while (n != 0u) {
+        if ((n & 1u) != 0u) {
+            r = r * x;
+        }
+        x = x * x;
+        n = n >> 1u;
+    }
+    return r;
+}
+";
+
+/// Integer powers of 64-bit integers (word pairs), as [`INT_POW_HELPERS`];
+/// `signed` reads a set top bit of the exponent as negative.
+const WIDE_POW_HELPERS: &str = "\
+fn w_pow(b: vec2<u32>, e: vec2<u32>, signed: bool) -> vec2<u32> {
+    if (signed && (e.y >> 31u) != 0u) {
+        if (b.x == 1u && b.y == 0u) {
+            return b;
+        }
+        if (b.x == 0xffffffffu && b.y == 0xffffffffu) {
+            return select(vec2<u32>(1u, 0u), b, (e.x & 1u) != 0u);
+        }
+        return vec2<u32>(0u, 0u);
+    }
+    var r = vec2<u32>(1u, 0u);
+    var x = b;
+    var n = e;
+    while (n.x != 0u || n.y != 0u) {
+        if ((n.x & 1u) != 0u) {
+            r = w_mul(r, x);
+        }
+        x = w_mul(x, x);
+        n = vec2<u32>((n.x >> 1u) | (n.y << 31u), n.y >> 1u);
+    }
+    return r;
+}
+";
+
 /// Shifts of 64-bit integers by a 64-bit count: a count of 64 or more
 /// shifts every bit out (0, or the sign for `w_shr_i`).
 const WIDE_SHIFT_HELPERS: &str = "\
@@ -1143,6 +1219,7 @@ fn binary_wgsl(op: Binary, a: String, b: String, dt: DataType) -> String {
             Binary::Shl => format!("w_shl({a}, {b})"),
             Binary::Shr if dt.is_signed_int() => format!("w_shr_i({a}, {b})"),
             Binary::Shr => format!("w_shr_u({a}, {b})"),
+            Binary::Pow => format!("w_pow({a}, {b}, {})", dt.is_signed_int()),
             // Spec errors for 64-bit integers.
             _ => a,
         };
@@ -1169,7 +1246,9 @@ fn binary_wgsl(op: Binary, a: String, b: String, dt: DataType) -> String {
         Binary::Max if float => format!("f_max({a}, {b})"),
         Binary::Min => format!("min({a}, {b})"),
         Binary::Max => format!("max({a}, {b})"),
-        Binary::Pow => format!("f_pow({a}, {b})"),
+        Binary::Pow if float => format!("f_pow({a}, {b})"),
+        Binary::Pow if repr(dt) == "i32" => wrap_as(dt, format!("i_pow({a}, {b})")),
+        Binary::Pow => wrap_as(dt, format!("u_pow({a}, {b})")),
         Binary::Eq => infix("=="),
         Binary::Ne => infix("!="),
         Binary::Lt => infix("<"),
