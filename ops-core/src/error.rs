@@ -26,6 +26,7 @@ pub struct ValidationError {
 /// (from both backends), a size past a limit [`OpError::TooLarge`] (naming
 /// the limit), and the GPU's own failures [`OpError::NoAdapter`],
 /// [`OpError::OutOfMemory`], [`OpError::DeviceLost`] and [`OpError::Device`].
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OpError {
     /// The descriptor is not valid at the requested feature level.

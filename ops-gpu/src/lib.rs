@@ -76,6 +76,7 @@ pub struct AdapterSummary {
 }
 
 /// Why [`Context::execute`] failed.
+#[non_exhaustive]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ExecError {
     /// Index check `check` of the plan found an out-of-range index; `position`
