@@ -16,3 +16,8 @@ pub mod runner;
 pub use ops_core::*;
 
 ops_macros::catalog!("../../specs");
+
+/// The README's Rust blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
