@@ -37,8 +37,12 @@
 //!   pass) and on a wide one of 64 rows (many columns: one pass);
 //! - ONNX Add of two tensors of the same shape and of a tensor and one of
 //!   its rows (`[rows, cols] + [cols]`), and ONNX LeakyRelu, an
-//!   element-wise operator with an attribute (FLOAT32 and FLOAT16 only;
-//!   [`streaming_case`] makes another element-wise case one line);
+//!   element-wise operator with an attribute, ONNX Clip with both bounds
+//!   given, and DirectML ELEMENT_WISE_CLIP with a scale and a bias
+//!   (`clip(x * scale + bias, min, max)`, three operations in one kernel);
+//!   ONNX Concat of four equal parts along the last axis and along axis 0
+//!   (FLOAT32 and FLOAT16 only; `streaming_case` makes another
+//!   element-wise case one line);
 //! - ONNX Gather of the rows of a `[vocab, hidden]` embedding table by
 //!   random token ids, ONNX GatherElements along axis 0 of that table at
 //!   random, ONNX ScatterND of whole rows with unique indices and with
@@ -1073,9 +1077,10 @@ where
     })
 }
 
-/// The ONNX cases of one data-type group: element-wise operators (in the
-/// float groups), the embedding lookup of a language model, element
-/// gathers, ScatterND and the transpose of the last two axes.
+/// The ONNX cases of one data-type group: element-wise operators, clips
+/// and concatenations (in the float groups), the embedding lookup of a
+/// language model, element gathers, ScatterND and the transpose of the
+/// last two axes.
 fn onnx_cases(
     size: u64,
     (dt, gather_dt, index_dt): (DataType, DataType, DataType),
@@ -1124,6 +1129,7 @@ fn onnx_cases(
             &[&a],
             ELEMENTWISE_TARGET,
         )?);
+        out.extend(clip_and_concat_cases(&a)?);
     }
 
     // The embedding lookup of a language model: rows of a [vocab, hidden]
@@ -1233,6 +1239,88 @@ fn onnx_cases(
         shape: format!("{sizes:?} perm [0, 2, 1]"),
         ..streaming_case("Transpose last two axes", transpose, &[&x], ROWS_TARGET)?
     });
+    Ok(out)
+}
+
+/// A tensor of empty shape holding `value` (FLOAT32 or FLOAT16).
+fn scalar_tensor(dt: DataType, value: f32) -> Result<HostTensor, OpError> {
+    let bytes = match dt {
+        DataType::Float16 => half::f16::from_f32(value).to_le_bytes().to_vec(),
+        _ => value.to_le_bytes().to_vec(),
+    };
+    HostTensor::from_bytes(TensorDesc::new(dt, Vec::<u32>::new()), bytes)
+}
+
+/// The parts ONNX Concat joins in its cases: four equal ones.
+const CONCAT_PARTS: u32 = 4;
+
+/// The clips and concatenations of a float group, on `a` (a 2-D tensor of
+/// the group's main size, `[rows, cols]`):
+///
+/// - ONNX Clip with both bounds given (rank-0 tensors: the instance
+///   `ClipDesc`, beside `ClipNoMinDesc` and the others), half of `a`'s
+///   elements clipped;
+/// - DirectML ELEMENT_WISE_CLIP with a `ScaleBias` other than (1, 0),
+///   `clip(x * scale + bias, min, max)`: three operations in one kernel,
+///   the fused expression the element-wise target is about;
+/// - ONNX Concat of [`CONCAT_PARTS`] equal parts (the instance
+///   `Concat4Desc`) along the last axis and along axis 0 into a tensor of
+///   `a`'s shape: data movement, the rows target.
+///
+/// The concatenations' parts come from a generator of their own, so that
+/// the other cases keep their inputs.
+fn clip_and_concat_cases(a: &Arc<HostTensor>) -> Result<Vec<CaseSpec>, OpError> {
+    let dt = a.dtype();
+    let (rows, cols) = (a.sizes()[0], a.sizes()[1]);
+    let mut out = Vec::new();
+    let min = Arc::new(scalar_tensor(dt, -500.0)?);
+    let max = Arc::new(scalar_tensor(dt, 500.0)?);
+    let clip = onnx::ClipDesc::builder()
+        .input(a.desc().clone())
+        .min(min.desc().clone())
+        .max(max.desc().clone())
+        .build();
+    out.push(streaming_case(
+        "Clip",
+        clip,
+        &[a, &min, &max],
+        ELEMENTWISE_TARGET,
+    )?);
+    let fused = crate::ElementWiseClipDesc::builder()
+        .input(a.desc().clone())
+        .min(-300.0)
+        .max(300.0)
+        .scale(0.5)
+        .bias(25.0)
+        .build();
+    out.push(CaseSpec {
+        shape: format!("{:?} scale 0.5 bias 25 to [-300, 300]", a.sizes()),
+        ..streaming_case("Fused scale-bias clip", fused, &[a], ELEMENTWISE_TARGET)?
+    });
+
+    let mut rng = Rng(mix(CASE_SEED ^ 0x00c0_c0a7 ^ dt.size_bytes() as u64));
+    // At least 8 rows and 8 columns (64 elements): four parts either way.
+    let n = CONCAT_PARTS;
+    for (name, part_sizes, axis) in [
+        ("Concat last axis", [rows, cols / n], 1i64),
+        ("Concat axis 0", [rows / n, cols], 0),
+    ] {
+        let parts = (0..n)
+            .map(|_| random_tensor(&TensorDesc::new(dt, part_sizes), &mut rng).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        let concat = onnx::Concat4Desc::builder()
+            .inputs_0(parts[0].desc().clone())
+            .inputs_1(parts[1].desc().clone())
+            .inputs_2(parts[2].desc().clone())
+            .inputs_3(parts[3].desc().clone())
+            .axis(axis)
+            .build();
+        let refs: Vec<&Arc<HostTensor>> = parts.iter().collect();
+        out.push(CaseSpec {
+            shape: format!("{n} x {part_sizes:?} axis {axis}"),
+            ..streaming_case(name, concat, &refs, ROWS_TARGET)?
+        });
+    }
     Ok(out)
 }
 
@@ -1471,7 +1559,15 @@ mod tests {
         ] {
             assert_eq!(cases.iter().filter(|c| c.name == name).count(), 3, "{name}");
         }
-        for name in ["Add", "Add row broadcast", "LeakyRelu"] {
+        for name in [
+            "Add",
+            "Add row broadcast",
+            "LeakyRelu",
+            "Clip",
+            "Fused scale-bias clip",
+            "Concat last axis",
+            "Concat axis 0",
+        ] {
             for dt in ["FLOAT32", "FLOAT16"] {
                 let want = format!("{name} {dt}");
                 assert!(names.contains(&want), "{want} in {names:?}");
@@ -1517,5 +1613,56 @@ mod tests {
         assert_eq!(find("Add row broadcast").bytes, 2 * size + 128 * 4);
         assert_eq!(find("LeakyRelu").bytes, 2 * size);
         assert_eq!(find("Transpose last two axes").bytes, 2 * size);
+        // The bounds are rank-0 tensors, read once.
+        assert_eq!(find("Clip").bytes, 2 * size + 2 * 4);
+        assert_eq!(find("Fused scale-bias clip").bytes, 2 * size);
+        // Four parts of a quarter each read, the whole written.
+        for name in ["Concat last axis", "Concat axis 0"] {
+            let c = find(name);
+            assert_eq!(c.bytes, 2 * size, "{name}");
+            assert_eq!(c.inputs.len(), 4, "{name}");
+            assert!(c.inputs.iter().all(|t| t.bytes().len() as u64 == size / 4));
+        }
+    }
+
+    /// The clips and concatenations run the instances the brief names, on
+    /// the main tensor's shape, with targets of their kind.
+    #[test]
+    fn clip_and_concat_cases() {
+        let size = 64 << 10;
+        let cases = cases(size).unwrap();
+        for dt in ["FLOAT32", "FLOAT16"] {
+            let find = |name: &str| {
+                cases
+                    .iter()
+                    .find(|c| c.name == name && c.dtype == dt)
+                    .unwrap_or_else(|| panic!("{name} {dt}"))
+            };
+            let width = if dt == "FLOAT32" { 4 } else { 2 };
+            let clip = find("Clip");
+            assert_eq!(clip.op.info().instance, "");
+            assert_eq!(clip.inputs.len(), 3);
+            assert!(clip.inputs[1].sizes().is_empty() && clip.inputs[2].sizes().is_empty());
+            assert_eq!(clip.bytes, 2 * size + 2 * width);
+            assert_eq!(clip.target, ELEMENTWISE_TARGET);
+            let fused = find("Fused scale-bias clip");
+            assert_eq!(fused.bytes, 2 * size);
+            assert_eq!(fused.target, ELEMENTWISE_TARGET);
+            for (name, axis) in [("Concat last axis", 1), ("Concat axis 0", 0)] {
+                let c = find(name);
+                assert_eq!(c.op.info().instance, "4", "{name}");
+                assert_eq!(c.bytes, 2 * size, "{name} {dt}");
+                assert_eq!(c.target, ROWS_TARGET);
+                let out = c.op.output_descs().remove(0);
+                assert_eq!(out.byte_size(), Some(size), "{name} {dt}");
+                let part = c.inputs[0].sizes();
+                assert_eq!(part[axis], out.sizes[axis] / 4, "{name} {dt}");
+                assert_eq!(part[1 - axis], out.sizes[1 - axis], "{name} {dt}");
+            }
+        }
+        // Element-wise operators and concatenations stay in the float groups.
+        for name in ["Clip", "Fused scale-bias clip", "Concat axis 0"] {
+            assert!(!cases.iter().any(|c| c.name == name && c.dtype == "INT64"));
+        }
     }
 }

@@ -43,8 +43,17 @@ fn smoke_json_report_holds_every_case() {
     assert_eq!(count("GatherND1"), 9);
     // Unique, colliding and random indices, square and wide.
     assert_eq!(count("Scatter "), 18);
-    // ONNX ScatterND with unique indices and with collisions added up.
+    // The ONNX cases: element-wise operators, clips and concatenations in
+    // FLOAT32 and FLOAT16, data movement in all three groups.
+    assert_eq!(count("Add"), 4);
+    assert_eq!(count("LeakyRelu"), 2);
+    assert_eq!(count("Clip"), 2);
+    assert_eq!(count("Fused scale-bias clip"), 2);
+    assert_eq!(count("Concat"), 4);
+    assert_eq!(count("Gather embedding rows"), 3);
+    assert_eq!(count("GatherElements"), 3);
     assert_eq!(count("ScatterND"), 6);
+    assert_eq!(count("Transpose"), 3);
     for c in cases {
         assert_eq!(c["matches_cpu"], true, "{c:#}");
         assert!(c["ratio_to_copy"].as_f64().is_some(), "{c:#}");
