@@ -4,7 +4,7 @@
 //! ```text
 //! ops run [--backend cpu|gpu|all] [--json] CASE.json...
 //! ops list [--json]
-//! ops fuzz [--op NAME]... [--cases N | --time SECONDS] [--seed S] [--backend cpu|gpu|all]
+//! ops fuzz [--op NAME]... [--cases N | --time SECONDS] [--seed S] [--backend cpu|gpu|all] [--coverage]
 //! ops bench [--size 64MiB] [--runs N] [--smoke] [--json]
 //! ```
 //!
@@ -49,7 +49,8 @@ enum Command {
     /// Fuzz the catalog with generated cases: GPU == CPU on valid
     /// descriptors, validation naming the broken rule on invalid ones.
     ///
-    /// Prints progress on stderr and a coverage table on stdout; writes each
+    /// Shows progress on stderr and prints a short summary on stdout (with
+    /// --coverage, the coverage table of every operator too); writes each
     /// failure, shrunk, as a case file `ops run` reproduces, and exits 1.
     Fuzz(ops::fuzz::FuzzArgs),
     /// Measure the kernels' effective bandwidth beside a plain copy kernel,
