@@ -337,7 +337,7 @@ impl SmallCall {
 /// Everything `ops bench` measured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchReport {
-    /// The adapter (`llvmpipe (LLVM 15.0.7, 256 bits) [vulkan, Cpu]`).
+    /// The adapter (`llvmpipe (LLVM 15.0.7, 256 bits) [vulkan, software]`, [`crate::term::adapter_text`]).
     pub adapter: String,
     /// True for a software adapter.
     pub software: bool,
@@ -401,7 +401,7 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
     let small_call = small_call(ctx, options.small_calls.max(1))?;
     let a = ctx.adapter();
     Ok(BenchReport {
-        adapter: format!("{} [{}, {}]", a.name, a.backend, a.device_type),
+        adapter: crate::term::adapter_text(a),
         software: a.software,
         class,
         time_source: profiler.time_source().label(),

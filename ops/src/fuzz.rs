@@ -4,6 +4,7 @@
 //! ```text
 //! ops fuzz [--op NAME]... [--cases N | --time SECONDS] [--seed S]
 //!          [--backend cpu|gpu|all] [--variants default|all] [--out DIR]
+//!          [--coverage]
 //! ```
 //!
 //! Operators take turns: each turn draws one valid case (checked on the CPU
@@ -15,12 +16,20 @@
 //! not document ([`fuzz::documented_error`]) is a failure. Valid cases hold
 //! up to [`fuzz::FUZZ_ELEMENTS`] elements; one in eight or so has a
 //! dimension of thousands to hundreds of thousands. `--cases 0` runs no
-//! case. A progress line on stderr gives the cases per
-//! second of each operator. Every other valid case is aimed at one of the
-//! coverage cells hit least so far, so that longer runs reach every cell.
-//! The run ends with a coverage table on stdout: for every operator,
-//! support-table entry and data-type combination the rules admit, how many
-//! valid cases hit each rank, and which cells no case hit.
+//! case. Every other valid case is aimed at one of the coverage cells hit
+//! least so far, so that longer runs reach every cell: a cell is an
+//! operator's support-table entry, data-type combination the rules admit,
+//! and rank of its first input.
+//!
+//! On a terminal, a progress bar on stderr counts the cases (or seconds)
+//! with an ETA; elsewhere (CI, a file) a plain line says where the run is
+//! each [`PROGRESS_EVERY`]. The run ends with a summary on stdout of a few
+//! lines, whatever the number of operators: the totals over them, the cells
+//! no case hit by rank, by data type and by operator (most first), and the
+//! failures. `--coverage` prints, besides, every operator's counts on stderr
+//! and its coverage table on stdout: how many valid cases hit each cell.
+//! `FAIL` and the verdict are coloured on a terminal, unless `NO_COLOR` is
+//! set.
 //!
 //! A failure is shrunk (proptest's value trees) to a minimal case, which is
 //! written to `DIR` (default `fuzz-failures/`) as a case file that `ops run`
@@ -29,7 +38,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -41,6 +50,7 @@ use ops_core::{DataType, FeatureLevel, HostTensor, OpError, Operator, OperatorIn
 
 use crate::case::{Case, CaseInput, CaseOutput, ExpectedError};
 use crate::runner::{self, CpuExecutor, Executor, GpuExecutor, Outcome};
+use crate::term::{Bar, Suspend};
 
 /// The arguments of `ops fuzz`.
 #[derive(Debug, Clone, clap::Args)]
@@ -71,6 +81,10 @@ pub struct FuzzArgs {
     /// Where minimal failing cases are written.
     #[arg(long, value_name = "DIR", default_value = "fuzz-failures")]
     pub out: PathBuf,
+    /// Print every operator's coverage table on stdout and its counts on
+    /// stderr, besides the summary.
+    #[arg(long)]
+    pub coverage: bool,
 }
 
 /// `--variants` of `ops fuzz`.
@@ -532,12 +546,46 @@ fn universe(info: &'static OperatorInfo) -> Vec<(usize, Option<Vec<Cell>>)> {
         .collect()
 }
 
-/// Writes the coverage table of one operator; returns (cells, cells hit).
-fn coverage(run: &OpRun, out: &mut dyn Write) -> io::Result<(usize, usize)> {
+/// The coverage counts of one operator (or, added up, of a run).
+#[derive(Clone, Debug, Default)]
+struct Coverage {
+    /// Cells of the table.
+    cells: usize,
+    /// Cells some valid case hit.
+    hit: usize,
+    /// Cells aimed at without finding a valid case (`x`).
+    unreachable: usize,
+    /// Cells not hit, per rank of the first input.
+    not_hit_by_rank: BTreeMap<usize, usize>,
+    /// Cells not hit, per data type of the first tensor.
+    not_hit_by_dtype: BTreeMap<DataType, usize>,
+}
+
+impl Coverage {
+    fn not_hit(&self) -> usize {
+        self.cells - self.hit
+    }
+
+    fn add(&mut self, other: &Coverage) {
+        self.cells += other.cells;
+        self.hit += other.hit;
+        self.unreachable += other.unreachable;
+        for (r, n) in &other.not_hit_by_rank {
+            *self.not_hit_by_rank.entry(*r).or_default() += n;
+        }
+        for (d, n) in &other.not_hit_by_dtype {
+            *self.not_hit_by_dtype.entry(*d).or_default() += n;
+        }
+    }
+}
+
+/// The coverage table of one operator (what `--coverage` prints) and its
+/// counts.
+fn coverage(run: &OpRun) -> (String, Coverage) {
     let info = run.info;
     let entries = info.table.entries;
     let mut lines = String::new();
-    let (mut cells, mut hit_cells) = (0usize, 0usize);
+    let mut counts = Coverage::default();
     let _ = writeln!(
         lines,
         "\n{}: valid cases per table entry, data types (inputs -> outputs) and rank of `{}`; `.` = no case hit the cell, `x` = no valid case found for it",
@@ -578,19 +626,24 @@ fn coverage(run: &OpRun, out: &mut dyn Write) -> io::Result<(usize, usize)> {
         for combo in &combos {
             let _ = write!(lines, "  {at:<5} {:<width$}", combo_text(info, combo));
             for r in lo..=hi {
-                cells += 1;
+                counts.cells += 1;
                 let cell = (level, combo.clone(), r);
-                match run.hits.get(&cell) {
+                let mark = match run.hits.get(&cell) {
                     Some(n) => {
-                        hit_cells += 1;
+                        counts.hit += 1;
                         let _ = write!(lines, " {n:>4}");
+                        continue;
                     }
                     None if run.unreachable.contains(&cell) => {
-                        let _ = write!(lines, " {:>4}", "x");
+                        counts.unreachable += 1;
+                        "x"
                     }
-                    None => {
-                        let _ = write!(lines, " {:>4}", ".");
-                    }
+                    None => ".",
+                };
+                let _ = write!(lines, " {mark:>4}");
+                *counts.not_hit_by_rank.entry(r).or_default() += 1;
+                if let Some(&d) = combo.first() {
+                    *counts.not_hit_by_dtype.entry(d).or_default() += 1;
                 }
             }
             lines.push('\n');
@@ -606,12 +659,13 @@ fn coverage(run: &OpRun, out: &mut dyn Write) -> io::Result<(usize, usize)> {
     }
     let _ = writeln!(
         lines,
-        "  {hit_cells} of {cells} cells hit, {} not hit ({} of them with no valid case found)",
-        cells - hit_cells,
-        run.unreachable.len()
+        "  {} of {} cells hit, {} not hit ({} of them with no valid case found)",
+        counts.hit,
+        counts.cells,
+        counts.not_hit(),
+        counts.unreachable
     );
-    out.write_all(lines.as_bytes())?;
-    Ok((cells, hit_cells))
+    (lines, counts)
 }
 
 /// The next cell to aim at: one of the least-hit cells of the universe
@@ -650,10 +704,10 @@ fn next_aim(run: &mut OpRun) -> Option<(Cell, Aim)> {
 /// Runs `ops fuzz`; the exit status: 0 when nothing failed, 1 on a failure,
 /// 2 for bad arguments.
 pub fn main(args: &FuzzArgs) -> io::Result<u8> {
-    let stdout = io::stdout();
-    let stderr = io::stderr();
-    let mut out = stdout.lock();
-    let mut err = stderr.lock();
+    // Colour where the stream is a terminal and NO_COLOR is unset; stderr
+    // stays unlocked: the progress bar draws on it from its own thread.
+    let mut out = anstream::AutoStream::auto(io::stdout().lock());
+    let mut err = anstream::AutoStream::auto(io::stderr());
     let catalog = crate::catalog();
     let mut infos: Vec<&'static OperatorInfo> = Vec::new();
     for name in &args.ops {
@@ -708,9 +762,7 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
     } else {
         match ops_gpu::shared() {
             Ok(c) => {
-                let a = c.adapter();
-                let plans = c.device_class().name();
-                writeln!(err, "gpu: {} [{}], {plans} plans", a.name, a.backend)?;
+                writeln!(err, "{}", crate::term::gpu_line(c))?;
                 Some(c)
             }
             Err(e) => {
@@ -727,14 +779,20 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
             }
         }
     };
-    writeln!(
-        err,
-        "fuzzing {} with seed {seed} (repeat with --seed {seed}), {}{}",
+    let what = if infos.len() <= 6 {
         infos
             .iter()
             .map(|i| i.qualified_name())
             .collect::<Vec<_>>()
-            .join(", "),
+            .join(", ")
+    } else if infos.len() == catalog.len() {
+        format!("the catalog's {} operators", infos.len())
+    } else {
+        format!("{} operators", infos.len())
+    };
+    writeln!(
+        err,
+        "fuzzing {what} with seed {seed} (repeat with --seed {seed}), {}{}",
         match budget {
             Budget::Cases(n) => format!("{n} valid and {n} invalid cases per operator"),
             Budget::Time(t) => format!("for {:.0?}", t),
@@ -745,35 +803,82 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
             _ => "",
         }
     )?;
-    let report = fuzz_catalog(
-        &infos,
+    let options = FuzzOptions {
         budget,
         seed,
-        gpu,
-        args.variants,
-        &args.out,
-        &mut out,
-        &mut err,
-    )?;
+        variants: args.variants,
+        out_dir: args.out.clone(),
+        coverage: args.coverage,
+        color: true,
+        progress: true,
+    };
+    let report = fuzz_catalog(&infos, gpu, &options, &mut out, &mut err)?;
     Ok(if report.failures.is_empty() { 0 } else { 1 })
 }
 
-/// Fuzzes `infos` within `budget`; see the module documentation.
-#[allow(clippy::too_many_arguments)]
+/// How [`fuzz_catalog`] runs and reports.
+#[derive(Clone, Debug)]
+pub struct FuzzOptions {
+    /// How long it runs.
+    pub budget: Budget,
+    /// The seed of the run.
+    pub seed: u64,
+    /// Which GPU plans each valid case runs through.
+    pub variants: FuzzVariants,
+    /// Where minimal failing cases are written.
+    pub out_dir: PathBuf,
+    /// Also print, per operator, its counts (on `err`) and its coverage
+    /// table (on `out`), not the summary alone (`--coverage`).
+    pub coverage: bool,
+    /// Write `FAIL` and the verdict in colour, as ANSI escapes (see
+    /// [`crate::runner::RunOptions::color`]).
+    pub color: bool,
+    /// Show a progress bar on stderr when it is a terminal, and otherwise a
+    /// plain progress line on `err` each [`PROGRESS_EVERY`].
+    pub progress: bool,
+}
+
+/// How often a run whose stderr is not a terminal prints a progress line.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(60);
+
+/// Operators the summary names among those with the most cells not hit.
+const SUMMARY_OPERATORS: usize = 5;
+
+/// Failures the summary lists (each was printed in full as it happened).
+const SUMMARY_FAILURES: usize = 10;
+
+/// Fuzzes `infos` with `options`; see the module documentation. Prints
+/// failures as they happen and a short summary at the end: totals over the
+/// operators, the cells not hit by rank, data type and operator, and the
+/// failures; with [`FuzzOptions::coverage`], every operator's counts and
+/// coverage table too.
 pub fn fuzz_catalog(
     infos: &[&'static OperatorInfo],
-    budget: Budget,
-    seed: u64,
     gpu: Option<&'static ops_gpu::Context>,
-    variants: FuzzVariants,
-    out_dir: &Path,
+    options: &FuzzOptions,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<Report> {
-    let mut runs: Vec<OpRun> = infos
-        .iter()
-        .enumerate()
-        .map(|(k, &info)| OpRun {
+    let FuzzOptions {
+        budget,
+        seed,
+        variants,
+        ref out_dir,
+        color,
+        ..
+    } = *options;
+    let mut bar = match budget {
+        _ if !options.progress => Bar::hidden(),
+        Budget::Cases(n) => Bar::new(n * infos.len() as u64, "cases", Duration::ZERO),
+        Budget::Time(t) => Bar::new(t.as_secs().max(1), "s", Duration::ZERO),
+    };
+    let mut runs: Vec<OpRun> = Vec::with_capacity(infos.len());
+    for (k, &info) in infos.iter().enumerate() {
+        if bar.drawn() {
+            let name = info.instance_name();
+            bar.update(0, format!("listing the coverage cells of {name}"));
+        }
+        runs.push(OpRun {
             info,
             runner: TestRunner::new_with_rng(Config::default(), rng_for(seed, k)),
             valid: fuzz::valid_cases(info).max_elements(fuzz::FUZZ_ELEMENTS),
@@ -792,12 +897,18 @@ pub fn fuzz_catalog(
             pick: fuzz::Rng::new(seed ^ k as u64),
             // `--cases 0`: nothing to run.
             done: budget == Budget::Cases(0),
-        })
-        .collect();
+        });
+    }
     let mut report = Report::default();
     let start = Instant::now();
-    let tty = io::stderr().is_terminal();
-    let mut last_progress = Instant::now();
+    let progress_bar = options.progress && bar.drawn();
+    let progress_lines = options.progress && !bar.drawn();
+    let handle = bar.bar().clone();
+    let mut bar_err = Suspend::new(&handle, &mut *err);
+    let mut last_line = Instant::now();
+    let operators = runs.len();
+    // Valid cases run, operators done, and the bar's count of cases.
+    let (mut valid, mut done, mut cases_pos) = (0u64, 0usize, 0u64);
     loop {
         let mut any = false;
         for run in runs.iter_mut().filter(|r| !r.done) {
@@ -808,43 +919,10 @@ pub fn fuzz_catalog(
                 }
             }
             any = true;
+            let before = run.valid_count;
             let t0 = Instant::now();
             if let Some(f) = step(run, gpu, variants, seed, out_dir)? {
-                writeln!(
-                    err,
-                    "{}FAIL {}: {}",
-                    if tty { "\r\x1b[K" } else { "" },
-                    f.operator,
-                    f.message
-                )?;
-                writeln!(
-                    err,
-                    "  minimal case: {}",
-                    f.case.trim_end().replace('\n', "\n  ")
-                )?;
-                match (&f.file, f.reproduces) {
-                    (Some(p), Some(true)) => writeln!(
-                        err,
-                        "  written to {}; `ops run {}` reproduces it",
-                        p.display(),
-                        p.display()
-                    )?,
-                    (Some(p), _) => writeln!(
-                        err,
-                        "  written to {}; `ops run` passes it: {}",
-                        p.display(),
-                        if f.invalid {
-                            "a case file checks that validation fails, not which rule it blames"
-                        } else if f.message.starts_with("variant `") {
-                            "`ops run` runs the default plan only; the note names the variant"
-                        } else {
-                            "case files compare floats by value (NaN = NaN, -0 = +0), not bit for bit"
-                        }
-                    )?,
-                    (None, _) => {
-                        writeln!(err, "  (no case file: the builder rejects these arguments)")?
-                    }
-                }
+                print_failure(&mut bar_err, &f, color)?;
                 report.failures.push(f);
                 run.done = true;
             }
@@ -854,84 +932,244 @@ pub fn fuzz_catalog(
                     run.done = true;
                 }
             }
-        }
-        let interval = if tty {
-            Duration::from_millis(250)
-        } else {
-            Duration::from_secs(10)
-        };
-        if last_progress.elapsed() >= interval || !any {
-            last_progress = Instant::now();
-            let line: Vec<String> = runs
-                .iter()
-                .map(|r| {
-                    let rate = r.valid_count as f64 / r.elapsed.as_secs_f64().max(1e-9);
-                    format!("{} {} ({rate:.0}/s)", r.info.instance_name(), r.valid_count)
-                })
-                .collect();
-            let text = format!(
-                "{:.0?}: {}; {} failed",
-                start.elapsed(),
-                line.join(", "),
-                report.failures.len()
-            );
-            if tty {
-                write!(err, "\r\x1b[K{text}")?;
-                if !any {
-                    writeln!(err)?;
-                }
-            } else {
-                writeln!(err, "{text}")?;
+            valid += run.valid_count - before;
+            done += usize::from(run.done);
+            let failed = report.failures.len();
+            if progress_bar {
+                let pos = match budget {
+                    Budget::Cases(n) => {
+                        cases_pos += if run.done { n } else { run.valid_count.min(n) };
+                        cases_pos -= before.min(n);
+                        cases_pos
+                    }
+                    Budget::Time(_) => start.elapsed().as_secs(),
+                };
+                let name = run.info.instance_name();
+                let message = match budget {
+                    Budget::Cases(_) => format!("{failed} failed, {name}"),
+                    Budget::Time(_) => format!("{valid} valid cases, {failed} failed, {name}"),
+                };
+                bar.update(pos, message);
+            } else if progress_lines && last_line.elapsed() >= PROGRESS_EVERY {
+                last_line = Instant::now();
+                writeln!(
+                    bar_err,
+                    "{:.0?}: {valid} valid cases, {done} of {operators} operators done, {failed} failed",
+                    start.elapsed(),
+                )?;
             }
-            err.flush()?;
         }
         if !any {
             break;
         }
+    }
+    bar_err.flush()?;
+    drop(bar_err);
+    bar.finish();
+
+    let mut total = Coverage::default();
+    let mut per_op: Vec<(String, Coverage)> = Vec::new();
+    if options.coverage {
+        writeln!(out, "coverage")?;
     }
     for run in &runs {
         let name = run.info.instance_name();
         report.valid.insert(name.clone(), run.valid_count);
         report.invalid.insert(name.clone(), run.invalid_count);
         report.variants.insert(name.clone(), run.variants_run);
-        report.large.insert(name, run.large);
-        let variants_text = match (gpu, variants) {
-            (Some(_), FuzzVariants::All) => {
-                format!(", {} GPU plan variants run", run.variants_run)
-            }
-            _ => String::new(),
-        };
-        writeln!(
-            err,
-            "{}: {} valid cases ({} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors, alike on every backend){variants_text}, {} invalid cases, {:.1?}",
-            run.info.instance_name(),
-            run.valid_count,
-            run.large,
-            run.index_errors,
-            run.run_errors,
-            run.invalid_count,
-            run.elapsed
-        )?;
-    }
-    writeln!(out, "coverage")?;
-    for run in &runs {
-        coverage(run, out)?;
-    }
-    let n = report.failures.len();
-    writeln!(
-        err,
-        "{}",
-        if n == 0 {
-            format!("ops fuzz: no failures (seed {seed})")
-        } else {
-            format!(
-                "ops fuzz: {n} failure{} (seed {seed})",
-                if n == 1 { "" } else { "s" }
-            )
+        report.large.insert(name.clone(), run.large);
+        let (table, counts) = coverage(run);
+        total.add(&counts);
+        if options.coverage {
+            let variants_text = match (gpu, variants) {
+                (Some(_), FuzzVariants::All) => {
+                    format!(", {} GPU plan variants run", run.variants_run)
+                }
+                _ => String::new(),
+            };
+            writeln!(
+                err,
+                "{name}: {} valid cases ({} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors, alike on every backend){variants_text}, {} invalid cases, {:.1?}",
+                run.valid_count,
+                run.large,
+                run.index_errors,
+                run.run_errors,
+                run.invalid_count,
+                run.elapsed
+            )?;
+            out.write_all(table.as_bytes())?;
         }
+        per_op.push((name, counts));
+    }
+    if options.coverage {
+        writeln!(out)?;
+    }
+    summary(
+        &runs,
+        &report,
+        &total,
+        per_op,
+        start.elapsed(),
+        options,
+        gpu,
+        out,
     )?;
     out.flush()?;
+    let n = report.failures.len();
+    let verdict = if n == 0 {
+        crate::term::paint_as("no failures", "PASS", color)
+    } else {
+        let text = format!("{n} failure{}", if n == 1 { "" } else { "s" });
+        crate::term::paint_as(&text, "FAIL", color)
+    };
+    writeln!(err, "ops fuzz: {verdict} (seed {seed})")?;
     Ok(report)
+}
+
+/// Prints a failure as it happens: what failed, the minimal case and
+/// where its case file went.
+fn print_failure(err: &mut dyn Write, f: &Failure, color: bool) -> io::Result<()> {
+    writeln!(
+        err,
+        "{} {}: {}",
+        crate::term::paint("FAIL", color),
+        f.operator,
+        f.message
+    )?;
+    writeln!(
+        err,
+        "  minimal case: {}",
+        f.case.trim_end().replace('\n', "\n  ")
+    )?;
+    match (&f.file, f.reproduces) {
+        (Some(p), Some(true)) => writeln!(
+            err,
+            "  written to {}; `ops run {}` reproduces it",
+            p.display(),
+            p.display()
+        ),
+        (Some(p), _) => writeln!(
+            err,
+            "  written to {}; `ops run` passes it: {}",
+            p.display(),
+            if f.invalid {
+                "a case file checks that validation fails, not which rule it blames"
+            } else if f.message.starts_with("variant `") {
+                "`ops run` runs the default plan only; the note names the variant"
+            } else {
+                "case files compare floats by value (NaN = NaN, -0 = +0), not bit for bit"
+            }
+        ),
+        (None, _) => writeln!(err, "  (no case file: the builder rejects these arguments)"),
+    }
+}
+
+/// The summary at the end of a run: a few lines, whatever the number of
+/// operators.
+#[allow(clippy::too_many_arguments)]
+fn summary(
+    runs: &[OpRun],
+    report: &Report,
+    total: &Coverage,
+    mut per_op: Vec<(String, Coverage)>,
+    elapsed: Duration,
+    options: &FuzzOptions,
+    gpu: Option<&'static ops_gpu::Context>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let sum = |f: fn(&OpRun) -> u64| runs.iter().map(f).sum::<u64>();
+    let variants_text = match (gpu, options.variants) {
+        (Some(_), FuzzVariants::All) => {
+            format!(", {} GPU plan variants run", sum(|r| r.variants_run))
+        }
+        _ => String::new(),
+    };
+    writeln!(
+        out,
+        "{} operator{}: {} valid cases ({} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors){variants_text}, {} invalid cases, {:.1?}",
+        runs.len(),
+        if runs.len() == 1 { "" } else { "s" },
+        sum(|r| r.valid_count),
+        sum(|r| r.large),
+        sum(|r| r.index_errors),
+        sum(|r| r.run_errors),
+        sum(|r| r.invalid_count),
+        elapsed
+    )?;
+    let percent = 100.0 * total.hit as f64 / total.cells.max(1) as f64;
+    writeln!(
+        out,
+        "coverage: {} of {} cells (operator, table entry, data types, rank) hit, {percent:.0}%; {} with no valid case found{}",
+        total.hit,
+        total.cells,
+        total.unreachable,
+        if options.coverage {
+            ""
+        } else {
+            "; `--coverage` prints the table"
+        }
+    )?;
+    if total.not_hit() > 0 {
+        let ranks: Vec<String> = total
+            .not_hit_by_rank
+            .iter()
+            .map(|(r, n)| format!("r{r} {n}"))
+            .collect();
+        writeln!(
+            out,
+            "  not hit, by rank of the first input: {}",
+            ranks.join(", ")
+        )?;
+        let dtypes: Vec<String> = total
+            .not_hit_by_dtype
+            .iter()
+            .map(|(d, n)| format!("{} {n}", short(*d)))
+            .collect();
+        writeln!(
+            out,
+            "  not hit, by data type of the first input: {}",
+            dtypes.join(", ")
+        )?;
+        per_op.retain(|(_, c)| c.not_hit() > 0);
+        per_op.sort_by(|a, b| b.1.not_hit().cmp(&a.1.not_hit()).then(a.0.cmp(&b.0)));
+        let named: Vec<String> = per_op
+            .iter()
+            .take(SUMMARY_OPERATORS)
+            .map(|(name, c)| format!("{name} {} of {}", c.not_hit(), c.cells))
+            .collect();
+        let more = per_op.len().saturating_sub(SUMMARY_OPERATORS);
+        writeln!(
+            out,
+            "  not hit, most first: {}{}",
+            named.join(", "),
+            if more > 0 {
+                format!(
+                    ", and {more} more operator{}",
+                    if more == 1 { "" } else { "s" }
+                )
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    for f in report.failures.iter().take(SUMMARY_FAILURES) {
+        let message = f.message.lines().next().unwrap_or("");
+        write!(
+            out,
+            "{} {}: {message}",
+            crate::term::paint("FAIL", options.color),
+            f.operator
+        )?;
+        match &f.file {
+            Some(p) => writeln!(out, " ({})", p.display())?,
+            None => writeln!(out)?,
+        }
+    }
+    let more = report.failures.len().saturating_sub(SUMMARY_FAILURES);
+    if more > 0 {
+        writeln!(out, "and {more} more failures (above)")?;
+    }
+    Ok(())
 }
 
 /// One turn of one operator: a valid case and an invalid case. Returns the

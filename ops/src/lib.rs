@@ -12,6 +12,7 @@ pub mod bench;
 pub mod case;
 pub mod fuzz;
 pub mod runner;
+pub mod term;
 
 pub use ops_core::*;
 

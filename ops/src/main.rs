@@ -4,20 +4,28 @@
 //! ```text
 //! ops run [--backend cpu|gpu|all] [--json] CASE.json...
 //! ops list [--json]
-//! ops fuzz [--op NAME]... [--cases N | --time SECONDS] [--seed S] [--backend cpu|gpu|all]
+//! ops fuzz [--op NAME]... [--cases N | --time SECONDS] [--seed S] [--backend cpu|gpu|all] [--coverage]
 //! ops bench [--size 64MiB] [--runs N] [--smoke] [--json]
 //! ```
 //!
 //! `ops run` exits 0 when every case passed, 1 when a case failed, and 2 for
 //! bad input (an unreadable or malformed case file, an unknown operator, a
 //! descriptor that cannot be built, or `--backend gpu` without a GPU).
+//!
+//! `run` and `fuzz` start with the adapter line `gpu: NAME [BACKEND, KIND],
+//! CLASS plans` ([`ops::term::gpu_line`]). Long work shows a progress bar on
+//! stderr when it is a terminal; `PASS`, `FAIL`, `SKIP` and `ERROR` are
+//! coloured on a terminal, never when the output is piped or `NO_COLOR` is
+//! set.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ops::runner::{self, CpuExecutor, Executor, Format, GpuExecutor};
+use ops::runner::{self, CpuExecutor, Executor, Format, GpuExecutor, RunOptions};
+use ops::term::{Bar, Suspend};
 use ops_core::OpError;
 
 /// Declared GPU tensor operators: run case files on the CPU reference and the GPU.
@@ -41,7 +49,8 @@ enum Command {
     /// Fuzz the catalog with generated cases: GPU == CPU on valid
     /// descriptors, validation naming the broken rule on invalid ones.
     ///
-    /// Prints progress on stderr and a coverage table on stdout; writes each
+    /// Shows progress on stderr and prints a short summary on stdout (with
+    /// --coverage, the coverage table of every operator too); writes each
     /// failure, shrunk, as a case file `ops run` reproduces, and exits 1.
     Fuzz(ops::fuzz::FuzzArgs),
     /// Measure the kernels' effective bandwidth beside a plain copy kernel,
@@ -98,24 +107,18 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &RunArgs) -> io::Result<ExitCode> {
-    let stdout = io::stdout();
-    let stderr = io::stderr();
-    let mut out = stdout.lock();
-    let mut err = stderr.lock();
+    // Outcome words in colour where the stream is a terminal and NO_COLOR
+    // is unset; AutoStream drops the escapes elsewhere. Stderr stays
+    // unlocked: the progress bar draws on it from its own thread.
+    let mut out = anstream::AutoStream::auto(io::stdout().lock());
+    let mut err = anstream::AutoStream::auto(io::stderr());
 
     let cpu = CpuExecutor;
     let mut gpu = None;
     if args.backend != BackendChoice::Cpu {
         match ops_gpu::shared() {
             Ok(context) => {
-                let a = context.adapter();
-                let kind = if a.software {
-                    "software".to_owned()
-                } else {
-                    a.device_type.clone()
-                };
-                let plans = context.device_class().name();
-                let line = format!("gpu: {} [{}, {kind}], {plans} plans", a.name, a.backend);
+                let line = ops::term::gpu_line(context);
                 if args.json {
                     writeln!(err, "{line}")?;
                 } else {
@@ -148,19 +151,41 @@ fn run(args: &RunArgs) -> io::Result<ExitCode> {
         executors.push(gpu);
     }
 
-    let format = if args.json {
-        Format::Json
-    } else {
-        Format::Text
+    let options = RunOptions {
+        format: if args.json {
+            Format::Json
+        } else {
+            Format::Text
+        },
+        color: true,
     };
-    let summary = runner::run_files(
+    // A run that lasts shows a progress bar on a terminal; the result lines
+    // are written around it.
+    let mut bar = Bar::new(args.files.len() as u64, "files", Duration::from_secs(1));
+    let handle = bar.bar().clone();
+    let mut out = Suspend::new(&handle, &mut out);
+    let mut err = Suspend::new(&handle, &mut err);
+    let summary = runner::run_files_with(
         &args.files,
         ops::catalog(),
         &executors,
-        format,
+        options,
         &mut out,
         &mut err,
+        &mut |at| {
+            let name = at.file.file_name().unwrap_or(at.file.as_os_str());
+            let message = format!(
+                "{} (case {} of {})",
+                name.to_string_lossy(),
+                at.cases_done,
+                at.cases
+            );
+            bar.update(at.files_done as u64, message);
+        },
     )?;
+    drop(out);
+    drop(err);
+    bar.finish();
     Ok(ExitCode::from(summary.exit_code()))
 }
 

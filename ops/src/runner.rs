@@ -571,10 +571,39 @@ pub enum Format {
     Json,
 }
 
+/// What [`run_files_with`] does beyond [`run_files`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// How it reports.
+    pub format: Format,
+    /// Write the outcome words (`PASS`, `FAIL`, `SKIP`, `ERROR`) in colour,
+    /// as ANSI escapes ([`crate::term::word_style`]): for a terminal, or a
+    /// writer that drops them where they are not wanted
+    /// (`anstream::AutoStream`, which the `ops` command writes through).
+    /// Off by default: plain text, as [`Report`]'s `Display`.
+    pub color: bool,
+}
+
+/// Where [`run_files_with`] is: reported after each case and each file.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress<'a> {
+    /// The file being run (the last one, once all are done).
+    pub file: &'a Path,
+    /// Files finished.
+    pub files_done: usize,
+    /// Files in all.
+    pub files: usize,
+    /// Cases of `file` run so far.
+    pub cases_done: usize,
+    /// Cases in `file` (0 when it could not be read).
+    pub cases: usize,
+}
+
 /// Reads and runs every case of `files` on `executors`, reporting on `out`
 /// and `err`, and returns the counts ([`Summary::exit_code`] is the command's
 /// status). A file that cannot be read or holds mistakes is reported on
-/// `err` and counted as one error; the other files still run.
+/// `err` and counted as one error; the other files still run. Plain text:
+/// [`run_files_with`] can colour the outcome words and report progress.
 pub fn run_files(
     files: &[impl AsRef<Path>],
     catalog: &[&'static OperatorInfo],
@@ -583,39 +612,78 @@ pub fn run_files(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<Summary> {
+    let options = RunOptions {
+        format,
+        color: false,
+    };
+    run_files_with(files, catalog, executors, options, out, err, &mut |_| {})
+}
+
+/// [`run_files`] with `options`, calling `progress` after each case and
+/// each file (the `ops` command draws its progress bar from it).
+pub fn run_files_with(
+    files: &[impl AsRef<Path>],
+    catalog: &[&'static OperatorInfo],
+    executors: &[&dyn Executor],
+    options: RunOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> io::Result<Summary> {
+    let RunOptions { format, color } = options;
+    let fail = crate::term::paint("FAIL", color);
+    let line = |report: &Report| {
+        let text = report.to_string();
+        let word = report.outcome.word();
+        format!("{}{}", crate::term::paint(word, color), &text[word.len()..])
+    };
     let mut summary = Summary::default();
     let mut first_json = true;
     if format == Format::Json {
         out.write_all(b"[")?;
     }
-    for file in files {
-        let cases = match read_cases(file.as_ref(), catalog) {
+    for (done, file) in files.iter().enumerate() {
+        let path = file.as_ref();
+        let mut at = Progress {
+            file: path,
+            files_done: done,
+            files: files.len(),
+            cases_done: 0,
+            cases: 0,
+        };
+        progress(at);
+        let cases = match read_cases(path, catalog) {
             Ok(cases) => cases,
             Err(errors) if errors.all_unsupported() => {
                 // A gap of the catalog, not bad input: one failed case.
                 for e in &errors.errors {
                     match format {
-                        Format::Text => writeln!(out, "FAIL {e}")?,
-                        Format::Json => writeln!(err, "FAIL {e}")?,
+                        Format::Text => writeln!(out, "{fail} {e}")?,
+                        Format::Json => writeln!(err, "{fail} {e}")?,
                     }
                 }
                 summary.failed += 1;
+                at.files_done += 1;
+                progress(at);
                 continue;
             }
             Err(errors) => {
                 writeln!(err, "{errors}")?;
                 summary.errors += 1;
+                at.files_done += 1;
+                progress(at);
                 continue;
             }
         };
+        at.cases = cases.len();
         for case in &cases {
             for report in run_case(case, executors) {
                 summary.add(&report.outcome);
                 match format {
-                    Format::Text => writeln!(out, "{report}")?,
+                    Format::Text => writeln!(out, "{}", line(&report))?,
                     Format::Json => {
                         if !matches!(report.outcome, Outcome::Pass) {
-                            writeln!(err, "{report}")?;
+                            writeln!(err, "{}", line(&report))?;
                         }
                         let mut extra = vec![("backend", report.step.to_string())];
                         if let Some(e) = &report.error {
@@ -635,6 +703,15 @@ pub fn run_files(
                     }
                 }
             }
+            at.cases_done += 1;
+            if at.cases_done == at.cases {
+                at.files_done += 1;
+            }
+            progress(at);
+        }
+        if cases.is_empty() {
+            at.files_done += 1;
+            progress(at);
         }
     }
     match format {

@@ -10,10 +10,14 @@ fn ops(args: &[&str]) -> Output {
     ops_with_env(args, &[])
 }
 
-/// `ops args...` with the environment variables `env` set.
+/// `ops args...` with the environment variables `env` set (and the colour
+/// variables of the caller's environment unset: output is piped, so plain).
 fn ops_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ops"))
         .args(args)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE")
         .envs(env.iter().copied())
         .output()
         .expect("the ops binary runs")
@@ -260,4 +264,51 @@ fn a_closed_pipe_ends_the_run_quietly() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     assert!(out.stderr.is_empty(), "{}", show(&out));
+}
+
+/// The ANSI escape byte that starts every colour.
+const ESC: u8 = 0x1b;
+
+/// Outcome words are coloured on a terminal only: piped output and output
+/// with `NO_COLOR` set hold no escape; `CLICOLOR_FORCE=1` (what a terminal
+/// gets) colours them, and `NO_COLOR` still wins over it.
+#[test]
+fn colour_only_where_wanted() {
+    let file = repository_case_files()
+        .into_iter()
+        .find(|p| p.ends_with("argmin.json"))
+        .expect("tests/cases/argmin.json");
+    let file = file.to_str().unwrap();
+    let plain = |out: &Output| !out.stdout.contains(&ESC) && !out.stderr.contains(&ESC);
+    for env in [
+        &[][..],
+        &[("NO_COLOR", "1")][..],
+        &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")][..],
+    ] {
+        let out = ops_with_env(&["run", file], env);
+        assert_eq!(out.status.code(), Some(0), "{env:?}: {}", show(&out));
+        assert!(plain(&out), "{env:?}: {}", show(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .any(|l| l == "PASS argmin-seed-columns [cpu]"),
+            "{}",
+            show(&out)
+        );
+    }
+    let out = ops_with_env(&["run", file], &[("CLICOLOR_FORCE", "1")]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("\x1b[32mPASS\x1b[0m argmin-seed-columns [cpu]"),
+        "{stdout}"
+    );
+    // The summary line stays plain for the tools that read it.
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .is_some_and(|l| l.ends_with(" passed, 0 failed") && !l.contains('\x1b')),
+        "{stdout}"
+    );
 }

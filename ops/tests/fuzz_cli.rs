@@ -1,6 +1,6 @@
-//! `ops fuzz`: the command's arguments, exit statuses and coverage table,
-//! and the case files it writes for failures, which `ops run` must read and
-//! run as the fuzzer ran them.
+//! `ops fuzz`: the command's arguments, exit statuses, summary and coverage
+//! table, and the case files it writes for failures, which `ops run` must
+//! read and run as the fuzzer ran them.
 
 use std::process::Command;
 
@@ -13,6 +13,7 @@ use ops_core::fuzz::proptest::test_runner::TestRunner;
 fn ops(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_ops"))
         .args(args)
+        .env_remove("CLICOLOR_FORCE")
         .output()
         .expect("the ops binary runs");
     (
@@ -25,7 +26,7 @@ fn ops(args: &[&str]) -> (i32, String, String) {
 #[test]
 fn a_short_cpu_run_passes_and_prints_coverage() {
     let dir = std::env::temp_dir().join(format!("ops-fuzz-cli-{}", std::process::id()));
-    let (code, out, err) = ops(&[
+    let args = [
         "fuzz",
         "--op",
         "argmin",
@@ -39,16 +40,63 @@ fn a_short_cpu_run_passes_and_prints_coverage() {
         "cpu",
         "--out",
         dir.to_str().unwrap(),
-    ]);
+    ];
+    // By default, a summary.
+    let (code, out, err) = ops(&args);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(err.contains("with seed 3"), "{err}");
+    assert!(err.contains("fuzzing ArgMin, Scatter with seed 3"), "{err}");
+    assert!(err.ends_with("ops fuzz: no failures (seed 3)\n"), "{err}");
+    assert!(
+        out.starts_with("2 operators: 12 valid cases ("),
+        "totals over the operators: {out}"
+    );
+    assert!(out.contains("\ncoverage: "), "{out}");
+    assert!(out.contains("`--coverage` prints the table"), "{out}");
+    assert!(!out.contains("r0 "), "no table: {out}");
+    assert!(
+        !err.contains("ArgMin: 6 valid cases"),
+        "no per-operator lines: {err}"
+    );
+
+    // With --coverage, per operator its counts and table too.
+    let mut with_table = args.to_vec();
+    with_table.push("--coverage");
+    let (code, out, err) = ops(&with_table);
+    assert_eq!(code, 0, "{out}\n{err}");
     assert!(err.contains("ArgMin: 6 valid cases"), "{err}");
     assert!(err.contains("Scatter: 6 valid cases"), "{err}");
     assert!(!err.contains("ArgMax"), "only the named operators: {err}");
     assert!(out.starts_with("coverage"), "{out}");
     assert!(out.contains("f32 -> i64") || out.contains("-> "), "{out}");
     assert!(out.contains("cells hit"), "{out}");
+    assert!(out.contains("\n2 operators: 12 valid cases ("), "{out}");
     assert!(!dir.exists(), "no failure, no case file");
+}
+
+/// The default output of a run over the whole catalog is read at a
+/// glance: a handful of lines, whatever the number of operators (170 when
+/// this was written, about 6,000 lines before the summary), with no
+/// colour when piped.
+#[test]
+fn the_whole_catalog_is_summed_up_in_a_few_lines() {
+    let (code, out, err) = ops(&["fuzz", "--cases", "5", "--seed", "1"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let lines = out.lines().count() + err.lines().count();
+    assert!(lines < 30, "{lines} lines:\n{out}\n{err}");
+    let n = ops::catalog().len();
+    assert!(
+        err.contains(&format!("fuzzing the catalog's {n} operators with seed 1")),
+        "{err}"
+    );
+    assert!(
+        out.starts_with(&format!("{n} operators: {} valid cases", 5 * n)),
+        "{out}"
+    );
+    assert!(
+        !out.contains('\x1b') && !err.contains('\x1b'),
+        "{out}\n{err}"
+    );
 }
 
 #[test]
@@ -76,7 +124,8 @@ fn a_timed_run_stops() {
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(t.elapsed().as_secs() < 30, "{:?}", t.elapsed());
-    assert!(err.contains("ReduceMin: "), "{err}");
+    assert!(err.contains("fuzzing ReduceMin with seed"), "{err}");
+    assert!(out.starts_with("1 operator: "), "{out}");
 }
 
 #[test]
@@ -93,8 +142,10 @@ fn zero_cases_run_no_case() {
         "5",
         "--backend",
         "cpu",
+        "--coverage",
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("\n2 operators: 0 valid cases"), "{out}");
     for op in ["ArgMin", "Scatter"] {
         let line = err
             .lines()
@@ -138,9 +189,14 @@ fn every_plan_variant_runs_with_variants_all() {
         "all",
         "--out",
         dir.to_str().unwrap(),
+        "--coverage",
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(err.contains("every GPU plan variant"), "{err}");
+    assert!(
+        out.contains(" GPU plan variants run, "),
+        "in the totals: {out}"
+    );
     for op in ["ArgMax", "GatherND1", "Scatter"] {
         let line = err
             .lines()
@@ -163,9 +219,11 @@ fn every_plan_variant_runs_with_variants_all() {
         "11",
         "--backend",
         "cpu",
+        "--coverage",
     ]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(!err.contains("plan variants run"), "{err}");
+    assert!(!out.contains("plan variants run"), "{out}");
 }
 
 #[test]

@@ -4,8 +4,8 @@ mod common;
 
 use common::parse;
 use ops::runner::{
-    compare, coordinates, run_case, run_files, Backend, CpuExecutor, Executor, Format,
-    MismatchKind, Outcome, Step, Summary,
+    compare, coordinates, run_case, run_files, run_files_with, Backend, CpuExecutor, Executor,
+    Format, MismatchKind, Outcome, RunOptions, Step, Summary,
 };
 use ops_core::{f16, HostTensor, OpError, Operator};
 
@@ -366,6 +366,51 @@ fn run_files_reports_lines_and_summary() {
     assert!(
         err.contains("/nonexistent/x.json: cannot read the file"),
         "{err}"
+    );
+}
+
+/// `run_files` writes plain text; `run_files_with` colours the outcome
+/// words when asked and reports where it is after each case and file.
+#[test]
+fn run_files_with_colours_and_reports_progress() {
+    let good = temp_file("good-colour.json", GOOD);
+    let missing = std::path::PathBuf::from("/nonexistent/x.json");
+    let paths = [good, missing];
+    let (_, out, err) = run_paths(&paths, Format::Text);
+    assert!(!out.contains('\x1b') && !err.contains('\x1b'), "{out}{err}");
+
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut seen = Vec::new();
+    let options = RunOptions {
+        format: Format::Text,
+        color: true,
+    };
+    let s = run_files_with(
+        &paths,
+        common::catalog(),
+        &[&CpuExecutor],
+        options,
+        &mut out,
+        &mut err,
+        &mut |p| seen.push((p.files_done, p.files, p.cases_done, p.cases)),
+    )
+    .unwrap();
+    assert_eq!(s.passed, 2);
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.starts_with("\x1b[32mPASS\x1b[0m copy [cpu]\n"),
+        "{out:?}"
+    );
+    assert!(out.ends_with("\n2 passed, 0 failed, 1 error\n"), "{out:?}");
+    assert_eq!(
+        seen,
+        [
+            (0, 2, 0, 0),
+            (0, 2, 1, 2),
+            (1, 2, 2, 2),
+            (1, 2, 0, 0),
+            (2, 2, 0, 0)
+        ]
     );
 }
 
