@@ -172,39 +172,15 @@ fn module(
     w.line(format!("return {};", scalar_wgsl(e.value, &env, &var)));
     w.close();
     w.blank();
-    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
-    w.open(format!(
-        "fn {ELEMENTWISE_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
-    ));
-    w.line("let group = wg.x + wg.y * num_workgroups.x;");
-    w.line("let work = param(P_WORK_COUNT);");
-    w.line("let outputs = param(P_OUTPUT_COUNT);");
-    w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
-    w.block(
-        "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
-        |w| {
-            w.line("let item = first + k * WORKGROUP_SIZE;");
-            w.block("if (item >= work)", |w| {
-                w.line("return;");
-            });
-            if dtype::is_packed(out_dt) {
-                let width = out_dt.size_bits();
-                let lanes = 32 / width;
-                w.line(format!("let o0 = item * {lanes}u;"));
-                w.line(format!("let lanes = min({lanes}u, outputs - o0);"));
-                w.line("var word = 0u;");
-                w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
-                    w.line(format!(
-                        "word = word | (out_encode(value_at(o0 + e)) << (e * {width}u));"
-                    ));
-                });
-                w.line(bufs[n + 1].set(layout, "item", "word"));
-            } else {
-                w.line("store_output(item, out_encode(value_at(item)));");
-            }
-        },
+    super::gen_output_entry(
+        &mut w,
+        ELEMENTWISE_ENTRY,
+        out_dt,
+        &bufs[n + 1],
+        layout,
+        &[],
+        &|i| format!("out_encode(value_at({i}))"),
     );
-    w.close();
     w.finish()
 }
 

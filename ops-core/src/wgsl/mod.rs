@@ -31,6 +31,66 @@ pub use reduce::{
 };
 pub use writer::Writer;
 
+/// The entry point `entry` of a kernel that writes each output element
+/// once, `value(i)` being the WGSL of output element `i`'s raw value:
+/// `ELEMENTS_PER_THREAD` work items a thread, `WORKGROUP_SIZE` apart, below
+/// the `P_WORK_COUNT` parameter word; an item is an output element (32- and
+/// 64-bit outputs, written by `store_output`) or an output `u32` word (8-
+/// and 16-bit ones: its lanes, below `P_OUTPUT_COUNT`, assembled in a
+/// register and stored once through `output`, no atomics). `prelude` lines
+/// run once a thread before the items.
+pub(crate) fn gen_output_entry(
+    w: &mut Writer,
+    entry: &str,
+    out: crate::DataType,
+    output: &segments::Buffer,
+    layout: segments::Layout,
+    prelude: &[&str],
+    value: &dyn Fn(&str) -> String,
+) {
+    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
+    w.open(format!(
+        "fn {entry}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
+    ));
+    w.line("let group = wg.x + wg.y * num_workgroups.x;");
+    w.line("let work = param(P_WORK_COUNT);");
+    w.line("let outputs = param(P_OUTPUT_COUNT);");
+    for line in prelude {
+        w.line(*line);
+    }
+    w.comment("ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart.");
+    w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
+    w.block(
+        "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
+        |w| {
+            w.line("let item = first + k * WORKGROUP_SIZE;");
+            w.block("if (item >= work)", |w| {
+                w.line("return;");
+            });
+            if dtype::is_packed(out) {
+                let width = out.size_bits();
+                let lanes = 32 / width;
+                w.comment(format!(
+                    "One output word: {lanes} elements of {width} bits, stored at once."
+                ));
+                w.line(format!("let o0 = item * {lanes}u;"));
+                w.line(format!("let lanes = min({lanes}u, outputs - o0);"));
+                w.line("var word = 0u;");
+                w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
+                    w.line(format!(
+                        "word = word | ({} << (e * {width}u));",
+                        value("o0 + e")
+                    ));
+                });
+                w.line(output.set(layout, "item", "word"));
+            } else {
+                w.line(format!("store_output(item, {});", value("item")));
+            }
+        },
+    );
+    w.close();
+}
+
 /// Parses and validates a generated module with no optional capabilities
 /// (core WebGPU) and checks its entry point's workgroup size: the check every
 /// pattern's kernel tests share.

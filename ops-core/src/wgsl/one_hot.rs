@@ -120,45 +120,15 @@ fn module(values: DataType, indices: DataType, key: &str, origin: &str, layout: 
     w.line("return select(off, on, hot);");
     w.close();
     w.blank();
-    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
-    w.open(format!(
-        "fn {ONE_HOT_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
-    ));
-    w.line("let group = wg.x + wg.y * num_workgroups.x;");
-    w.line("let work = param(P_WORK_COUNT);");
-    w.line("let outputs = param(P_OUTPUT_COUNT);");
-    w.line("let off = load_value(0u);");
-    w.line("let on = load_value(1u);");
-    w.comment("ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart.");
-    w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
-    w.block(
-        "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
-        |w| {
-            w.line("let item = first + k * WORKGROUP_SIZE;");
-            w.block("if (item >= work)", |w| {
-                w.line("return;");
-            });
-            if dtype::is_packed(values) {
-                let width = values.size_bits();
-                let lanes = 32 / width;
-                w.comment(format!(
-                    "One output word: {lanes} elements of {width} bits, stored at once."
-                ));
-                w.line(format!("let o0 = item * {lanes}u;"));
-                w.line(format!("let lanes = min({lanes}u, outputs - o0);"));
-                w.line("var word = 0u;");
-                w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
-                    w.line(format!(
-                        "word = word | (element(o0 + e, off, on) << (e * {width}u));"
-                    ));
-                });
-                w.line(BUFFERS[3].set(layout, "item", "word"));
-            } else {
-                w.line("store_output(item, element(item, off, on));");
-            }
-        },
+    super::gen_output_entry(
+        &mut w,
+        ONE_HOT_ENTRY,
+        values,
+        &BUFFERS[3],
+        layout,
+        &["let off = load_value(0u);", "let on = load_value(1u);"],
+        &|i| format!("element({i}, off, on)"),
     );
-    w.close();
     w.finish()
 }
 

@@ -159,39 +159,9 @@ fn module(mode: PadMode, data: DataType, key: &str, origin: &str, layout: Layout
     w.line("return load_input(s);");
     w.close();
     w.blank();
-    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
-    w.open(format!(
-        "fn {PAD_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
-    ));
-    w.line("let group = wg.x + wg.y * num_workgroups.x;");
-    w.line("let work = param(P_WORK_COUNT);");
-    w.line("let outputs = param(P_OUTPUT_COUNT);");
-    w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
-    w.block(
-        "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
-        |w| {
-            w.line("let item = first + k * WORKGROUP_SIZE;");
-            w.block("if (item >= work)", |w| {
-                w.line("return;");
-            });
-            if dtype::is_packed(data) {
-                let width = data.size_bits();
-                let lanes = 32 / width;
-                w.line(format!("let o0 = item * {lanes}u;"));
-                w.line(format!("let lanes = min({lanes}u, outputs - o0);"));
-                w.line("var word = 0u;");
-                w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
-                    w.line(format!(
-                        "word = word | (element(o0 + e) << (e * {width}u));"
-                    ));
-                });
-                w.line(BUFFERS[2].set(layout, "item", "word"));
-            } else {
-                w.line("store_output(item, element(item));");
-            }
-        },
-    );
-    w.close();
+    super::gen_output_entry(&mut w, PAD_ENTRY, data, &BUFFERS[2], layout, &[], &|i| {
+        format!("element({i})")
+    });
     w.finish()
 }
 
