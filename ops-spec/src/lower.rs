@@ -1083,6 +1083,57 @@ impl Lower<'_> {
         Some(t)
     }
 
+    /// Parameter `key`, a list of 1 to `max` tensors (any number without a
+    /// `max`), each an output tensor when `output`, else an input tensor
+    /// (read on the device when `device`).
+    pub(crate) fn param_tensor_list(
+        &self,
+        params: &HashMap<String, &ParamValue>,
+        key: &str,
+        (output, device, max): (bool, bool, Option<usize>),
+        c: &ast::ComputeDecl,
+        errors: &mut Errors,
+    ) -> Option<Vec<usize>> {
+        let kind = if output { "output" } else { "input" };
+        let items = match params.get(key) {
+            Some(ParamValue::Expr(ast::Expr {
+                kind: ExprKind::List(items),
+                span,
+            })) => {
+                if items.is_empty() || max.is_some_and(|m| items.len() > m) {
+                    let count = match max {
+                        Some(m) => format!("1 to {m}"),
+                        None => "one or more".into(),
+                    };
+                    errors.error(*span, format!("`{key}` lists {count} {kind} tensors"));
+                    return None;
+                }
+                items
+            }
+            _ => {
+                errors.error(
+                    c.pattern.span,
+                    format!("parameter `{key}` is a list of {kind} tensors: `{key}: [a, b]`"),
+                );
+                return None;
+            }
+        };
+        let tensors: Vec<Option<usize>> = items
+            .iter()
+            .map(|e| {
+                let t = self.tensor_arg(e, errors)?;
+                let tensor = &self.spec.tensors[t];
+                if tensor.output != output || (device && tensor.host) {
+                    let read = if device { " read on the device" } else { "" };
+                    errors.error(e.span, format!("`{key}` lists {kind} tensors{read}"));
+                    return None;
+                }
+                Some(t)
+            })
+            .collect();
+        tensors.into_iter().collect()
+    }
+
     pub(crate) fn param_word<T: Copy>(
         &self,
         params: &HashMap<String, &ParamValue>,

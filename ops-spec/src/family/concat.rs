@@ -19,7 +19,7 @@ use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::Errors;
 use crate::lower::Lower;
 use crate::model::*;
-use crate::syntax::ast::{self, ExprKind, ParamValue};
+use crate::syntax::ast;
 
 /// The family, as [`super::FAMILIES`] registers it.
 pub struct ConcatFamily;
@@ -52,37 +52,8 @@ impl Family for ConcatFamily {
         let params = cx.params_optional(c, KEYS, &[], errors)?;
         let output = cx.param_tensor(&params, "output", true, c, errors);
         let axis = cx.param_int(&params, "axis", c, errors);
-        let max = ops_core::patterns::concat::MAX_INPUTS;
-        let inputs: Option<Vec<usize>> = match params.get("inputs") {
-            Some(ParamValue::Expr(ast::Expr {
-                kind: ExprKind::List(items),
-                span,
-            })) if !items.is_empty() && items.len() <= max => items
-                .iter()
-                .map(|e| {
-                    let t = cx.tensor_arg(e, errors)?;
-                    if cx.spec.tensors[t].output || cx.spec.tensors[t].host {
-                        errors.error(e.span, "`inputs` lists input tensors read on the device");
-                        return None;
-                    }
-                    let _ = span;
-                    Some(t)
-                })
-                .collect::<Vec<_>>()
-                .into_iter()
-                .collect(),
-            Some(ParamValue::Expr(e)) => {
-                errors.error(e.span, format!("`inputs` lists 1 to {max} input tensors"));
-                None
-            }
-            _ => {
-                errors.error(
-                    c.pattern.span,
-                    "parameter `inputs` is a list of input tensors: `inputs: [a, b]`",
-                );
-                None
-            }
-        };
+        let limits = (false, true, Some(ops_core::patterns::concat::MAX_INPUTS));
+        let inputs = cx.param_tensor_list(&params, "inputs", limits, c, errors);
         Some(Box::new(ConcatPattern {
             inputs: inputs?,
             output: output?,

@@ -231,44 +231,18 @@ impl Family for ElementwiseFamily {
         const KEYS: &[&str] = &["inputs", "output", "value", "accuracy"];
         let params = cx.params_optional(c, KEYS, &["domain"], errors)?;
         let output = cx.param_tensor(&params, "output", true, c, errors);
-        let inputs: Option<Vec<(usize, String)>> = match params.get("inputs") {
-            Some(ParamValue::Expr(ast::Expr {
-                kind: ExprKind::List(items),
-                span,
-            })) => {
-                if items.is_empty() || items.len() > ops_core::patterns::elementwise::MAX_INPUTS {
-                    errors.error(
-                        *span,
-                        format!(
-                            "`inputs` lists 1 to {} input tensors",
-                            ops_core::patterns::elementwise::MAX_INPUTS
-                        ),
-                    );
-                    None
-                } else {
-                    items
-                        .iter()
-                        .map(|e| {
-                            let t = cx.tensor_arg(e, errors)?;
-                            if cx.spec.tensors[t].output {
-                                errors.error(e.span, "`inputs` lists input tensors");
-                                return None;
-                            }
-                            Some((t, cx.spec.tensors[t].name.clone()))
-                        })
-                        .collect::<Vec<_>>()
-                        .into_iter()
-                        .collect()
-                }
-            }
-            _ => {
-                errors.error(
-                    c.pattern.span,
-                    "parameter `inputs` is a list of input tensors: `inputs: [a, b]`",
-                );
-                None
-            }
-        };
+        let limits = (
+            false,
+            false,
+            Some(ops_core::patterns::elementwise::MAX_INPUTS),
+        );
+        let inputs = cx
+            .param_tensor_list(&params, "inputs", limits, c, errors)
+            .map(|ts| {
+                ts.into_iter()
+                    .map(|t| (t, cx.spec.tensors[t].name.clone()))
+                    .collect::<Vec<_>>()
+            });
         let (inputs, output) = (inputs?, output?);
         let tensors: Vec<usize> = inputs.iter().map(|t| t.0).collect();
         let types = tensor_types(cx.spec, &tensors, output);

@@ -21,7 +21,7 @@ use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::Errors;
 use crate::lower::Lower;
 use crate::model::*;
-use crate::syntax::ast::{self, ExprKind, ParamValue};
+use crate::syntax::ast;
 
 /// The family, as [`super::FAMILIES`] registers it.
 pub struct SplitFamily;
@@ -54,31 +54,7 @@ impl Family for SplitFamily {
         let params = cx.params_optional(c, KEYS, &[], errors)?;
         let input = cx.param_tensor(&params, "input", false, c, errors);
         let axis = cx.param_int(&params, "axis", c, errors);
-        let outputs: Option<Vec<usize>> = match params.get("outputs") {
-            Some(ParamValue::Expr(ast::Expr {
-                kind: ExprKind::List(items),
-                ..
-            })) if !items.is_empty() => items
-                .iter()
-                .map(|e| {
-                    let t = cx.tensor_arg(e, errors)?;
-                    if !cx.spec.tensors[t].output {
-                        errors.error(e.span, "`outputs` lists output tensors");
-                        return None;
-                    }
-                    Some(t)
-                })
-                .collect::<Vec<_>>()
-                .into_iter()
-                .collect(),
-            _ => {
-                errors.error(
-                    c.pattern.span,
-                    "parameter `outputs` is a list of output tensors: `outputs: [a, b]`",
-                );
-                None
-            }
-        };
+        let outputs = cx.param_tensor_list(&params, "outputs", (true, false, None), c, errors);
         let outputs = outputs?;
         let all: Vec<usize> = (0..cx.spec.tensors.len())
             .filter(|&t| cx.spec.tensors[t].output)
