@@ -75,6 +75,10 @@ pub enum OpError {
     /// internal error). The context stays usable.
     #[error("device error: {0}")]
     Device(String),
+    /// A device tensor handed to a context other than the one that made it
+    /// (tensors are tied to their context's device, pool and queue).
+    #[error("wrong context: {0}")]
+    WrongContext(String),
 }
 
 /// The errors both backends give for the same mistake in a call, phrased

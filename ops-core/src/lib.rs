@@ -37,8 +37,8 @@ pub use error::{OpError, ValidationError};
 pub use half::f16;
 pub use level::FeatureLevel;
 pub use op::{
-    check_call, AttrInfo, AttrKind, AttrValue, IndexBounds, OpArgs, Operator, OperatorInfo,
-    OperatorType, OutOfRange, TensorGroup, TensorInfo,
+    check_call, check_call_descs, AttrInfo, AttrKind, AttrValue, IndexBounds, OpArgs, Operator,
+    OperatorInfo, OperatorType, OutOfRange, TensorGroup, TensorInfo,
 };
 pub use plan::{
     split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, KernelText, OutputInit,

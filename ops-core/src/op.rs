@@ -113,24 +113,12 @@ pub trait Operator: fmt::Debug + Send + Sync {
 /// The CPU reference and `ops_gpu::Context::run` both call it before
 /// anything else, so that a mistake gives the same error from either.
 pub fn check_call<O: Operator + ?Sized>(op: &O, inputs: &[&HostTensor]) -> Result<(), OpError> {
+    let descs: Vec<&TensorDesc> = inputs.iter().map(|t| t.desc()).collect();
+    check_call_descs(op, &descs)?;
     let info = op.info();
-    let want = op.input_descs();
-    if want.len() != inputs.len() {
-        return Err(OpError::input_count(
-            info.name,
-            want.len(),
-            info.inputs,
-            inputs.len(),
-        ));
-    }
-    let outputs = op.output_descs();
-    let all: Vec<&TensorDesc> = want.iter().chain(&outputs).collect();
-    info.check_layouts(&all)?;
-    for (i, (want, got)) in want.iter().zip(inputs).enumerate() {
+    for (i, got) in inputs.iter().enumerate() {
         let name = info.inputs.get(i).copied().unwrap_or("?");
-        if want != got.desc() {
-            return Err(OpError::input_mismatch(info.name, name, want, got.desc()));
-        }
+        let want = got.desc();
         let Some(kept) = op.host_input(i) else {
             continue;
         };
@@ -160,7 +148,37 @@ pub fn check_call<O: Operator + ?Sized>(op: &O, inputs: &[&HostTensor]) -> Resul
             &text(got),
         ));
     }
-    for (i, want) in op.output_descs().iter().enumerate() {
+    Ok(())
+}
+
+/// [`check_call`] for tensors known by their descriptions only (tensors on
+/// a device): everything but the values of host-read inputs, which the
+/// descriptor keeps ([`Operator::host_input`]) and the plans are built
+/// from.
+pub fn check_call_descs<O: Operator + ?Sized>(
+    op: &O,
+    inputs: &[&TensorDesc],
+) -> Result<(), OpError> {
+    let info = op.info();
+    let want = op.input_descs();
+    if want.len() != inputs.len() {
+        return Err(OpError::input_count(
+            info.name,
+            want.len(),
+            info.inputs,
+            inputs.len(),
+        ));
+    }
+    let outputs = op.output_descs();
+    let all: Vec<&TensorDesc> = want.iter().chain(&outputs).collect();
+    info.check_layouts(&all)?;
+    for (i, (want, got)) in want.iter().zip(inputs).enumerate() {
+        let name = info.inputs.get(i).copied().unwrap_or("?");
+        if want != *got {
+            return Err(OpError::input_mismatch(info.name, name, want, got));
+        }
+    }
+    for (i, want) in outputs.iter().enumerate() {
         let count = want.element_count();
         if count.is_none_or(|c| c > u64::from(u32::MAX)) {
             let name = info.outputs.get(i).copied().unwrap_or("?");

@@ -1,18 +1,28 @@
 //! Adapter selection and device creation.
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 
 use ops_core::{DeviceClass, OpError};
 
 use crate::cache::PipelineCache;
+use crate::pool::{Pool, PoolStats};
+use crate::wait::{spawn_poller, Request};
 use crate::{AdapterSummary, CacheStats, NO_ADAPTER_HELP};
 
-/// A wgpu device and queue with a pipeline cache; executes GPU plans.
+/// The bytes a new context's buffer pool keeps waiting at most.
+pub const DEFAULT_POOL_LIMIT: u64 = 512 << 20;
+
+/// A wgpu device and queue with a pipeline cache and a buffer pool;
+/// executes GPU plans.
 ///
 /// A context is `Send + Sync`: one context may run plans from many threads
 /// at once, and pipelines are compiled once per kernel even when several
-/// threads first need one at the same time.
+/// threads first need one at the same time. It opens a device of its own
+/// ([`Context::new`]) or runs on the caller's ([`Context::from_device`]).
+/// Its [`DeviceTensor`](crate::DeviceTensor)s belong to it: another
+/// context refuses them, also on the same device.
 ///
 /// Every failure is an [`OpError`] from the call that hit it. After
 /// [`OpError::OutOfMemory`] or [`OpError::Device`] the context stays usable;
@@ -30,12 +40,19 @@ pub struct Context {
     /// The byte size of every segment but the last of a segmented tensor: a
     /// multiple of the storage offset alignment, at most `max_binding`.
     pub(crate) segment: u64,
+    /// The buffers of device tensors, calls and uploads.
+    pub(crate) pool: Pool,
+    /// Unique among the process's contexts: device tensors carry it.
+    pub(crate) id: u64,
+    /// The poller thread's end, started on first use.
+    poller: OnceLock<Result<mpsc::Sender<Request>, OpError>>,
     /// The class plans are shaped for ([`Context::device_class`]).
     class: DeviceClass,
     summary: AdapterSummary,
-    // Kept alive for the life of the device.
-    _adapter: wgpu::Adapter,
-    _instance: wgpu::Instance,
+    // Kept alive for the life of the device (a context on the caller's
+    // device has neither).
+    _adapter: Option<wgpu::Adapter>,
+    _instance: Option<wgpu::Instance>,
 }
 
 impl fmt::Debug for Context {
@@ -223,7 +240,7 @@ impl Context {
             };
             match pollster::block_on(adapter.request_device(&desc)) {
                 Ok((device, queue)) => {
-                    let ctx = Context::from_parts(instance, adapter, device, queue, &info);
+                    let ctx = Context::from_parts(Some((instance, adapter)), device, queue, &info);
                     return Ok(match plans {
                         Some(class) => ctx.with_device_class(class),
                         None => ctx,
@@ -251,26 +268,69 @@ impl Context {
         Err(OpError::NoAdapter(msg))
     }
 
+    /// A context on a device the caller opened, with its limits and
+    /// features as they are.
+    ///
+    /// The device and queue stay the caller's: ops records into its
+    /// command encoders ([`Context::record_into`](crate::Context::record_into))
+    /// and submits on its queue, and installs no callbacks on it (the
+    /// uncaptured-error handler and the device-lost callback remain the
+    /// caller's; every call of ops runs inside error scopes). A loss ops
+    /// sees is reported by [`Context::device_lost`]. The
+    /// [`device_class`](Context::device_class) follows the adapter's
+    /// device type. Several contexts may share one device: each has its own
+    /// pipelines, pool and tensors.
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Context {
+        let info = device.adapter_info();
+        Context::build(None, device, queue, &info, false)
+    }
+
+    /// The device this context runs on (a handle: wgpu devices are shared).
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The queue this context submits on.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
     pub(crate) fn from_parts(
-        instance: wgpu::Instance,
-        adapter: wgpu::Adapter,
+        owned: Option<(wgpu::Instance, wgpu::Adapter)>,
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: &wgpu::AdapterInfo,
     ) -> Context {
-        // Every operation runs inside error scopes; anything that still
-        // escapes must not take the process down.
-        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
-            eprintln!("ops-gpu: uncaptured wgpu error: {e}");
-        }));
+        Context::build(owned, device, queue, info, true)
+    }
+
+    fn build(
+        owned: Option<(wgpu::Instance, wgpu::Adapter)>,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: &wgpu::AdapterInfo,
+        own_callbacks: bool,
+    ) -> Context {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let lost = Arc::new(Mutex::new(None));
-        let lost_cb = Arc::clone(&lost);
-        device.set_device_lost_callback(move |reason, message| {
-            if let Ok(mut l) = lost_cb.lock() {
-                *l = Some(format!("device lost ({reason:?}): {message}"));
-            }
-        });
+        if own_callbacks {
+            // Every operation runs inside error scopes; anything that still
+            // escapes must not take the process down.
+            device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
+                eprintln!("ops-gpu: uncaptured wgpu error: {e}");
+            }));
+            let lost_cb = Arc::clone(&lost);
+            device.set_device_lost_callback(move |reason, message| {
+                if let Ok(mut l) = lost_cb.lock() {
+                    *l = Some(format!("device lost ({reason:?}): {message}"));
+                }
+            });
+        }
         let limits = device.limits();
+        let (instance, adapter) = match owned {
+            Some((i, a)) => (Some(i), Some(a)),
+            None => (None, None),
+        };
         let max_binding = limits.max_storage_buffer_binding_size;
         Context {
             device,
@@ -280,11 +340,33 @@ impl Context {
             max_binding,
             segment: segment_size(max_binding, limits.min_storage_buffer_offset_alignment),
             limits,
+            pool: Pool::new(DEFAULT_POOL_LIMIT),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            poller: OnceLock::new(),
             class: DeviceClass::of(info.device_type == wgpu::DeviceType::Cpu),
             summary: summarize(info),
             _adapter: adapter,
             _instance: instance,
         }
+    }
+
+    /// The poller thread's end ([`crate::wait`]), started on first use.
+    pub(crate) fn poller(&self) -> Result<mpsc::Sender<Request>, OpError> {
+        self.poller
+            .get_or_init(|| spawn_poller(self.device.clone(), Arc::clone(&self.lost)))
+            .clone()
+    }
+
+    /// The buffer pool's counters: hits, misses and what waits in it.
+    pub fn pool_stats(&self) -> PoolStats {
+        self.pool.stats()
+    }
+
+    /// Keeps at most `bytes` of unused buffers in the pool from now on
+    /// (default [`DEFAULT_POOL_LIMIT`]), releasing what is beyond it; 0
+    /// releases every waiting buffer and pools none.
+    pub fn set_pool_limit(&self, bytes: u64) {
+        self.pool.set_limit(bytes);
     }
 
     /// The adapter this context runs on.

@@ -17,8 +17,44 @@ use ops_core::{
 
 use crate::cache::{param_word_count, param_words, Compiled, Variant, PARAMS_USAGE};
 use crate::context::{device_error, Scopes};
+use crate::pool::{Buf, Storage};
 use crate::segment::{self, Segmented};
-use crate::{Context, ExecError};
+use crate::{Context, DeviceTensor, ExecError};
+
+/// An input of a call: host data to upload, or a tensor on the device.
+#[derive(Clone, Copy)]
+pub(crate) enum Input<'t> {
+    Host(&'t HostTensor),
+    Device(&'t DeviceTensor),
+}
+
+impl Input<'_> {
+    pub(crate) fn desc(&self) -> &TensorDesc {
+        match self {
+            Input::Host(t) => t.desc(),
+            Input::Device(t) => t.desc(),
+        }
+    }
+
+    /// The bytes its buffer holds (the description's, for a device tensor).
+    fn byte_len(&self) -> u64 {
+        match self {
+            Input::Host(t) => t.bytes().len() as u64,
+            Input::Device(t) => t.desc().byte_size().unwrap_or(u64::MAX),
+        }
+    }
+}
+
+/// Where a bound plan's buffers come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Fresh buffers (zero-filled by wgpu), inputs uploaded at creation;
+    /// `reusable` keeps what a reset needs to record the plan again.
+    Fresh { reusable: bool },
+    /// Buffers from the context's pool (dirty: recording clears what the
+    /// plan expects zeroed), written through the queue.
+    Pooled,
+}
 
 /// `bytes` rounded up to whole 16-byte vectors, at least one: every buffer
 /// can be bound as `array<vec4<u32>>` with its last elements readable (a
@@ -67,7 +103,7 @@ struct Used {
 fn check_plan(
     ctx: &Context,
     plan: &GpuPlan,
-    inputs: &[&HostTensor],
+    inputs: &[Input<'_>],
     outputs: &[TensorDesc],
 ) -> Result<(Used, Vec<(u32, u32)>), ExecError> {
     if outputs.len() != plan.outputs.len() {
@@ -90,14 +126,14 @@ fn check_plan(
                     inputs.len()
                 )));
             };
-            let have = input.bytes().len() as u64;
+            let have = input.byte_len();
             if outputs[o].byte_size() != Some(have) {
                 return Err(invalid(format!(
                     "output {o} ({} {:?}) starts as a copy of input {i} ({} {:?}), but their byte sizes differ",
                     outputs[o].dtype,
                     outputs[o].sizes,
-                    input.dtype(),
-                    input.sizes()
+                    input.desc().dtype,
+                    input.desc().sizes
                 )));
             }
         }
@@ -159,16 +195,17 @@ impl Context {
     fn sizes(
         &self,
         plan: &GpuPlan,
-        inputs: &[&HostTensor],
+        inputs: &[Input<'_>],
         outputs: &[TensorDesc],
     ) -> Result<Sizes, OpError> {
         let inputs = inputs
             .iter()
             .enumerate()
             .map(|(i, t)| {
+                let d = t.desc();
                 self.buffer_size(
-                    &|| format!("input {i} ({} {:?})", t.dtype(), t.sizes()),
-                    Some(t.bytes().len() as u64),
+                    &|| format!("input {i} ({} {:?})", d.dtype, d.sizes),
+                    Some(t.byte_len()),
                 )
             })
             .collect::<Result<_, _>>()?;
@@ -226,7 +263,7 @@ impl Context {
     fn layouts(
         &self,
         plan: &GpuPlan,
-        inputs: &[&HostTensor],
+        inputs: &[Input<'_>],
         outputs: &[TensorDesc],
         sizes: &Sizes,
     ) -> Result<Vec<Option<Segmented>>, OpError> {
@@ -274,7 +311,7 @@ impl Context {
     }
 
     /// A buffer holding `bytes` (zero-padded to `size`).
-    fn upload(
+    pub(crate) fn filled_buffer(
         &self,
         label: &str,
         bytes: &[u8],
@@ -304,7 +341,32 @@ impl Context {
         Ok(buffer)
     }
 
-    fn empty_buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    /// A pooled buffer of at least `size` bytes (a multiple of 16) whose
+    /// first `size` bytes will hold `bytes`, zero-padded, once the queue
+    /// next submits.
+    pub(crate) fn pooled_with(&self, label: &str, bytes: &[u8], size: u64) -> Buf {
+        let buf = self
+            .pool
+            .take(&self.device, size, self.limits.max_buffer_size, label);
+        let whole = bytes.len() / 4 * 4;
+        if whole > 0 {
+            self.queue.write_buffer(&buf.buffer, 0, &bytes[..whole]);
+        }
+        // The last partial word and the padding, as zero-filled words.
+        let mut tail = bytes[whole..].to_vec();
+        tail.resize((size - whole as u64) as usize, 0);
+        if !tail.is_empty() {
+            self.queue.write_buffer(&buf.buffer, whole as u64, &tail);
+        }
+        buf
+    }
+
+    pub(crate) fn empty_buffer(
+        &self,
+        label: &str,
+        size: u64,
+        usage: wgpu::BufferUsages,
+    ) -> wgpu::Buffer {
         self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size,
@@ -319,14 +381,14 @@ fn describe(
     r: BufferRef,
     p: usize,
     key: &str,
-    inputs: &[&HostTensor],
+    inputs: &[Input<'_>],
     outputs: &[TensorDesc],
 ) -> String {
     match r {
         BufferRef::Params => format!("parameters of pass {p} (`{key}`)"),
         BufferRef::Status => "status buffer".into(),
         BufferRef::Input(i) => match inputs.get(i) {
-            Some(t) => format!("input {i} ({} {:?})", t.dtype(), t.sizes()),
+            Some(t) => format!("input {i} ({} {:?})", t.desc().dtype, t.desc().sizes),
             None => format!("input {i}"),
         },
         BufferRef::Output(i) => match outputs.get(i) {
@@ -342,13 +404,13 @@ struct BoundPass {
     pipeline: Arc<Compiled>,
     bind_group: wgpu::BindGroup,
     grid: (u32, u32),
-    _params: wgpu::Buffer,
+    _params: Buf,
 }
 
-/// A plan bound to buffers on a context's device: its inputs uploaded, its
-/// outputs, scratch and status buffers created, its pipelines compiled (the
-/// segmented variant where a buffer exceeds one binding) and its bind
-/// groups made.
+/// A plan bound to buffers on a context's device: its inputs uploaded (or
+/// given on the device), its outputs, scratch, status and parameter buffers
+/// created or taken from the pool, its pipelines compiled (the segmented
+/// variant where a buffer exceeds one binding) and its bind groups made.
 ///
 /// [`record`](Bound::record) adds the plan's work to an encoder;
 /// [`read_back`](Bound::read_back) submits an encoder with copies of the
@@ -358,15 +420,17 @@ pub(crate) struct Bound {
     init: Vec<OutputInit>,
     descs: Vec<TensorDesc>,
     kernels: Vec<&'static str>,
-    index_checks: usize,
+    pub(crate) index_checks: usize,
     sizes: Sizes,
-    inputs: Vec<Option<wgpu::Buffer>>,
-    outputs: Vec<wgpu::Buffer>,
-    scratch: Vec<wgpu::Buffer>,
-    status: wgpu::Buffer,
+    inputs: Vec<Option<Buf>>,
+    pub(crate) outputs: Vec<Buf>,
+    scratch: Vec<Buf>,
+    pub(crate) status: Buf,
     /// The status words' starting value, copied in by a reset; only a plan
     /// bound to be recorded more than once has one.
     status_init: Option<wgpu::Buffer>,
+    /// Pooled buffers: recording clears what the plan expects zeroed.
+    dirty: bool,
     passes: Vec<BoundPass>,
     // What segments past the end of a segmented buffer bind.
     _dummies: Option<[wgpu::Buffer; 2]>,
@@ -375,13 +439,15 @@ pub(crate) struct Bound {
 impl Bound {
     /// Checks `plan` against the call's tensors and the device's limits
     /// (before allocating anything), then creates and binds everything it
-    /// uses. `reusable` keeps what a reset needs to record the plan again.
+    /// uses. `given` holds, per output, a buffer the caller provides (empty:
+    /// none given); the rest comes as `mode` says.
     pub(crate) fn new(
         ctx: &Context,
         plan: &GpuPlan,
-        inputs: &[&HostTensor],
+        inputs: &[Input<'_>],
         outputs: &[TensorDesc],
-        reusable: bool,
+        given: &[Option<Buf>],
+        mode: Mode,
     ) -> Result<Bound, ExecError> {
         ctx.check_lost()?;
         let (used, grids) = check_plan(ctx, plan, inputs, outputs)?;
@@ -402,7 +468,20 @@ impl Bound {
         let kernels: Vec<&'static str> = plan.passes.iter().map(|p| p.kernel.key).collect();
         let scopes = Scopes::push(&ctx.device);
         let bound = Bound::create(
-            ctx, plan, inputs, outputs, reusable, used, sizes, layouts, pipelines, grids, kernels,
+            ctx,
+            plan,
+            Sources {
+                inputs,
+                outputs,
+                given,
+                mode,
+            },
+            used,
+            sizes,
+            layouts,
+            pipelines,
+            grids,
+            kernels,
         );
         if let Some(e) = scopes.pop() {
             ctx.check_lost()?;
@@ -416,9 +495,7 @@ impl Bound {
     fn create(
         ctx: &Context,
         plan: &GpuPlan,
-        inputs: &[&HostTensor],
-        outputs: &[TensorDesc],
-        reusable: bool,
+        src: Sources<'_, '_>,
         used: Used,
         sizes: Sizes,
         layouts: Vec<Option<Segmented>>,
@@ -427,6 +504,27 @@ impl Bound {
         kernels: Vec<&'static str>,
     ) -> Result<Bound, OpError> {
         use wgpu::BufferUsages as U;
+        let pooled = src.mode == Mode::Pooled;
+        let reusable = src.mode == Mode::Fresh { reusable: true };
+        // A buffer holding `bytes`, zero-padded to `size`.
+        let filled = |label: &str, bytes: &[u8], size: u64, usage: U| -> Result<Buf, OpError> {
+            if pooled {
+                Ok(ctx.pooled_with(label, bytes, size))
+            } else {
+                Ok(Storage::unpooled(
+                    ctx.filled_buffer(label, bytes, size, usage)?,
+                ))
+            }
+        };
+        // A buffer of `size` bytes: zero-filled when fresh, dirty when pooled.
+        let blank = |label: &str, size: u64, usage: U| -> Buf {
+            if pooled {
+                ctx.pool
+                    .take(&ctx.device, size, ctx.limits.max_buffer_size, label)
+            } else {
+                Storage::unpooled(ctx.empty_buffer(label, size, usage))
+            }
+        };
         let copied: Vec<usize> = plan
             .outputs
             .iter()
@@ -435,52 +533,55 @@ impl Bound {
                 OutputInit::Zero | OutputInit::Overwritten => None,
             })
             .collect();
-        let input_bufs: Vec<Option<wgpu::Buffer>> = inputs
+        let input_bufs: Vec<Option<Buf>> = src
+            .inputs
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                if used.inputs[i] || copied.contains(&i) {
-                    ctx.upload(
+                if !(used.inputs[i] || copied.contains(&i)) {
+                    return Ok(None);
+                }
+                match t {
+                    Input::Device(t) => Ok(Some(Arc::clone(t.storage()))),
+                    Input::Host(t) => filled(
                         &format!("input {i}"),
                         t.bytes(),
                         sizes.inputs[i],
                         U::STORAGE | U::COPY_SRC,
                     )
-                    .map(Some)
-                } else {
-                    Ok(None)
+                    .map(Some),
                 }
             })
             .collect::<Result<_, _>>()?;
-        // New buffers are zero-filled by wgpu.
-        let output_bufs: Vec<wgpu::Buffer> = sizes
+        let output_bufs: Vec<Buf> = sizes
             .outputs
             .iter()
             .enumerate()
-            .map(|(i, &s)| {
-                ctx.empty_buffer(
+            .map(|(i, &s)| match src.given.get(i) {
+                Some(Some(b)) => Arc::clone(b),
+                _ => blank(
                     &format!("output {i}"),
                     s,
                     U::STORAGE | U::COPY_SRC | U::COPY_DST,
-                )
+                ),
             })
             .collect();
-        let scratch_bufs: Vec<wgpu::Buffer> = sizes
+        let scratch_bufs: Vec<Buf> = sizes
             .scratch
             .iter()
             .enumerate()
-            .map(|(i, &s)| ctx.empty_buffer(&format!("scratch {i}"), s, U::STORAGE | U::COPY_DST))
+            .map(|(i, &s)| blank(&format!("scratch {i}"), s, U::STORAGE | U::COPY_DST))
             .collect();
         let status_words = vec![u32::MAX; (sizes.status / 4) as usize];
         let status_bytes: &[u8] = bytemuck::cast_slice(&status_words);
-        let status = ctx.upload(
+        let status = filled(
             "status",
             status_bytes,
             sizes.status,
             U::STORAGE | U::COPY_SRC | U::COPY_DST,
         )?;
         let status_init = if reusable {
-            Some(ctx.upload("status init", status_bytes, sizes.status, U::COPY_SRC)?)
+            Some(ctx.filled_buffer("status init", status_bytes, sizes.status, U::COPY_SRC)?)
         } else {
             None
         };
@@ -499,7 +600,7 @@ impl Bound {
         for (p, (pass, pipeline)) in plan.passes.iter().zip(pipelines).enumerate() {
             let key = pass.kernel.key;
             let params = param_words(pass, p)?;
-            let params_buf = ctx.upload(
+            let params_buf = filled(
                 &format!("params of pass {p} ({key})"),
                 bytemuck::cast_slice(&params),
                 sizes.params[p],
@@ -509,25 +610,34 @@ impl Bound {
             let mut entries = Vec::with_capacity(pass.buffers.len());
             for (b, &r) in pass.buffers.iter().enumerate() {
                 let buffer = match r {
-                    BufferRef::Params => &params_buf,
-                    BufferRef::Status => &status,
-                    BufferRef::Input(i) => input_bufs[i]
-                        .as_ref()
-                        .ok_or_else(|| OpError::Device(format!("input {i} was not uploaded")))?,
-                    BufferRef::Output(i) => &output_bufs[i],
-                    BufferRef::Scratch(i) => &scratch_bufs[i],
+                    BufferRef::Params => &params_buf.buffer,
+                    BufferRef::Status => &status.buffer,
+                    BufferRef::Input(i) => {
+                        &input_bufs[i]
+                            .as_ref()
+                            .ok_or_else(|| OpError::Device(format!("input {i} was not uploaded")))?
+                            .buffer
+                    }
+                    BufferRef::Output(i) => &output_bufs[i].buffer,
+                    BufferRef::Scratch(i) => &scratch_bufs[i].buffer,
                 };
+                // Pooled buffers may be larger than what they hold: every
+                // binding is sized to its tensor.
+                let total = sizes.of(r, p);
                 let segments = layout.map_or(1, |l| l.counts[b]);
                 if segments == 1 {
                     entries.push(wgpu::BindGroupEntry {
                         binding: entries.len() as u32,
-                        resource: buffer.as_entire_binding(),
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer,
+                            offset: 0,
+                            size: std::num::NonZeroU64::new(total),
+                        }),
                     });
                     continue;
                 }
                 // Segment k: bytes [k * S, (k + 1) * S), the last one shorter;
                 // `layouts` checked that the buffer ends within the segments.
-                let total = sizes.of(r, p);
                 for k in 0..u64::from(segments) {
                     let offset = k * ctx.segment;
                     let resource = match (offset < total, &dummies) {
@@ -565,7 +675,7 @@ impl Bound {
         }
         Ok(Bound {
             init: plan.outputs.clone(),
-            descs: outputs.to_vec(),
+            descs: src.outputs.to_vec(),
             kernels,
             index_checks: plan.index_checks.len(),
             sizes,
@@ -574,45 +684,65 @@ impl Bound {
             scratch: scratch_bufs,
             status,
             status_init,
+            dirty: pooled || src.given.iter().any(Option::is_some),
             passes,
             _dummies: dummies,
         })
     }
 
+    /// The byte size of the status words that the plan's index checks use.
+    pub(crate) fn status_bytes(&self) -> u64 {
+        self.index_checks as u64 * 4
+    }
+
     /// Records one run of the plan into `encoder`.
     ///
-    /// With `reset`, first restores what a previous run changed: outputs
-    /// that start zeroed are cleared, scratch buffers zeroed, status words
-    /// set to all ones (freshly bound buffers start that way, so the first
-    /// run needs no reset). Outputs that start as a copy of an input are
-    /// copied on every run. `stamps` gets a timestamp at the beginning of
-    /// the first pass (query 0) and at the end of the last (query 1).
+    /// With `reset`, or when the buffers came from the pool, first sets what
+    /// the plan expects: outputs that start zeroed are cleared, the padding
+    /// past every other output's last word cleared, scratch buffers zeroed;
+    /// a reset also sets the status words to all ones (freshly bound buffers
+    /// start that way, so the first run needs no reset). Outputs that start
+    /// as a copy of an input are copied on every run. `stamps` gets a
+    /// timestamp at the beginning of the first pass (query 0) and at the
+    /// end of the last (query 1).
     pub(crate) fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         reset: bool,
         stamps: Option<&wgpu::QuerySet>,
     ) {
-        if reset {
+        if reset || self.dirty {
             for (o, init) in self.init.iter().enumerate() {
+                let size = self.sizes.outputs[o];
                 if *init == OutputInit::Zero {
-                    encoder.clear_buffer(&self.outputs[o], 0, None);
+                    encoder.clear_buffer(&self.outputs[o].buffer, 0, Some(size));
+                } else if self.dirty {
+                    // The words past the tensor's last one: kernels leave
+                    // them, readers of the tensor may load them.
+                    let used = self.descs[o]
+                        .byte_size()
+                        .unwrap_or(0)
+                        .next_multiple_of(4)
+                        .min(size);
+                    if used < size {
+                        encoder.clear_buffer(&self.outputs[o].buffer, used, Some(size - used));
+                    }
                 }
             }
-            for s in &self.scratch {
-                encoder.clear_buffer(s, 0, None);
+            for (s, &size) in self.scratch.iter().zip(&self.sizes.scratch) {
+                encoder.clear_buffer(&s.buffer, 0, Some(size));
             }
             if let Some(init) = &self.status_init {
-                encoder.copy_buffer_to_buffer(init, 0, &self.status, 0, self.sizes.status);
+                encoder.copy_buffer_to_buffer(init, 0, &self.status.buffer, 0, self.sizes.status);
             }
         }
         for (o, init) in self.init.iter().enumerate() {
             if let OutputInit::CopyOfInput(i) = *init {
                 if let Some(Some(src)) = self.inputs.get(i) {
                     encoder.copy_buffer_to_buffer(
-                        src,
+                        &src.buffer,
                         0,
-                        &self.outputs[o],
+                        &self.outputs[o].buffer,
                         0,
                         self.sizes.outputs[o],
                     );
@@ -671,14 +801,16 @@ impl Bound {
         use wgpu::BufferUsages as U;
         let scopes = Scopes::push(&ctx.device);
         let mut staging = Vec::with_capacity(self.outputs.len() + 1);
-        let sources = self.outputs.iter().zip(&self.sizes.outputs);
-        for (i, (buf, &size)) in sources.enumerate() {
+        for (i, desc) in self.descs.iter().enumerate() {
+            let size = desc.byte_size().unwrap_or(0).next_multiple_of(4);
             let s = ctx.empty_buffer(
                 &format!("read-back of output {i}"),
-                size,
+                size.max(4),
                 U::MAP_READ | U::COPY_DST,
             );
-            encoder.copy_buffer_to_buffer(buf, 0, &s, 0, size);
+            if size > 0 {
+                encoder.copy_buffer_to_buffer(&self.outputs[i].buffer, 0, &s, 0, size);
+            }
             staging.push(s);
         }
         let s = ctx.empty_buffer(
@@ -686,32 +818,22 @@ impl Bound {
             self.sizes.status,
             U::MAP_READ | U::COPY_DST,
         );
-        encoder.copy_buffer_to_buffer(&self.status, 0, &s, 0, self.sizes.status);
+        encoder.copy_buffer_to_buffer(&self.status.buffer, 0, &s, 0, self.sizes.status);
         staging.push(s);
         let index = ctx.queue.submit([encoder.finish()]);
-        let pending = map_all(index, staging);
+        let mapped = crate::wait::map_read(ctx, Some(index), staging.clone());
         if let Some(e) = scopes.pop() {
             ctx.check_lost()?;
             return Err(device_error(&format!("running kernels {:?}", self.kernels), &e).into());
         }
-        wait(&ctx.device, &|| ctx.check_lost(), &pending)?;
+        pollster::block_on(mapped)?;
 
-        let (status_buf, out_bufs) = pending
-            .staging
+        let (status_buf, out_bufs) = staging
             .split_last()
             .ok_or_else(|| OpError::Device("no status read-back buffer".into()))?;
         let status_bytes = read(status_buf, self.sizes.status as usize)?;
-        let failed = status_bytes
-            .chunks_exact(4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .take(self.index_checks)
-            .enumerate()
-            .find(|&(_, w)| w != u32::MAX);
-        if let Some((check, position)) = failed {
-            return Err(ExecError::Index {
-                check,
-                position: u64::from(position),
-            });
+        if let Some((check, position)) = failed_check(&status_bytes, self.index_checks) {
+            return Err(ExecError::Index { check, position });
         }
         let mut results = Vec::with_capacity(self.descs.len());
         for (desc, buf) in self.descs.iter().zip(out_bufs) {
@@ -722,6 +844,26 @@ impl Bound {
         }
         Ok(results)
     }
+}
+
+/// The first of `checks` status words (little-endian, in `bytes`) that
+/// reports a failure, with the failing position it holds.
+pub(crate) fn failed_check(bytes: &[u8], checks: usize) -> Option<(usize, u64)> {
+    bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .take(checks)
+        .enumerate()
+        .find(|&(_, w)| w != u32::MAX)
+        .map(|(check, w)| (check, u64::from(w)))
+}
+
+/// What a bound plan's tensors come from.
+struct Sources<'a, 't> {
+    inputs: &'a [Input<'t>],
+    outputs: &'a [TensorDesc],
+    given: &'a [Option<Buf>],
+    mode: Mode,
 }
 
 /// Read-back buffers being mapped after submission `index`.
@@ -818,7 +960,7 @@ impl Pending {
 }
 
 /// The mapped bytes of `buffer`, truncated to `len`.
-fn read(buffer: &wgpu::Buffer, len: usize) -> Result<Vec<u8>, OpError> {
+pub(crate) fn read(buffer: &wgpu::Buffer, len: usize) -> Result<Vec<u8>, OpError> {
     let bytes = {
         let view = buffer
             .get_mapped_range(..)
@@ -836,18 +978,21 @@ fn read(buffer: &wgpu::Buffer, len: usize) -> Result<Vec<u8>, OpError> {
     Ok(bytes)
 }
 
-/// Executes `plan`: binds it, records it once and reads it back, in one
-/// submission.
+/// Executes `plan`: binds it to pooled buffers (its inputs uploaded),
+/// records it once and reads it back, in one submission.
 pub(crate) fn execute(
     ctx: &Context,
     plan: &GpuPlan,
     inputs: &[&HostTensor],
     outputs: &[TensorDesc],
 ) -> Result<Vec<HostTensor>, ExecError> {
+    let inputs: Vec<Input<'_>> = inputs.iter().map(|t| Input::Host(t)).collect();
     let bound =
-        Bound::new(ctx, plan, inputs, outputs, false).map_err(|e| match ctx.check_lost() {
-            Err(lost) => lost.into(),
-            Ok(()) => e,
+        Bound::new(ctx, plan, &inputs, outputs, &[], Mode::Pooled).map_err(|e| {
+            match ctx.check_lost() {
+                Err(lost) => lost.into(),
+                Ok(()) => e,
+            }
         })?;
     let mut encoder = ctx
         .device

@@ -3,14 +3,26 @@
 //! Generated operators describe their GPU work as a [`GpuPlan`]: static WGSL
 //! kernels, the passes that dispatch them, how the output buffers start and
 //! the index checks the kernels report through the status buffer. This crate
-//! executes any such plan on a wgpu device:
+//! executes any such plan on a wgpu device, and keeps tensors there:
 //!
 //! * [`Context::new`] picks an adapter (a hardware one when present, else a
 //!   software one such as Mesa's lavapipe; `OPS_ADAPTER=software|hardware`
-//!   forces one) and opens a device with the adapter's own limits.
-//! * [`Context::execute`] uploads the inputs, runs the passes and reads the
-//!   outputs back; [`Context::run`] does the same for a [`Operator`],
-//!   checking its inputs and phrasing index errors through the operator.
+//!   forces one) and opens a device with the adapter's own limits;
+//!   [`Context::from_device`] runs on a `wgpu::Device` and `wgpu::Queue`
+//!   the caller already has.
+//! * [`DeviceTensor`]s stay on the device: [`Context::upload`] and
+//!   [`Context::download`] (or [`Context::download_async`]) move data, and
+//!   a [`Recording`] runs any number of operators on device tensors in one
+//!   submission, into an encoder of its own ([`Context::record`]) or of
+//!   the caller's ([`Context::record_into`]), with no read-back between
+//!   them. Index checks are gathered and read once, when the
+//!   [`Submission`] is finished ([`Submission::finish`] is `async`;
+//!   [`Submission::wait`] blocks on it).
+//! * Buffers come from a pool per context, by size class, and return to it
+//!   when their last user is done ([`Context::pool_stats`]).
+//! * [`Context::run`] is the simple path on host tensors: upload, one
+//!   submission, read-back; [`Context::execute`] does the same for a bare
+//!   plan.
 //! * Compute pipelines are compiled once per [`Kernel::key`](ops_core::Kernel)
 //!   and cached for the life of the context ([`Context::cache_stats`]), also
 //!   when several threads first need one at once.
@@ -29,7 +41,8 @@
 //! so that any tensor can be bound as `array<vec4<u32>>`.
 //!
 //! Nothing a caller can pass in makes the runtime panic: malformed plans,
-//! mismatched tensors, invalid WGSL, oversized buffers and wgpu validation or
+//! mismatched tensors, tensors of another context ([`OpError::WrongContext`]),
+//! invalid WGSL, oversized buffers and wgpu validation or
 //! out-of-memory errors all come back as [`OpError`]s from the call that hit
 //! them — [`OpError::TooLarge`] naming the limit (checked before anything is
 //! allocated), [`OpError::OutOfMemory`] when the device refuses an
@@ -41,18 +54,27 @@
 mod cache;
 mod context;
 mod exec;
+mod pool;
 mod profile;
+mod record;
 mod segment;
+mod tensor;
+mod wait;
 
 use std::sync::OnceLock;
 
 use ops_core::{GpuPlan, HostTensor, OpError, Operator, TensorDesc};
 
-pub use context::Context;
+pub use context::{Context, DEFAULT_POOL_LIMIT};
+pub use pool::PoolStats;
 pub use profile::{
     copy_plan, copy_words_plan, MinimalDispatch, Prepared, Profiler, Sample, TimeSource,
     COPY_KERNEL, COPY_WORDS_KERNEL, COPY_WORKGROUP_SIZE,
 };
+pub use record::{Encoded, Recording, Submission};
+pub use tensor::DeviceTensor;
+/// The wgpu this crate is built on, for callers that bring their own device.
+pub use wgpu;
 
 /// What [`Context::new`] says when no usable GPU adapter was found.
 pub const NO_ADAPTER_HELP: &str = "no GPU adapter was found: wgpu could not find a hardware \

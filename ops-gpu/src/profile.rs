@@ -29,7 +29,7 @@ use ops_core::{
 
 use crate::cache::{compile, param_words, Variant, PARAMS_USAGE};
 use crate::context::{error_text, Scopes};
-use crate::exec::{map_all, padded, wait, Bound};
+use crate::exec::{map_all, padded, wait, Bound, Input, Mode};
 use crate::{AdapterSummary, Context, ExecError};
 
 /// Where a measured duration comes from.
@@ -140,7 +140,7 @@ impl Profiler {
             ..Default::default()
         }))
         .map_err(|e| device_error("opening the profiling device failed", e))?;
-        let ctx = Context::from_parts(instance, adapter, device, queue, &info)
+        let ctx = Context::from_parts(Some((instance, adapter)), device, queue, &info)
             .with_device_class(ctx.device_class())
             .with_max_binding_size(ctx.max_binding_size());
         Ok(Profiler { ctx, source })
@@ -168,7 +168,16 @@ impl Profiler {
         inputs: &[&HostTensor],
         outputs: &[TensorDesc],
     ) -> Result<Prepared<'_>, OpError> {
-        let bound = Bound::new(&self.ctx, plan, inputs, outputs, true).map_err(op_error)?;
+        let inputs: Vec<Input<'_>> = inputs.iter().map(|t| Input::Host(t)).collect();
+        let bound = Bound::new(
+            &self.ctx,
+            plan,
+            &inputs,
+            outputs,
+            &[],
+            Mode::Fresh { reusable: true },
+        )
+        .map_err(op_error)?;
         let queries = match self.source {
             TimeSource::WallClock => None,
             _ => Some(Queries::new(&self.ctx.device)),
