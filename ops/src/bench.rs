@@ -65,6 +65,8 @@ use crate::onnx::{self, scatternd::ScatterNDReduction};
 use crate::reduce::{ReduceDesc, ReduceFunction};
 use crate::{ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
 
+pub mod chain;
+
 /// The default byte size of each case's main tensor: 64 MiB.
 pub const DEFAULT_SIZE: u64 = 64 << 20;
 
@@ -358,6 +360,9 @@ pub struct BenchReport {
     pub cases: Vec<CaseResult>,
     /// The small-call comparison.
     pub small_call: SmallCall,
+    /// Operators recorded in one submission against the same called one by
+    /// one ([`chain`]).
+    pub chain: chain::ChainReport,
 }
 
 /// Runs the benchmark on `ctx`'s adapter.
@@ -399,6 +404,7 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
         }
     }
     let small_call = small_call(ctx, options.small_calls.max(1))?;
+    let chain = chain::chains(ctx, options.small_calls.max(1), runs, options.size)?;
     let a = ctx.adapter();
     Ok(BenchReport {
         adapter: crate::term::adapter_text(a),
@@ -410,6 +416,7 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
         copy_words,
         cases: results,
         small_call,
+        chain,
     })
 }
 
@@ -1328,10 +1335,11 @@ impl BenchReport {
     /// False when the GPU's outputs of some case differ from the CPU
     /// reference's (or a copy lost its bytes).
     pub fn all_match(&self) -> bool {
-        std::iter::once(&self.copy)
-            .chain([&self.copy_words])
-            .chain(&self.cases)
-            .all(|c| c.matches_cpu != Some(false))
+        self.chain.matches_cpu
+            && std::iter::once(&self.copy)
+                .chain([&self.copy_words])
+                .chain(&self.cases)
+                .all(|c| c.matches_cpu != Some(false))
     }
 
     /// The report as a text table.
@@ -1429,6 +1437,8 @@ impl BenchReport {
             sc.cache_after.hits,
             sc.calls
         );
+        let _ = writeln!(s);
+        s.push_str(&self.chain.to_text());
         s
     }
 
@@ -1458,6 +1468,7 @@ impl BenchReport {
                 "cache_before": {"compiled": sc.cache_before.compiled, "hits": sc.cache_before.hits},
                 "cache_after": {"compiled": sc.cache_after.compiled, "hits": sc.cache_after.hits},
             },
+            "chain": self.chain.to_json(),
         })
     }
 }
