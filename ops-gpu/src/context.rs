@@ -12,7 +12,7 @@ use crate::wait::{spawn_poller, Request};
 use crate::{AdapterSummary, CacheStats, NO_ADAPTER_HELP};
 
 /// The bytes a new context's buffer pool keeps waiting at most.
-pub const DEFAULT_POOL_LIMIT: u64 = 512 << 20;
+pub const DEFAULT_POOL_LIMIT: u64 = 256 << 20;
 
 /// A wgpu device and queue with a pipeline cache and a buffer pool;
 /// executes GPU plans.
