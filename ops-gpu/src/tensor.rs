@@ -159,7 +159,9 @@ impl Context {
     /// `STORAGE | COPY_SRC | COPY_DST` and at least the tensor's byte size
     /// rounded up to 16 (its bytes past the tensor's end are padding, read
     /// as the rest of a tensor's last 16 bytes); it stays the caller's and
-    /// is never pooled.
+    /// is never pooled. wgpu offers no way to ask a buffer for its device,
+    /// and does not refuse another device's buffer on every backend: that
+    /// it is this context's device's is the caller's to keep.
     pub fn wrap_buffer(
         &self,
         buffer: wgpu::Buffer,
