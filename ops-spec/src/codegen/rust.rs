@@ -673,21 +673,23 @@ pub fn gen_operator(
                     #builder::default()
                 }
 
-                /// A proptest strategy of valid calls of this operator: a
-                /// descriptor drawn from the support table and the rules
-                /// (every entry, level, data-type combination and rank),
-                /// valid at the case's level, with edge-value input data
-                /// (see [`::ops_core::fuzz`]).
-                pub fn valid_cases() -> ::ops_core::fuzz::ValidCases {
-                    ::ops_core::fuzz::valid_cases(&INFO)
-                }
+                ::ops_core::__private::if_fuzz! {
+                    /// A proptest strategy of valid calls of this operator: a
+                    /// descriptor drawn from the support table and the rules
+                    /// (every entry, level, data-type combination and rank),
+                    /// valid at the case's level, with edge-value input data
+                    /// (see [`::ops_core::fuzz`]).
+                    pub fn valid_cases() -> ::ops_core::fuzz::ValidCases {
+                        ::ops_core::fuzz::valid_cases(&INFO)
+                    }
 
-                /// A proptest strategy of invalid descriptors of this
-                /// operator: a valid one with exactly one thing broken (a
-                /// data type, a rank, sizes, an attribute or the level),
-                /// remembering which (see [`::ops_core::fuzz`]).
-                pub fn invalid_cases() -> ::ops_core::fuzz::InvalidCases {
-                    ::ops_core::fuzz::invalid_cases(&INFO)
+                    /// A proptest strategy of invalid descriptors of this
+                    /// operator: a valid one with exactly one thing broken (a
+                    /// data type, a rank, sizes, an attribute or the level),
+                    /// remembering which (see [`::ops_core::fuzz`]).
+                    pub fn invalid_cases() -> ::ops_core::fuzz::InvalidCases {
+                        ::ops_core::fuzz::invalid_cases(&INFO)
+                    }
                 }
 
                 fn __tensors(&self) -> [&::ops_core::TensorDesc; #n_tensors] {
