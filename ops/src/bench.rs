@@ -57,6 +57,7 @@ use std::io::{self, Write as _};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ops_core::fuzz::Rng;
 use ops_core::{DataType, DeviceClass, HostTensor, OpError, Operator, TensorDesc};
 use ops_gpu::{CacheStats, Context, MinimalDispatch, Profiler};
 use serde_json::{json, Value};
@@ -379,7 +380,7 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
     let (copy_words, _) = copy_case(&profiler, copy_bytes, options, runs, true)?;
     let mut results = Vec::new();
     // One data-type group at a time, so that only its inputs are in memory.
-    let mut rng = Rng(CASE_SEED);
+    let mut rng = Rng::new(CASE_SEED);
     for types in TYPE_GROUPS {
         let specs = cases_of(options.size, types, &mut rng)?;
         for spec in specs.iter().filter(|c| wanted(c)) {
@@ -488,7 +489,7 @@ fn copy_case<'p>(
     } else {
         ops_gpu::copy_plan(bytes)?
     };
-    let mut rng = Rng(0x0c0f_fee0_dead_beef);
+    let mut rng = Rng::new(0x0c0f_fee0_dead_beef);
     let input = random_tensor(&desc, &mut rng)?;
     let prepared = profiler.prepare(&plan, &[&input], std::slice::from_ref(&desc))?;
     let (med, min, _) = time_runs(&prepared, None, options, runs)?;
@@ -568,7 +569,7 @@ const SMALL_CALL_ROUNDS: usize = 10;
 fn small_call(ctx: &Context, calls: usize) -> Result<SmallCall, OpError> {
     let elements = (SMALL_CALL_BYTES / 4) as u32;
     let sizes = [16u32, elements / 16];
-    let mut rng = Rng(0x5ca1_ab1e);
+    let mut rng = Rng::new(0x5ca1_ab1e);
     let input = random_tensor(&TensorDesc::new(DataType::Float32, sizes), &mut rng)?;
     let op = ArgMinDesc::builder()
         .input(input.desc().clone())
@@ -635,18 +636,6 @@ struct CaseSpec {
     target: f64,
 }
 
-/// A seeded xorshift64* generator: the inputs are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 /// Random elements: floats uniform in [-1000, 1000) (no NaN), integers
 /// uniformly random bits.
 fn random_tensor(desc: &TensorDesc, rng: &mut Rng) -> Result<HostTensor, OpError> {
@@ -654,7 +643,7 @@ fn random_tensor(desc: &TensorDesc, rng: &mut Rng) -> Result<HostTensor, OpError
     let width = desc.dtype.size_bytes();
     let mut bytes = Vec::with_capacity(n * width);
     for _ in 0..n {
-        let r = rng.next();
+        let r = rng.next_u64();
         let unit = (r >> 40) as f64 / (1u64 << 24) as f64;
         let value = unit * 2000.0 - 1000.0;
         match desc.dtype {
@@ -667,11 +656,12 @@ fn random_tensor(desc: &TensorDesc, rng: &mut Rng) -> Result<HostTensor, OpError
     HostTensor::from_bytes(desc.clone(), bytes)
 }
 
-/// An index tensor of `sizes` whose element `i` is `value(i)`.
+/// An index tensor of `sizes` whose element `i` is `value(i)`, called in
+/// element order.
 fn index_tensor(
     dtype: DataType,
     sizes: &[u32],
-    value: impl Fn(u64) -> u64,
+    mut value: impl FnMut(u64) -> u64,
 ) -> Result<HostTensor, OpError> {
     let desc = TensorDesc::new(dtype, sizes.to_vec());
     let n = desc.element_count().unwrap_or(0);
@@ -743,7 +733,7 @@ const TYPE_GROUPS: [(DataType, DataType, DataType); 3] = [
 /// Every case for main tensors of `size` bytes.
 #[cfg(test)]
 fn cases(size: u64) -> Result<Vec<CaseSpec>, OpError> {
-    let mut rng = Rng(CASE_SEED);
+    let mut rng = Rng::new(CASE_SEED);
     let mut out = Vec::new();
     for types in TYPE_GROUPS {
         out.extend(cases_of(size, types, &mut rng)?);
@@ -864,7 +854,7 @@ fn cases_of(
     } else {
         dt
     };
-    let mut fuzz_rng = ops_core::fuzz::Rng::new(rng.next());
+    let mut fuzz_rng = Rng::new(rng.next_u64());
     let sum_input = Arc::new(if sum_dt.is_float() {
         ops_core::fuzz::same_sign_tensor(sum_dt, &sizes, Some((0.5, 2.0)), &mut fuzz_rng)
     } else {
@@ -910,8 +900,7 @@ fn cases_of(
     )?);
     let table_bytes = table.bytes().len() as u64;
     let gtype = format!("{}/{} idx", gather_dt.spec_name(), index_dt.spec_name());
-    let seed = rng.next();
-    let row_ix = index_tensor(index_dt, &[rows, 1], |i| mix(seed ^ i) % u64::from(rows))?;
+    let row_ix = index_tensor(index_dt, &[rows, 1], |_| rng.below(u64::from(rows)))?;
     let gather_rows = GatherND1Desc::builder()
         .input(table.desc().clone())
         .indices(row_ix.desc().clone())
@@ -932,11 +921,10 @@ fn cases_of(
     // at most `size` bytes.
     let count = (u64::from(rows * cols)).min((size / (2 * iw)).max(1)) as u32;
     let elem_ix = index_tensor(index_dt, &[count, 2], |i| {
-        let h = mix(seed ^ (i / 2));
         if i % 2 == 0 {
-            h % u64::from(rows)
+            rng.below(u64::from(rows))
         } else {
-            (h >> 32) % u64::from(cols)
+            rng.below(u64::from(cols))
         }
     })?;
     // The same count of elements in row-major order: what random access
@@ -987,7 +975,7 @@ fn cases_of(
         let colliding = index_tensor(index_dt, &[rows, cols], |i| (i / c) % 16.min(r))?;
         // Random: each update element aims at a row of its own choosing, so
         // neighbouring columns go to different rows.
-        let random = index_tensor(index_dt, &[rows, cols], |i| mix(i ^ 0x5ca7) % r)?;
+        let random = index_tensor(index_dt, &[rows, cols], |_| rng.below(r))?;
         for (name, indices) in [
             ("unique", unique),
             ("collisions", colliding),
@@ -1013,17 +1001,9 @@ fn cases_of(
     }
     // The ONNX cases draw from a generator of their own, so that the cases
     // above keep their inputs.
-    let mut onnx_rng = Rng(mix(CASE_SEED ^ dt.size_bytes() as u64));
+    let mut onnx_rng = Rng::new(CASE_SEED ^ dt.size_bytes() as u64);
     out.extend(onnx_cases(size, (dt, gather_dt, index_dt), &mut onnx_rng)?);
     Ok(out)
-}
-
-/// A 64-bit mixer (splitmix64's finaliser) for index patterns.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// The ratio the issue asks of an element-wise operator on a hardware GPU.
@@ -1143,10 +1123,9 @@ fn onnx_cases(
         &TensorDesc::new(gather_dt, [vocab, hidden]),
         rng,
     )?);
-    let seed = rng.next();
     let batch = 4.min(vocab);
-    let ids = index_tensor(index_dt, &[batch, vocab / batch], |i| {
-        mix(seed ^ i) % u64::from(vocab)
+    let ids = index_tensor(index_dt, &[batch, vocab / batch], |_| {
+        rng.below(u64::from(vocab))
     })?;
     let tokens = u64::from(batch * (vocab / batch));
     let embed = onnx::GatherDesc::builder()
@@ -1168,8 +1147,7 @@ fn onnx_cases(
     // GatherElements along axis 0 of the same table, each element from a
     // random row, by indices of at most `size` bytes.
     let n = (size / (u64::from(hidden) * iw)).clamp(1, u64::from(vocab)) as u32;
-    let seed = rng.next();
-    let elem_ix = index_tensor(index_dt, &[n, hidden], |i| mix(seed ^ i) % u64::from(vocab))?;
+    let elem_ix = index_tensor(index_dt, &[n, hidden], |_| rng.below(u64::from(vocab)))?;
     let gather_elems = onnx::GatherElementsDesc::builder()
         .data(table.desc().clone())
         .indices(elem_ix.desc().clone())
@@ -1298,7 +1276,7 @@ fn clip_and_concat_cases(a: &Arc<HostTensor>) -> Result<Vec<CaseSpec>, OpError> 
         ..streaming_case("Fused scale-bias clip", fused, &[a], ELEMENTWISE_TARGET)?
     });
 
-    let mut rng = Rng(mix(CASE_SEED ^ 0x00c0_c0a7 ^ dt.size_bytes() as u64));
+    let mut rng = Rng::new(CASE_SEED ^ 0x00c0_c0a7 ^ dt.size_bytes() as u64);
     // At least 8 rows and 8 columns (64 elements): four parts either way.
     let n = CONCAT_PARTS;
     for (name, part_sizes, axis) in [

@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ops_core::fuzz::proptest::strategy::{Strategy, ValueTree};
-use ops_core::fuzz::proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use ops_core::fuzz::proptest::test_runner::{Config, TestRng, TestRunner};
 use ops_core::fuzz::{self, Aim, InvalidCase, Outcome as FuzzOutcome, ValidCase};
 use ops_core::{DataType, FeatureLevel, HostTensor, OpError, Operator, OperatorInfo};
 
@@ -180,12 +180,7 @@ struct OpRun {
 }
 
 fn rng_for(seed: u64, k: usize) -> TestRng {
-    let mut r = fuzz::Rng::new(seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let mut bytes = [0u8; 32];
-    for chunk in bytes.chunks_mut(8) {
-        chunk.copy_from_slice(&r.next_u64().to_le_bytes());
-    }
-    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+    fuzz::Rng::new(seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).into_test_rng()
 }
 
 fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
