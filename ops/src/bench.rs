@@ -62,9 +62,9 @@ use ops_core::{DataType, DeviceClass, HostTensor, OpError, Operator, TensorDesc}
 use ops_gpu::{CacheStats, Context, MinimalDispatch, Profiler};
 use serde_json::{json, Value};
 
-use crate::onnx::{self, scatternd::ScatterNDReduction};
-use crate::reduce::{ReduceDesc, ReduceFunction};
-use crate::{ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
+use ops::onnx::{self, scatternd::ScatterNDReduction};
+use ops::reduce::{ReduceDesc, ReduceFunction};
+use ops::{ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
 
 /// The default byte size of each case's main tensor: 64 MiB.
 pub const DEFAULT_SIZE: u64 = 64 << 20;
@@ -1264,7 +1264,7 @@ fn clip_and_concat_cases(a: &Arc<HostTensor>) -> Result<Vec<CaseSpec>, OpError> 
         &[a, &min, &max],
         ELEMENTWISE_TARGET,
     )?);
-    let fused = crate::ElementWiseClipDesc::builder()
+    let fused = ops::ElementWiseClipDesc::builder()
         .input(a.desc().clone())
         .min(-300.0)
         .max(300.0)

@@ -65,7 +65,9 @@
 pub mod onnx;
 mod write;
 
-pub use write::{tensor_to_json, write_cases};
+#[cfg(test)]
+pub use write::tensor_to_json;
+pub use write::write_cases;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -133,9 +135,11 @@ pub struct CaseOutput {
 #[derive(Clone, Debug)]
 pub struct Case {
     /// The file, as it is named in messages.
+    #[allow(dead_code, reason = "where the reader found the case; tests check it")]
     pub file: String,
     /// The case's JSON path in its file: `$` for a file holding one case
     /// object, `$[2]` for the third case of an array.
+    #[allow(dead_code, reason = "where the reader found the case; tests check it")]
     pub path: String,
     /// The case's name.
     pub name: String,
@@ -188,11 +192,6 @@ impl Case {
     /// The input tensors in the operator's order, as a run takes them.
     pub fn input_tensors(&self) -> Vec<&HostTensor> {
         self.inputs.iter().map(|i| &i.tensor).collect()
-    }
-
-    /// Where the case is, for messages: `cases/a.json: $[2]`.
-    pub fn location(&self) -> String {
-        format!("{}: {}", self.file, self.path)
     }
 }
 

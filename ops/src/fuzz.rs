@@ -384,7 +384,7 @@ pub fn write_case_file(dir: &Path, case: &Case, note: &str) -> io::Result<PathBu
 
 /// Whether `ops run` fails on the written case (it reproduces the failure).
 fn reproduces(path: &Path, gpu: Option<&'static ops_gpu::Context>) -> Option<bool> {
-    let cases = crate::case::read_cases(path, crate::catalog()).ok()?;
+    let cases = crate::case::read_cases(path, ops::catalog()).ok()?;
     let cpu = CpuExecutor;
     let g = gpu.map(GpuExecutor);
     let mut executors: Vec<&dyn Executor> = vec![&cpu];
@@ -703,7 +703,7 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
     // stays unlocked: the progress bar draws on it from its own thread.
     let mut out = anstream::AutoStream::auto(io::stdout().lock());
     let mut err = anstream::AutoStream::auto(io::stderr());
-    let catalog = crate::catalog();
+    let catalog = ops::catalog();
     let mut infos: Vec<&'static OperatorInfo> = Vec::new();
     for name in &args.ops {
         // Every instance of a spec with optional or variadic tensors.

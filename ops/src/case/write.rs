@@ -181,6 +181,7 @@ impl Case {
 
 /// A tensor as a case-file tensor object, `{"dtype": ..., "shape": ..., "data": [...]}`,
 /// on one line.
+#[cfg(test)]
 pub fn tensor_to_json(t: &HostTensor) -> String {
     to_string(&TensorJson::tensor(t), 0)
 }
