@@ -1354,39 +1354,41 @@ impl BenchReport {
             );
         }
         let _ = writeln!(s);
-        let _ = writeln!(
-            s,
-            "{:<26} {:<18} {:>9} {:>10} {:>7} {:>7} {:>6} {:>8} {:>5}  kernels",
-            "case",
-            "type",
-            "MB moved",
-            "median ms",
-            "GB/s",
-            "x copy",
-            "target",
-            "cpu GB/s",
-            "check"
+        let mut table = crate::term::table(
+            &[
+                "case",
+                "type",
+                "MB moved",
+                "median ms",
+                "GB/s",
+                "x copy",
+                "target",
+                "cpu GB/s",
+                "check",
+                "kernels",
+            ],
+            &[2, 3, 4, 5, 6, 7],
         );
         for c in &self.cases {
-            let _ = writeln!(
-                s,
-                "{:<26} {:<18} {:>9.1} {:>10.3} {:>7.2} {:>7.2} {:>6.2} {:>8} {:>5}  {}",
-                c.name,
-                c.dtype,
-                c.bytes as f64 / 1e6,
-                ms(c.median),
-                c.gbps,
-                c.ratio,
-                c.target,
+            table.add_row([
+                c.name.clone(),
+                c.dtype.clone(),
+                format!("{:.1}", c.bytes as f64 / 1e6),
+                format!("{:.3}", ms(c.median)),
+                format!("{:.2}", c.gbps),
+                format!("{:.2}", c.ratio),
+                format!("{:.2}", c.target),
                 c.cpu_gbps().map_or("-".into(), |g| format!("{g:.2}")),
                 match c.matches_cpu {
                     Some(true) => "ok",
                     Some(false) => "DIFF",
                     None => "-",
-                },
-                short_keys(&c.kernels)
-            );
+                }
+                .to_owned(),
+                short_keys(&c.kernels),
+            ]);
         }
+        s.push_str(&crate::term::table_text(&table, ""));
         let sc = &self.small_call;
         let _ = writeln!(s);
         let _ = writeln!(s, "small calls: {}", sc.what);

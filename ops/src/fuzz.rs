@@ -604,29 +604,19 @@ fn coverage(run: &OpRun) -> (String, Coverage) {
             combos.insert(cell.1.clone());
         }
         let at = level.map_or("any".to_string(), |l| format!("{l}+"));
-        let width = combos
-            .iter()
-            .map(|c| combo_text(info, c).len())
-            .max()
-            .unwrap_or(0)
-            .max(10);
-        let _ = write!(lines, "  {at:<5} {:<width$}", "");
-        for r in lo..=hi {
-            let _ = write!(lines, " {:>4}", format!("r{r}"));
-        }
-        if !enumerated {
-            lines.push_str("   (too many combinations to list; only those hit)");
-        }
-        lines.push('\n');
+        let ranks: Vec<String> = (lo..=hi).map(|r| format!("r{r}")).collect();
+        let mut header = vec!["level", "inputs -> outputs"];
+        header.extend(ranks.iter().map(String::as_str));
+        let mut table = crate::term::table(&header, &(2..header.len()).collect::<Vec<_>>());
         for combo in &combos {
-            let _ = write!(lines, "  {at:<5} {:<width$}", combo_text(info, combo));
+            let mut row = vec![at.clone(), combo_text(info, combo)];
             for r in lo..=hi {
                 counts.cells += 1;
                 let cell = (level, combo.clone(), r);
                 let mark = match run.hits.get(&cell) {
                     Some(n) => {
                         counts.hit += 1;
-                        let _ = write!(lines, " {n:>4}");
+                        row.push(n.to_string());
                         continue;
                     }
                     None if run.unreachable.contains(&cell) => {
@@ -635,13 +625,17 @@ fn coverage(run: &OpRun) -> (String, Coverage) {
                     }
                     None => ".",
                 };
-                let _ = write!(lines, " {mark:>4}");
+                row.push(mark.to_owned());
                 *counts.not_hit_by_rank.entry(r).or_default() += 1;
                 if let Some(&d) = combo.first() {
                     *counts.not_hit_by_dtype.entry(d).or_default() += 1;
                 }
             }
-            lines.push('\n');
+            table.add_row(row);
+        }
+        lines.push_str(&crate::term::table_text(&table, "  "));
+        if !enumerated {
+            lines.push_str("   (too many combinations to list; only those hit)\n");
         }
     }
     let levels: Vec<String> = run
