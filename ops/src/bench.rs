@@ -62,6 +62,8 @@ use ops_core::{DataType, DeviceClass, HostTensor, OpError, Operator, TensorDesc}
 use ops_gpu::{CacheStats, Context, MinimalDispatch, Profiler};
 use serde_json::{json, Value};
 
+use crate::term::Bar;
+
 use ops::onnx::{self, scatternd::ScatterNDReduction};
 use ops::reduce::{ReduceDesc, ReduceFunction};
 use ops::{ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
@@ -94,7 +96,8 @@ pub struct BenchOptions {
     /// Only the cases whose name contains this text (the copy kernel and the
     /// small-call comparison always run).
     pub filter: Option<String>,
-    /// Print each case to stderr as it completes.
+    /// Show progress on stderr: a bar on a terminal, else a line per case
+    /// as it completes.
     pub progress: bool,
     /// The class of plans to time (`None`: the context's
     /// [`Context::device_class`], which follows its adapter).
@@ -379,13 +382,36 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
     let (copy, alongside) = copy_case(&profiler, copy_bytes, options, runs, false)?;
     let (copy_words, _) = copy_case(&profiler, copy_bytes, options, runs, true)?;
     let mut results = Vec::new();
+    // Progress: a bar on a terminal, a line per case elsewhere. The bar's
+    // length comes from the case list at the smoke size (the same cases,
+    // built in an instant), corrected as each group's real cases are built.
+    let mut bar = if options.progress {
+        let mut rng = Rng::new(CASE_SEED);
+        let mut count = 0;
+        for types in TYPE_GROUPS {
+            let small = cases_of(BenchOptions::smoke().size, types, &mut rng);
+            count += small.map_or(0, |c| c.iter().filter(|c| wanted(c)).count());
+        }
+        Bar::new(count as u64, "cases", Duration::ZERO)
+    } else {
+        Bar::hidden()
+    };
+    let lines = options.progress && !bar.drawn();
+    let mut done = 0u64;
     // One data-type group at a time, so that only its inputs are in memory.
     let mut rng = Rng::new(CASE_SEED);
     for types in TYPE_GROUPS {
         let specs = cases_of(options.size, types, &mut rng)?;
-        for spec in specs.iter().filter(|c| wanted(c)) {
+        let specs: Vec<&CaseSpec> = specs.iter().filter(|c| wanted(c)).collect();
+        let left = bar.bar().length().unwrap_or(0).saturating_sub(done);
+        if specs.len() as u64 > left {
+            bar.bar().inc_length(specs.len() as u64 - left);
+        }
+        for spec in specs {
+            bar.update(done, format!("{} {}", spec.name, spec.dtype));
             let r = run_case(&profiler, class, spec, options, runs, &alongside)?;
-            if options.progress {
+            done += 1;
+            if lines {
                 eprintln!(
                     "{} {}: {:.3} ms, {:.2} GB/s, {:.2}x copy, cpu {}",
                     r.name,
@@ -399,7 +425,9 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
             results.push(r);
         }
     }
+    bar.update(done, "small calls");
     let small_call = small_call(ctx, options.small_calls.max(1))?;
+    bar.finish();
     let a = ctx.adapter();
     Ok(BenchReport {
         adapter: crate::term::adapter_text(a),
