@@ -8,9 +8,9 @@
 //! of each pattern family (`concat`, `elementwise`, `fold`, `reduce`, `gather_nd`,
 //! `gather_elements`, `scatter_elements`, `scatter_combine`, `scatter_nd`,
 //! `view`, `pad`, `one_hot`) that generated code calls with the spec's
-//! parameters. [`fuzz`] derives proptest strategies of valid and invalid
-//! calls from any operator's [`OperatorInfo`], so every spec file gets its
-//! fuzzing for free.
+//! parameters. `fuzz` (the `fuzz` feature) derives proptest strategies of
+//! valid and invalid calls from any operator's [`OperatorInfo`], so every
+//! spec file gets its fuzzing for free.
 
 #![warn(missing_docs)]
 
@@ -20,6 +20,7 @@ pub mod args;
 mod dtype;
 mod error;
 pub mod expr;
+#[cfg(feature = "fuzz")]
 pub mod fuzz;
 mod level;
 mod op;
@@ -53,4 +54,26 @@ pub mod __private {
     pub use crate::expr;
     pub use crate::patterns;
     pub use crate::support;
+
+    /// Expands to its items when `ops-core`'s `fuzz` feature is on, to
+    /// nothing otherwise: generated code's `valid_cases()`,
+    /// `invalid_cases()` and the catalog's spec test go through it, since a
+    /// `#[cfg(feature = "fuzz")]` in generated code would read the invoking
+    /// crate's features, not this crate's.
+    #[cfg(feature = "fuzz")]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __ops_core_if_fuzz {
+        ($($tt:tt)*) => { $($tt)* };
+    }
+
+    /// See the `fuzz` variant above.
+    #[cfg(not(feature = "fuzz"))]
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __ops_core_if_fuzz {
+        ($($tt:tt)*) => {};
+    }
+
+    pub use crate::__ops_core_if_fuzz as if_fuzz;
 }

@@ -109,15 +109,18 @@ pub fn catalog(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
         /// Generated tests of the catalog's specs.
         #[cfg(test)]
         mod __ops_catalog_tests {
-            /// Every spec's rules agree with its pattern: descriptors that
-            /// validate get a GPU plan and run on the CPU reference with
-            /// outputs of the `shape` rules' sizes, or fail only as the
-            /// spec documents (`ops_core::fuzz::check_spec`).
-            #[test]
-            fn shape_rules_agree_with_patterns() {
-                for info in super::catalog() {
-                    if let ::core::result::Result::Err(e) = ::ops_core::fuzz::check_spec(info, 64) {
-                        ::core::panic!("{}", e);
+            // Needs `ops-core`'s `fuzz` feature, as `valid_cases()` does.
+            ::ops_core::__private::if_fuzz! {
+                /// Every spec's rules agree with its pattern: descriptors that
+                /// validate get a GPU plan and run on the CPU reference with
+                /// outputs of the `shape` rules' sizes, or fail only as the
+                /// spec documents (`ops_core::fuzz::check_spec`).
+                #[test]
+                fn shape_rules_agree_with_patterns() {
+                    for info in super::catalog() {
+                        if let ::core::result::Result::Err(e) = ::ops_core::fuzz::check_spec(info, 64) {
+                            ::core::panic!("{}", e);
+                        }
                     }
                 }
             }

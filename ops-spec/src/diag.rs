@@ -91,7 +91,8 @@ pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-/// The candidate closest to `name` by edit distance, if close enough.
+/// The candidate closest to `name` by edit distance (optimal string
+/// alignment: a transposition counts as one edit), if close enough.
 pub fn near_miss<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (name.len() / 3).max(1) + usize::from(name.len() > 5);
     candidates
@@ -104,36 +105,11 @@ pub fn near_miss<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) 
             let mut sb: Vec<char> = b.chars().collect();
             sa.sort_unstable();
             sb.sort_unstable();
-            ((distance(&a, &b), sa != sb), c)
+            ((strsim::osa_distance(&a, &b), sa != sb), c)
         })
         .filter(|((d, _), _)| *d <= limit)
         .min_by_key(|(k, _)| *k)
         .map(|(_, c)| c)
-}
-
-/// Damerau-Levenshtein (optimal string alignment) distance.
-fn distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
 }
 
 /// Collects diagnostics across the pipeline (serde's `Ctxt`).

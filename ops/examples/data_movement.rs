@@ -6,7 +6,7 @@
 use ops::{onnx, HostTensor, Operator};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let gpu = ops_gpu::shared()?;
+    let gpu = ops::gpu::shared()?;
     let x = HostTensor::from_slice([1, 2, 3], &[1u8, 2, 3, 4, 5, 6])?;
     let transpose = onnx::TransposeDesc::builder()
         .data(x.desc().clone())

@@ -46,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .indices_dimension_count(2)
         .build()?;
 
-    let ctx = ops_gpu::shared()?;
+    let ctx = ops::gpu::shared()?;
     let logits_d = ctx.upload(&logits)?;
     let labels_d = ctx.upload(&labels)?;
     let mut rec = ctx.record();

@@ -7,7 +7,7 @@
 use ops::{onnx, DataType, ElementWiseAddDesc, FeatureLevel, HostTensor, Operator, TensorDesc};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let gpu = ops_gpu::shared()?;
+    let gpu = ops::gpu::shared()?;
 
     // ONNX: [2, 3] + [3], the row broadcast over the rows.
     let a = HostTensor::from_slice([2, 3], &[0f32, 1., 2., 10., 11., 12.])?;

@@ -15,7 +15,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .indices(ids.desc().clone())
         .axis(0)
         .build()?;
-    let gpu = ops_gpu::shared()?;
+    let gpu = ops::gpu::shared()?;
     let out = gpu.run(&gather, &[&table, &ids])?;
     assert_eq!(out, gather.run_cpu(&[&table, &ids])?);
     println!(

@@ -5,6 +5,7 @@
 //!
 //! `cargo run --release --example own_device`
 
+use ops::gpu::wgpu;
 use ops::{onnx, DataType, HostTensor, Operator, TensorDesc};
 
 const N: u32 = 16;
@@ -80,7 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }))?,
     };
     let (device, queue) = pollster::block_on(adapter.request_device(&Default::default()))?;
-    let ctx = ops_gpu::Context::from_device(device.clone(), queue.clone());
+    let ctx = ops::gpu::Context::from_device(device.clone(), queue.clone());
 
     let bytes = u64::from(N) * 4;
     let buffer = |usage| {

@@ -3,8 +3,8 @@
 //!
 //! `cargo run -p ops --example reduce`
 
+use ops::fuzz::compare_within;
 use ops::{onnx, HostTensor, Operator};
-use ops_core::fuzz::compare_within;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let data: Vec<f32> = (0..12).map(|i| i as f32 * 0.5).collect();
@@ -17,7 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     // A host input is passed as the descriptor holds it.
     let cpu = sum.run_cpu(&[&x, &axes])?;
-    let gpu = ops_gpu::shared()?.run(&sum, &[&x, &axes])?;
+    let gpu = ops::gpu::shared()?.run(&sum, &[&x, &axes])?;
     compare_within(&gpu, &cpu, sum.tolerance())?;
     println!(
         "row sums {:?} ({:?})",

@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
     let inputs = [&data, &indices, &updates];
     let cpu = scatter.run_cpu(&inputs)?;
-    let gpu = ops_gpu::shared()?.run(&scatter, &inputs)?;
+    let gpu = ops::gpu::shared()?.run(&scatter, &inputs)?;
     assert_eq!(gpu[0].bytes(), cpu[0].bytes(), "deterministic, in order");
     println!("scatter-add {:?}", gpu[0].to_vec::<f32>().unwrap());
     Ok(())

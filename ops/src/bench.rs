@@ -57,13 +57,16 @@ use std::io::{self, Write as _};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ops_core::fuzz::Rng;
 use ops_core::{DataType, DeviceClass, HostTensor, OpError, Operator, TensorDesc};
 use ops_gpu::{CacheStats, Context, MinimalDispatch, Profiler};
 use serde_json::{json, Value};
 
-use crate::onnx::{self, scatternd::ScatterNDReduction};
-use crate::reduce::{ReduceDesc, ReduceFunction};
-use crate::{ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
+use crate::term::Bar;
+
+use ops::onnx::{self, scatternd::ScatterNDReduction};
+use ops::reduce::{ReduceDesc, ReduceFunction};
+use ops::{ArgMinDesc, GatherND1Desc, ReduceMinDesc, ScatterDesc};
 
 pub mod chain;
 
@@ -95,7 +98,8 @@ pub struct BenchOptions {
     /// Only the cases whose name contains this text (the copy kernel and the
     /// small-call comparison always run).
     pub filter: Option<String>,
-    /// Print each case to stderr as it completes.
+    /// Show progress on stderr: a bar on a terminal, else a line per case
+    /// as it completes.
     pub progress: bool,
     /// The class of plans to time (`None`: the context's
     /// [`Context::device_class`], which follows its adapter).
@@ -383,13 +387,36 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
     let (copy, alongside) = copy_case(&profiler, copy_bytes, options, runs, false)?;
     let (copy_words, _) = copy_case(&profiler, copy_bytes, options, runs, true)?;
     let mut results = Vec::new();
+    // Progress: a bar on a terminal, a line per case elsewhere. The bar's
+    // length comes from the case list at the smoke size (the same cases,
+    // built in an instant), corrected as each group's real cases are built.
+    let mut bar = if options.progress {
+        let mut rng = Rng::new(CASE_SEED);
+        let mut count = 0;
+        for types in TYPE_GROUPS {
+            let small = cases_of(BenchOptions::smoke().size, types, &mut rng);
+            count += small.map_or(0, |c| c.iter().filter(|c| wanted(c)).count());
+        }
+        Bar::new(count as u64, "cases", Duration::ZERO)
+    } else {
+        Bar::hidden()
+    };
+    let lines = options.progress && !bar.drawn();
+    let mut done = 0u64;
     // One data-type group at a time, so that only its inputs are in memory.
-    let mut rng = Rng(CASE_SEED);
+    let mut rng = Rng::new(CASE_SEED);
     for types in TYPE_GROUPS {
         let specs = cases_of(options.size, types, &mut rng)?;
-        for spec in specs.iter().filter(|c| wanted(c)) {
+        let specs: Vec<&CaseSpec> = specs.iter().filter(|c| wanted(c)).collect();
+        let left = bar.bar().length().unwrap_or(0).saturating_sub(done);
+        if specs.len() as u64 > left {
+            bar.bar().inc_length(specs.len() as u64 - left);
+        }
+        for spec in specs {
+            bar.update(done, format!("{} {}", spec.name, spec.dtype));
             let r = run_case(&profiler, class, spec, options, runs, &alongside)?;
-            if options.progress {
+            done += 1;
+            if lines {
                 eprintln!(
                     "{} {}: {:.3} ms, {:.2} GB/s, {:.2}x copy, cpu {}",
                     r.name,
@@ -403,8 +430,11 @@ pub fn bench(ctx: &Context, options: &BenchOptions) -> Result<BenchReport, OpErr
             results.push(r);
         }
     }
+    bar.update(done, "small calls");
     let small_call = small_call(ctx, options.small_calls.max(1))?;
+    bar.update(done, "chains");
     let chain = chain::chains(ctx, options.small_calls.max(1), runs, options.size)?;
+    bar.finish();
     let a = ctx.adapter();
     Ok(BenchReport {
         adapter: crate::term::adapter_text(a),
@@ -495,7 +525,7 @@ fn copy_case<'p>(
     } else {
         ops_gpu::copy_plan(bytes)?
     };
-    let mut rng = Rng(0x0c0f_fee0_dead_beef);
+    let mut rng = Rng::new(0x0c0f_fee0_dead_beef);
     let input = random_tensor(&desc, &mut rng)?;
     let prepared = profiler.prepare(&plan, &[&input], std::slice::from_ref(&desc))?;
     let (med, min, _) = time_runs(&prepared, None, options, runs)?;
@@ -575,7 +605,7 @@ const SMALL_CALL_ROUNDS: usize = 10;
 fn small_call(ctx: &Context, calls: usize) -> Result<SmallCall, OpError> {
     let elements = (SMALL_CALL_BYTES / 4) as u32;
     let sizes = [16u32, elements / 16];
-    let mut rng = Rng(0x5ca1_ab1e);
+    let mut rng = Rng::new(0x5ca1_ab1e);
     let input = random_tensor(&TensorDesc::new(DataType::Float32, sizes), &mut rng)?;
     let op = ArgMinDesc::builder()
         .input(input.desc().clone())
@@ -642,18 +672,6 @@ struct CaseSpec {
     target: f64,
 }
 
-/// A seeded xorshift64* generator: the inputs are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 /// Random elements: floats uniform in [-1000, 1000) (no NaN), integers
 /// uniformly random bits.
 fn random_tensor(desc: &TensorDesc, rng: &mut Rng) -> Result<HostTensor, OpError> {
@@ -661,7 +679,7 @@ fn random_tensor(desc: &TensorDesc, rng: &mut Rng) -> Result<HostTensor, OpError
     let width = desc.dtype.size_bytes();
     let mut bytes = Vec::with_capacity(n * width);
     for _ in 0..n {
-        let r = rng.next();
+        let r = rng.next_u64();
         let unit = (r >> 40) as f64 / (1u64 << 24) as f64;
         let value = unit * 2000.0 - 1000.0;
         match desc.dtype {
@@ -674,11 +692,12 @@ fn random_tensor(desc: &TensorDesc, rng: &mut Rng) -> Result<HostTensor, OpError
     HostTensor::from_bytes(desc.clone(), bytes)
 }
 
-/// An index tensor of `sizes` whose element `i` is `value(i)`.
+/// An index tensor of `sizes` whose element `i` is `value(i)`, called in
+/// element order.
 fn index_tensor(
     dtype: DataType,
     sizes: &[u32],
-    value: impl Fn(u64) -> u64,
+    mut value: impl FnMut(u64) -> u64,
 ) -> Result<HostTensor, OpError> {
     let desc = TensorDesc::new(dtype, sizes.to_vec());
     let n = desc.element_count().unwrap_or(0);
@@ -750,7 +769,7 @@ const TYPE_GROUPS: [(DataType, DataType, DataType); 3] = [
 /// Every case for main tensors of `size` bytes.
 #[cfg(test)]
 fn cases(size: u64) -> Result<Vec<CaseSpec>, OpError> {
-    let mut rng = Rng(CASE_SEED);
+    let mut rng = Rng::new(CASE_SEED);
     let mut out = Vec::new();
     for types in TYPE_GROUPS {
         out.extend(cases_of(size, types, &mut rng)?);
@@ -871,7 +890,7 @@ fn cases_of(
     } else {
         dt
     };
-    let mut fuzz_rng = ops_core::fuzz::Rng::new(rng.next());
+    let mut fuzz_rng = Rng::new(rng.next_u64());
     let sum_input = Arc::new(if sum_dt.is_float() {
         ops_core::fuzz::same_sign_tensor(sum_dt, &sizes, Some((0.5, 2.0)), &mut fuzz_rng)
     } else {
@@ -917,8 +936,7 @@ fn cases_of(
     )?);
     let table_bytes = table.bytes().len() as u64;
     let gtype = format!("{}/{} idx", gather_dt.spec_name(), index_dt.spec_name());
-    let seed = rng.next();
-    let row_ix = index_tensor(index_dt, &[rows, 1], |i| mix(seed ^ i) % u64::from(rows))?;
+    let row_ix = index_tensor(index_dt, &[rows, 1], |_| rng.below(u64::from(rows)))?;
     let gather_rows = GatherND1Desc::builder()
         .input(table.desc().clone())
         .indices(row_ix.desc().clone())
@@ -939,11 +957,10 @@ fn cases_of(
     // at most `size` bytes.
     let count = (u64::from(rows * cols)).min((size / (2 * iw)).max(1)) as u32;
     let elem_ix = index_tensor(index_dt, &[count, 2], |i| {
-        let h = mix(seed ^ (i / 2));
         if i % 2 == 0 {
-            h % u64::from(rows)
+            rng.below(u64::from(rows))
         } else {
-            (h >> 32) % u64::from(cols)
+            rng.below(u64::from(cols))
         }
     })?;
     // The same count of elements in row-major order: what random access
@@ -994,7 +1011,7 @@ fn cases_of(
         let colliding = index_tensor(index_dt, &[rows, cols], |i| (i / c) % 16.min(r))?;
         // Random: each update element aims at a row of its own choosing, so
         // neighbouring columns go to different rows.
-        let random = index_tensor(index_dt, &[rows, cols], |i| mix(i ^ 0x5ca7) % r)?;
+        let random = index_tensor(index_dt, &[rows, cols], |_| rng.below(r))?;
         for (name, indices) in [
             ("unique", unique),
             ("collisions", colliding),
@@ -1020,17 +1037,9 @@ fn cases_of(
     }
     // The ONNX cases draw from a generator of their own, so that the cases
     // above keep their inputs.
-    let mut onnx_rng = Rng(mix(CASE_SEED ^ dt.size_bytes() as u64));
+    let mut onnx_rng = Rng::new(CASE_SEED ^ dt.size_bytes() as u64);
     out.extend(onnx_cases(size, (dt, gather_dt, index_dt), &mut onnx_rng)?);
     Ok(out)
-}
-
-/// A 64-bit mixer (splitmix64's finaliser) for index patterns.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// The ratio the issue asks of an element-wise operator on a hardware GPU.
@@ -1150,10 +1159,9 @@ fn onnx_cases(
         &TensorDesc::new(gather_dt, [vocab, hidden]),
         rng,
     )?);
-    let seed = rng.next();
     let batch = 4.min(vocab);
-    let ids = index_tensor(index_dt, &[batch, vocab / batch], |i| {
-        mix(seed ^ i) % u64::from(vocab)
+    let ids = index_tensor(index_dt, &[batch, vocab / batch], |_| {
+        rng.below(u64::from(vocab))
     })?;
     let tokens = u64::from(batch * (vocab / batch));
     let embed = onnx::GatherDesc::builder()
@@ -1175,8 +1183,7 @@ fn onnx_cases(
     // GatherElements along axis 0 of the same table, each element from a
     // random row, by indices of at most `size` bytes.
     let n = (size / (u64::from(hidden) * iw)).clamp(1, u64::from(vocab)) as u32;
-    let seed = rng.next();
-    let elem_ix = index_tensor(index_dt, &[n, hidden], |i| mix(seed ^ i) % u64::from(vocab))?;
+    let elem_ix = index_tensor(index_dt, &[n, hidden], |_| rng.below(u64::from(vocab)))?;
     let gather_elems = onnx::GatherElementsDesc::builder()
         .data(table.desc().clone())
         .indices(elem_ix.desc().clone())
@@ -1293,7 +1300,7 @@ fn clip_and_concat_cases(a: &Arc<HostTensor>) -> Result<Vec<CaseSpec>, OpError> 
         &[a, &min, &max],
         ELEMENTWISE_TARGET,
     )?);
-    let fused = crate::ElementWiseClipDesc::builder()
+    let fused = ops::ElementWiseClipDesc::builder()
         .input(a.desc().clone())
         .min(-300.0)
         .max(300.0)
@@ -1305,7 +1312,7 @@ fn clip_and_concat_cases(a: &Arc<HostTensor>) -> Result<Vec<CaseSpec>, OpError> 
         ..streaming_case("Fused scale-bias clip", fused, &[a], ELEMENTWISE_TARGET)?
     });
 
-    let mut rng = Rng(mix(CASE_SEED ^ 0x00c0_c0a7 ^ dt.size_bytes() as u64));
+    let mut rng = Rng::new(CASE_SEED ^ 0x00c0_c0a7 ^ dt.size_bytes() as u64);
     // At least 8 rows and 8 columns (64 elements): four parts either way.
     let n = CONCAT_PARTS;
     for (name, part_sizes, axis) in [
@@ -1384,39 +1391,41 @@ impl BenchReport {
             );
         }
         let _ = writeln!(s);
-        let _ = writeln!(
-            s,
-            "{:<26} {:<18} {:>9} {:>10} {:>7} {:>7} {:>6} {:>8} {:>5}  kernels",
-            "case",
-            "type",
-            "MB moved",
-            "median ms",
-            "GB/s",
-            "x copy",
-            "target",
-            "cpu GB/s",
-            "check"
+        let mut table = crate::term::table(
+            &[
+                "case",
+                "type",
+                "MB moved",
+                "median ms",
+                "GB/s",
+                "x copy",
+                "target",
+                "cpu GB/s",
+                "check",
+                "kernels",
+            ],
+            &[2, 3, 4, 5, 6, 7],
         );
         for c in &self.cases {
-            let _ = writeln!(
-                s,
-                "{:<26} {:<18} {:>9.1} {:>10.3} {:>7.2} {:>7.2} {:>6.2} {:>8} {:>5}  {}",
-                c.name,
-                c.dtype,
-                c.bytes as f64 / 1e6,
-                ms(c.median),
-                c.gbps,
-                c.ratio,
-                c.target,
+            table.add_row([
+                c.name.clone(),
+                c.dtype.clone(),
+                format!("{:.1}", c.bytes as f64 / 1e6),
+                format!("{:.3}", ms(c.median)),
+                format!("{:.2}", c.gbps),
+                format!("{:.2}", c.ratio),
+                format!("{:.2}", c.target),
                 c.cpu_gbps().map_or("-".into(), |g| format!("{g:.2}")),
                 match c.matches_cpu {
                     Some(true) => "ok",
                     Some(false) => "DIFF",
                     None => "-",
-                },
-                short_keys(&c.kernels)
-            );
+                }
+                .to_owned(),
+                short_keys(&c.kernels),
+            ]);
         }
+        s.push_str(&crate::term::table_text(&table, ""));
         let sc = &self.small_call;
         let _ = writeln!(s);
         let _ = writeln!(s, "small calls: {}", sc.what);

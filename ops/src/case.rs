@@ -63,10 +63,14 @@
 //! them, whose operator is looked up in the `onnx` namespace; see [`onnx`].
 
 pub mod onnx;
+mod write;
+
+#[cfg(test)]
+pub use write::tensor_to_json;
+pub use write::write_cases;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fmt::Write as _;
 use std::path::Path;
 
 use ops_core::{
@@ -131,9 +135,11 @@ pub struct CaseOutput {
 #[derive(Clone, Debug)]
 pub struct Case {
     /// The file, as it is named in messages.
+    #[allow(dead_code, reason = "where the reader found the case; tests check it")]
     pub file: String,
     /// The case's JSON path in its file: `$` for a file holding one case
     /// object, `$[2]` for the third case of an array.
+    #[allow(dead_code, reason = "where the reader found the case; tests check it")]
     pub path: String,
     /// The case's name.
     pub name: String,
@@ -187,70 +193,11 @@ impl Case {
     pub fn input_tensors(&self) -> Vec<&HostTensor> {
         self.inputs.iter().map(|i| &i.tensor).collect()
     }
-
-    /// Where the case is, for messages: `cases/a.json: $[2]`.
-    pub fn location(&self) -> String {
-        format!("{}: {}", self.file, self.path)
-    }
-
-    /// The case as a pretty-printed JSON case object.
-    ///
-    /// `produced` replaces the outputs' data (`None` writes the outputs'
-    /// descriptions without data); `extra` adds string-valued top-level keys
-    /// after the standard ones (`backend`, `error`), which readers ignore. The
-    /// text reads back as the same case: floats are written with the
-    /// shortest digits that round-trip, NaN and the infinities as strings.
-    pub fn to_json(&self, produced: Option<&[HostTensor]>, extra: &[(&str, &str)]) -> String {
-        let mut s = String::from("{\n");
-        let _ = writeln!(s, "  \"name\": {},", json_string(&self.name));
-        let _ = writeln!(s, "  \"op\": {},", json_string(&self.op));
-        if let Some(level) = self.feature_level {
-            let _ = writeln!(s, "  \"feature_level\": \"{level}\",");
-        }
-        if let Some(e) = self.expect_error {
-            let _ = writeln!(s, "  \"expect_error\": \"{e}\",");
-        }
-        if let Some(m) = &self.expect_message {
-            let _ = writeln!(s, "  \"expect_message\": {},", json_string(m));
-        }
-        if let Some(Tolerance::Close { rtol, atol }) = self.tolerance {
-            let _ = writeln!(s, "  \"rtol\": {rtol:?},\n  \"atol\": {atol:?},");
-        }
-        s.push_str("  \"attributes\": {");
-        for (i, (name, value)) in self.attributes.iter().enumerate() {
-            let sep = if i == 0 { "" } else { ", " };
-            let _ = write!(s, "{sep}{}: {}", json_string(name), attr_to_json(value));
-        }
-        s.push_str("},\n  \"inputs\": {");
-        for (i, input) in self.inputs.iter().enumerate() {
-            let sep = if i == 0 { "\n" } else { ",\n" };
-            let _ = write!(
-                s,
-                "{sep}    {}: {}",
-                json_string(&input.name),
-                tensor_to_json(&input.tensor)
-            );
-        }
-        s.push_str("\n  },\n  \"outputs\": {");
-        for (i, output) in self.outputs.iter().enumerate() {
-            let sep = if i == 0 { "\n" } else { ",\n" };
-            let body = match produced.and_then(|p| p.get(i)) {
-                Some(t) => tensor_to_json(t),
-                None => desc_to_json(&output.desc),
-            };
-            let _ = write!(s, "{sep}    {}: {body}", json_string(&output.name));
-        }
-        s.push_str("\n  }");
-        for (key, value) in extra {
-            let _ = write!(s, ",\n  {}: {}", json_string(key), json_string(value));
-        }
-        s.push_str("\n}");
-        s
-    }
 }
 
 /// One mistake in a case file.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {}{message}", located(.location))]
 pub struct CaseError {
     /// The file, as it is named in messages.
     pub file: String,
@@ -267,20 +214,18 @@ pub struct CaseError {
     pub unsupported: bool,
 }
 
-impl fmt::Display for CaseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.location.is_empty() {
-            write!(f, "{}: {}", self.file, self.message)
-        } else {
-            write!(f, "{}: {}: {}", self.file, self.location, self.message)
-        }
+/// `location: `, or nothing when the whole file is concerned.
+fn located(location: &str) -> String {
+    if location.is_empty() {
+        String::new()
+    } else {
+        format!("{location}: ")
     }
 }
 
-impl std::error::Error for CaseError {}
-
-/// Every mistake found in one case file (never empty).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Every mistake found in one case file (never empty), one per line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", one_per_line(.errors))]
 pub struct CaseErrors {
     /// The mistakes, in file order.
     pub errors: Vec<CaseError>,
@@ -305,20 +250,10 @@ impl CaseErrors {
     }
 }
 
-impl fmt::Display for CaseErrors {
-    /// One mistake per line.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.errors.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{e}")?;
-        }
-        Ok(())
-    }
+fn one_per_line(errors: &[CaseError]) -> String {
+    let lines: Vec<String> = errors.iter().map(CaseError::to_string).collect();
+    lines.join("\n")
 }
-
-impl std::error::Error for CaseErrors {}
 
 /// Reads the case file at `path` (named in messages as `path.display()`).
 pub fn read_cases(path: &Path, catalog: &[&'static OperatorInfo]) -> Result<Vec<Case>, CaseErrors> {
@@ -1473,31 +1408,12 @@ fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
         .map(|(_, c)| c)
 }
 
-/// Edit distance with transpositions (optimal string alignment), on the first 64 characters.
+/// Edit distance with transpositions (optimal string alignment: `hihg` is
+/// one edit from `high`), on the first 64 characters so that a long string
+/// in a case file costs little.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().take(64).collect();
-    let b: Vec<char> = b.chars().take(64).collect();
-    // d[i][j]: distance between a[..i] and b[..j].
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = best;
-        }
-    }
-    d[a.len()][b.len()]
+    let head = |s: &str| s.char_indices().nth(64).map_or(s.len(), |(i, _)| i);
+    strsim::osa_distance(&a[..head(a)], &b[..head(b)])
 }
 
 fn backticked(names: &[&str]) -> String {
@@ -1506,63 +1422,6 @@ fn backticked(names: &[&str]) -> String {
         .map(|n| format!("`{n}`"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn attr_to_json(value: &AttrValue) -> String {
-    match value {
-        AttrValue::Int(i) => i.to_string(),
-        AttrValue::Ints(v) => format!(
-            "[{}]",
-            v.iter()
-                .map(|i| i.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        AttrValue::Bool(b) => b.to_string(),
-        // `{:?}` keeps a decimal point and round-trips the value.
-        AttrValue::Float(f) => format!("{f:?}"),
-        AttrValue::Enum(s) => json_string(s),
-    }
-}
-
-fn desc_to_json(desc: &TensorDesc) -> String {
-    format!(
-        "{{\"dtype\": \"{}\", \"shape\": {}}}",
-        desc.dtype.case_name(),
-        shape_to_json(&desc.sizes)
-    )
-}
-
-fn shape_to_json(sizes: &[u32]) -> String {
-    format!(
-        "[{}]",
-        sizes
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
-/// A tensor as a case-file tensor object, `{"dtype": ..., "shape": ..., "data": [...]}`,
-/// on one line.
-pub fn tensor_to_json(t: &HostTensor) -> String {
-    let mut data = String::new();
-    for i in 0..t.len() {
-        if i > 0 {
-            data.push_str(", ");
-        }
-        data.push_str(&format_element_json(t, i));
-    }
-    let strides = match &t.desc().strides {
-        Some(s) => format!(", \"strides\": {s:?}"),
-        None => String::new(),
-    };
-    format!(
-        "{{\"dtype\": \"{}\", \"shape\": {}{strides}, \"data\": [{data}]}}",
-        t.dtype().case_name(),
-        shape_to_json(t.sizes())
-    )
 }
 
 /// Element `i` of `t` as it reads in a message: integers exactly, booleans
@@ -1575,16 +1434,6 @@ pub fn format_element(t: &HostTensor, i: usize) -> String {
         DataType::Float16 => format_float(t.get::<f16>(i)),
         DataType::Bool => t.get::<bool>(i).to_string(),
         _ => t.get_int(i).map_or_else(String::new, |v| v.to_string()),
-    }
-}
-
-/// Element `i` as JSON: like [`format_element`], with the non-finite values quoted.
-fn format_element_json(t: &HostTensor, i: usize) -> String {
-    let s = format_element(t, i);
-    if s.ends_with("Infinity") || s == "NaN" {
-        format!("\"{s}\"")
-    } else {
-        s
     }
 }
 

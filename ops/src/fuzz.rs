@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ops_core::fuzz::proptest::strategy::{Strategy, ValueTree};
-use ops_core::fuzz::proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use ops_core::fuzz::proptest::test_runner::{Config, TestRng, TestRunner};
 use ops_core::fuzz::{self, Aim, InvalidCase, Outcome as FuzzOutcome, ValidCase};
 use ops_core::{DataType, FeatureLevel, HostTensor, OpError, Operator, OperatorInfo};
 
@@ -180,12 +180,7 @@ struct OpRun {
 }
 
 fn rng_for(seed: u64, k: usize) -> TestRng {
-    let mut r = fuzz::Rng::new(seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let mut bytes = [0u8; 32];
-    for chunk in bytes.chunks_mut(8) {
-        chunk.copy_from_slice(&r.next_u64().to_le_bytes());
-    }
-    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+    fuzz::Rng::new(seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).into_test_rng()
 }
 
 fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
@@ -389,7 +384,7 @@ pub fn write_case_file(dir: &Path, case: &Case, note: &str) -> io::Result<PathBu
 
 /// Whether `ops run` fails on the written case (it reproduces the failure).
 fn reproduces(path: &Path, gpu: Option<&'static ops_gpu::Context>) -> Option<bool> {
-    let cases = crate::case::read_cases(path, crate::catalog()).ok()?;
+    let cases = crate::case::read_cases(path, ops::catalog()).ok()?;
     let cpu = CpuExecutor;
     let g = gpu.map(GpuExecutor);
     let mut executors: Vec<&dyn Executor> = vec![&cpu];
@@ -609,29 +604,19 @@ fn coverage(run: &OpRun) -> (String, Coverage) {
             combos.insert(cell.1.clone());
         }
         let at = level.map_or("any".to_string(), |l| format!("{l}+"));
-        let width = combos
-            .iter()
-            .map(|c| combo_text(info, c).len())
-            .max()
-            .unwrap_or(0)
-            .max(10);
-        let _ = write!(lines, "  {at:<5} {:<width$}", "");
-        for r in lo..=hi {
-            let _ = write!(lines, " {:>4}", format!("r{r}"));
-        }
-        if !enumerated {
-            lines.push_str("   (too many combinations to list; only those hit)");
-        }
-        lines.push('\n');
+        let ranks: Vec<String> = (lo..=hi).map(|r| format!("r{r}")).collect();
+        let mut header = vec!["level", "inputs -> outputs"];
+        header.extend(ranks.iter().map(String::as_str));
+        let mut table = crate::term::table(&header, &(2..header.len()).collect::<Vec<_>>());
         for combo in &combos {
-            let _ = write!(lines, "  {at:<5} {:<width$}", combo_text(info, combo));
+            let mut row = vec![at.clone(), combo_text(info, combo)];
             for r in lo..=hi {
                 counts.cells += 1;
                 let cell = (level, combo.clone(), r);
                 let mark = match run.hits.get(&cell) {
                     Some(n) => {
                         counts.hit += 1;
-                        let _ = write!(lines, " {n:>4}");
+                        row.push(n.to_string());
                         continue;
                     }
                     None if run.unreachable.contains(&cell) => {
@@ -640,13 +625,17 @@ fn coverage(run: &OpRun) -> (String, Coverage) {
                     }
                     None => ".",
                 };
-                let _ = write!(lines, " {mark:>4}");
+                row.push(mark.to_owned());
                 *counts.not_hit_by_rank.entry(r).or_default() += 1;
                 if let Some(&d) = combo.first() {
                     *counts.not_hit_by_dtype.entry(d).or_default() += 1;
                 }
             }
-            lines.push('\n');
+            table.add_row(row);
+        }
+        lines.push_str(&crate::term::table_text(&table, "  "));
+        if !enumerated {
+            lines.push_str("   (too many combinations to list; only those hit)\n");
         }
     }
     let levels: Vec<String> = run
@@ -708,7 +697,7 @@ pub fn main(args: &FuzzArgs) -> io::Result<u8> {
     // stays unlocked: the progress bar draws on it from its own thread.
     let mut out = anstream::AutoStream::auto(io::stdout().lock());
     let mut err = anstream::AutoStream::auto(io::stderr());
-    let catalog = crate::catalog();
+    let catalog = ops::catalog();
     let mut infos: Vec<&'static OperatorInfo> = Vec::new();
     for name in &args.ops {
         // Every instance of a spec with optional or variadic tensors.

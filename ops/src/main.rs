@@ -13,7 +13,7 @@
 //! descriptor that cannot be built, or `--backend gpu` without a GPU).
 //!
 //! `run` and `fuzz` start with the adapter line `gpu: NAME [BACKEND, KIND],
-//! CLASS plans` ([`ops::term::gpu_line`]). Long work shows a progress bar on
+//! CLASS plans` ([`term::gpu_line`]). Long work shows a progress bar on
 //! stderr when it is a terminal; `PASS`, `FAIL`, `SKIP` and `ERROR` are
 //! coloured on a terminal, never when the output is piped or `NO_COLOR` is
 //! set.
@@ -24,9 +24,18 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ops::runner::{self, CpuExecutor, Executor, Format, GpuExecutor, RunOptions};
-use ops::term::{Bar, Suspend};
 use ops_core::OpError;
+
+mod bench;
+mod case;
+mod fuzz;
+mod runner;
+mod term;
+#[cfg(test)]
+mod tests;
+
+use runner::{CpuExecutor, Executor, Format, GpuExecutor, RunOptions};
+use term::{Bar, Suspend};
 
 /// Declared GPU tensor operators: run case files on the CPU reference and the GPU.
 #[derive(Debug, Parser)]
@@ -52,13 +61,13 @@ enum Command {
     /// Shows progress on stderr and prints a short summary on stdout (with
     /// --coverage, the coverage table of every operator too); writes each
     /// failure, shrunk, as a case file `ops run` reproduces, and exits 1.
-    Fuzz(ops::fuzz::FuzzArgs),
+    Fuzz(fuzz::FuzzArgs),
     /// Measure the kernels' effective bandwidth beside a plain copy kernel,
     /// the per-call overhead of the API, and the CPU reference.
     ///
     /// Prints a table (or JSON with --json) and exits 1 when a GPU output
     /// differs from the CPU reference. See BENCHMARKS.md.
-    Bench(ops::bench::BenchArgs),
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -92,8 +101,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(&args),
         Command::List(args) => list(&args),
-        Command::Fuzz(args) => ops::fuzz::main(&args).map(ExitCode::from),
-        Command::Bench(args) => ops::bench::main(&args).map(ExitCode::from),
+        Command::Fuzz(args) => fuzz::main(&args).map(ExitCode::from),
+        Command::Bench(args) => bench::main(&args).map(ExitCode::from),
     };
     match result {
         Ok(code) => code,
@@ -118,7 +127,7 @@ fn run(args: &RunArgs) -> io::Result<ExitCode> {
     if args.backend != BackendChoice::Cpu {
         match ops_gpu::shared() {
             Ok(context) => {
-                let line = ops::term::gpu_line(context);
+                let line = term::gpu_line(context);
                 if args.json {
                     writeln!(err, "{line}")?;
                 } else {

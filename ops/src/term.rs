@@ -203,3 +203,37 @@ impl<W: Write + ?Sized> Drop for Suspend<'_, W> {
         let _ = self.flush();
     }
 }
+
+/// A table as the command prints one, through comfy-table: no borders,
+/// columns two spaces apart, a rule under the header; the columns
+/// `right` (numbers) aligned right. [`table_text`] renders it.
+pub fn table(header: &[&str], right: &[usize]) -> comfy_table::Table {
+    use comfy_table::{CellAlignment, ContentArrangement, Table};
+    let mut table = Table::new();
+    // comfy-table's preset characters, a space leaving a part out: only
+    // the header rule is drawn.
+    table
+        .load_preset("     -             ")
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header.iter().copied());
+    for column in table.column_iter_mut() {
+        column.set_padding((0, 2));
+    }
+    for &c in right {
+        if let Some(column) = table.column_mut(c) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table
+}
+
+/// `table`'s lines, each after `indent` and without trailing spaces.
+pub fn table_text(table: &comfy_table::Table, indent: &str) -> String {
+    let mut text = String::new();
+    for line in table.lines() {
+        text.push_str(indent);
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
+}

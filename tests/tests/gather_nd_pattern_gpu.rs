@@ -16,6 +16,7 @@
 //! Runs on whatever adapter `ops_gpu` finds (Mesa's lavapipe on machines
 //! without a GPU); finding none is a failure, not a skip.
 
+use ops_core::fuzz::Rng;
 use ops_core::patterns::gather_nd::{
     gather_nd_cpu, gather_nd_index_error, gather_nd_plan, params, GatherNdGeometry, GatherShape,
     GatherVariant, WORKGROUP_SIZE,
@@ -60,26 +61,6 @@ fn kernel(data: DataType, index: DataType) -> &'static Kernels {
             WORKGROUP_SIZE,
         )
     })))
-}
-
-/// A small seeded generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, one_in: usize) -> bool {
-        self.below(one_in) == 0
-    }
 }
 
 /// The random seed: `OPS_GATHER_ND_SEED` (decimal or `0x` hex) or a fixed default.
@@ -139,10 +120,10 @@ fn data_tensor(dt: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
     let width = dt.size_bytes();
     let mut bytes = Vec::with_capacity(n * width);
     for _ in 0..n {
-        let v = if rng.chance(4) {
-            pool[rng.below(pool.len())]
+        let v = if rng.chance(1, 4) {
+            pool[rng.index(pool.len())]
         } else {
-            rng.next()
+            rng.next_u64()
         };
         // BOOL holds 0 or 1.
         let v = if dt == DataType::Bool { v & 1 } else { v };
@@ -201,28 +182,28 @@ fn pad(sizes: Vec<u32>, d: usize) -> Vec<u32> {
 }
 
 fn random_case(rng: &mut Rng) -> Case {
-    if rng.chance(3) {
+    if rng.chance(1, 3) {
         return random_axis_case(rng);
     }
     loop {
-        let d = 1 + rng.below(5);
-        let input_rank = 1 + rng.below(d);
-        let indices_rank = 1 + rng.below(d);
-        let batch_dims = rng.below(input_rank.min(indices_rank));
-        let q = 1 + rng.below(input_rank - batch_dims);
-        let batch: Vec<u32> = (0..batch_dims).map(|_| 1 + rng.below(3) as u32).collect();
+        let d = 1 + rng.index(5);
+        let input_rank = 1 + rng.index(d);
+        let indices_rank = 1 + rng.index(d);
+        let batch_dims = rng.index(input_rank.min(indices_rank));
+        let q = 1 + rng.index(input_rank - batch_dims);
+        let batch: Vec<u32> = (0..batch_dims).map(|_| 1 + rng.index(3) as u32).collect();
         let mut input = batch.clone();
-        input.extend((0..q).map(|_| 1 + rng.below(5) as u32));
+        input.extend((0..q).map(|_| 1 + rng.index(5) as u32));
         for _ in batch_dims + q..input_rank {
             // Now and then a long row: slices of many contiguous elements.
-            input.push(if rng.chance(5) {
-                40 + rng.below(400) as u32
+            input.push(if rng.chance(1, 5) {
+                40 + rng.index(400) as u32
             } else {
-                1 + rng.below(4) as u32
+                1 + rng.index(4) as u32
             });
         }
         let mut indices = batch;
-        indices.extend((batch_dims..indices_rank - 1).map(|_| 1 + rng.below(4) as u32));
+        indices.extend((batch_dims..indices_rank - 1).map(|_| 1 + rng.index(4) as u32));
         indices.push(q as u32);
         let case = Case {
             input: pad(input, d),
@@ -244,18 +225,18 @@ fn random_case(rng: &mut Rng) -> Case {
 /// dimensions before the axis.
 fn random_axis_case(rng: &mut Rng) -> Case {
     loop {
-        let r = 1 + rng.below(4);
-        let axis = rng.below(r);
+        let r = 1 + rng.index(4);
+        let axis = rng.index(r);
         let input: Vec<u32> = (0..r)
             .map(|d| {
-                if d > axis && rng.chance(5) {
-                    40 + rng.below(400) as u32
+                if d > axis && rng.chance(1, 5) {
+                    40 + rng.index(400) as u32
                 } else {
-                    1 + rng.below(4) as u32
+                    1 + rng.index(4) as u32
                 }
             })
             .collect();
-        let indices: Vec<u32> = (0..rng.below(4)).map(|_| 1 + rng.below(4) as u32).collect();
+        let indices: Vec<u32> = (0..rng.index(4)).map(|_| 1 + rng.index(4) as u32).collect();
         let case = Case {
             input,
             indices,
@@ -281,8 +262,8 @@ fn valid_indices(g: &GatherNdGeometry, index: DataType, rng: &mut Rng) -> Vec<i1
     (0..g.index_count)
         .map(|p| {
             let n = g.dims[p as usize % g.tuple_size].0 as i128;
-            let v = rng.below(n as usize) as i128;
-            if index.is_signed_int() && rng.chance(2) {
+            let v = rng.index(n as usize) as i128;
+            if index.is_signed_int() && rng.chance(1, 2) {
                 v - n
             } else {
                 v
@@ -293,7 +274,7 @@ fn valid_indices(g: &GatherNdGeometry, index: DataType, rng: &mut Rng) -> Vec<i1
 
 /// An out-of-range value of `index` for a dimension of size `n`.
 fn bad_index(index: DataType, n: i128, rng: &mut Rng) -> i128 {
-    let valid = rng.below(n as usize) as i128;
+    let valid = rng.index(n as usize) as i128;
     let choices: Vec<i128> = match index {
         DataType::Int64 => vec![
             n,
@@ -314,7 +295,7 @@ fn bad_index(index: DataType, n: i128, rng: &mut Rng) -> i128 {
         DataType::Uint32 => vec![n, n + 3, i128::from(u32::MAX), 1 << 31],
         other => panic!("not an index type: {other}"),
     };
-    choices[rng.below(choices.len())]
+    choices[rng.index(choices.len())]
 }
 
 fn output_desc(g: &GatherNdGeometry, data: DataType, d: usize) -> TensorDesc {
@@ -374,7 +355,7 @@ fn plan_on(
 fn gpu_matches_cpu_reference_bitwise() {
     let ctx = ctx();
     let seed = seed();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut runs = 0;
     let mut long_rows = 0;
     let mut negatives = 0;
@@ -451,7 +432,7 @@ fn gpu_matches_cpu_reference_bitwise() {
 fn out_of_range_indices_fail_the_index_check() {
     let ctx = ctx();
     let seed = seed() ^ 0xbad;
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     for data in DataType::ALL {
         for index in INDEX_TYPES {
             let k = kernel(data, index);
@@ -461,8 +442,8 @@ fn out_of_range_indices_fail_the_index_check() {
                 let input = data_tensor(data, &case.input, &mut rng);
                 let mut values = valid_indices(&g, index, &mut rng);
                 let mut lowest = u64::MAX;
-                for _ in 0..1 + rng.below(3) {
-                    let p = rng.below(values.len());
+                for _ in 0..1 + rng.index(3) {
+                    let p = rng.index(values.len());
                     let n = g.dims[p % g.tuple_size].0 as i128;
                     values[p] = bad_index(index, n, &mut rng);
                     lowest = lowest.min(p as u64);
@@ -612,7 +593,7 @@ fn empty_tensors() {
 #[test]
 fn single_vectors_four_elements_a_thread() {
     let ctx = ctx();
-    let mut rng = Rng(seed() ^ 0x5e4);
+    let mut rng = Rng::new(seed() ^ 0x5e4);
     let mut runs = 0;
     for data in [
         DataType::Float32,
@@ -624,8 +605,8 @@ fn single_vectors_four_elements_a_thread() {
         for index in INDEX_TYPES {
             let k = kernel(data, index);
             for (q, batches) in [(1usize, 0u32), (2, 0), (2, 1), (1, 2)] {
-                let tuples = 16 * 260 + 1 + rng.below(15) as u32;
-                let dims: Vec<u32> = (0..q).map(|_| 3 + rng.below(60) as u32).collect();
+                let tuples = 16 * 260 + 1 + rng.index(15) as u32;
+                let dims: Vec<u32> = (0..q).map(|_| 3 + rng.index(60) as u32).collect();
                 let (mut input, mut indices) = (Vec::new(), Vec::new());
                 if batches > 0 {
                     input.push(batches);
@@ -739,11 +720,11 @@ fn long_odd_rows_in_element_mode() {
 #[test]
 fn two_dimensional_grid_in_row_mode() {
     let ctx = ctx();
-    let mut rng = Rng(seed() ^ 0x2d);
+    let mut rng = Rng::new(seed() ^ 0x2d);
     let (rows, tuples) = (1000u32, 70_000u32);
     let input = data_tensor(DataType::Uint32, &[rows, 129], &mut rng);
     let values: Vec<i128> = (0..tuples)
-        .map(|_| rng.below(rows as usize) as i128)
+        .map(|_| rng.index(rows as usize) as i128)
         .collect();
     let indices = index_tensor(DataType::Uint32, &[tuples, 1], &values);
     let case = Case {
@@ -833,7 +814,7 @@ enum Mode {
 /// index check with two bad values.
 fn copy_slices(cases: &[(DataType, u32, u32)], salt: u64, mode: Mode) {
     let ctx = ctx();
-    let mut rng = Rng(seed() ^ salt);
+    let mut rng = Rng::new(seed() ^ salt);
     for &(data, slice, tuples) in cases {
         for index in INDEX_TYPES {
             // A batch of 2, `tuples` tuples of 2 over [3, 4] each, slices of
@@ -898,7 +879,7 @@ fn copy_slices(cases: &[(DataType, u32, u32)], salt: u64, mode: Mode) {
             );
             // Two bad values: the lowest position is reported.
             let mut bad = values.clone();
-            let (p1, p2) = (3 + rng.below(5), 12 + rng.below(values.len() - 12));
+            let (p1, p2) = (3 + rng.index(5), 12 + rng.index(values.len() - 12));
             bad[p1] = bad_index(index, g.dims[p1 % 2].0 as i128, &mut rng);
             bad[p2] = bad_index(index, g.dims[p2 % 2].0 as i128, &mut rng);
             let indices = index_tensor(index, &case.indices, &bad);

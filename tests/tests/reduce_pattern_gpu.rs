@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 
+use ops_core::fuzz::Rng;
 use ops_core::patterns::reduce::{
     phases, reduce_cpu, reduce_plan, Keep, ReduceConfig, ReduceGeometry, ReduceStrategy,
     ReduceVariant, Select, Ties, Zeros, WORKGROUP_SIZE,
@@ -111,22 +112,6 @@ fn kernels(op: &Op, input: DataType, output: DataType) -> HashMap<ReduceVariant,
         .into_iter()
         .map(|v| (v, kernel(op, v, input, output)))
         .collect()
-}
-
-/// A small seeded generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// The random seed: `OPS_REDUCE_SEED` (decimal or `0x` hex) or a fixed default.
@@ -250,23 +235,23 @@ fn input_tensor(dt: DataType, sizes: &[u32], fill: Fill, rng: &mut Rng) -> HostT
     let n: usize = sizes.iter().map(|&s| s as usize).product();
     let width = dt.size_bytes();
     let mut pool = edges(dt);
-    pool.extend((0..4).map(|_| rng.next()));
-    let constant = pool[rng.below(pool.len())];
+    pool.extend((0..4).map(|_| rng.next_u64()));
+    let constant = pool[rng.index(pool.len())];
     let [zero, negative_zero, one, minus_one] = zeros_and_ones(dt);
     let zeros = [
         zero,
         negative_zero,
         zero,
         negative_zero,
-        [one, minus_one][rng.below(2)],
+        [one, minus_one][rng.index(2)],
     ];
     let mut bytes = Vec::with_capacity(n * width);
     for _ in 0..n {
         let v = match fill {
-            Fill::Random => rng.next(),
-            Fill::Pool => pool[rng.below(pool.len())],
+            Fill::Random => rng.next_u64(),
+            Fill::Pool => pool[rng.index(pool.len())],
             Fill::Constant => constant,
-            Fill::Zeros => zeros[rng.below(zeros.len())],
+            Fill::Zeros => zeros[rng.index(zeros.len())],
         };
         // BOOL holds 0 or 1.
         let v = if dt == DataType::Bool { v & 1 } else { v };
@@ -506,7 +491,7 @@ impl Run<'_> {
 fn gpu_matches_cpu_reference_bitwise() {
     let ctx = ctx();
     let seed = seed();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut runs = 0usize;
     let mut variants_seen: HashMap<ReduceVariant, usize> = HashMap::new();
     for op in &OPS {
@@ -579,75 +564,75 @@ fn gpu_matches_cpu_reference_bitwise() {
 fn vector_variants_on_random_aligned_shapes() {
     let ctx = ctx();
     let seed = seed() ^ 0x7ec7_0a11;
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut seen: HashMap<ReduceVariant, usize> = HashMap::new();
     let mut combines: HashMap<ReduceVariant, usize> = HashMap::new();
     let mut phased = 0;
     let mut segmented = 0;
     for run in 0..140 {
-        let op = &OPS[rng.below(OPS.len())];
-        let input_dt = DataType::ALL[rng.below(DataType::ALL.len())];
+        let op = &OPS[rng.index(OPS.len())];
+        let input_dt = DataType::ALL[rng.index(DataType::ALL.len())];
         let outputs = op.outputs(input_dt);
-        let output_dt = outputs[rng.below(outputs.len())];
+        let output_dt = outputs[rng.index(outputs.len())];
         let per = (16 / input_dt.size_bytes()) as u32;
         // [outer, len, inner] over axis 1, or a contiguous [outer, len] or
         // all-axes reduction; sizes kept to about 2^18 elements.
         let (sizes, axes): (Vec<u32>, Vec<u32>) = match run % 7 {
             0 => {
-                let len = per * (16 + rng.below(300) as u32);
-                (vec![1 + rng.below(40) as u32, len], vec![1])
+                let len = per * (16 + rng.index(300) as u32);
+                (vec![1 + rng.index(40) as u32, len], vec![1])
             }
             1 => {
-                let len = per * (16 + rng.below(24000) as u32);
-                (vec![1 + rng.below(3) as u32, len], vec![0, 1])
+                let len = per * (16 + rng.index(24000) as u32);
+                (vec![1 + rng.index(3) as u32, len], vec![0, 1])
             }
             2 => {
-                let inner = per * (1 + rng.below(6) as u32);
-                let len = 2 + rng.below(300) as u32;
-                (vec![1 + rng.below(5) as u32, len, inner], vec![1])
+                let inner = per * (1 + rng.index(6) as u32);
+                let len = 2 + rng.index(300) as u32;
+                (vec![1 + rng.index(5) as u32, len, inner], vec![1])
             }
             3 => {
-                let inner = per * (1 + rng.below(40) as u32);
-                (vec![2 + rng.below(120) as u32, inner], vec![0])
+                let inner = per * (1 + rng.index(40) as u32);
+                (vec![2 + rng.index(120) as u32, inner], vec![0])
             }
             // Rows of whole vectors a kept dimension apart, reduced over
             // the first and last axes (SplitLanes over segments, software
             // plans), now and then long rows.
             5 => {
-                let len = if rng.below(4) == 0 {
-                    per * (16 + rng.below(12000) as u32)
+                let len = if rng.index(4) == 0 {
+                    per * (16 + rng.index(12000) as u32)
                 } else {
-                    per * (16 + rng.below(300) as u32)
+                    per * (16 + rng.index(300) as u32)
                 };
-                let (n, c) = (2 + rng.below(5) as u32, 1 + rng.below(6) as u32);
+                let (n, c) = (2 + rng.index(5) as u32, 1 + rng.index(6) as u32);
                 (vec![n, c, len], vec![0, 2])
             }
             // Inner blocks that are not whole vectors (SplitColumns in
             // phases): len a multiple of the phases, at least 32 rows of them.
             4 => {
                 let inner = loop {
-                    let inner = 2 + rng.below(60) as u32;
+                    let inner = 2 + rng.index(60) as u32;
                     if !inner.is_multiple_of(per) {
                         break inner;
                     }
                 };
                 let phases = phases(u64::from(inner), input_dt) as u32;
-                let len = phases * (32 + rng.below(100) as u32);
-                (vec![1 + rng.below(4) as u32, len, inner], vec![1])
+                let len = phases * (32 + rng.index(100) as u32);
+                (vec![1 + rng.index(4) as u32, len, inner], vec![1])
             }
             // Ragged rows (SplitLanesRagged): not whole vectors, each row
             // starting anywhere in a vector; or all axes of a ragged tensor.
             _ => {
-                let len = per * (16 + rng.below(400) as u32) + 1 + rng.below(per as usize) as u32;
+                let len = per * (16 + rng.index(400) as u32) + 1 + rng.index(per as usize) as u32;
                 let len = if len.is_multiple_of(per) {
                     len + 1
                 } else {
                     len
                 };
-                if rng.below(4) == 0 {
-                    (vec![1 + rng.below(3) as u32, len], vec![0, 1])
+                if rng.index(4) == 0 {
+                    (vec![1 + rng.index(3) as u32, len], vec![0, 1])
                 } else {
-                    (vec![1 + rng.below(40) as u32, len], vec![1])
+                    (vec![1 + rng.index(40) as u32, len], vec![1])
                 }
             }
         };
@@ -660,8 +645,8 @@ fn vector_variants_on_random_aligned_shapes() {
         };
         let geometry = ReduceGeometry::new(&sizes, &axes).unwrap();
         let strategy = geometry.strategy_on(input_dt, class);
-        let fill = [Fill::Pool, Fill::Random, Fill::Constant, Fill::Zeros][rng.below(4)];
-        let ties = if rng.below(2) == 0 {
+        let fill = [Fill::Pool, Fill::Random, Fill::Constant, Fill::Zeros][rng.index(4)];
+        let ties = if rng.index(2) == 0 {
             Ties::First
         } else {
             Ties::Last
@@ -727,7 +712,7 @@ fn vector_variants_on_random_aligned_shapes() {
 #[test]
 fn lanes_select_a_vector_at_a_time() {
     let ctx = ctx();
-    let mut rng = Rng(seed() ^ 0x5e1e_c7ed);
+    let mut rng = Rng::new(seed() ^ 0x5e1e_c7ed);
     const ROW_VECTORS: usize = 32;
     for dt in [DataType::Float16, DataType::Float32] {
         let per = 16 / dt.size_bytes();
@@ -745,13 +730,13 @@ fn lanes_select_a_vector_at_a_time() {
         } else {
             let pool = edges(dt);
             (0..4096)
-                .map(|_| (0..per).map(|_| pool[rng.below(pool.len())]).collect())
+                .map(|_| (0..per).map(|_| pool[rng.index(pool.len())]).collect())
                 .collect()
         };
         vectors.extend((0..1024).map(|_| {
-            let other = [one, minus_one][rng.below(2)];
+            let other = [one, minus_one][rng.index(2)];
             (0..per)
-                .map(|_| [zero, negative_zero, zero, negative_zero, other][rng.below(5)])
+                .map(|_| [zero, negative_zero, zero, negative_zero, other][rng.index(5)])
                 .collect()
         }));
         let rows = vectors.len();
@@ -822,7 +807,7 @@ fn lanes_select_a_vector_at_a_time() {
             let long = [8u32, (8192 * per) as u32];
             let bytes = (0..long[0] as usize * long[1] as usize)
                 .flat_map(|_| {
-                    let v = [zero, negative_zero, zero, negative_zero, other][rng.below(5)];
+                    let v = [zero, negative_zero, zero, negative_zero, other][rng.index(5)];
                     v.to_le_bytes()[..dt.size_bytes()].to_vec()
                 })
                 .collect();
@@ -1041,7 +1026,7 @@ fn empty_tensors() {
 #[test]
 fn two_dimensional_grid() {
     let ctx = ctx();
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let op = &OPS[3];
     // 65,536 * 256 + 1 outputs of 2 elements: 65,537 Rows workgroups.
     let outputs = 65_536 * WORKGROUP_SIZE + 1;

@@ -20,6 +20,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
+use ops_core::fuzz::Rng;
 use ops_core::patterns::scatter_elements::{
     scatter_elements_cpu, scatter_elements_index_error, scatter_elements_plan_with, ScatterKernels,
     ScatterStrategy, ScatterTuning, LOCKSTEP_ROWS, WORKGROUP_SIZE,
@@ -87,27 +88,6 @@ fn kernels(data: DataType, index: DataType) -> ScatterKernels {
                 .then(|| kernel(ScatterStage::ColumnWords, data, index)),
             column_vectors: kernel(ScatterStage::ColumnVectors, data, index),
         })
-}
-
-/// A small seeded generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    /// Uniform in `[low, high]`.
-    fn range(&mut self, low: i64, high: i64) -> i64 {
-        low + self.below((high - low + 1) as u64) as i64
-    }
 }
 
 /// The random seed: `OPS_SCATTER_SEED` (decimal or `0x` hex) or a fixed default.
@@ -179,7 +159,7 @@ fn data_tensor(dt: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
         let v = if rng.below(2) == 0 {
             pool[rng.below(pool.len() as u64) as usize]
         } else {
-            rng.next()
+            rng.next_u64()
         };
         // BOOL holds 0 or 1.
         let v = if dt == DataType::Bool { v & 1 } else { v };
@@ -365,7 +345,7 @@ fn random_call(
 fn gpu_matches_cpu_reference_bitwise() {
     let ctx = ctx();
     let seed = seed();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut seen: HashSet<(usize, usize)> = HashSet::new();
     let mut runs = 0usize;
     for data in DataType::ALL {
@@ -394,7 +374,7 @@ fn gpu_matches_cpu_reference_bitwise() {
 #[test]
 fn heavy_collisions_are_deterministic() {
     let ctx = ctx();
-    let mut rng = Rng(seed() ^ 0x0c01_11de);
+    let mut rng = Rng::new(seed() ^ 0x0c01_11de);
     for (data, index) in [
         (DataType::Uint8, DataType::Int64),
         (DataType::Float16, DataType::Uint32),
@@ -506,7 +486,7 @@ fn bad_values(index: DataType, len: u32) -> Vec<u64> {
 #[test]
 fn out_of_range_indices_are_reported() {
     let ctx = ctx();
-    let mut rng = Rng(seed() ^ 0xbad);
+    let mut rng = Rng::new(seed() ^ 0xbad);
     let mut cases = 0;
     for data in [
         DataType::Float64,
@@ -576,7 +556,7 @@ fn out_of_range_indices_are_reported() {
 #[test]
 fn wide_scatters_run_in_one_pass() {
     let ctx = ctx();
-    let mut rng = Rng(seed() ^ 0x3c01);
+    let mut rng = Rng::new(seed() ^ 0x3c01);
     let cols = ScatterTuning::of(DeviceClass::Hardware).columns_min as u32 + 37;
     for (data, index) in [
         (DataType::Uint8, DataType::Int32),
@@ -606,7 +586,7 @@ fn wide_scatters_run_in_one_pass() {
 #[test]
 fn column_words_store_whole_words() {
     let ctx = ctx();
-    let mut rng = Rng(seed() ^ 0xc01d);
+    let mut rng = Rng::new(seed() ^ 0xc01d);
     let mut runs = 0;
     for data in [DataType::Float16, DataType::Uint8, DataType::Int16] {
         for index in [DataType::Int32, DataType::Int64] {
@@ -661,7 +641,7 @@ fn column_words_store_whole_words() {
 #[test]
 fn column_vectors_walk_in_lock_step() {
     let ctx = ctx();
-    let mut rng = Rng(seed() ^ 0x7ec);
+    let mut rng = Rng::new(seed() ^ 0x7ec);
     let mut runs = 0;
     for data in DataType::ALL {
         let per = 16 / data.size_bytes() as u32;
@@ -704,9 +684,9 @@ fn column_vectors_walk_in_lock_step() {
             values[p] = i64::from(rows) + 3;
         }
         let call = Call {
-            input: data_tensor(DataType::Float32, &[rows, cols], &mut Rng(5)),
+            input: data_tensor(DataType::Float32, &[rows, cols], &mut Rng::new(5)),
             indices: index_tensor(DataType::Int32, &[walk, cols], &values),
-            updates: data_tensor(DataType::Float32, &[walk, cols], &mut Rng(6)),
+            updates: data_tensor(DataType::Float32, &[walk, cols], &mut Rng::new(6)),
             axis: 0,
         };
         let plan = call
@@ -735,7 +715,7 @@ fn column_vectors_walk_in_lock_step() {
 #[test]
 fn boundary_indices() {
     let ctx = ctx();
-    let mut rng = Rng(seed() ^ 0xb0);
+    let mut rng = Rng::new(seed() ^ 0xb0);
     for index in INDEX_TYPES {
         for data in [DataType::Float64, DataType::Int8, DataType::Uint16] {
             let len = 7u32;
@@ -760,7 +740,7 @@ fn boundary_indices() {
 #[test]
 fn empty_tensors() {
     let ctx = ctx();
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     let call = Call {
         input: data_tensor(DataType::Float16, &[2, 3], &mut rng),
         indices: index_tensor(DataType::Int64, &[2, 0], &[]),
@@ -808,7 +788,7 @@ fn empty_tensors() {
 #[test]
 fn two_dimensional_grid() {
     let ctx = ctx();
-    let mut rng = Rng(seed() ^ 0x2d);
+    let mut rng = Rng::new(seed() ^ 0x2d);
     let n = 65_536 * WORKGROUP_SIZE as usize + 3;
     let len = 1000u32;
     let values: Vec<i64> = (0..n).map(|_| rng.range(-1000, 999)).collect();

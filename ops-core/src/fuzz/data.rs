@@ -1,25 +1,30 @@
 //! Input data for fuzzing: edge values of every data type, ties, and index
 //! data that is mostly in range, collides often and sometimes is not.
 
+use proptest::prelude::{Rng as _, RngExt};
+use proptest::test_runner::{RngAlgorithm, TestRng};
+
 use crate::{DataType, HostTensor, IndexBounds, TensorDesc};
 
-/// SplitMix64: a tiny deterministic generator for tensor data.
+/// The workspace's one seeded generator of fuzzing and test data:
+/// proptest's ChaCha [`TestRng`], so that the strategies, `ops fuzz`,
+/// `ops bench` and the tests draw from the same well-kept source. The same
+/// seed gives the same numbers on every platform and run.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(TestRng);
 
 impl Rng {
-    /// A generator from a seed.
+    /// A generator from a seed (ChaCha's key: the seed's little-endian
+    /// bytes, zero padded).
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&seed.to_le_bytes());
+        Rng(TestRng::from_seed(RngAlgorithm::ChaCha, &key))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A value below `n` (`0` when `n` is 0).
@@ -27,7 +32,21 @@ impl Rng {
         if n == 0 {
             0
         } else {
-            self.next_u64() % n
+            self.0.random_range(0..n)
+        }
+    }
+
+    /// A position in a slice of `len` elements (`0` when `len` is 0).
+    pub fn index(&mut self, len: usize) -> usize {
+        self.below(len as u64) as usize
+    }
+
+    /// A value in `[low, high]` (`low` when `high < low`).
+    pub fn range(&mut self, low: i64, high: i64) -> i64 {
+        if high <= low {
+            low
+        } else {
+            self.0.random_range(low..=high)
         }
     }
 
@@ -41,6 +60,14 @@ impl Rng {
         for i in (1..v.len()).rev() {
             v.swap(i, self.below(i as u64 + 1) as usize);
         }
+    }
+
+    /// The generator as proptest's [`TestRng`], for a [`TestRunner`]
+    /// (`ops fuzz` seeds one per operator this way).
+    ///
+    /// [`TestRunner`]: proptest::test_runner::TestRunner
+    pub fn into_test_rng(self) -> TestRng {
+        self.0
     }
 }
 

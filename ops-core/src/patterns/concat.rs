@@ -28,6 +28,7 @@ use crate::{BufferRef, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, T
 pub const WORKGROUP_SIZE: u32 = 256;
 
 /// Work items a thread takes, `WORKGROUP_SIZE` apart.
+#[doc(hidden)]
 pub const ELEMENTS_PER_THREAD: u64 = 4;
 
 /// The most inputs a kernel binds (with the output and the parameters,

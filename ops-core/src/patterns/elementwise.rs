@@ -48,6 +48,7 @@ use super::fold::{value_of, write_value};
 pub const WORKGROUP_SIZE: u32 = 256;
 
 /// Work items a thread takes, `WORKGROUP_SIZE` apart.
+#[doc(hidden)]
 pub const ELEMENTS_PER_THREAD: u64 = 4;
 
 /// Most output dimensions the kernels walk.

@@ -133,7 +133,7 @@ pub mod params {
 
 /// Tuning of the fold planner for one device class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FoldTuning {
+pub(crate) struct FoldTuning {
     /// Threads the first pass aims to run.
     pub target_threads: u64,
     /// Fewest input elements a chunk of a split sub-tensor holds.

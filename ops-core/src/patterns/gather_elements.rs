@@ -41,6 +41,7 @@ use crate::{
 pub const WORKGROUP_SIZE: u32 = 256;
 
 /// Work items a thread takes, `WORKGROUP_SIZE` apart.
+#[doc(hidden)]
 pub const ELEMENTS_PER_THREAD: u64 = 4;
 
 /// Most dimensions the kernels walk (after merging).

@@ -38,12 +38,12 @@ use crate::{
 pub const WORKGROUP_SIZE: u32 = 256;
 
 /// Words a workgroup copies in row mode: 16 per thread.
-pub const ROW_BLOCK_WORDS: u64 = 16 * WORKGROUP_SIZE as u64;
+pub(crate) const ROW_BLOCK_WORDS: u64 = 16 * WORKGROUP_SIZE as u64;
 
 /// 16-byte vectors each thread copies in vector mode (fewer only at a
 /// slice's end; the kernels are generated with it): more vectors share the
 /// resolution of a thread's tuple. See `BENCHMARKS.md`, Tuning decisions.
-pub const VECTORS_PER_THREAD: u64 = 32;
+pub(crate) const VECTORS_PER_THREAD: u64 = 32;
 
 /// Tuning of the gather planner for one device class: every number and
 /// choice [`GatherNdGeometry::variant_on`] decides with. See
@@ -56,7 +56,7 @@ pub const VECTORS_PER_THREAD: u64 = 32;
 /// call ([`GatherNdGeometry::variants`]) and its parameter words, which do
 /// not depend on the class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GatherTuning {
+pub(crate) struct GatherTuning {
     /// Whether single elements selected by tuples of one or two index
     /// values, in one batch, are gathered a vector of elements a thread
     /// ([`GatherVariant::SingleVectors1`],
@@ -100,11 +100,11 @@ pub enum GatherVariant {
     /// word of 2 or 4 elements (8- and 16-bit data): any slice length,
     /// including empty slices, whose tuples are only checked.
     Elements,
-    /// Row mode: slices of at least [`GatherTuning::ROW_MIN_WORDS`] whole
+    /// Row mode: slices of at least `GatherTuning::ROW_MIN_WORDS` whole
     /// words, a
-    /// workgroup per block of [`ROW_BLOCK_WORDS`] words of one slice.
+    /// workgroup per block of `ROW_BLOCK_WORDS` words of one slice.
     Rows,
-    /// Vector mode: slices of at least [`GatherTuning::VECTOR_MIN`] whole
+    /// Vector mode: slices of at least `GatherTuning::VECTOR_MIN` whole
     /// 16-byte vectors,
     /// copied 16 bytes a load by teams of threads
     /// ([`GatherNdGeometry::vector_team`]).
@@ -172,6 +172,7 @@ pub const fn single_vector_items(data: DataType) -> u64 {
 /// `WORKGROUP_SIZE` apart (the kernels are generated with it): a CPU
 /// adapter's cost is per invocation more than per byte, and more than 4
 /// gained little. See `BENCHMARKS.md`, Tuning decisions.
+#[doc(hidden)]
 pub const ELEMENTS_PER_THREAD: u64 = 4;
 
 /// The parameter words of the kernels, shared by [`gather_nd_params`] and the
@@ -211,17 +212,17 @@ pub const ELEMENTS_PER_THREAD: u64 = 4;
 /// per tuple that only checks its indices.
 ///
 /// *Row mode* ([`GatherNdGeometry::row_blocks`]): when slices are whole words
-/// and at least [`GatherTuning::ROW_MIN_WORDS`] of them, each workgroup
-/// copies up to [`ROW_BLOCK_WORDS`] words of one tuple's slice (workgroup
+/// and at least `GatherTuning::ROW_MIN_WORDS` of them, each workgroup
+/// copies up to `ROW_BLOCK_WORDS` words of one tuple's slice (workgroup
 /// `g` takes tuple `g / row blocks`, block `g % row blocks`): the tuple is
 /// resolved once per thread from workgroup-uniform values and every word is
 /// a plain copy.
 ///
 /// *Vector mode* ([`GatherNdGeometry::slice_vectors`]), which takes
 /// precedence: when slices are whole 16-byte vectors (so every slice starts
-/// on one too) and at least [`GatherTuning::VECTOR_MIN`] of them, each slice
+/// on one too) and at least `GatherTuning::VECTOR_MIN` of them, each slice
 /// is copied in blocks by teams of threads
-/// ([`GatherNdGeometry::vector_team`]), [`VECTORS_PER_THREAD`] vectors a
+/// ([`GatherNdGeometry::vector_team`]), `VECTORS_PER_THREAD` vectors a
 /// thread with the team's threads on consecutive vectors; each thread
 /// resolves its tuple once, then copies in a plain loop (a flat layout
 /// whose threads changed tuple inside their loop was slower). The input and
@@ -547,7 +548,7 @@ impl GatherNdGeometry {
 
     /// Workgroups per tuple in row mode, `None` for element mode: row mode
     /// needs slices of whole `u32` words (so every slice starts on a word
-    /// too), at least [`GatherTuning::ROW_MIN_WORDS`] of them, and a workgroup count that
+    /// too), at least `GatherTuning::ROW_MIN_WORDS` of them, and a workgroup count that
     /// fits `u32`.
     pub fn row_blocks(&self, data: DataType) -> Option<u64> {
         let bytes = self.slice_len.checked_mul(data.size_bytes() as u64)?;
@@ -562,7 +563,7 @@ impl GatherNdGeometry {
     /// 16-byte vectors per slice in vector mode, `None` for another mode:
     /// vector mode needs slices of whole vectors (so every slice, and the
     /// input and output, start and end on one), at least
-    /// [`GatherTuning::VECTOR_MIN`] of
+    /// `GatherTuning::VECTOR_MIN` of
     /// them, and a vector count and workgroup count that fit `u32`.
     pub fn slice_vectors(&self, data: DataType) -> Option<u64> {
         let bytes = self.slice_len.checked_mul(data.size_bytes() as u64)?;
@@ -575,7 +576,7 @@ impl GatherNdGeometry {
     }
 
     /// The team and block count of vector mode: `(threads per block, blocks
-    /// per tuple)`. A block is a team's [`VECTORS_PER_THREAD`] vectors a
+    /// per tuple)`. A block is a team's `VECTORS_PER_THREAD` vectors a
     /// thread, with the team's threads on consecutive vectors; teams are the
     /// largest power of two up to `WORKGROUP_SIZE` that gives each thread
     /// that many. Each thread resolves its tuple once (a workgroup holds
@@ -594,7 +595,7 @@ impl GatherNdGeometry {
     /// when a tuple holds one or two index values and there is one batch
     /// (the kernels compute no batch offset: lavapipe would pay for its
     /// division in every thread, batches or not), as
-    /// [`GatherTuning::single_vectors`] says: `Singles` spends most of its
+    /// `GatherTuning::single_vectors` says: `Singles` spends most of its
     /// time in its loop over a tuple of run-time length.
     pub fn variant_on(&self, class: DeviceClass, data: DataType) -> GatherVariant {
         // Slices of one element are never vector or row mode.

@@ -138,7 +138,7 @@ pub enum ReduceVariant {
     /// reads the [`params::VECTORS`] vectors from the one holding the row's
     /// first element, and each element counts only when its position lies
     /// in the row. [`DeviceClass::Software`] plans only
-    /// ([`ReduceTuning::ragged_lanes`]): on a CPU adapter, rows one element
+    /// (`ReduceTuning::ragged_lanes`): on a CPU adapter, rows one element
     /// short of whole vectors ran several times slower through the word
     /// variants than whole-vector rows through `SplitLanes`.
     SplitLanesRagged,
@@ -260,13 +260,13 @@ pub const fn per_vector(dtype: DataType) -> u64 {
 /// Largest [`ReduceVariant::SplitLanes`] or
 /// [`ReduceVariant::SplitLanesTree`] team: a workgroup. Longer rows take
 /// more chunks.
-pub const MAX_LANE_TEAM: u64 = WORKGROUP_SIZE as u64;
+pub(crate) const MAX_LANE_TEAM: u64 = WORKGROUP_SIZE as u64;
 
 /// Tuning of the reduce planner for one device class: every number
 /// [`ReduceGeometry::strategy_on`] decides with. See `BENCHMARKS.md`,
 /// Tuning decisions, for the measurements behind the values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReduceTuning {
+pub(crate) struct ReduceTuning {
     /// Threads a word strategy aims to run, enough to keep a large GPU's
     /// memory system busy (a few per core of a big discrete GPU); fewer
     /// outputs than this get their reductions split into chunks.
@@ -751,7 +751,7 @@ impl ReduceGeometry {
 
     /// How [`reduce_plan`] runs this reduction with the word variants,
     /// which read any layout: the word strategy of
-    /// [`DeviceClass::Hardware`]'s [`ReduceTuning`] (the classes tune it
+    /// [`DeviceClass::Hardware`]'s `ReduceTuning` (the classes tune it
     /// alike; [`strategy_on`](Self::strategy_on) falls back to its own
     /// class's).
     pub fn strategy(&self) -> ReduceStrategy {
@@ -830,7 +830,7 @@ impl ReduceGeometry {
     ///
     /// - [`ReduceStrategy::SplitLanes`]: one merged reduced dimension of
     ///   stride 1 (the layout `[outputs, len]`) whose rows are whole vectors,
-    ///   at least [`ReduceTuning::lanes_min_vectors`] of them. Teams of
+    ///   at least `ReduceTuning::lanes_min_vectors` of them. Teams of
     ///   `pow2_floor(vectors / lane_vectors)` threads (2 to
     ///   [`WORKGROUP_SIZE`]); full-workgroup teams take chunks of
     ///   `WORKGROUP_SIZE * chunk_lane_vectors` vectors.
@@ -838,8 +838,8 @@ impl ReduceGeometry {
     ///   stride is the innermost kept dimension (the layout `[outer, len,
     ///   inner]`), `inner` a whole number of vectors; one thread per vector
     ///   of `inner`. [`ReduceStrategy::SplitColumns`] when that is fewer than
-    ///   [`ReduceTuning::column_threads`] threads: chunks of at least
-    ///   [`ReduceTuning::min_column_rows`] rows bring it up to about that
+    ///   `ReduceTuning::column_threads` threads: chunks of at least
+    ///   `ReduceTuning::min_column_rows` rows bring it up to about that
     ///   many.
     /// - [`ReduceStrategy::SplitLanesRagged`]: rows that are not whole
     ///   vectors, read over each row's window of vectors.
@@ -855,7 +855,7 @@ impl ReduceGeometry {
     }
 
     /// [`strategy_for`](Self::strategy_for) on an adapter of `class`, with
-    /// the numbers and choices of [`ReduceTuning::of`]`(class)`.
+    /// the numbers and choices of `ReduceTuning::of``(class)`.
     /// [`DeviceClass::Hardware`] differs in two places:
     ///
     /// - rows long enough for full-workgroup [`ReduceStrategy::SplitLanes`]
@@ -1072,7 +1072,7 @@ impl ReduceGeometry {
     /// [`ReduceStrategy::Rows`] pass, [`ReduceStrategy::Tree`] teams,
     /// [`ReduceStrategy::SplitRows`] and [`ReduceStrategy::SplitTree`] over
     /// chunks of `min_chunk` and `WORKGROUP_SIZE * team_elements`
-    /// positions of each class's [`ReduceTuning`] (the word kernels read any
+    /// positions of each class's `ReduceTuning` (the word kernels read any
     /// layout) — and the column
     /// strategies both split and not where the layout is columns of whole
     /// vectors. Every split strategy appears with its combine pass both as

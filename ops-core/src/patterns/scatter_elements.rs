@@ -198,6 +198,7 @@ pub enum ScatterStrategy {
 
 /// The rows a [`ScatterStage::ColumnVectors`] thread walks between two
 /// workgroup barriers (see the module documentation).
+#[doc(hidden)]
 pub const LOCKSTEP_ROWS: u32 = 64;
 
 /// Tuning of the scatter planner for one device class: every number and
@@ -205,6 +206,7 @@ pub const LOCKSTEP_ROWS: u32 = 64;
 /// `BENCHMARKS.md`, Tuning decisions, for the measurements behind the
 /// values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct ScatterTuning {
     /// The walks of a column (or a word of columns) a thread are chosen
     /// over two passes from this many columns: enough threads to keep the

@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use super::compute::ComputeCode;
 use super::exprs::{gen_dtype, gen_step};
 use crate::check::Checked;
-use crate::model::{AttrType, Compute, Const, IntKind, Spec};
+use crate::model::{AttrType, Compute, Const, IntKind, Spec, Step};
 
 fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
@@ -156,6 +156,8 @@ fn gen_docs(spec: &Spec, origin: &str, compute_docs: &[String]) -> String {
             .collect();
         d.push_str(&format!("| {level} | {dims} | {} |\n", cols.join(" | ")));
     }
+    gen_rule_docs(spec, &mut d);
+    gen_builder_docs(spec, &mut d);
     if !compute_docs.is_empty() {
         d.push_str("\n# Semantics\n\n");
         for l in compute_docs {
@@ -164,6 +166,150 @@ fn gen_docs(spec: &Spec, origin: &str, compute_docs: &[String]) -> String {
         }
     }
     d
+}
+
+/// The `# Rules` section: what `validate` and `build` check, in the spec's
+/// own words (each `require`, `shape` and `dtype` step's message, once).
+fn gen_rule_docs(spec: &Spec, d: &mut String) {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut lines = Vec::new();
+    for step in &spec.steps {
+        let (what, message) = match step {
+            Step::Require { message, .. } => (None, message),
+            Step::Shape {
+                tensor, message, ..
+            } => (Some(("sizes", *tensor)), message),
+            Step::DType {
+                tensor, message, ..
+            } => (Some(("data type", *tensor)), message),
+            Step::Let { .. } => continue,
+        };
+        if message.is_empty() || !seen.insert((what, message)) {
+            continue;
+        }
+        let line = match what {
+            None => format!("- {}\n", md_escape(message)),
+            Some((what, t)) => format!(
+                "- `{}` {what}: {}\n",
+                spec.tensors[t].name,
+                md_escape(message)
+            ),
+        };
+        lines.push(line);
+    }
+    if lines.is_empty() {
+        return;
+    }
+    d.push_str("\n# Rules\n\n");
+    d.push_str("`build` and `validate` check these, in the spec's words (the `shape` and `dtype` rules also give `build` the outputs it infers):\n\n");
+    for l in lines {
+        d.push_str(&l);
+    }
+}
+
+/// The `# Builder` section: each setter, what it takes, and whether it is
+/// required or what its default is; and a sketch of a call.
+fn gen_builder_docs(spec: &Spec, d: &mut String) {
+    let inferred_dtype = |i: usize| {
+        spec.steps
+            .iter()
+            .any(|s| matches!(s, Step::DType { tensor, .. } if *tensor == i))
+    };
+    d.push_str("\n# Builder\n\n");
+    d.push_str("| setter | takes | required or default |\n|---|---|---|\n");
+    let mut sketch = Vec::new();
+    for (i, t) in spec.tensors.iter().enumerate() {
+        let takes = if t.host {
+            "`HostTensor`"
+        } else {
+            "`TensorDesc`"
+        };
+        if !t.output {
+            d.push_str(&format!("| `{}` | {takes} | required |\n", t.name));
+            sketch.push(format!(".{}({})", t.name, t.name));
+        } else if inferred_dtype(i) {
+            d.push_str(&format!(
+                "| `{0}` or `{0}_dtype` | {takes} or `DataType` | optional: `build` infers the sizes from the `shape` rules and the data type from the `dtype` rule |\n",
+                t.name
+            ));
+        } else {
+            d.push_str(&format!(
+                "| `{0}` or `{0}_dtype` | {takes} or `DataType` | one of them required: with `{0}_dtype`, `build` infers the sizes from the `shape` rules |\n",
+                t.name
+            ));
+            sketch.push(format!(".{}_dtype(DataType::...)", t.name));
+        }
+    }
+    for a in &spec.attrs {
+        let takes = attr_type_text(spec, a.ty);
+        match &a.default {
+            Some(c) => d.push_str(&format!(
+                "| `{}` | `{takes}` | default `{}` |\n",
+                a.name,
+                const_text(spec, a.ty, c)
+            )),
+            None => {
+                d.push_str(&format!("| `{}` | `{takes}` | required |\n", a.name));
+                sketch.push(format!(".{}(...)", a.name));
+            }
+        }
+    }
+    let desc = format!("{}Desc", spec.ident());
+    d.push_str("\nA call with the required setters only (the `ops` crate's documentation has a complete one that runs):\n\n```text\n");
+    d.push_str(&format!("let op = {desc}::builder()\n"));
+    for s in sketch {
+        d.push_str(&format!("    {s}\n"));
+    }
+    d.push_str("    .build()?;\nop.validate(level)?;\n```\n");
+}
+
+/// An attribute type as its setter takes it, for docs.
+fn attr_type_text(spec: &Spec, t: AttrType) -> String {
+    let int = |k: IntKind| int_ty(k).to_string();
+    match t {
+        AttrType::Int(k) => int(k),
+        AttrType::List(k) => format!("impl Into<Vec<{}>>", int(k)),
+        AttrType::Bool => "bool".into(),
+        AttrType::Float(false) => "f32".into(),
+        AttrType::Float(true) => "f64".into(),
+        AttrType::Enum(e) => spec.enums[e].name.clone(),
+    }
+}
+
+/// An attribute's default as Rust spells it, for docs.
+fn const_text(spec: &Spec, ty: AttrType, c: &Const) -> String {
+    match c {
+        Const::Int(v) => v.to_string(),
+        Const::List(l) => format!(
+            "vec![{}]",
+            l.iter().map(i128::to_string).collect::<Vec<_>>().join(", ")
+        ),
+        Const::Bool(b) => b.to_string(),
+        Const::Float(bits) => format!("{:?}", f64::from_bits(*bits)),
+        Const::Enum(m) => match ty {
+            AttrType::Enum(e) => {
+                let en = &spec.enums[e];
+                en.members.get(*m as usize).map_or_else(
+                    || m.to_string(),
+                    |member| format!("{}::{}", en.name, camel(member)),
+                )
+            }
+            _ => m.to_string(),
+        },
+    }
+}
+
+/// `s` with the characters Markdown would read as markup escaped, so that
+/// a rule's message reads in the docs as the spec writes it.
+fn md_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\`*_[]<>|#".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The whole module generated for one spec.
@@ -282,6 +428,10 @@ pub fn gen_operator(
             for l in &a.docs {
                 s.push('\n');
                 s.push_str(l);
+            }
+            match &a.default {
+                Some(c) => s.push_str(&format!("\n\nDefault: `{}`.", const_text(spec, a.ty, c))),
+                None => s.push_str("\n\nRequired by the builder."),
             }
             s
         })
@@ -673,21 +823,23 @@ pub fn gen_operator(
                     #builder::default()
                 }
 
-                /// A proptest strategy of valid calls of this operator: a
-                /// descriptor drawn from the support table and the rules
-                /// (every entry, level, data-type combination and rank),
-                /// valid at the case's level, with edge-value input data
-                /// (see [`::ops_core::fuzz`]).
-                pub fn valid_cases() -> ::ops_core::fuzz::ValidCases {
-                    ::ops_core::fuzz::valid_cases(&INFO)
-                }
+                ::ops_core::__private::if_fuzz! {
+                    /// A proptest strategy of valid calls of this operator: a
+                    /// descriptor drawn from the support table and the rules
+                    /// (every entry, level, data-type combination and rank),
+                    /// valid at the case's level, with edge-value input data
+                    /// (see [`::ops_core::fuzz`]).
+                    pub fn valid_cases() -> ::ops_core::fuzz::ValidCases {
+                        ::ops_core::fuzz::valid_cases(&INFO)
+                    }
 
-                /// A proptest strategy of invalid descriptors of this
-                /// operator: a valid one with exactly one thing broken (a
-                /// data type, a rank, sizes, an attribute or the level),
-                /// remembering which (see [`::ops_core::fuzz`]).
-                pub fn invalid_cases() -> ::ops_core::fuzz::InvalidCases {
-                    ::ops_core::fuzz::invalid_cases(&INFO)
+                    /// A proptest strategy of invalid descriptors of this
+                    /// operator: a valid one with exactly one thing broken (a
+                    /// data type, a rank, sizes, an attribute or the level),
+                    /// remembering which (see [`::ops_core::fuzz`]).
+                    pub fn invalid_cases() -> ::ops_core::fuzz::InvalidCases {
+                        ::ops_core::fuzz::invalid_cases(&INFO)
+                    }
                 }
 
                 fn __tensors(&self) -> [&::ops_core::TensorDesc; #n_tensors] {

@@ -24,7 +24,7 @@ use ops_gpu::{Context, DeviceTensor};
 use serde_json::{json, Value};
 
 use super::median;
-use crate::onnx;
+use ops::onnx;
 
 /// Operators in the small chain.
 pub const SMALL_CHAIN_CALLS: usize = 10;
@@ -192,12 +192,9 @@ fn recorded(
 
 /// Values in [-2, 2) from a fixed seed.
 fn input(elements: u32) -> Result<HostTensor, OpError> {
-    let mut z = 0x00c0_ffee_u64;
+    let mut rng = ops_core::fuzz::Rng::new(0x00c0_ffee);
     let v: Vec<f32> = (0..elements)
-        .map(|_| {
-            z = super::mix(z);
-            (z >> 40) as f32 / (1u64 << 24) as f32 * 4.0 - 2.0
-        })
+        .map(|_| (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 4.0 - 2.0)
         .collect();
     HostTensor::from_slice([elements], &v)
 }

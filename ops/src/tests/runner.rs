@@ -1,12 +1,12 @@
 //! The comparator and the runner, over the fake catalog.
 
-mod common;
+use super::common;
 
-use common::parse;
-use ops::runner::{
+use crate::runner::{
     compare, coordinates, run_case, run_files, run_files_with, Backend, CpuExecutor, Executor,
     Format, MismatchKind, Outcome, RunOptions, Step, Summary,
 };
+use common::parse;
 use ops_core::{f16, HostTensor, OpError, Operator};
 
 fn f32s(sizes: &[u32], v: &[f32]) -> HostTensor {
@@ -98,7 +98,7 @@ fn coordinates_are_row_major() {
 }
 
 /// A `Fake` case in `mode`, with optional extra top-level JSON.
-fn fake_case(mode: &str, extra: &str) -> ops::case::Case {
+fn fake_case(mode: &str, extra: &str) -> crate::case::Case {
     let text = format!(
         r#"{{"name": "f-{mode}", "op": "Fake", "attributes": {{"mode": "{mode}"}} {extra},
             "inputs": {{"input": {{"dtype": "int32", "shape": [2, 2], "data": [1, 2, 3, 4]}}}},
@@ -293,7 +293,7 @@ fn summary_and_exit_codes() {
 }
 
 fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("ops-runner-tests");
+    let dir = std::env::temp_dir().join(format!("ops-runner-tests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();

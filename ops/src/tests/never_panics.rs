@@ -4,9 +4,9 @@
 //! Case counts follow proptest's default (256), overridable with the
 //! `PROPTEST_CASES` environment variable for longer runs.
 
-mod common;
+use super::common;
 
-use ops::case::{parse_cases, tensor_to_json};
+use crate::case::{parse_cases, tensor_to_json};
 use ops_core::{DataType, HostTensor, TensorDesc};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -167,8 +167,8 @@ proptest! {
         for i in 0..n {
             let (a, b) = (&t.bytes()[i * size..(i + 1) * size], &back.bytes()[i * size..(i + 1) * size]);
             let nan = dtype.is_float()
-                && ops::case::format_element(&t, i) == "NaN"
-                && ops::case::format_element(back, i) == "NaN";
+                && crate::case::format_element(&t, i) == "NaN"
+                && crate::case::format_element(back, i) == "NaN";
             prop_assert!(nan || a == b, "element {}: {:?} read back as {:?} via {}", i, a, b, text);
         }
     }

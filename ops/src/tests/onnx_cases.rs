@@ -2,10 +2,10 @@
 //! catalog's `onnx` namespace and a fake ONNX reduction with a host `axes`
 //! input; case-level tolerances.
 
-mod common;
+use super::common;
 
-use ops::case::{parse_cases, Case, CaseErrors};
-use ops::runner::{run_case, run_files, CpuExecutor, Format, Outcome};
+use crate::case::{parse_cases, Case, CaseErrors};
+use crate::runner::{run_case, run_files, CpuExecutor, Format, Outcome};
 use ops_core::__private::support::SupportTable;
 use ops_core::{
     AttrInfo, AttrKind, AttrValue, DataType, OpError, OperatorInfo, TensorDesc, TensorInfo,

@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ops::case::onnx::find_onnx_operator;
-use ops::case::read_cases;
-use ops::runner::{run_case, CpuExecutor, Executor, GpuExecutor, Outcome};
+use crate::case::onnx::find_onnx_operator;
+use crate::case::read_cases;
+use crate::runner::{run_case, CpuExecutor, Executor, GpuExecutor, Outcome};
 
 fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/cases")

@@ -1,9 +1,9 @@
 //! The case reader over crafted good and bad case files.
 
-mod common;
+use super::common;
 
+use crate::case::{parse_cases, parse_f16, read_cases, ExpectedError};
 use common::{one_error, parse};
-use ops::case::{parse_cases, parse_f16, read_cases, ExpectedError};
 use ops_core::{f16, AttrValue, DataType, FeatureLevel, HostTensor, TensorDesc};
 
 /// A `Fake` case with one input of `dtype`, `shape` and `data` (JSON text).

@@ -8,8 +8,6 @@
 //! `bad_build` (fails building with an invalid-argument error). It is
 //! valid from feature level 3.0. `Pair` has two inputs and two outputs.
 
-#![allow(dead_code)]
-
 use ops_core::__private::support::SupportTable;
 use ops_core::{
     AttrInfo, AttrKind, AttrValue, DeviceClass, FeatureLevel, GpuPlan, HostTensor, OpArgs, OpError,
@@ -291,8 +289,8 @@ impl Operator for PairOp {
 }
 
 /// Parses `text` as file `t.json` against the fake catalog.
-pub fn parse(text: &str) -> Result<Vec<ops::case::Case>, ops::case::CaseErrors> {
-    ops::case::parse_cases("t.json", text.as_bytes(), catalog())
+pub fn parse(text: &str) -> Result<Vec<crate::case::Case>, crate::case::CaseErrors> {
+    crate::case::parse_cases("t.json", text.as_bytes(), catalog())
 }
 
 /// The single error message of a bad `text`; panics when it parses or has several.
