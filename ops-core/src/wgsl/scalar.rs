@@ -922,6 +922,12 @@ fn cv_i64_f32(v: vec2<u32>) -> f32 {
 /// The WGSL converting `s`, a value of `from`, to `to`: the meaning of
 /// [`crate::scalar::cast_value`], exactly. Needs [`gen_expr_helpers`].
 fn cast_wgsl(s: &str, from: DataType, to: DataType) -> String {
+    if from == DataType::Float16 && to == DataType::Float16 {
+        // A FLOAT16 value inside an expression is an unrounded f32 (the
+        // sum of two FLOAT16 values, say): the cast is where it rounds, as
+        // the CPU reference rounds it.
+        return format!("cv_f16({s})");
+    }
     if from == to || from == DataType::Float64 || to == DataType::Float64 {
         // FLOAT64 casts are spec errors for the GPU.
         return s.to_string();
