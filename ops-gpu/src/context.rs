@@ -8,7 +8,7 @@ use ops_core::{DeviceClass, OpError};
 
 use crate::cache::PipelineCache;
 use crate::pool::{Pool, PoolStats};
-use crate::wait::{spawn_poller, Request};
+use crate::wait::{spawn_poller, Poller, Request};
 use crate::{AdapterSummary, CacheStats, NO_ADAPTER_HELP};
 
 /// The bytes a new context's buffer pool keeps waiting at most.
@@ -44,8 +44,8 @@ pub struct Context {
     pub(crate) pool: Pool,
     /// Unique among the process's contexts: device tensors carry it.
     pub(crate) id: u64,
-    /// The poller thread's end, started on first use.
-    poller: OnceLock<Result<mpsc::Sender<Request>, OpError>>,
+    /// The poller thread, started on first use.
+    poller: OnceLock<Result<Poller, OpError>>,
     /// The class plans are shaped for ([`Context::device_class`]).
     class: DeviceClass,
     summary: AdapterSummary,
@@ -53,6 +53,14 @@ pub struct Context {
     // device has neither).
     _adapter: Option<wgpu::Adapter>,
     _instance: Option<wgpu::Instance>,
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        if let Some(Ok(p)) = self.poller.take() {
+            p.stop();
+        }
+    }
 }
 
 impl fmt::Debug for Context {
@@ -351,10 +359,14 @@ impl Context {
     }
 
     /// The poller thread's end ([`crate::wait`]), started on first use.
-    pub(crate) fn poller(&self) -> Result<mpsc::Sender<Request>, OpError> {
-        self.poller
+    pub(crate) fn poller(&self) -> Result<mpsc::Sender<Option<Request>>, OpError> {
+        match self
+            .poller
             .get_or_init(|| spawn_poller(self.device.clone(), Arc::clone(&self.lost)))
-            .clone()
+        {
+            Ok(p) => Ok(p.tx.clone()),
+            Err(e) => Err(e.clone()),
+        }
     }
 
     /// The buffer pool's counters: hits, misses and what waits in it.

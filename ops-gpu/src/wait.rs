@@ -42,17 +42,37 @@ pub(crate) struct Request {
     state: Arc<Mutex<State>>,
 }
 
-/// The poller thread's end: waits on the device for each request until its
+/// A context's poller thread and the way to hand it requests.
+pub(crate) struct Poller {
+    /// `None` stops the thread, whatever other senders remain (futures
+    /// may outlive their context).
+    pub(crate) tx: mpsc::Sender<Option<Request>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Poller {
+    /// Ends the thread and waits for it, so that its handle on the device
+    /// is gone before the context's own (a device released on a thread of
+    /// its own races the process's exit handlers in some drivers).
+    pub(crate) fn stop(mut self) {
+        let _ = self.tx.send(None);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The poller thread: waits on the device for each request until its
 /// buffers are mapped (or the device fails), then wakes its future.
 pub(crate) fn spawn_poller(
     device: wgpu::Device,
     lost: Arc<Mutex<Option<String>>>,
-) -> Result<mpsc::Sender<Request>, OpError> {
-    let (tx, rx) = mpsc::channel::<Request>();
-    std::thread::Builder::new()
+) -> Result<Poller, OpError> {
+    let (tx, rx) = mpsc::channel::<Option<Request>>();
+    let thread = std::thread::Builder::new()
         .name("ops-gpu poller".into())
         .spawn(move || {
-            for req in rx {
+            for req in rx.iter().map_while(|r| r) {
                 serve(&device, &lost, &req);
                 let waker = lock(&req.state).waker.take();
                 if let Some(w) = waker {
@@ -61,7 +81,10 @@ pub(crate) fn spawn_poller(
             }
         })
         .map_err(|e| OpError::Device(format!("starting the poller thread failed: {e}")))?;
-    Ok(tx)
+    Ok(Poller {
+        tx,
+        thread: Some(thread),
+    })
 }
 
 fn serve(device: &wgpu::Device, lost: &Mutex<Option<String>>, req: &Request) {
@@ -122,7 +145,7 @@ pub(crate) struct MapRead {
     index: Option<wgpu::SubmissionIndex>,
     device: wgpu::Device,
     lost: Arc<Mutex<Option<String>>>,
-    poller: Result<mpsc::Sender<Request>, OpError>,
+    poller: Result<mpsc::Sender<Option<Request>>, OpError>,
 }
 
 /// Starts mapping `staging` for reading (their copies were submitted as
@@ -215,10 +238,10 @@ impl Future for MapRead {
             drop(s);
             let sent = match &this.poller {
                 Ok(tx) => tx
-                    .send(Request {
+                    .send(Some(Request {
                         index: this.index.clone(),
                         state: Arc::clone(&this.state),
-                    })
+                    }))
                     .map_err(|_| OpError::Device("the poller thread has stopped".into())),
                 Err(e) => Err(e.clone()),
             };

@@ -372,3 +372,19 @@ fn a_lost_device_fails_every_call() {
         Err(OpError::DeviceLost(_))
     ));
 }
+
+/// A download may outlive its context: dropping the context stops its
+/// poller (and never waits on the future), and the future still ends.
+#[test]
+fn a_future_may_outlive_its_context() {
+    let x = HostTensor::from_slice([3], &[1u16, 2, 3]).unwrap();
+    let ctx = Context::new().unwrap();
+    let t = ctx.upload(&x).unwrap();
+    let future = ctx.download_async(&t);
+    drop(t);
+    drop(ctx);
+    match run_to_end(future) {
+        Ok(back) => assert_eq!(back, x),
+        Err(e) => assert!(matches!(e, OpError::Device(_)), "{e:?}"),
+    }
+}
