@@ -91,6 +91,14 @@ pub fn missing(op: &str, name: &str) -> OpError {
     OpError::InvalidArgument(format!("{op}: `{name}` is required"))
 }
 
+/// A `given` output (its sizes are the caller's: nothing infers them) that
+/// was not given.
+pub fn missing_given(op: &str, name: &str) -> OpError {
+    OpError::InvalidArgument(format!(
+        "{op}: `{name}` is required: the caller describes its sizes"
+    ))
+}
+
 fn bad(op: &str, name: &str, what: &str) -> OpError {
     OpError::InvalidArgument(format!("{op}: attribute `{name}`: {what}"))
 }

@@ -64,6 +64,7 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
                     seed: t.seed.clone().unwrap_or_else(|| t.name.text.clone()),
                     output: t.output,
                     host: t.host,
+                    given: t.given,
                     docs: t.docs.clone(),
                     span: t.name.span,
                 };
@@ -76,6 +77,15 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
                     }
                     outputs.push(tensor);
                 } else {
+                    if t.given {
+                        errors.push(
+                            Diagnostic::new(
+                                t.name.span,
+                                format!("input `{}` cannot be a given tensor", t.name.text),
+                            )
+                            .help("`given` marks an output whose sizes the caller describes; every input is given"),
+                        );
+                    }
                     inputs.push(tensor);
                 }
             }
@@ -494,6 +504,15 @@ impl Lower<'_> {
             }
             RuleDecl::Shape(n, e, msg, _) => {
                 let tensor = self.output_tensor(n, errors);
+                if let Some(t) = tensor.map(|t| &self.spec.tensors[t]).filter(|t| t.given) {
+                    errors.push(
+                        Diagnostic::new(
+                            n.span,
+                            format!("output `{}` is given: the caller sets its sizes, no `shape` rule computes them", t.name),
+                        )
+                        .help(format!("check `{}.sizes` with `require` rules", n.text)),
+                    );
+                }
                 let sizes = self.expect(e, Ty::List, errors)?;
                 Some(Step::Shape {
                     tensor: tensor?,

@@ -86,6 +86,10 @@ pub struct Tensor {
     pub output: bool,
     /// Values read on the host.
     pub host: bool,
+    /// An output whose sizes (and data type) the caller gives, as DirectML's
+    /// callers describe `OutputTensors`: no `shape` rule computes it, the
+    /// rules check it, and the builder requires it.
+    pub given: bool,
     /// Doc lines.
     pub docs: Vec<String>,
     /// Where declared.

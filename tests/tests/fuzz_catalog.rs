@@ -307,3 +307,40 @@ fn check_variants_runs_every_plan_and_names_the_one_that_differs() {
         "{e}"
     );
 }
+
+#[test]
+fn given_outputs_are_drawn_as_cuts_of_unequal_parts() {
+    // An output the caller describes (`given tensor`, DirectML's SPLIT
+    // `OutputTensors`) is drawn, not inferred: most of the time its group
+    // tiles the first input along one dimension, in parts of any lengths
+    // (nothing here names an operator).
+    use proptest::strategy::{Strategy, ValueTree};
+    const DRAWS: usize = 300;
+    for info in ops::catalog() {
+        let given: Vec<usize> = (0..info.tensors.len())
+            .filter(|&t| info.is_given(t))
+            .collect();
+        if given.len() < 2 {
+            continue;
+        }
+        let mut runner = TestRunner::deterministic();
+        let strategy = fuzz::valid_cases(info);
+        let mut unequal = 0;
+        for _ in 0..DRAWS {
+            let case = strategy.new_tree(&mut runner).unwrap().current();
+            let outs = case.op.output_descs();
+            if outs.iter().any(|o| o.sizes != outs[0].sizes) {
+                unequal += 1;
+            }
+        }
+        println!(
+            "{:<10} {unequal} of {DRAWS} cases with given outputs of unequal sizes",
+            info.instance_name()
+        );
+        assert!(
+            unequal >= DRAWS / 5,
+            "{}: only {unequal} of {DRAWS} cases cut unequal parts",
+            info.instance_name()
+        );
+    }
+}

@@ -263,7 +263,13 @@ pub fn gen_operator(
                 "{} (`{}`){}.",
                 if t.output { "Output" } else { "Input" },
                 t.seed,
-                if t.host { ", read on the host" } else { "" }
+                if t.host {
+                    ", read on the host"
+                } else if t.given {
+                    ", described by the caller (required: no rule infers its sizes)"
+                } else {
+                    ""
+                }
             );
             for l in &t.docs {
                 s.push('\n');
@@ -394,7 +400,8 @@ pub fn gen_operator(
             quote! { #[doc = #doc] pub fn #f(mut self, d: ::ops_core::TensorDesc) -> Self { self.#f = ::core::option::Option::Some(d); self } }
         }
     });
-    let output_dtype_setters = spec.tensors.iter().filter(|t| t.output).map(|t| {
+    // A `given` output is the caller's (no `_dtype` setter: nothing infers it).
+    let output_dtype_setters = spec.tensors.iter().filter(|t| t.output && !t.given).map(|t| {
         let f = format_ident!("{}_dtype", t.name);
         let doc = format!("Sets the data type of `{}` and lets `build` infer its sizes.", t.name);
         quote! { #[doc = #doc] pub fn #f(mut self, d: ::ops_core::DataType) -> Self { self.#f = ::core::option::Option::Some(d); self } }
@@ -402,7 +409,7 @@ pub fn gen_operator(
     let output_dtype_fields: Vec<Ident> = spec
         .tensors
         .iter()
-        .filter(|t| t.output)
+        .filter(|t| t.output && !t.given)
         .map(|t| format_ident!("{}_dtype", t.name))
         .collect();
     let attr_setters = spec.attrs.iter().map(|a| {
@@ -427,12 +434,16 @@ pub fn gen_operator(
     let output_takes = spec.tensors.iter().enumerate().filter(|(_, t)| t.output).map(|(i, t)| {
         let f = ident(&t.name);
         let fd = format_ident!("{}_dtype", t.name);
+        if t.given {
+            let n = &t.name;
+            return quote!(let #f = self.#f.ok_or_else(|| ::ops_core::__private::args::missing_given(#op_name, #n))?;);
+        }
         quote! {
             if self.#f.is_none() { __missing.push(#i); }
             let #f = self.#f.unwrap_or_else(|| ::ops_core::TensorDesc::new(self.#fd.unwrap_or(::ops_core::DataType::Float32), ::std::vec::Vec::new()));
         }
     });
-    let output_fix = spec.tensors.iter().enumerate().filter(|(_, t)| t.output).map(|(i, t)| {
+    let output_fix = spec.tensors.iter().enumerate().filter(|(_, t)| t.output && !t.given).map(|(i, t)| {
         let f = ident(&t.name);
         let fd = format_ident!("{}_dtype", t.name);
         let n = &t.name;
@@ -473,7 +484,7 @@ pub fn gen_operator(
             quote! { if let ::core::option::Option::Some(d) = args.tensors.get(#n) { b = b.#f(d.clone()); } }
         }
     });
-    let args_output_dtypes = spec.tensors.iter().filter(|t| t.output).map(|t| {
+    let args_output_dtypes = spec.tensors.iter().filter(|t| t.output && !t.given).map(|t| {
         let f = format_ident!("{}_dtype", t.name);
         let n = &t.name;
         quote! { if let ::core::option::Option::Some(d) = args.output_dtypes.get(#n) { b = b.#f(*d); } }

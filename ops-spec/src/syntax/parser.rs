@@ -254,6 +254,7 @@ impl Parser {
                 let opt_start = self.span();
                 let optional = self.eat_kw("optional");
                 let host = self.eat_kw("host");
+                let given = self.eat_kw("given");
                 self.expect_kw("tensor")?;
                 let count = if self.eat_punct("[") {
                     let r = self.range()?;
@@ -276,6 +277,7 @@ impl Parser {
                     docs,
                     output: kw == "output",
                     host,
+                    given,
                     name,
                     seed,
                     count,
