@@ -354,6 +354,10 @@ pub enum AttrKind {
     /// A float (`f32` or `f64` in the spec): arithmetic only, never read by
     /// the rules.
     Float,
+    /// A number of a tensor's data type (`scalar(t)` in the spec, a
+    /// [`crate::Number`]): an integer, exact over INT64 and UINT64, or a
+    /// float. Arithmetic only, never read by the rules.
+    Number,
     /// An enum, by member names.
     Enum(&'static [&'static str]),
 }

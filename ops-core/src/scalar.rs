@@ -426,6 +426,65 @@ pub enum AttrScalar {
     Float,
     /// A boolean attribute.
     Bool,
+    /// A `scalar(t)` attribute ([`Number`]): already a value of the node's
+    /// type, tensor `t`'s (the host converts it, [`Number::value_as`]).
+    Number,
+}
+
+/// A number of any data type, held exactly: DirectML's `DML_SCALAR_UNION`
+/// (a clip's `Min` and `Max`, read as `MinMaxDataType`), so that 64-bit
+/// integer bounds beyond 2^53 keep every bit. A spec declares one as
+/// `attr min: scalar(output)`: a value of `output`'s data type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    /// An integer (every INT64 and UINT64 value).
+    Int(i128),
+    /// A float.
+    Float(f64),
+}
+
+impl Default for Number {
+    fn default() -> Self {
+        Number::Int(0)
+    }
+}
+
+macro_rules! number_from {
+    ($variant:ident: $($t:ty),*) => {$(
+        impl From<$t> for Number {
+            fn from(v: $t) -> Number {
+                Number::$variant(v.into())
+            }
+        }
+    )*};
+}
+number_from!(Int: i8, i16, i32, i64, u8, u16, u32, u64, i128);
+number_from!(Float: f32, f64);
+
+impl From<half::f16> for Number {
+    fn from(v: half::f16) -> Number {
+        Number::Float(v.to_f64())
+    }
+}
+
+impl Number {
+    /// The number as a value of `dtype`, the one conversion of a union's
+    /// value to its data type: a float type rounds it once to nearest even
+    /// (an integer from all its bits: 2^53 + 1 to FLOAT32 is 2^53); an
+    /// integer type takes an integer exactly, saturating one beyond its
+    /// range (a clamp's bound of 300 on UINT8 clamps as 255 does), and a
+    /// float as `cast` converts (truncated toward zero, saturated, NaN 0);
+    /// BOOL is `!= 0`.
+    pub fn value_as(self, dtype: DataType) -> Value {
+        match self {
+            Number::Int(x) if dtype.is_int() => {
+                let (lo, hi) = int_range(dtype);
+                Value::I(x.clamp(lo, hi))
+            }
+            Number::Int(x) => cast_value(Value::I(x), dtype),
+            Number::Float(f) => cast_value(Value::F(f), dtype),
+        }
+    }
 }
 
 /// A value of an expression on the CPU.

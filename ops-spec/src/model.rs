@@ -121,6 +121,10 @@ pub enum AttrType {
     Float(bool),
     /// An enum, by index.
     Enum(usize),
+    /// `scalar(t)`: a number of tensor `t`'s data type, exactly (DirectML's
+    /// `DML_SCALAR_UNION` read as that type). Arithmetic only: rules never
+    /// read one.
+    Scalar(usize),
 }
 
 /// A constant (attribute default).

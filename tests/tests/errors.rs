@@ -270,6 +270,7 @@ fn plausible_args(info: &OperatorInfo) -> OpArgs {
                 AttrKind::List { .. } => AttrValue::Ints(vec![1]),
                 AttrKind::Bool => AttrValue::Bool(false),
                 AttrKind::Float => AttrValue::Float(1.0),
+                AttrKind::Number => AttrValue::Int(1),
                 AttrKind::Enum(members) => AttrValue::Enum(members[0].to_string()),
             };
             (a.name.to_string(), v)

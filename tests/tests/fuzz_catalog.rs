@@ -129,13 +129,15 @@ fn every_break_category_occurs_where_the_spec_allows_it() {
         }) {
             want.push("data type");
         }
-        // A boolean attribute has no invalid value, nor has a float one
-        // (arithmetic only: rules never read it); every other kind has.
-        if info
-            .attrs
-            .iter()
-            .any(|a| !matches!(a.kind, ops_core::AttrKind::Bool | ops_core::AttrKind::Float))
-        {
+        // A boolean attribute has no invalid value, nor has a float or a
+        // number one (arithmetic only: rules never read it); every other
+        // kind has.
+        if info.attrs.iter().any(|a| {
+            !matches!(
+                a.kind,
+                ops_core::AttrKind::Bool | ops_core::AttrKind::Float | ops_core::AttrKind::Number
+            )
+        }) {
             want.push("attribute");
         }
         if info.introduced.is_some() && info.table.entries.len() > 1 {

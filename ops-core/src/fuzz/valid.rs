@@ -819,6 +819,31 @@ fn draw_once(
                 &[0.0, 1.0, 0.5, 0.00001, 2.0, 0.25, 0.1, 3.0],
                 ag.value.into(),
             )),
+            // A number of a tensor's type: integers at and beyond every
+            // type's edges (2^53 + 1 and the 64-bit extremes: the exact
+            // bounds of a DML_SCALAR_UNION), or floats.
+            AttrKind::Number => {
+                const INTS: [i128; 12] = [
+                    0,
+                    1,
+                    -1,
+                    100,
+                    -129,
+                    300,
+                    (1 << 24) + 1,
+                    (1 << 53) + 1,
+                    -(1 << 53) - 1,
+                    i64::MIN as i128,
+                    i64::MAX as i128,
+                    u64::MAX as i128,
+                ];
+                const FLOATS: [f64; 8] = [0.0, -0.0, 0.5, -2.5, 65504.0, 1e10, 0.1, -1e-7];
+                if ag.mode % 2 == 0 {
+                    AttrValue::Int(pick(&INTS, ag.value.into()))
+                } else {
+                    AttrValue::Float(pick(&FLOATS, ag.value.into()))
+                }
+            }
             AttrKind::Enum(members) => AttrValue::Enum(pick(members, ag.value.into()).to_string()),
         };
         args.attributes.insert(a.name.to_string(), v);

@@ -255,6 +255,11 @@ fn collect(
             types.insert(DataType::Int64);
             env.resolve(t)
         }
+        Scalar::Attr(_, crate::scalar::AttrScalar::Number, t) if env.resolve(t).is_int() => {
+            *casts = true;
+            types.insert(DataType::Int64);
+            env.resolve(t)
+        }
         Scalar::Unary(op, _) if op != Unary::Not => child_types[0],
         Scalar::Binary(op, _, _) if !op.is_comparison() && !op.is_logical() => child_types[0],
         Scalar::Select(..) => child_types[1],
@@ -1069,6 +1074,14 @@ fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, D
                 crate::scalar::AttrScalar::Bool => format!("({w} != 0u)"),
                 crate::scalar::AttrScalar::Float => format!("bitcast<f32>({w})"),
                 crate::scalar::AttrScalar::Int => {
+                    cast_wgsl(&format!("vec2<u32>({w}, {w1})"), DataType::Int64, dt)
+                }
+                // A value of `dt` already: a float's `f32` bits (FLOAT16
+                // values are `f32`s in kernels), an integer's as INT64,
+                // which converts to `dt` without loss.
+                crate::scalar::AttrScalar::Number if dt.is_bool() => format!("({w} != 0u)"),
+                crate::scalar::AttrScalar::Number if dt.is_float() => format!("bitcast<f32>({w})"),
+                crate::scalar::AttrScalar::Number => {
                     cast_wgsl(&format!("vec2<u32>({w}, {w1})"), DataType::Int64, dt)
                 }
             };

@@ -63,6 +63,7 @@ fn attr_ty(spec: &Spec, t: AttrType) -> TokenStream {
         AttrType::Bool => quote!(bool),
         AttrType::Float(false) => quote!(f32),
         AttrType::Float(true) => quote!(f64),
+        AttrType::Scalar(_) => quote!(::ops_core::Number),
         AttrType::Enum(e) => {
             let n = ident(&spec.enums[e].name);
             quote!(#n)
@@ -91,6 +92,14 @@ fn const_value(spec: &Spec, t: AttrType, c: &Const) -> TokenStream {
                 let v = v as f32;
                 quote!(#v)
             }
+        }
+        (AttrType::Scalar(_), Const::Int(v)) => {
+            let v = proc_macro2::Literal::i128_unsuffixed(*v);
+            quote!(::ops_core::Number::Int(#v))
+        }
+        (AttrType::Scalar(_), Const::Float(bits)) => {
+            let v = f64::from_bits(*bits);
+            quote!(::ops_core::Number::Float(#v))
         }
         (AttrType::Enum(e), Const::Enum(i)) => {
             let en = &spec.enums[e];
@@ -332,7 +341,7 @@ pub fn gen_operator(
                 AttrType::List(_) => quote!(::ops_core::__private::expr::Value::List(self.#f.iter().map(|&v| v as i128).collect())),
                 AttrType::Bool => quote!(::ops_core::__private::expr::Value::Bool(self.#f)),
                 // Rules never read a float attribute (the compiler refuses it).
-                AttrType::Float(_) => quote!(::ops_core::__private::expr::Value::Int(0)),
+                AttrType::Float(_) | AttrType::Scalar(_) => quote!(::ops_core::__private::expr::Value::Int(0)),
                 AttrType::Enum(_) => quote!(::ops_core::__private::expr::Value::Enum(self.#f.index())),
             }
         })
@@ -348,6 +357,11 @@ pub fn gen_operator(
                 AttrType::Int(_) => quote!(::ops_core::scalar::Value::I(self.#f as i128)),
                 AttrType::Float(_) => quote!(::ops_core::scalar::Value::F(self.#f as f64)),
                 AttrType::Bool => quote!(::ops_core::scalar::Value::B(self.#f)),
+                // Read as its tensor's data type (DirectML's `MinMaxDataType`).
+                AttrType::Scalar(t) => {
+                    let tf = ident(&spec.tensors[t].name);
+                    quote!(self.#f.value_as(self.#tf.dtype))
+                }
                 AttrType::List(_) | AttrType::Enum(_) => quote!(::ops_core::scalar::Value::I(0)),
             }
         })
@@ -419,6 +433,9 @@ pub fn gen_operator(
             AttrType::List(k) => {
                 let k = int_ty(k);
                 quote! { #[doc = #doc] pub fn #f(mut self, v: impl ::core::convert::Into<::std::vec::Vec<#k>>) -> Self { self.#f = ::core::option::Option::Some(v.into()); self } }
+            }
+            AttrType::Scalar(_) => {
+                quote! { #[doc = #doc] pub fn #f(mut self, v: impl ::core::convert::Into<::ops_core::Number>) -> Self { self.#f = ::core::option::Option::Some(v.into()); self } }
             }
             _ => {
                 let t = attr_ty(spec, a.ty);
@@ -498,6 +515,7 @@ pub fn gen_operator(
             AttrType::Bool => quote!(::ops_core::__private::args::attr_bool(#op_name, #n, v)?),
             AttrType::Float(false) => quote!(::ops_core::__private::args::attr_float(#op_name, #n, v)? as f32),
             AttrType::Float(true) => quote!(::ops_core::__private::args::attr_float(#op_name, #n, v)?),
+            AttrType::Scalar(_) => quote!(::ops_core::__private::args::attr_number(#op_name, #n, v)?),
             AttrType::Enum(e) => {
                 let en = &spec.enums[e];
                 let ename = ident(&en.name);
@@ -602,6 +620,7 @@ pub fn gen_operator(
             }
             AttrType::Bool => quote!(::ops_core::AttrKind::Bool),
             AttrType::Float(_) => quote!(::ops_core::AttrKind::Float),
+            AttrType::Scalar(_) => quote!(::ops_core::AttrKind::Number),
             AttrType::Enum(e) => {
                 let members = &spec.enums[e].members;
                 quote!(::ops_core::AttrKind::Enum(&[#(#members),*]))

@@ -71,6 +71,7 @@ impl Family for FoldFamily {
                         params: PARAMS,
                         vars,
                         names: &[],
+                        tensors: &[],
                     };
                     let s = cx.lower_scalar(e, key, &env, STy::T, errors)?;
                     Some((s, cx.text(e.span)))
@@ -103,6 +104,7 @@ impl Family for FoldFamily {
                     params: &[],
                     vars: &[(Var::N, INT64)],
                     names: &[],
+                    tensors: &[],
                 };
                 let bound = cx.lower_scalar(&args[0], "accuracy", &env, INT64, errors)?;
                 Some((Some(bound), cx.text(e.span)))

@@ -76,6 +76,8 @@ pub struct TypeRef {
     pub base: Name,
     /// `[]` follows.
     pub list: bool,
+    /// `scalar(output)`: the tensor whose data type the value has.
+    pub of: Option<Name>,
 }
 
 /// An attribute declaration.

@@ -290,6 +290,13 @@ impl Parser {
                 let base = self.name(
                     "an attribute type (`u32`, `i32`, `i64`, `bool`, an enum; `[]` for a list)",
                 )?;
+                let of = if self.eat_punct("(") {
+                    let t = self.name("a tensor name")?;
+                    self.expect_punct(")")?;
+                    Some(t)
+                } else {
+                    None
+                };
                 let list = if self.eat_punct("[") {
                     self.expect_punct("]")?;
                     true
@@ -308,7 +315,7 @@ impl Parser {
                 Ok(Item::Attr(AttrDecl {
                     docs,
                     name,
-                    ty: TypeRef { base, list },
+                    ty: TypeRef { base, list, of },
                     default,
                     seed,
                 }))
