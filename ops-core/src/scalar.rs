@@ -49,8 +49,8 @@
 //!   product of `y` factors `x`, wrapping; a negative `y` gives 1 for a
 //!   base of 1, ±1 for -1 and 0 otherwise (the integer part of the real
 //!   power, 0 for a base of 0). 64-bit integers (word pairs on the GPU)
-//!   have `+ - *`, `pow`, `neg`, `abs`, `min`, `max` and the comparisons;
-//!   `/` and `%` on them are spec errors.
+//!   have `+ - *`, `/` and `%` (long division), `pow`, `neg`, `abs`,
+//!   `min`, `max` and the comparisons.
 //! - **Bitwise** `&`, `|`, `^`, `~` and the shifts `<<`, `>>` are for
 //!   integers of every width (errors on floats and BOOL): they act on the
 //!   two's complement bits; `>>` is arithmetic on signed types, logical on
@@ -865,14 +865,6 @@ impl Scalar {
             }
             Scalar::Binary(Binary::Pow, _, _) if ty.is_bool() => {
                 Some(format!("`pow` is not defined on {ty}"))
-            }
-            Scalar::Binary(op @ (Binary::Div | Binary::Rem), _, _)
-                if ty.is_int() && ty.size_bits() == 64 =>
-            {
-                Some(format!(
-                    "`{}` on {ty} is not available on the GPU (64-bit integers are word pairs)",
-                    if op == Binary::Div { "/" } else { "%" }
-                ))
             }
             _ => None,
         };

@@ -413,7 +413,7 @@ mod tests {
             "",
             "identity: 0 map: x combine: a / b accuracy: exact",
         ));
-        assert!(e[0].contains("word pairs"), "{e:?}");
+        assert!(e.is_empty(), "64-bit integers divide: {e:?}");
         let e = errors(&spec(
             "INT32",
             "attr s: f32 = 0.5 \"S\"",
