@@ -37,8 +37,10 @@
 //!   accuracy contract. `min`/`max` propagate NaN and order -0.0 below +0.0;
 //!   `round` rounds half to even; `%` is C's `fmod`; division by zero and
 //!   `sqrt`/`log` of negative numbers follow IEEE 754. FLOAT64 has no
-//!   arithmetic on the GPU (core WebGPU has no `f64`): a spec that computes
-//!   in it, or casts to or from it, must leave it out of its tables.
+//!   arithmetic on the GPU (core WebGPU has no `f64`): its values are
+//!   moved and chosen as raw bits (a variable, `select`), and a spec that
+//!   computes in it, or casts to or from it, must leave it out of its
+//!   tables.
 //! - **Integers**: exact, and wrapping in their type after every
 //!   operation (two's complement: INT8 `127 + 1` is `-128`, UINT8 `0 - 1`
 //!   is 255). Division truncates toward zero; `x / 0` is `x`, `x % 0` is 0,
@@ -841,8 +843,15 @@ impl Scalar {
             return ty;
         }
         let operand = operand_types[0].unwrap_or(ty);
+        // FLOAT64 values may be moved and chosen, as raw bits: a variable,
+        // a `select` between them, a cast to FLOAT64 itself.
+        let moves_bits = match *self {
+            Scalar::Var(_) | Scalar::Select(..) => true,
+            Scalar::Cast(_, _) => operand == ty,
+            _ => false,
+        };
         *why = match *self {
-            _ if ty == DataType::Float64 || operand == DataType::Float64 => Some(
+            _ if (ty == DataType::Float64 || operand == DataType::Float64) && !moves_bits => Some(
                 "FLOAT64 arithmetic is not available on the GPU (core WebGPU has no f64)"
                     .to_string(),
             ),

@@ -43,7 +43,8 @@ use super::writer::Writer;
 /// The WGSL type a kernel's variables and results of `dt` have.
 pub fn compute_type(dt: DataType) -> &'static str {
     match dt {
-        DataType::Float32 | DataType::Float16 | DataType::Float64 => "f32",
+        DataType::Float32 | DataType::Float16 => "f32",
+        // FLOAT64 is moved and chosen, never computed: its raw words.
         _ if dt.size_bits() == 64 => "vec2<u32>",
         _ if dt.is_signed_int() => "i32",
         _ => "u32",
