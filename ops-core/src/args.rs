@@ -69,6 +69,15 @@ pub fn attr_float(op: &str, name: &str, v: &AttrValue) -> Result<f64, OpError> {
     }
 }
 
+/// `attr` as a [`crate::scalar::Number`]: an integer exactly, or a float.
+pub fn attr_number(op: &str, name: &str, v: &AttrValue) -> Result<crate::scalar::Number, OpError> {
+    match v {
+        AttrValue::Int(i) => Ok(crate::scalar::Number::Int(*i)),
+        AttrValue::Float(f) => Ok(crate::scalar::Number::Float(*f)),
+        other => Err(bad(op, name, &format!("expected a number, got {other:?}"))),
+    }
+}
+
 /// `attr` as an enum member name.
 pub fn attr_enum<'a>(
     op: &str,
@@ -89,6 +98,14 @@ pub fn attr_enum<'a>(
 /// A required builder field that was not given.
 pub fn missing(op: &str, name: &str) -> OpError {
     OpError::InvalidArgument(format!("{op}: `{name}` is required"))
+}
+
+/// A `given` output (its sizes are the caller's: nothing infers them) that
+/// was not given.
+pub fn missing_given(op: &str, name: &str) -> OpError {
+    OpError::InvalidArgument(format!(
+        "{op}: `{name}` is required: the caller describes its sizes"
+    ))
 }
 
 fn bad(op: &str, name: &str, what: &str) -> OpError {

@@ -372,6 +372,10 @@ pub enum AttrKind {
     /// A float (`f32` or `f64` in the spec): arithmetic only, never read by
     /// the rules.
     Float,
+    /// A number of a tensor's data type (`scalar(t)` in the spec, a
+    /// [`crate::Number`]): an integer, exact over INT64 and UINT64, or a
+    /// float. Arithmetic only, never read by the rules.
+    Number,
     /// An enum, by member names.
     Enum(&'static [&'static str]),
 }
@@ -399,6 +403,35 @@ impl fmt::Debug for OperatorInfo {
 }
 
 impl OperatorInfo {
+    /// True when tensor `tensor` (spec order) is an output the caller
+    /// describes (a spec's `given tensor`): no `shape` rule computes its
+    /// sizes, so nothing infers it and the rules check the caller's.
+    pub fn is_given(&self, tensor: usize) -> bool {
+        self.tensors.get(tensor).is_some_and(|t| t.output)
+            && !self
+                .rules
+                .iter()
+                .any(|s| matches!(s, crate::expr::Step::Shape { tensor: t, .. } if *t == tensor))
+    }
+
+    /// The tensors of the declaration that tensor `tensor` (spec order)
+    /// belongs to: the first one's index and their number (`tensor`
+    /// and 1 for a declaration of one tensor).
+    pub fn group_of(&self, tensor: usize) -> (usize, usize) {
+        let n_in = self.tensors.iter().filter(|t| !t.output).count();
+        // Groups are in declaration order; tensors are inputs, then outputs.
+        for (output, mut first) in [(false, 0), (true, n_in)] {
+            for g in self.groups.iter().filter(|g| g.output == output) {
+                let n = g.count as usize;
+                if (first..first + n).contains(&tensor) {
+                    return (first, n);
+                }
+                first += n;
+            }
+        }
+        (tensor, 1)
+    }
+
     /// The name qualified by the namespace: `onnx::ArgMax`, or `ArgMin`
     /// for the root namespace.
     pub fn qualified_name(&self) -> String {

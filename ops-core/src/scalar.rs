@@ -37,8 +37,10 @@
 //!   accuracy contract. `min`/`max` propagate NaN and order -0.0 below +0.0;
 //!   `round` rounds half to even; `%` is C's `fmod`; division by zero and
 //!   `sqrt`/`log` of negative numbers follow IEEE 754. FLOAT64 has no
-//!   arithmetic on the GPU (core WebGPU has no `f64`): a spec that computes
-//!   in it, or casts to or from it, must leave it out of its tables.
+//!   arithmetic on the GPU (core WebGPU has no `f64`): its values are
+//!   moved and chosen as raw bits (a variable, `select`), and a spec that
+//!   computes in it, or casts to or from it, must leave it out of its
+//!   tables.
 //! - **Integers**: exact, and wrapping in their type after every
 //!   operation (two's complement: INT8 `127 + 1` is `-128`, UINT8 `0 - 1`
 //!   is 255). Division truncates toward zero; `x / 0` is `x`, `x % 0` is 0,
@@ -49,8 +51,8 @@
 //!   product of `y` factors `x`, wrapping; a negative `y` gives 1 for a
 //!   base of 1, ±1 for -1 and 0 otherwise (the integer part of the real
 //!   power, 0 for a base of 0). 64-bit integers (word pairs on the GPU)
-//!   have `+ - *`, `pow`, `neg`, `abs`, `min`, `max` and the comparisons;
-//!   `/` and `%` on them are spec errors.
+//!   have `+ - *`, `/` and `%` (long division), `pow`, `neg`, `abs`,
+//!   `min`, `max` and the comparisons.
 //! - **Bitwise** `&`, `|`, `^`, `~` and the shifts `<<`, `>>` are for
 //!   integers of every width (errors on floats and BOOL): they act on the
 //!   two's complement bits; `>>` is arithmetic on signed types, logical on
@@ -426,6 +428,65 @@ pub enum AttrScalar {
     Float,
     /// A boolean attribute.
     Bool,
+    /// A `scalar(t)` attribute ([`Number`]): already a value of the node's
+    /// type, tensor `t`'s (the host converts it, [`Number::value_as`]).
+    Number,
+}
+
+/// A number of any data type, held exactly: DirectML's `DML_SCALAR_UNION`
+/// (a clip's `Min` and `Max`, read as `MinMaxDataType`), so that 64-bit
+/// integer bounds beyond 2^53 keep every bit. A spec declares one as
+/// `attr min: scalar(output)`: a value of `output`'s data type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Number {
+    /// An integer (every INT64 and UINT64 value).
+    Int(i128),
+    /// A float.
+    Float(f64),
+}
+
+impl Default for Number {
+    fn default() -> Self {
+        Number::Int(0)
+    }
+}
+
+macro_rules! number_from {
+    ($variant:ident: $($t:ty),*) => {$(
+        impl From<$t> for Number {
+            fn from(v: $t) -> Number {
+                Number::$variant(v.into())
+            }
+        }
+    )*};
+}
+number_from!(Int: i8, i16, i32, i64, u8, u16, u32, u64, i128);
+number_from!(Float: f32, f64);
+
+impl From<half::f16> for Number {
+    fn from(v: half::f16) -> Number {
+        Number::Float(v.to_f64())
+    }
+}
+
+impl Number {
+    /// The number as a value of `dtype`, the one conversion of a union's
+    /// value to its data type: a float type rounds it once to nearest even
+    /// (an integer from all its bits: 2^53 + 1 to FLOAT32 is 2^53); an
+    /// integer type takes an integer exactly, saturating one beyond its
+    /// range (a clamp's bound of 300 on UINT8 clamps as 255 does), and a
+    /// float as `cast` converts (truncated toward zero, saturated, NaN 0);
+    /// BOOL is `!= 0`.
+    pub fn value_as(self, dtype: DataType) -> Value {
+        match self {
+            Number::Int(x) if dtype.is_int() => {
+                let (lo, hi) = int_range(dtype);
+                Value::I(x.clamp(lo, hi))
+            }
+            Number::Int(x) => cast_value(Value::I(x), dtype),
+            Number::Float(f) => cast_value(Value::F(f), dtype),
+        }
+    }
 }
 
 /// A value of an expression on the CPU.
@@ -782,8 +843,15 @@ impl Scalar {
             return ty;
         }
         let operand = operand_types[0].unwrap_or(ty);
+        // FLOAT64 values may be moved and chosen, as raw bits: a variable,
+        // a `select` between them, a cast to FLOAT64 itself.
+        let moves_bits = match *self {
+            Scalar::Var(_) | Scalar::Select(..) => true,
+            Scalar::Cast(_, _) => operand == ty,
+            _ => false,
+        };
         *why = match *self {
-            _ if ty == DataType::Float64 || operand == DataType::Float64 => Some(
+            _ if (ty == DataType::Float64 || operand == DataType::Float64) && !moves_bits => Some(
                 "FLOAT64 arithmetic is not available on the GPU (core WebGPU has no f64)"
                     .to_string(),
             ),
@@ -806,14 +874,6 @@ impl Scalar {
             }
             Scalar::Binary(Binary::Pow, _, _) if ty.is_bool() => {
                 Some(format!("`pow` is not defined on {ty}"))
-            }
-            Scalar::Binary(op @ (Binary::Div | Binary::Rem), _, _)
-                if ty.is_int() && ty.size_bits() == 64 =>
-            {
-                Some(format!(
-                    "`{}` on {ty} is not available on the GPU (64-bit integers are word pairs)",
-                    if op == Binary::Div { "/" } else { "%" }
-                ))
             }
             _ => None,
         };

@@ -179,9 +179,21 @@ fn check_tables(spec: &Spec, errors: &mut Errors) {
     }
 }
 
-/// Every output has a `shape` rule, so the builder can infer it.
+/// Every output has a `shape` rule, so the builder can infer it, except a
+/// `given` one: the caller gives its sizes and `require` rules check them
+/// (lowering refuses a `shape` rule for it).
+///
+/// ```text
+/// output output: tensor "OutputTensor"                 // shape output = [..] => "..";
+/// output outputs: given tensor[1..=6] "OutputTensors"  // require .. outputs.sizes ..
+/// ```
 fn check_outputs(spec: &Spec, errors: &mut Errors) {
-    for (i, t) in spec.tensors.iter().enumerate().filter(|(_, t)| t.output) {
+    for (i, t) in spec
+        .tensors
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.output && !t.given)
+    {
         if !spec
             .steps
             .iter()

@@ -64,6 +64,7 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
                     seed: t.seed.clone().unwrap_or_else(|| t.name.text.clone()),
                     output: t.output,
                     host: t.host,
+                    given: t.given,
                     docs: t.docs.clone(),
                     span: t.name.span,
                 };
@@ -76,6 +77,15 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
                     }
                     outputs.push(tensor);
                 } else {
+                    if t.given {
+                        errors.push(
+                            Diagnostic::new(
+                                t.name.span,
+                                format!("input `{}` cannot be a given tensor", t.name.text),
+                            )
+                            .help("`given` marks an output whose sizes the caller describes; every input is given"),
+                        );
+                    }
                     inputs.push(tensor);
                 }
             }
@@ -111,7 +121,7 @@ pub fn lower_spec(file: &ast::SpecFile, src: &str, errors: &mut Errors) -> Optio
     for item in &file.items {
         if let Item::Attr(a) = item {
             declare(&a.name, errors);
-            let ty = lower_type(&a.ty, &spec.enums, errors);
+            let ty = lower_type(&a.ty, &spec.enums, &spec.tensors, errors);
             let default = match (&a.default, ty) {
                 (Some(d), Some(ty)) => lower_const(d, ty, &spec.enums, errors),
                 _ => None,
@@ -224,7 +234,51 @@ fn unknown_level(l: &str, span: Span) -> Diagnostic {
     }
 }
 
-fn lower_type(t: &ast::TypeRef, enums: &[Enum], errors: &mut Errors) -> Option<AttrType> {
+fn lower_type(
+    t: &ast::TypeRef,
+    enums: &[Enum],
+    tensors: &[Tensor],
+    errors: &mut Errors,
+) -> Option<AttrType> {
+    if t.base.text == "scalar" {
+        let Some(of) = &t.of else {
+            errors.push(
+                Diagnostic::new(
+                    t.base.span,
+                    "`scalar` names the tensor whose data type it holds",
+                )
+                .help("write `scalar(output)`: a number of `output`'s data type"),
+            );
+            return None;
+        };
+        return match tensors.iter().position(|x| x.name == of.text) {
+            Some(i) if !tensors[i].host && !t.list => Some(AttrType::Scalar(i)),
+            Some(_) => {
+                errors.error(
+                    of.span,
+                    "a `scalar` attribute is one number of a device tensor's data type",
+                );
+                None
+            }
+            None => {
+                let d = Diagnostic::new(of.span, format!("unknown tensor `{}`", of.text));
+                errors.push(
+                    match near_miss(&of.text, tensors.iter().map(|x| x.name.as_str())) {
+                        Some(m) => d.help(format!("did you mean `{m}`?")),
+                        None => d,
+                    },
+                );
+                None
+            }
+        };
+    }
+    if let Some(of) = &t.of {
+        errors.error(
+            of.span,
+            format!("`{}` takes no tensor; only `scalar(t)` does", t.base.text),
+        );
+        return None;
+    }
     let int = match t.base.text.as_str() {
         "u32" => Some(IntKind::U32),
         "i32" => Some(IntKind::I32),
@@ -257,7 +311,7 @@ fn lower_type(t: &ast::TypeRef, enums: &[Enum], errors: &mut Errors) -> Option<A
     if let Some(i) = enums.iter().position(|e| e.name == t.base.text) {
         return Some(AttrType::Enum(i));
     }
-    let mut candidates = vec!["u32", "i32", "i64", "bool", "f32", "f64"];
+    let mut candidates = vec!["u32", "i32", "i64", "bool", "f32", "f64", "scalar"];
     candidates.extend(enums.iter().map(|e| e.name.as_str()));
     let d = Diagnostic::new(
         t.base.span,
@@ -303,6 +357,17 @@ fn lower_const(e: &ast::Expr, ty: AttrType, enums: &[Enum], errors: &mut Errors)
         (_, AttrType::Float(_)) => match literal_f64(e) {
             Some(v) => Some(Const::Float(v.to_bits())),
             None => mismatch(errors),
+        },
+        (ExprKind::Int(v), AttrType::Scalar(_)) => Some(Const::Int(*v)),
+        (_, AttrType::Scalar(_)) => match (&e.kind, literal_f64(e)) {
+            (ExprKind::Unary("-", inner), _) if matches!(inner.kind, ExprKind::Int(_)) => {
+                match inner.kind {
+                    ExprKind::Int(v) => Some(Const::Int(-v)),
+                    _ => mismatch(errors),
+                }
+            }
+            (_, Some(v)) => Some(Const::Float(v.to_bits())),
+            _ => mismatch(errors),
         },
         (ExprKind::List(items), AttrType::List(_)) => {
             let mut out = Vec::new();
@@ -494,6 +559,15 @@ impl Lower<'_> {
             }
             RuleDecl::Shape(n, e, msg, _) => {
                 let tensor = self.output_tensor(n, errors);
+                if let Some(t) = tensor.map(|t| &self.spec.tensors[t]).filter(|t| t.given) {
+                    errors.push(
+                        Diagnostic::new(
+                            n.span,
+                            format!("output `{}` is given: the caller sets its sizes, no `shape` rule computes them", t.name),
+                        )
+                        .help(format!("check `{}.sizes` with `require` rules", n.text)),
+                    );
+                }
                 let sizes = self.expect(e, Ty::List, errors)?;
                 Some(Step::Shape {
                     tensor: tensor?,
@@ -595,10 +669,15 @@ impl Lower<'_> {
                         AttrType::List(_) => Ty::List,
                         AttrType::Bool => Ty::Bool,
                         AttrType::Enum(ei) => Ty::Enum(ei),
-                        AttrType::Float(_) => {
+                        AttrType::Float(_) | AttrType::Scalar(_) => {
+                            let what = if matches!(self.spec.attrs[i].ty, AttrType::Float(_)) {
+                                "a float"
+                            } else {
+                                "a scalar"
+                            };
                             errors.error(
                                 e.span,
-                                format!("`{n}` is a float attribute: rules compute on integers; use it in a pattern's arithmetic"),
+                                format!("`{n}` is {what} attribute: rules compute on integers; use it in a pattern's arithmetic"),
                             );
                             return None;
                         }

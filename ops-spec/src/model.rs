@@ -86,6 +86,10 @@ pub struct Tensor {
     pub output: bool,
     /// Values read on the host.
     pub host: bool,
+    /// An output whose sizes (and data type) the caller gives, as DirectML's
+    /// callers describe `OutputTensors`: no `shape` rule computes it, the
+    /// rules check it, and the builder requires it.
+    pub given: bool,
     /// Doc lines.
     pub docs: Vec<String>,
     /// Where declared.
@@ -117,6 +121,10 @@ pub enum AttrType {
     Float(bool),
     /// An enum, by index.
     Enum(usize),
+    /// `scalar(t)`: a number of tensor `t`'s data type, exactly (DirectML's
+    /// `DML_SCALAR_UNION` read as that type). Arithmetic only: rules never
+    /// read one.
+    Scalar(usize),
 }
 
 /// A constant (attribute default).

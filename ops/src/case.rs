@@ -794,7 +794,7 @@ fn check_attributes(
             AttrKind::Int { .. } => "an integer",
             AttrKind::List { .. } => "a list of integers",
             AttrKind::Bool => "a boolean",
-            AttrKind::Float => "a number",
+            AttrKind::Float | AttrKind::Number => "a number",
             AttrKind::Enum(_) => "a string",
         };
         match (attr.kind, value) {
@@ -814,7 +814,7 @@ fn check_attributes(
                 }
             }
             (AttrKind::Bool, AttrValue::Bool(_)) => {}
-            (AttrKind::Float, AttrValue::Float(_) | AttrValue::Int(_)) => {}
+            (AttrKind::Float | AttrKind::Number, AttrValue::Float(_) | AttrValue::Int(_)) => {}
             (AttrKind::Enum(members), AttrValue::Enum(s)) => {
                 if !members.iter().any(|m| m.eq_ignore_ascii_case(s)) {
                     let hint = match suggest(s, members) {

@@ -257,6 +257,7 @@ fn list_entry(info: &ops_core::OperatorInfo) -> serde_json::Value {
                 AttrKind::List { .. } => "ints".to_owned(),
                 AttrKind::Bool => "bool".to_owned(),
                 AttrKind::Float => "float".to_owned(),
+                AttrKind::Number => "number".to_owned(),
                 AttrKind::Enum(members) => format!("enum {}", members.join("|")),
             };
             serde_json::json!({ "name": a.name, "seed": a.seed, "kind": kind, "has_default": a.has_default })

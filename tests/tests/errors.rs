@@ -238,12 +238,15 @@ fn absurd_dynamic_arguments_never_panic() {
 }
 
 /// Valid-looking dynamic arguments of `info`: FLOAT32 data of sizes [2, 3]
-/// (host tensors: one INT64 value 0), UINT32 indices, integer attributes 1,
+/// (host tensors: one INT64 value 0; outputs the caller describes alike), UINT32 indices, integer attributes 1,
 /// lists [1], enums their first member.
 fn plausible_args(info: &OperatorInfo) -> OpArgs {
     let mut tensors = BTreeMap::new();
     let mut host_data = BTreeMap::new();
-    for t in info.tensors.iter().filter(|t| !t.output) {
+    for (i, t) in info.tensors.iter().enumerate() {
+        if t.output && !info.is_given(i) {
+            continue;
+        }
         if t.host {
             host_data.insert(
                 t.name.to_string(),
@@ -267,6 +270,7 @@ fn plausible_args(info: &OperatorInfo) -> OpArgs {
                 AttrKind::List { .. } => AttrValue::Ints(vec![1]),
                 AttrKind::Bool => AttrValue::Bool(false),
                 AttrKind::Float => AttrValue::Float(1.0),
+                AttrKind::Number => AttrValue::Int(1),
                 AttrKind::Enum(members) => AttrValue::Enum(members[0].to_string()),
             };
             (a.name.to_string(), v)
@@ -550,5 +554,25 @@ fn huge_host_tensors_and_ranks_are_refused_quickly() {
         };
         println!("{what}: refused in {:?}: {e:.200}", start.elapsed());
         assert!(e.rule.contains(rule), "{what}: {e:.500}");
+    }
+}
+
+/// An output the caller describes (DirectML SPLIT's `OutputTensors`) has no
+/// inference to fall back on: leaving it out is an error naming it.
+#[test]
+fn a_given_output_left_out_is_an_error_naming_it() {
+    for info in ops::catalog() {
+        let Some(given) = (0..info.tensors.len()).find(|&t| info.is_given(t)) else {
+            continue;
+        };
+        let mut args = plausible_args(info);
+        args.tensors.remove(info.tensors[given].name);
+        let m = invalid_argument((info.build)(&args));
+        assert!(
+            m.contains(&format!("`{}` is required", info.tensors[given].name))
+                && m.contains("the caller describes its sizes"),
+            "{}: {m}",
+            info.instance_name()
+        );
     }
 }

@@ -129,13 +129,15 @@ fn every_break_category_occurs_where_the_spec_allows_it() {
         }) {
             want.push("data type");
         }
-        // A boolean attribute has no invalid value, nor has a float one
-        // (arithmetic only: rules never read it); every other kind has.
-        if info
-            .attrs
-            .iter()
-            .any(|a| !matches!(a.kind, ops_core::AttrKind::Bool | ops_core::AttrKind::Float))
-        {
+        // A boolean attribute has no invalid value, nor has a float or a
+        // number one (arithmetic only: rules never read it); every other
+        // kind has.
+        if info.attrs.iter().any(|a| {
+            !matches!(
+                a.kind,
+                ops_core::AttrKind::Bool | ops_core::AttrKind::Float | ops_core::AttrKind::Number
+            )
+        }) {
             want.push("attribute");
         }
         if info.introduced.is_some() && info.table.entries.len() > 1 {
@@ -306,4 +308,41 @@ fn check_variants_runs_every_plan_and_names_the_one_that_differs() {
         e.starts_with(&format!("variant `{bad_name}`: GPU != CPU")),
         "{e}"
     );
+}
+
+#[test]
+fn given_outputs_are_drawn_as_cuts_of_unequal_parts() {
+    // An output the caller describes (`given tensor`, DirectML's SPLIT
+    // `OutputTensors`) is drawn, not inferred: most of the time its group
+    // tiles the first input along one dimension, in parts of any lengths
+    // (nothing here names an operator).
+    use proptest::strategy::{Strategy, ValueTree};
+    const DRAWS: usize = 300;
+    for info in ops::catalog() {
+        let given: Vec<usize> = (0..info.tensors.len())
+            .filter(|&t| info.is_given(t))
+            .collect();
+        if given.len() < 2 {
+            continue;
+        }
+        let mut runner = TestRunner::deterministic();
+        let strategy = fuzz::valid_cases(info);
+        let mut unequal = 0;
+        for _ in 0..DRAWS {
+            let case = strategy.new_tree(&mut runner).unwrap().current();
+            let outs = case.op.output_descs();
+            if outs.iter().any(|o| o.sizes != outs[0].sizes) {
+                unequal += 1;
+            }
+        }
+        println!(
+            "{:<10} {unequal} of {DRAWS} cases with given outputs of unequal sizes",
+            info.instance_name()
+        );
+        assert!(
+            unequal >= DRAWS / 5,
+            "{}: only {unequal} of {DRAWS} cases cut unequal parts",
+            info.instance_name()
+        );
+    }
 }

@@ -397,7 +397,7 @@ fn break_one(
                 }
                 AttrKind::Bool => AttrValue::Bool(!matches!(current, Some(AttrValue::Bool(true)))),
                 // Rules never read a float attribute: no value breaks one.
-                AttrKind::Float => return Err(Reject::Aim),
+                AttrKind::Float | AttrKind::Number => return Err(Reject::Aim),
                 AttrKind::Enum(members) => {
                     if g.a.is_multiple_of(2) {
                         AttrValue::Enum("NOT_A_MEMBER".into())

@@ -475,6 +475,50 @@ fn attr_int(g: &AttrGene, rank: usize, signed: bool) -> i128 {
     }
 }
 
+/// A caller-described (`given`) output drawn as its part of a cut: most of
+/// the time the outputs of one declaration tile the first input along one
+/// dimension (DirectML's SPLIT describes its outputs so), each one part of
+/// a cut of that dimension's extent. The group's first tensor gene holds
+/// the choices (whether to cut, the dimension, the cut's seed), so the
+/// group agrees. `None`: draw the shape as an input's.
+fn cut_part(
+    info: &OperatorInfo,
+    g: &Genome,
+    tensor: usize,
+    source: Option<&Vec<u32>>,
+) -> Option<Vec<u32>> {
+    let (first, n) = info.group_of(tensor);
+    let gene = g.tensors.get(first)?;
+    let source = source?;
+    if gene.list.len >= 192 || source.is_empty() {
+        return None;
+    }
+    let d = gene.rank as usize % source.len();
+    let extent = u64::from(source[d]);
+    let mut rng = Rng::new(gene.list.perm);
+    // Cut points in [0, extent]: distinct and inside when the extent allows
+    // parts of at least 1, else anywhere (empty parts).
+    let mut cuts: Vec<u64> = if extent >= n as u64 {
+        let mut inner: Vec<u64> = Vec::new();
+        while inner.len() + 1 < n {
+            let c = 1 + rng.below(extent - 1);
+            if !inner.contains(&c) {
+                inner.push(c);
+            }
+        }
+        inner
+    } else {
+        (1..n).map(|_| rng.below(extent + 1)).collect()
+    };
+    cuts.sort_unstable();
+    let k = tensor - first;
+    let lo = if k == 0 { 0 } else { cuts[k - 1] };
+    let hi = cuts.get(k).copied().unwrap_or(extent);
+    let mut shape = source.clone();
+    shape[d] = (hi - lo) as u32;
+    Some(shape)
+}
+
 /// Why a drawn genome gave no valid case.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reject {
@@ -537,7 +581,7 @@ fn repair(info: &OperatorInfo, g: &mut Genome, rule: &str, rng: &mut Rng) -> boo
         }
     }
     for (t, ti) in info.tensors.iter().enumerate() {
-        if ti.output {
+        if ti.output && !info.is_given(t) {
             continue;
         }
         if bit(reads.rank | reads.sizes, t) && !ti.host {
@@ -570,6 +614,13 @@ fn repair(info: &OperatorInfo, g: &mut Genome, rule: &str, rng: &mut Rng) -> boo
                 } else {
                     mutation_from(rng)
                 };
+                if info.is_given(i) {
+                    // The group's cut ([`cut_part`]): another dimension
+                    // and cut, or none.
+                    let first = &mut g.tensors[info.group_of(i).0];
+                    first.rank = rng.next_u64() as u8;
+                    first.list = list_gene_from(rng);
+                }
             }
             1 => {
                 t.share = rng.chance(7, 10);
@@ -701,7 +752,8 @@ fn draw_once(
         } else {
             tlo + (tg.rank as usize % (thi - tlo + 1))
         };
-        if t.output {
+        let given = info.is_given(i);
+        if t.output && !given {
             args.output_dtypes.insert(t.name.to_string(), dtype);
             continue;
         }
@@ -724,6 +776,11 @@ fn draw_once(
         }
         apply(tg.first, &mut shape, &shapes);
         apply(tg.second, &mut shape, &shapes);
+        if given {
+            if let Some(part) = cut_part(info, g, i, shapes.first()) {
+                shape = part;
+            }
+        }
         shapes.push(shape.clone());
         args.tensors
             .insert(t.name.to_string(), TensorDesc::new(dtype, shape));
@@ -762,6 +819,31 @@ fn draw_once(
                 &[0.0, 1.0, 0.5, 0.00001, 2.0, 0.25, 0.1, 3.0],
                 ag.value.into(),
             )),
+            // A number of a tensor's type: integers at and beyond every
+            // type's edges (2^53 + 1 and the 64-bit extremes: the exact
+            // bounds of a DML_SCALAR_UNION), or floats.
+            AttrKind::Number => {
+                const INTS: [i128; 12] = [
+                    0,
+                    1,
+                    -1,
+                    100,
+                    -129,
+                    300,
+                    (1 << 24) + 1,
+                    (1 << 53) + 1,
+                    -(1 << 53) - 1,
+                    i64::MIN as i128,
+                    i64::MAX as i128,
+                    u64::MAX as i128,
+                ];
+                const FLOATS: [f64; 8] = [0.0, -0.0, 0.5, -2.5, 65504.0, 1e10, 0.1, -1e-7];
+                if ag.mode % 2 == 0 {
+                    AttrValue::Int(pick(&INTS, ag.value.into()))
+                } else {
+                    AttrValue::Float(pick(&FLOATS, ag.value.into()))
+                }
+            }
             AttrKind::Enum(members) => AttrValue::Enum(pick(members, ag.value.into()).to_string()),
         };
         args.attributes.insert(a.name.to_string(), v);

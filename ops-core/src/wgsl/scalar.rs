@@ -43,7 +43,8 @@ use super::writer::Writer;
 /// The WGSL type a kernel's variables and results of `dt` have.
 pub fn compute_type(dt: DataType) -> &'static str {
     match dt {
-        DataType::Float32 | DataType::Float16 | DataType::Float64 => "f32",
+        DataType::Float32 | DataType::Float16 => "f32",
+        // FLOAT64 is moved and chosen, never computed: its raw words.
         _ if dt.size_bits() == 64 => "vec2<u32>",
         _ if dt.is_signed_int() => "i32",
         _ => "u32",
@@ -168,11 +169,12 @@ pub fn gen_expr_helpers(w: &mut Writer, exprs: &[&Scalar], env: &TypeEnv<'_>) {
             w.lines(FMOD_HELPER);
         }
     }
-    let (mut shifts, mut pow) = (false, false);
+    let (mut shifts, mut pow, mut divs) = (false, false, false);
     for e in exprs {
         e.visit(&mut |n| match *n {
             Scalar::Binary(Binary::Shl | Binary::Shr, _, _) => shifts = true,
             Scalar::Binary(Binary::Pow, _, _) => pow = true,
+            Scalar::Binary(Binary::Div | Binary::Rem, _, _) => divs = true,
             _ => {}
         });
     }
@@ -187,6 +189,9 @@ pub fn gen_expr_helpers(w: &mut Writer, exprs: &[&Scalar], env: &TypeEnv<'_>) {
     }
     if pow && types.iter().any(|&t| wide(t)) {
         w.lines(WIDE_POW_HELPERS);
+    }
+    if divs && types.iter().any(|&t| wide(t)) {
+        w.lines(WIDE_DIV_HELPERS);
     }
     for &t in &types {
         if narrow(t) {
@@ -251,6 +256,11 @@ fn collect(
             to
         }
         Scalar::Attr(_, crate::scalar::AttrScalar::Int, t) => {
+            *casts = true;
+            types.insert(DataType::Int64);
+            env.resolve(t)
+        }
+        Scalar::Attr(_, crate::scalar::AttrScalar::Number, t) if env.resolve(t).is_int() => {
             *casts = true;
             types.insert(DataType::Int64);
             env.resolve(t)
@@ -781,6 +791,56 @@ fn w_pow(b: vec2<u32>, e: vec2<u32>, signed: bool) -> vec2<u32> {
 }
 ";
 
+/// Division and remainder of 64-bit integers: unsigned long division by
+/// shift and subtract, one quotient bit per step (the quotient in `.xy`,
+/// the remainder in `.zw`); the signed ones divide the magnitudes and set
+/// the signs (the quotient's by the operands', the remainder's by the
+/// dividend's). As for 32-bit integers: `x / 0` is `x`, `x % 0` is 0,
+/// `MIN / -1` is `MIN` (its magnitude 2^63 negates to itself).
+const WIDE_DIV_HELPERS: &str = "\
+fn w_divrem_u(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+    if (b.x == 0u && b.y == 0u) {
+        return vec4<u32>(a, 0u, 0u);
+    }
+    var q = vec2<u32>(0u, 0u);
+    var r = vec2<u32>(0u, 0u);
+    for (var i = 63u; i < 64u; i = i - 1u) {
+        let word = select(a.x, a.y, i >= 32u);
+        let bit = (word >> (i & 31u)) & 1u;
+        // r < b, so 2r + bit < 2b: a carry out of 64 bits means r >= b.
+        let carry = (r.y >> 31u) != 0u;
+        r = vec2<u32>((r.x << 1u) | bit, (r.y << 1u) | (r.x >> 31u));
+        if (carry || r.y > b.y || (r.y == b.y && r.x >= b.x)) {
+            r = w_sub(r, b);
+            if (i >= 32u) {
+                q.y = q.y | (1u << (i & 31u));
+            } else {
+                q.x = q.x | (1u << i);
+            }
+        }
+    }
+    return vec4<u32>(q, r);
+}
+
+fn w_neg_if(a: vec2<u32>, neg: bool) -> vec2<u32> {
+    return select(a, w_sub(vec2<u32>(0u, 0u), a), neg);
+}
+
+fn w_div_i(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let na = (a.y >> 31u) != 0u;
+    let nb = (b.y >> 31u) != 0u;
+    let d = w_divrem_u(w_neg_if(a, na), w_neg_if(b, nb));
+    return w_neg_if(d.xy, na != nb);
+}
+
+fn w_rem_i(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let na = (a.y >> 31u) != 0u;
+    let nb = (b.y >> 31u) != 0u;
+    let d = w_divrem_u(w_neg_if(a, na), w_neg_if(b, nb));
+    return w_neg_if(d.zw, na);
+}
+";
+
 /// Shifts of 64-bit integers by a 64-bit count: a count of 64 or more
 /// shifts every bit out (0, or the sign for `w_shr_i`).
 const WIDE_SHIFT_HELPERS: &str = "\
@@ -1077,6 +1137,14 @@ fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, D
                 crate::scalar::AttrScalar::Int => {
                     cast_wgsl(&format!("vec2<u32>({w}, {w1})"), DataType::Int64, dt)
                 }
+                // A value of `dt` already: a float's `f32` bits (FLOAT16
+                // values are `f32`s in kernels), an integer's as INT64,
+                // which converts to `dt` without loss.
+                crate::scalar::AttrScalar::Number if dt.is_bool() => format!("({w} != 0u)"),
+                crate::scalar::AttrScalar::Number if dt.is_float() => format!("bitcast<f32>({w})"),
+                crate::scalar::AttrScalar::Number => {
+                    cast_wgsl(&format!("vec2<u32>({w}, {w1})"), DataType::Int64, dt)
+                }
             };
             (s, dt)
         }
@@ -1226,6 +1294,10 @@ fn binary_wgsl(op: Binary, a: String, b: String, dt: DataType) -> String {
             Binary::Shr if dt.is_signed_int() => format!("w_shr_i({a}, {b})"),
             Binary::Shr => format!("w_shr_u({a}, {b})"),
             Binary::Pow => format!("w_pow({a}, {b}, {})", dt.is_signed_int()),
+            Binary::Div if dt.is_signed_int() => format!("w_div_i({a}, {b})"),
+            Binary::Div => format!("w_divrem_u({a}, {b}).xy"),
+            Binary::Rem if dt.is_signed_int() => format!("w_rem_i({a}, {b})"),
+            Binary::Rem => format!("w_divrem_u({a}, {b}).zw"),
             // Spec errors for 64-bit integers.
             _ => a,
         };

@@ -63,6 +63,7 @@ fn attr_ty(spec: &Spec, t: AttrType) -> TokenStream {
         AttrType::Bool => quote!(bool),
         AttrType::Float(false) => quote!(f32),
         AttrType::Float(true) => quote!(f64),
+        AttrType::Scalar(_) => quote!(::ops_core::Number),
         AttrType::Enum(e) => {
             let n = ident(&spec.enums[e].name);
             quote!(#n)
@@ -91,6 +92,14 @@ fn const_value(spec: &Spec, t: AttrType, c: &Const) -> TokenStream {
                 let v = v as f32;
                 quote!(#v)
             }
+        }
+        (AttrType::Scalar(_), Const::Int(v)) => {
+            let v = proc_macro2::Literal::i128_unsuffixed(*v);
+            quote!(::ops_core::Number::Int(#v))
+        }
+        (AttrType::Scalar(_), Const::Float(bits)) => {
+            let v = f64::from_bits(*bits);
+            quote!(::ops_core::Number::Float(#v))
         }
         (AttrType::Enum(e), Const::Enum(i)) => {
             let en = &spec.enums[e];
@@ -273,6 +282,10 @@ fn attr_type_text(spec: &Spec, t: AttrType) -> String {
         AttrType::Float(false) => "f32".into(),
         AttrType::Float(true) => "f64".into(),
         AttrType::Enum(e) => spec.enums[e].name.clone(),
+        AttrType::Scalar(t) => format!(
+            "impl Into<ops_core::Number> (a number of `{}`'s data type)",
+            spec.tensors[t].name
+        ),
     }
 }
 
@@ -409,7 +422,13 @@ pub fn gen_operator(
                 "{} (`{}`){}.",
                 if t.output { "Output" } else { "Input" },
                 t.seed,
-                if t.host { ", read on the host" } else { "" }
+                if t.host {
+                    ", read on the host"
+                } else if t.given {
+                    ", described by the caller (required: no rule infers its sizes)"
+                } else {
+                    ""
+                }
             );
             for l in &t.docs {
                 s.push('\n');
@@ -476,7 +495,7 @@ pub fn gen_operator(
                 AttrType::List(_) => quote!(::ops_core::__private::expr::Value::List(self.#f.iter().map(|&v| v as i128).collect())),
                 AttrType::Bool => quote!(::ops_core::__private::expr::Value::Bool(self.#f)),
                 // Rules never read a float attribute (the compiler refuses it).
-                AttrType::Float(_) => quote!(::ops_core::__private::expr::Value::Int(0)),
+                AttrType::Float(_) | AttrType::Scalar(_) => quote!(::ops_core::__private::expr::Value::Int(0)),
                 AttrType::Enum(_) => quote!(::ops_core::__private::expr::Value::Enum(self.#f.index())),
             }
         })
@@ -492,6 +511,11 @@ pub fn gen_operator(
                 AttrType::Int(_) => quote!(::ops_core::scalar::Value::I(self.#f as i128)),
                 AttrType::Float(_) => quote!(::ops_core::scalar::Value::F(self.#f as f64)),
                 AttrType::Bool => quote!(::ops_core::scalar::Value::B(self.#f)),
+                // Read as its tensor's data type (DirectML's `MinMaxDataType`).
+                AttrType::Scalar(t) => {
+                    let tf = ident(&spec.tensors[t].name);
+                    quote!(self.#f.value_as(self.#tf.dtype))
+                }
                 AttrType::List(_) | AttrType::Enum(_) => quote!(::ops_core::scalar::Value::I(0)),
             }
         })
@@ -544,7 +568,8 @@ pub fn gen_operator(
             quote! { #[doc = #doc] pub fn #f(mut self, d: ::ops_core::TensorDesc) -> Self { self.#f = ::core::option::Option::Some(d); self } }
         }
     });
-    let output_dtype_setters = spec.tensors.iter().filter(|t| t.output).map(|t| {
+    // A `given` output is the caller's (no `_dtype` setter: nothing infers it).
+    let output_dtype_setters = spec.tensors.iter().filter(|t| t.output && !t.given).map(|t| {
         let f = format_ident!("{}_dtype", t.name);
         let doc = format!("Sets the data type of `{}` and lets `build` infer its sizes.", t.name);
         quote! { #[doc = #doc] pub fn #f(mut self, d: ::ops_core::DataType) -> Self { self.#f = ::core::option::Option::Some(d); self } }
@@ -552,7 +577,7 @@ pub fn gen_operator(
     let output_dtype_fields: Vec<Ident> = spec
         .tensors
         .iter()
-        .filter(|t| t.output)
+        .filter(|t| t.output && !t.given)
         .map(|t| format_ident!("{}_dtype", t.name))
         .collect();
     let attr_setters = spec.attrs.iter().map(|a| {
@@ -562,6 +587,9 @@ pub fn gen_operator(
             AttrType::List(k) => {
                 let k = int_ty(k);
                 quote! { #[doc = #doc] pub fn #f(mut self, v: impl ::core::convert::Into<::std::vec::Vec<#k>>) -> Self { self.#f = ::core::option::Option::Some(v.into()); self } }
+            }
+            AttrType::Scalar(_) => {
+                quote! { #[doc = #doc] pub fn #f(mut self, v: impl ::core::convert::Into<::ops_core::Number>) -> Self { self.#f = ::core::option::Option::Some(v.into()); self } }
             }
             _ => {
                 let t = attr_ty(spec, a.ty);
@@ -577,12 +605,16 @@ pub fn gen_operator(
     let output_takes = spec.tensors.iter().enumerate().filter(|(_, t)| t.output).map(|(i, t)| {
         let f = ident(&t.name);
         let fd = format_ident!("{}_dtype", t.name);
+        if t.given {
+            let n = &t.name;
+            return quote!(let #f = self.#f.ok_or_else(|| ::ops_core::__private::args::missing_given(#op_name, #n))?;);
+        }
         quote! {
             if self.#f.is_none() { __missing.push(#i); }
             let #f = self.#f.unwrap_or_else(|| ::ops_core::TensorDesc::new(self.#fd.unwrap_or(::ops_core::DataType::Float32), ::std::vec::Vec::new()));
         }
     });
-    let output_fix = spec.tensors.iter().enumerate().filter(|(_, t)| t.output).map(|(i, t)| {
+    let output_fix = spec.tensors.iter().enumerate().filter(|(_, t)| t.output && !t.given).map(|(i, t)| {
         let f = ident(&t.name);
         let fd = format_ident!("{}_dtype", t.name);
         let n = &t.name;
@@ -623,7 +655,7 @@ pub fn gen_operator(
             quote! { if let ::core::option::Option::Some(d) = args.tensors.get(#n) { b = b.#f(d.clone()); } }
         }
     });
-    let args_output_dtypes = spec.tensors.iter().filter(|t| t.output).map(|t| {
+    let args_output_dtypes = spec.tensors.iter().filter(|t| t.output && !t.given).map(|t| {
         let f = format_ident!("{}_dtype", t.name);
         let n = &t.name;
         quote! { if let ::core::option::Option::Some(d) = args.output_dtypes.get(#n) { b = b.#f(*d); } }
@@ -637,6 +669,7 @@ pub fn gen_operator(
             AttrType::Bool => quote!(::ops_core::__private::args::attr_bool(#op_name, #n, v)?),
             AttrType::Float(false) => quote!(::ops_core::__private::args::attr_float(#op_name, #n, v)? as f32),
             AttrType::Float(true) => quote!(::ops_core::__private::args::attr_float(#op_name, #n, v)?),
+            AttrType::Scalar(_) => quote!(::ops_core::__private::args::attr_number(#op_name, #n, v)?),
             AttrType::Enum(e) => {
                 let en = &spec.enums[e];
                 let ename = ident(&en.name);
@@ -741,6 +774,7 @@ pub fn gen_operator(
             }
             AttrType::Bool => quote!(::ops_core::AttrKind::Bool),
             AttrType::Float(_) => quote!(::ops_core::AttrKind::Float),
+            AttrType::Scalar(_) => quote!(::ops_core::AttrKind::Number),
             AttrType::Enum(e) => {
                 let members = &spec.enums[e].members;
                 quote!(::ops_core::AttrKind::Enum(&[#(#members),*]))

@@ -280,10 +280,17 @@ impl Family for ElementwiseFamily {
             .iter()
             .map(|(a, b)| (a.as_str(), b.as_str()))
             .collect();
+        let tensor_types: Vec<(usize, STy)> = tensors
+            .iter()
+            .chain([&output])
+            .zip(&types)
+            .map(|(&t, &ty)| (t, ty))
+            .collect();
         let env = ScalarEnv {
             params: &param_refs,
             vars: &vars,
             names: &names,
+            tensors: &tensor_types,
         };
         let value = match params.get("value") {
             Some(ParamValue::Expr(e)) => {

@@ -81,9 +81,10 @@ impl Family for PadFamily {
             })) if cx.spec.attrs.iter().any(|a| &a.name == n) => {
                 let i = cx.spec.attrs.iter().position(|a| &a.name == n)?;
                 match cx.spec.attrs[i].ty {
-                    AttrType::Float(_) | AttrType::Int(_) | AttrType::Bool => {
-                        Some(ConstantSource::Attr(i))
-                    }
+                    AttrType::Float(_)
+                    | AttrType::Int(_)
+                    | AttrType::Bool
+                    | AttrType::Scalar(_) => Some(ConstantSource::Attr(i)),
                     _ => {
                         errors.error(
                             *span,
@@ -177,6 +178,10 @@ impl Pattern for PadPattern {
                 let value = match spec.attrs[i].ty {
                     AttrType::Float(_) => quote!(::ops_core::scalar::Value::F(self.#f as f64)),
                     AttrType::Bool => quote!(::ops_core::scalar::Value::B(self.#f)),
+                    AttrType::Scalar(t) => {
+                        let tf = format_ident!("{}", spec.tensors[t].name);
+                        quote!(self.#f.value_as(self.#tf.dtype))
+                    }
                     _ => quote!(::ops_core::scalar::Value::I(self.#f as i128)),
                 };
                 (quote!(#pc::Value(#value)), quote!(#pc::Value(#value)))

@@ -74,6 +74,7 @@ impl Family for ScatterElementsFamily {
                     params: PARAMS,
                     vars: &[(Var::A, STy::T), (Var::B, STy::T)],
                     names: &[],
+                    tensors: &[],
                 };
                 let s = cx.lower_scalar(e, "combine", &env, STy::T, errors)?;
                 Some((s, cx.text(e.span)))

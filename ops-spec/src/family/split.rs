@@ -1,6 +1,7 @@
 //! The `split` family: the input cut along one axis into consecutive slabs,
-//! one per output (ONNX Split). Each output's extent along the axis comes
-//! from the spec's shape rules; the slabs follow one another from the
+//! one per output (ONNX Split, DirectML SPLIT). Each output's extent along
+//! the axis comes from the spec's shape rules, or from the caller for a
+//! `given` output (DirectML's); the slabs follow one another from the
 //! axis's start. Runtime: [`ops_core::patterns::view`]'s `split_plan` and
 //! `split_cpu` (a view pass per output); kernels: [`crate::wgsl::view`].
 //!

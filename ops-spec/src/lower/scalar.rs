@@ -30,6 +30,9 @@ pub(crate) struct ScalarEnv<'a> {
     /// The names a spec writes for variables, where not their own (an
     /// element-wise pattern's inputs are named by their tensors).
     pub names: &'a [(&'a str, Var)],
+    /// The type of each tensor the pattern reads or writes, by spec index:
+    /// what a `scalar(t)` attribute is.
+    pub tensors: &'a [(usize, Ty)],
 }
 
 impl ScalarEnv<'_> {
@@ -171,6 +174,20 @@ impl Lower<'_> {
                         AttrType::Int(_) => (AttrScalar::Int, None),
                         AttrType::Float(_) => (AttrScalar::Float, None),
                         AttrType::Bool => (AttrScalar::Bool, Some(BOOL)),
+                        // A value of its tensor's type, as a variable is.
+                        AttrType::Scalar(t) => match env.tensors.iter().find(|x| x.0 == t) {
+                            Some(&(_, ty)) => (AttrScalar::Number, Some(ty)),
+                            None => {
+                                errors.error(
+                                    e.span,
+                                    format!(
+                                        "`{n}` holds a value of `{}`'s data type, which `{key}` does not read or write",
+                                        self.spec.tensors[t].name
+                                    ),
+                                );
+                                return None;
+                            }
+                        },
                         AttrType::List(_) | AttrType::Enum(_) => {
                             errors.error(
                                 e.span,

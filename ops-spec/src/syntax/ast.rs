@@ -56,6 +56,9 @@ pub struct TensorDecl {
     pub output: bool,
     /// True for `host tensor` (values read on the host).
     pub host: bool,
+    /// True for `given tensor`: an output whose sizes the caller gives
+    /// (DirectML's caller-described `OutputTensors`); rules check them.
+    pub given: bool,
     /// Name.
     pub name: Name,
     /// The seed's name (`InputTensor`).
@@ -73,6 +76,8 @@ pub struct TypeRef {
     pub base: Name,
     /// `[]` follows.
     pub list: bool,
+    /// `scalar(output)`: the tensor whose data type the value has.
+    pub of: Option<Name>,
 }
 
 /// An attribute declaration.

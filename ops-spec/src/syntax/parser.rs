@@ -254,6 +254,7 @@ impl Parser {
                 let opt_start = self.span();
                 let optional = self.eat_kw("optional");
                 let host = self.eat_kw("host");
+                let given = self.eat_kw("given");
                 self.expect_kw("tensor")?;
                 let count = if self.eat_punct("[") {
                     let r = self.range()?;
@@ -276,6 +277,7 @@ impl Parser {
                     docs,
                     output: kw == "output",
                     host,
+                    given,
                     name,
                     seed,
                     count,
@@ -288,6 +290,13 @@ impl Parser {
                 let base = self.name(
                     "an attribute type (`u32`, `i32`, `i64`, `bool`, an enum; `[]` for a list)",
                 )?;
+                let of = if self.eat_punct("(") {
+                    let t = self.name("a tensor name")?;
+                    self.expect_punct(")")?;
+                    Some(t)
+                } else {
+                    None
+                };
                 let list = if self.eat_punct("[") {
                     self.expect_punct("]")?;
                     true
@@ -306,7 +315,7 @@ impl Parser {
                 Ok(Item::Attr(AttrDecl {
                     docs,
                     name,
-                    ty: TypeRef { base, list },
+                    ty: TypeRef { base, list, of },
                     default,
                     seed,
                 }))

@@ -505,6 +505,11 @@ fn attr_value(cx: &mut Ctxt<'_>, at: &str, attr: &AttrInfo, v: &Value) -> Option
             Some(f) => Ok(AttrValue::Float(f)),
             None => Err(format!("`{}` is a number, got {}", attr.seed, kind(v))),
         },
+        // An integer exactly (beyond 2^53), else a float.
+        AttrKind::Number => int_of(v).map(AttrValue::Int).or_else(|_| match v.as_f64() {
+            Some(f) => Ok(AttrValue::Float(f)),
+            None => Err(format!("`{}` is a number, got {}", attr.seed, kind(v))),
+        }),
         AttrKind::List { .. } => match v {
             Value::Array(items) => items
                 .iter()

@@ -1,0 +1,3 @@
+ops_macros::operator!("scalar_in_rules.op");
+
+fn main() {}

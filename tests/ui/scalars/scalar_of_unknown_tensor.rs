@@ -1,0 +1,3 @@
+ops_macros::operator!("scalar_of_unknown_tensor.op");
+
+fn main() {}

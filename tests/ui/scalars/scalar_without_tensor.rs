@@ -1,0 +1,3 @@
+ops_macros::operator!("scalar_without_tensor.op");
+
+fn main() {}

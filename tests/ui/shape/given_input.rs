@@ -1,0 +1,3 @@
+ops_macros::operator!("given_input.op");
+
+fn main() {}

@@ -1,0 +1,3 @@
+ops_macros::operator!("given_output_with_shape_rule.op");
+
+fn main() {}
