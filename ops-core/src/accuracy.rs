@@ -30,6 +30,18 @@ pub enum Tolerance {
         /// Absolute tolerance.
         atol: f64,
     },
+    /// Floats within `ulp` ULPs, or else within `rtol`/`atol` as
+    /// [`Tolerance::Close`] (integers exact): an approximate contract
+    /// checked against reference data that carries errors of its own (an
+    /// external suite's, computed in the output type).
+    UlpOrClose {
+        /// The ULP bound.
+        ulp: u64,
+        /// Relative tolerance.
+        rtol: f64,
+        /// Absolute tolerance.
+        atol: f64,
+    },
 }
 
 impl fmt::Display for Tolerance {
@@ -38,6 +50,9 @@ impl fmt::Display for Tolerance {
             Tolerance::Exact => f.write_str("exact"),
             Tolerance::Ulp(n) => write!(f, "within {n} ULP"),
             Tolerance::Close { rtol, atol } => write!(f, "rtol {rtol}, atol {atol}"),
+            Tolerance::UlpOrClose { ulp, rtol, atol } => {
+                write!(f, "within {ulp} ULP, or rtol {rtol}, atol {atol}")
+            }
         }
     }
 }
@@ -115,18 +130,26 @@ pub fn element_matches(want: &HostTensor, got: &HostTensor, i: usize, tol: Toler
         // Different bits match exactly only as two NaNs.
         Tolerance::Exact => is_nan(dtype, wb) && is_nan(dtype, gb),
         Tolerance::Ulp(n) => ulp_distance(dtype, wb, gb).is_some_and(|d| d <= n),
-        Tolerance::Close { rtol, atol } => {
-            if ulp_distance(dtype, wb, gb) == Some(0) {
-                return true;
-            }
-            let (w, g) = crate::with_element_type!(dtype, T => {
-                let w: T = want.get(i);
-                let g: T = got.get(i);
-                (w.to_f64(), g.to_f64())
-            });
-            w.is_finite() && g.is_finite() && (g - w).abs() <= atol + rtol * w.abs()
+        Tolerance::Close { rtol, atol } => close(want, got, i, rtol, atol),
+        Tolerance::UlpOrClose { ulp, rtol, atol } => {
+            ulp_distance(dtype, wb, gb).is_some_and(|d| d <= ulp) || close(want, got, i, rtol, atol)
         }
     }
+}
+
+/// Whether float element `i` of `got` is within `atol + rtol * |want|` of
+/// `want`'s (or matches it as [`ulp_distance`] 0 does: NaNs, infinities).
+fn close(want: &HostTensor, got: &HostTensor, i: usize, rtol: f64, atol: f64) -> bool {
+    let dtype = want.dtype();
+    if ulp_distance(dtype, bits_of(want, i), bits_of(got, i)) == Some(0) {
+        return true;
+    }
+    let (w, g) = crate::with_element_type!(dtype, T => {
+        let w: T = want.get(i);
+        let g: T = got.get(i);
+        (w.to_f64(), g.to_f64())
+    });
+    w.is_finite() && g.is_finite() && (g - w).abs() <= atol + rtol * w.abs()
 }
 
 /// The first element of `got` that does not match `want` under `tol`, and
@@ -206,6 +229,15 @@ mod tests {
             Some((0, 1))
         );
         assert_eq!(first_mismatch(&want, &near, Tolerance::Ulp(2)), None);
+        // Either bound will do.
+        let either = |ulp, atol| Tolerance::UlpOrClose {
+            ulp,
+            rtol: 0.0,
+            atol,
+        };
+        assert_eq!(first_mismatch(&want, &near, either(2, 0.0)), None);
+        assert_eq!(first_mismatch(&want, &near, either(0, 1.0)), None);
+        assert!(first_mismatch(&want, &near, either(1, 0.0)).is_some());
         let close = Tolerance::Close {
             rtol: 1e-6,
             atol: 0.0,

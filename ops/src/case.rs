@@ -193,6 +193,24 @@ impl Case {
     pub fn input_tensors(&self) -> Vec<&HostTensor> {
         self.inputs.iter().map(|i| &i.tensor).collect()
     }
+
+    /// The tolerance the outputs are compared under, the operator's being
+    /// `op`: the case's own `rtol`/`atol` ([`Tolerance::Close`]) when it
+    /// gives them; for an ONNX-shaped case without them (whose reader sets
+    /// [`Tolerance::UlpOrClose`] to ONNX's backend-test tolerance), an
+    /// operator's ULP bound widened to that tolerance, since ONNX's
+    /// reference data is computed in the output type and carries errors of
+    /// its own (an exact contract stays exact); else the operator's.
+    pub fn tolerance_over(&self, op: Tolerance) -> Tolerance {
+        match (self.tolerance, op) {
+            (Some(Tolerance::UlpOrClose { rtol, atol, .. }), Tolerance::Ulp(ulp)) => {
+                Tolerance::UlpOrClose { ulp, rtol, atol }
+            }
+            (Some(Tolerance::UlpOrClose { .. }), op) => op,
+            (Some(own), _) => own,
+            (None, op) => op,
+        }
+    }
 }
 
 /// One mistake in a case file.

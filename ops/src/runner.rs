@@ -315,7 +315,7 @@ fn run_on(case: &Case, op: &dyn Operator, inputs: &[&HostTensor], exec: &dyn Exe
 /// Checks produced outputs against the case's descriptions and expected
 /// data, under the case's tolerance or else the operator's.
 fn check_outputs(case: &Case, op: &dyn Operator, outputs: &[HostTensor]) -> Result<(), String> {
-    let tolerance = case.tolerance.unwrap_or_else(|| op.tolerance());
+    let tolerance = case.tolerance_over(op.tolerance());
     if outputs.len() != case.outputs.len() {
         return Err(format!(
             "the run produced {} output tensors, the case describes {}",

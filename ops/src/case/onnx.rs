@@ -38,19 +38,27 @@
 //!   for a list of `n` integers and `[]` for one integer. A host input that
 //!   is neither given nor so written is an empty INT64 tensor of shape
 //!   `[0]` (ONNX's absent optional input: "no axes"); what that means is
-//!   the spec's to say. A device input that is absent is a mistake.
+//!   the spec's to say. An attribute that a later opset made an input of
+//!   another name (Pad's `paddings` and `value`, now `pads` and
+//!   `constant_value`) is that input likewise; a float attribute becomes a
+//!   scalar of the node's first input's type. A device input that is absent is a mistake.
 //! * A binary operator's `broadcast` and `axis` attributes (opsets before
 //!   7) place B's dimensions at A's `axis`: B is reshaped with trailing 1s
 //!   and broadcast as today's operator broadcasts.
 //! * `opset`, `op_version`, `provenance`, `notes` and other keys are not
 //!   read; tensors may carry `name` and `initializer` beside `dtype`,
 //!   `shape` and `data`. `rtol`, `atol` and `expect_error` are read as in
-//!   the other shape.
+//!   the other shape. Without them the outputs are compared as ONNX's
+//!   backend test runner compares them with its reference data (`rtol`
+//!   1e-3, `atol` 1e-7) where the operator's contract is a ULP bound, a
+//!   float element passing under either ([`ONNX_TOLERANCE`]); an exact
+//!   contract stays exact.
 
 use serde_json::{Map, Value};
 
 use ops_core::{
     AttrInfo, AttrKind, AttrValue, DataType, HostTensor, OperatorInfo, TensorDesc, TensorInfo,
+    Tolerance,
 };
 
 use super::{
@@ -60,6 +68,17 @@ use super::{
 
 /// The namespace ONNX-shaped cases look their operator up in.
 pub const NAMESPACE: &str = "onnx";
+
+/// How ONNX's backend test runner compares outputs with its reference data
+/// (`rtol` 1e-3, `atol` 1e-7, numpy's `assert_allclose`): an ONNX-shaped
+/// case without `rtol`/`atol` accepts it beside an operator's ULP bound
+/// ([`Case::tolerance_over`](super::Case::tolerance_over)); the `ulp` here
+/// is a placeholder for the operator's.
+pub const ONNX_TOLERANCE: Tolerance = Tolerance::UlpOrClose {
+    ulp: 0,
+    rtol: 1e-3,
+    atol: 1e-7,
+};
 
 /// True when a case object is ONNX-shaped: it has `opset`, `node_inputs`
 /// or `node_outputs`.
@@ -135,7 +154,7 @@ pub(super) fn parse_onnx_case(
         found
     });
     let expect_error = parse_expect_error(cx, obj, &path);
-    let tolerance = parse_tolerance(cx, obj, &path);
+    let tolerance = parse_tolerance(cx, obj, &path).or(Some(ONNX_TOLERANCE));
     let inputs = tensor_list(cx, obj, &path, "inputs", true);
     let outputs = tensor_list(cx, obj, &path, "outputs", false);
     let info = info?;
@@ -196,12 +215,21 @@ pub(super) fn parse_onnx_case(
             ),
             n,
         );
+        // The input an older opset's attribute became, by its seed name.
+        let seed = renamed_input(info.name, n).unwrap_or(n.as_str());
         if let Some(attr) = info.attrs.iter().find(|a| a.seed == n) {
             if let Some(value) = attr_value(cx, &at, attr, v) {
                 attributes.insert(attr.name.to_owned(), value);
             }
-        } else if let Some(j) = spec_inputs.iter().position(|t| t.host && t.seed == n) {
-            if let Some(t) = attr_tensor(cx, &at, v) {
+        } else if let Some(j) = spec_inputs.iter().position(|t| t.host && t.seed == seed) {
+            // Integers are an INT64 tensor (`axes`, `pads`); a float
+            // (Pad's `value`) is a scalar of the first input's type.
+            let tensor = if v.as_f64().is_some() && int_of(v).is_err() {
+                first_dtype(&node_inputs, &inputs).and_then(|d| scalar_tensor(cx, &at, d, v))
+            } else {
+                attr_tensor(cx, &at, v)
+            };
+            if let Some(t) = tensor {
                 as_inputs.push((j, t));
             }
         } else if let Some(j) = spec_inputs.iter().position(|t| {
@@ -210,11 +238,7 @@ pub(super) fn parse_onnx_case(
             // An older opset's attribute for what is now an optional input
             // (Clip's `min` and `max` before opset 11): a scalar of the
             // first input's type.
-            let dtype = node_inputs
-                .first()
-                .copied()
-                .flatten()
-                .map(|k| inputs[k].1.desc.dtype);
+            let dtype = first_dtype(&node_inputs, &inputs);
             if let Some(t) = dtype.and_then(|d| scalar_tensor(cx, &at, d, v)) {
                 as_inputs.push((j, t));
             }
@@ -332,6 +356,36 @@ pub(super) fn parse_onnx_case(
         expect_message: None,
         tolerance,
     })
+}
+
+/// Attributes of older opsets that a later opset made inputs of another
+/// name: `(operator, attribute, the input's seed name)`. (An attribute of
+/// the input's own name, as `axes` or Clip's `min`, needs no entry.)
+const RENAMED_INPUTS: &[(&str, &str, &str)] = &[
+    // Pad-1 `paddings` and Pad-1/2 `value`, inputs since Pad-11.
+    ("Pad", "paddings", "pads"),
+    ("Pad", "value", "constant_value"),
+];
+
+/// The seed name of the input that attribute `attr` of older opsets of
+/// operator `op` became, when it was renamed ([`RENAMED_INPUTS`]).
+fn renamed_input(op: &str, attr: &str) -> Option<&'static str> {
+    RENAMED_INPUTS
+        .iter()
+        .find(|(o, a, _)| *o == op && *a == attr)
+        .map(|(_, _, input)| *input)
+}
+
+/// The data type of the node's first input, when it has one.
+fn first_dtype(
+    node_inputs: &[Option<usize>],
+    inputs: &[(String, ParsedTensor)],
+) -> Option<DataType> {
+    node_inputs
+        .first()
+        .copied()
+        .flatten()
+        .map(|k| inputs[k].1.desc.dtype)
 }
 
 /// A binary operator's `broadcast` and `axis` attributes of opsets before 7

@@ -102,7 +102,7 @@ fn reads_an_onnx_case_against_the_onnx_namespace() {
     assert_eq!(c.inputs[0].name, "data");
     assert_eq!(c.outputs[0].name, "reduced");
     assert_eq!(c.outputs[0].desc, TensorDesc::new(DataType::Int64, [2]));
-    assert_eq!(c.tolerance, None);
+    assert_eq!(c.tolerance, Some(crate::case::onnx::ONNX_TOLERANCE));
     // It runs: the last NaN of each column (select_last_index).
     for r in run_case(&c, &[&CpuExecutor]) {
         assert_eq!(r.outcome, Outcome::Pass, "{r}");
