@@ -36,10 +36,11 @@
 //!   values too) and rounds once on store. The two agree within the spec's
 //!   accuracy contract. `min`/`max` propagate NaN and order -0.0 below +0.0;
 //!   `round` rounds half to even; `%` is C's `fmod`; division by zero and
-//!   `sqrt`/`log` of negative numbers follow IEEE 754. FLOAT64 has no
-//!   arithmetic on the GPU (core WebGPU has no `f64`): its values are
-//!   moved and chosen as raw bits (a variable, `select`), and a spec that
-//!   computes in it, or casts to or from it, must leave it out of its
+//!   `sqrt`/`log` of negative numbers follow IEEE 754. FLOAT64 is computed
+//!   on the GPU on its bits (core WebGPU has no `f64`;
+//!   [`crate::wgsl::float64`]), exactly as the CPU's `f64`: casts,
+//!   comparisons, `min`, `max`, `abs`, `neg`, `+`, `-` and `*`; a spec
+//!   that takes another operation in FLOAT64 must leave it out of its
 //!   tables.
 //! - **Integers**: exact, and wrapping in their type after every
 //!   operation (two's complement: INT8 `127 + 1` is `-128`, UINT8 `0 - 1`
@@ -843,18 +844,27 @@ impl Scalar {
             return ty;
         }
         let operand = operand_types[0].unwrap_or(ty);
-        // FLOAT64 values may be moved and chosen, as raw bits: a variable,
-        // a `select` between them, a cast to FLOAT64 itself.
-        let moves_bits = match *self {
-            Scalar::Var(_) | Scalar::Select(..) => true,
-            Scalar::Cast(_, _) => operand == ty,
-            _ => false,
+        // FLOAT64 is computed on the bits (`crate::wgsl::float64`): the
+        // operations that are exact, and casts.
+        let f64_missing = match *self {
+            Scalar::Unary(op, _) if !crate::wgsl::float64::has_unary(op) => {
+                Some(format!("`{}`", op.name()))
+            }
+            Scalar::Binary(op, _, _) if !crate::wgsl::float64::has_binary(op) => {
+                Some(format!("`{}`", op.symbol()))
+            }
+            _ => None,
         };
         *why = match *self {
-            _ if (ty == DataType::Float64 || operand == DataType::Float64) && !moves_bits => Some(
-                "FLOAT64 arithmetic is not available on the GPU (core WebGPU has no f64)"
-                    .to_string(),
-            ),
+            _ if (ty == DataType::Float64 || operand == DataType::Float64)
+                && f64_missing.is_some() =>
+            {
+                Some(format!(
+                    "{} on FLOAT64 is not available on the GPU (core WebGPU has no f64; \
+                     FLOAT64 has casts, comparisons, `min`, `max`, `abs`, `neg`, `+`, `-` and `*`)",
+                    f64_missing.unwrap_or_default()
+                ))
+            }
             Scalar::Float(..) if !ty.is_float() => {
                 Some(format!("a decimal literal has no {ty} value"))
             }
@@ -1430,11 +1440,16 @@ mod tests {
             Value::F(1.0)
         );
         assert_eq!(COUNT.eval(&env, &vars(Value::F(-0.0)), &[]), Value::F(0.0));
-        // FLOAT64 casts are not for the GPU.
+        // FLOAT64 casts and exact operations are for the GPU, on the bits;
+        // division is not.
         static WIDE: Scalar = Scalar::Cast(Ty::Data(DataType::Float64), &X);
-        assert!(WIDE.unsupported_for(&env).unwrap().contains("FLOAT64"));
+        assert_eq!(WIDE.unsupported_for(&env), None);
         static BACK: Scalar = Scalar::Cast(Ty::T, &WIDE);
-        assert!(BACK.unsupported_for(&env).unwrap().contains("FLOAT64"));
+        assert_eq!(BACK.unsupported_for(&env), None);
+        static PRODUCT: Scalar = Scalar::Binary(Binary::Mul, &WIDE, &WIDE);
+        assert_eq!(PRODUCT.unsupported_for(&env), None);
+        static RATIO: Scalar = Scalar::Binary(Binary::Div, &WIDE, &WIDE);
+        assert!(RATIO.unsupported_for(&env).unwrap().contains("FLOAT64"));
         assert_eq!(COUNT.unsupported_for(&env), None);
     }
 }

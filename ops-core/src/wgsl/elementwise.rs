@@ -209,9 +209,6 @@ mod tests {
             accuracy: None,
         };
         for data in DataType::ALL {
-            if data == DataType::Float64 {
-                continue;
-            }
             for e in [&where_add, &neg] {
                 let key = elementwise_kernel_key("T", &[data]);
                 let text = elementwise_kernel(e, &[data], &key, "test", "test");

@@ -11,6 +11,7 @@
 pub mod concat;
 pub mod dtype;
 pub mod elementwise;
+pub mod float64;
 pub mod fold;
 pub mod gather_elements;
 pub mod gather_nd;

@@ -10,6 +10,7 @@
 //! | UINT32, UINT16, UINT8 | `u32` | zero-extended |
 //! | BOOL | `bool` (`u32` 0 or 1 in a kernel's variables and results) | nonzero |
 //! | INT64, UINT64 | `vec2<u32>` (lo, hi) | both words |
+//! | FLOAT64 | `vec2<u32>` (lo, hi) of its bits ([`super::float64`]) | both words |
 //!
 //! A kernel's variables and results have the *compute type*
 //! ([`compute_type`]: the representation, but `u32` for BOOL).
@@ -38,13 +39,14 @@ use std::collections::BTreeSet;
 use crate::scalar::{Binary, Scalar, TypeEnv, Unary, Value, Var};
 use crate::DataType;
 
+use super::float64;
 use super::writer::Writer;
 
 /// The WGSL type a kernel's variables and results of `dt` have.
 pub fn compute_type(dt: DataType) -> &'static str {
     match dt {
         DataType::Float32 | DataType::Float16 => "f32",
-        // FLOAT64 is moved and chosen, never computed: its raw words.
+        // 64-bit integers and FLOAT64: their words (see [`float64`]).
         _ if dt.size_bits() == 64 => "vec2<u32>",
         _ if dt.is_signed_int() => "i32",
         _ => "u32",
@@ -181,8 +183,12 @@ pub fn gen_expr_helpers(w: &mut Writer, exprs: &[&Scalar], env: &TypeEnv<'_>) {
     if pow && types.iter().any(|&t| t.is_int() && !wide(t)) {
         w.lines(INT_POW_HELPERS);
     }
-    if casts || types.iter().any(|&t| wide(t)) {
+    let f64s = types.contains(&DataType::Float64);
+    if casts || f64s || types.iter().any(|&t| wide(t)) {
         w.lines(WIDE_HELPERS);
+    }
+    if f64s {
+        w.lines(float64::FLOAT64_HELPERS);
     }
     if shifts && types.iter().any(|&t| wide(t)) {
         w.lines(WIDE_SHIFT_HELPERS);
@@ -221,8 +227,8 @@ pub fn gen_expr_helpers(w: &mut Writer, exprs: &[&Scalar], env: &TypeEnv<'_>) {
         );
         w.lines(CAST_HELPERS);
     }
-    for &t in &float_to_int {
-        w.lines(&float_to_int_helper(t));
+    for &(t, from64) in &float_to_int {
+        w.lines(&float_to_int_helper(t, from64));
     }
 }
 
@@ -233,7 +239,7 @@ fn collect(
     env: &TypeEnv<'_>,
     types: &mut BTreeSet<DataType>,
     casts: &mut bool,
-    float_to_int: &mut BTreeSet<DataType>,
+    float_to_int: &mut BTreeSet<(DataType, bool)>,
 ) -> DataType {
     let mut children = Vec::new();
     match *e {
@@ -251,7 +257,7 @@ fn collect(
             *casts = true;
             let to = env.resolve(t);
             if child_types[0].is_float() && to.is_int() {
-                float_to_int.insert(to);
+                float_to_int.insert((to, child_types[0] == DataType::Float64));
             }
             to
         }
@@ -300,11 +306,36 @@ fn wide_signed_helpers(name: &str, signed: bool) -> String {
     out
 }
 
-/// `cv_f_<type>(f: f32)`: a float truncated toward zero to the integer
-/// type `to`, NaN to 0, saturating to `MIN`/`MAX` beyond the range, from
-/// the bits (no reliance on WGSL's conversion of NaN or of large values).
-fn float_to_int_helper(to: DataType) -> String {
-    let name = named("cv_f", to);
+/// `cv_f_<type>(f: f32)` (`cv_d_<type>(v: vec2<u32>)` for a FLOAT64,
+/// `from64`): a float truncated toward zero to the integer type `to`, NaN
+/// to 0, saturating to `MIN`/`MAX` beyond the range, from the bits (no
+/// reliance on WGSL's conversion of NaN or of large values).
+fn float_to_int_helper(to: DataType, from64: bool) -> String {
+    let name = named(if from64 { "cv_d" } else { "cv_f" }, to);
+    // The parameter; the bits `a` of |f|, `neg` and `nan`; `big(2^n)`:
+    // whether |f| >= 2^n (32, 63 or 64); the truncated magnitude.
+    let (param, head, trunc) = if from64 {
+        (
+            "v: vec2<u32>",
+            "let a = vec2<u32>(v.x, v.y & 0x7fffffffu);\n    \
+             let neg = (v.y >> 31u) == 1u;\n    let nan = d_is_nan(v);",
+            "d_trunc(a)",
+        )
+    } else {
+        (
+            "f: f32",
+            "let x = bitcast<u32>(f);\n    let a = x & 0x7fffffffu;\n    \
+             let neg = (x >> 31u) == 1u;\n    let nan = a > 0x7f800000u;",
+            "cv_trunc(a)",
+        )
+    };
+    let big = |n: u32| {
+        if from64 {
+            format!("a.y >= {:#010x}u", (1023 + n) << 20)
+        } else {
+            format!("a >= {:#010x}u", (127 + n) << 23)
+        }
+    };
     let (lo, hi) = crate::scalar::int_range(to);
     let signed = to.is_signed_int();
     if wide(to) {
@@ -317,24 +348,22 @@ fn float_to_int_helper(to: DataType) -> String {
             ("vec2<u32>(0u, 0u)", "vec2<u32>(0xffffffffu, 0xffffffffu)")
         };
         // |f| >= 2^63 (signed) or 2^64 (unsigned) saturates.
-        let limit = if signed { "0x5f000000u" } else { "0x5f800000u" };
+        let limit = big(if signed { 63 } else { 64 });
         let neg = if signed {
             "return select(m, cv_w_neg(m), neg);"
         } else {
             "return select(m, vec2<u32>(0u, 0u), neg);"
         };
         return format!(
-            "fn {name}(f: f32) -> vec2<u32> {{
-    let x = bitcast<u32>(f);
-    let a = x & 0x7fffffffu;
-    let neg = (x >> 31u) == 1u;
-    if (a > 0x7f800000u) {{
+            "fn {name}({param}) -> vec2<u32> {{
+    {head}
+    if (nan) {{
         return vec2<u32>(0u, 0u);
     }}
-    if (a >= {limit}) {{
+    if ({limit}) {{
         return select({max}, {min}, neg);
     }}
-    let m = cv_trunc(a);
+    let m = {trunc};
     {neg}
 }}
 "
@@ -372,22 +401,21 @@ fn float_to_int_helper(to: DataType) -> String {
         )
     };
     format!(
-        "fn {name}(f: f32) -> {ty} {{
-    let x = bitcast<u32>(f);
-    let a = x & 0x7fffffffu;
-    let neg = (x >> 31u) == 1u;
-    if (a > 0x7f800000u) {{
+        "fn {name}({param}) -> {ty} {{
+    {head}
+    if (nan) {{
         return {zero};
     }}
-    if (a >= 0x4f800000u) {{
+    if ({limit}) {{
         // |f| >= 2^32.
         return select({max}, {min}, neg);
     }}
-    let m = cv_trunc(a).x;
+    let m = {trunc}.x;
     {body}
 }}
 ",
         zero = if signed { "0i" } else { "0u" },
+        limit = big(32),
     )
 }
 
@@ -988,9 +1016,11 @@ fn cast_wgsl(s: &str, from: DataType, to: DataType) -> String {
         // the CPU reference rounds it.
         return format!("cv_f16({s})");
     }
-    if from == to || from == DataType::Float64 || to == DataType::Float64 {
-        // FLOAT64 casts are spec errors for the GPU.
+    if from == to {
         return s.to_string();
+    }
+    if from == DataType::Float64 || to == DataType::Float64 {
+        return float64::cast_wgsl(s, from, to, &named("cv_d", to));
     }
     if to.is_bool() {
         return if from.is_float() {
@@ -1076,6 +1106,14 @@ fn wrap_as(dt: DataType, s: String) -> String {
 fn value_literal(v: Value, dt: DataType) -> String {
     match (v, repr(dt)) {
         (Value::B(b), _) => b.to_string(),
+        (Value::F(x), _) if dt == DataType::Float64 => {
+            let bits = x.to_bits();
+            format!(
+                "vec2<u32>({:#010x}u, {:#010x}u)",
+                bits as u32,
+                (bits >> 32) as u32
+            )
+        }
         (Value::F(x), _) => format!("bitcast<f32>({:#010x}u)", (x as f32).to_bits()),
         (Value::I(x), "i32") => {
             let v = x as i32;
@@ -1133,6 +1171,9 @@ fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, D
             let w1 = format!("param(P_ATTRS + {}u)", 2 * u32::from(i) + 1);
             let s = match kind {
                 crate::scalar::AttrScalar::Bool => format!("({w} != 0u)"),
+                crate::scalar::AttrScalar::Float if dt == DataType::Float64 => {
+                    format!("d_from_f32(bitcast<f32>({w}))")
+                }
                 crate::scalar::AttrScalar::Float => format!("bitcast<f32>({w})"),
                 crate::scalar::AttrScalar::Int => {
                     cast_wgsl(&format!("vec2<u32>({w}, {w1})"), DataType::Int64, dt)
@@ -1141,6 +1182,9 @@ fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, D
                 // values are `f32`s in kernels), an integer's as INT64,
                 // which converts to `dt` without loss.
                 crate::scalar::AttrScalar::Number if dt.is_bool() => format!("({w} != 0u)"),
+                crate::scalar::AttrScalar::Number if dt == DataType::Float64 => {
+                    format!("d_from_f32(bitcast<f32>({w}))")
+                }
                 crate::scalar::AttrScalar::Number if dt.is_float() => format!("bitcast<f32>({w})"),
                 crate::scalar::AttrScalar::Number => {
                     cast_wgsl(&format!("vec2<u32>({w}, {w1})"), DataType::Int64, dt)
@@ -1192,6 +1236,10 @@ fn unary_wgsl(op: Unary, a: String, dt: DataType) -> String {
     if dt.is_bool() {
         // An unsigned 1-bit integer: `-b`, `abs(b)`, `floor(b)` are `b`.
         return a;
+    }
+    if dt == DataType::Float64 {
+        // The others are spec errors for FLOAT64 on the GPU.
+        return float64::unary_wgsl(op, &a).unwrap_or(a);
     }
     if wide(dt) {
         return match op {
@@ -1272,6 +1320,10 @@ fn binary_wgsl(op: Binary, a: String, b: String, dt: DataType) -> String {
             // A spec error for BOOL.
             _ => a,
         };
+    }
+    if dt == DataType::Float64 {
+        // The others are spec errors for FLOAT64 on the GPU.
+        return float64::binary_wgsl(op, &a, &b).unwrap_or(a);
     }
     if wide(dt) {
         let lt = named("w_lt", dt);
