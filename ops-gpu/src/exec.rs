@@ -177,7 +177,11 @@ fn check_plan(
 
 impl Context {
     /// Pads `bytes` and checks it against `max_buffer_size`.
-    fn buffer_size(&self, what: &dyn Fn() -> String, bytes: Option<u64>) -> Result<u64, OpError> {
+    pub(crate) fn buffer_size(
+        &self,
+        what: &dyn Fn() -> String,
+        bytes: Option<u64>,
+    ) -> Result<u64, OpError> {
         let max_buffer = self.limits.max_buffer_size;
         let size = bytes.and_then(padded).ok_or_else(|| OpError::TooLarge {
             what: what(),

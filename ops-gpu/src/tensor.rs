@@ -7,7 +7,7 @@ use std::sync::Arc;
 use ops_core::{HostTensor, OpError, TensorDesc};
 
 use crate::context::{device_error, Scopes};
-use crate::exec::{padded, read};
+use crate::exec::read;
 use crate::pool::{Buf, Storage};
 use crate::wait::map_read;
 use crate::Context;
@@ -102,23 +102,11 @@ impl Context {
     /// Checks a tensor's byte size against the device's buffer limit,
     /// padded.
     fn tensor_bytes(&self, desc: &TensorDesc) -> Result<u64, OpError> {
-        let max = self.limits.max_buffer_size;
-        let what = || format!("a {} tensor of sizes {:?}", desc.dtype, desc.sizes);
-        let size = desc
-            .byte_size()
-            .and_then(padded)
-            .ok_or_else(|| OpError::TooLarge {
-                what: what(),
-                limit: "byte size overflows u64".into(),
-            })?;
-        if size > max {
-            return Err(OpError::TooLarge {
-                what: format!("{} ({size} bytes)", what()),
-                limit: format!("max_buffer_size ({max} bytes)"),
-            });
-        }
         desc.check_strides().map_err(OpError::InvalidArgument)?;
-        Ok(size)
+        self.buffer_size(
+            &|| format!("a {} tensor of sizes {:?}", desc.dtype, desc.sizes),
+            desc.byte_size(),
+        )
     }
 
     /// A device tensor holding `tensor`'s elements (its layout and strides
