@@ -25,9 +25,9 @@
 use crate::patterns::gather_elements::{params, ELEMENTS_PER_THREAD, WORKGROUP_SIZE};
 use crate::{Access, DataType};
 
-use super::dtype;
 use super::segments::{self, Buffer, Layout};
 use super::writer::Writer;
+use super::{dtype, each_item};
 
 /// The bindings of every gather_elements kernel: params, input, indices,
 /// output, status.
@@ -135,23 +135,16 @@ fn module(data: DataType, index: DataType, key: &str, origin: &str, layout: Layo
     w.line("let outputs = param(P_OUTPUT_COUNT);");
     w.comment("ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart.");
     w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
-    w.block(
-        "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
-        |w| {
-            w.line("let item = first + k * WORKGROUP_SIZE;");
-            w.block("if (item >= work)", |w| {
-                w.line("return;");
+    each_item(&mut w, |w| {
+        if dtype::is_packed(data) {
+            gen_packed_item(w, data, layout);
+        } else {
+            w.line("let s = source_of(item, walk);");
+            w.block("if (s != BAD)", |w| {
+                w.line("store_output(item, load_input(s));");
             });
-            if dtype::is_packed(data) {
-                gen_packed_item(w, data, layout);
-            } else {
-                w.line("let s = source_of(item, walk);");
-                w.block("if (s != BAD)", |w| {
-                    w.line("store_output(item, load_input(s));");
-                });
-            }
-        },
-    );
+        }
+    });
     w.close();
     w.finish()
 }

@@ -66,9 +66,9 @@ use crate::patterns::gather_nd::{
 };
 use crate::{Access, DataType};
 
-use super::dtype;
 use super::segments::{self, Buffer, Layout};
 use super::writer::Writer;
+use super::{dtype, each_item};
 
 /// The bindings of every gather_nd kernel: params, input, indices, output,
 /// status, input as vectors, output as vectors.
@@ -444,20 +444,6 @@ fn gen_single_vectors_body(
             w.line(output_v.store_vector(layout, "t", &format!("vec4<u32>({})", words.join(", "))));
         }
     }
-}
-
-/// A loop over the thread's work items, `item` in the body.
-fn each_item(w: &mut Writer, body: impl FnOnce(&mut Writer)) {
-    w.block(
-        "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
-        |w| {
-            w.line("let item = first + k * WORKGROUP_SIZE;");
-            w.block("if (item >= work)", |w| {
-                w.line("return;");
-            });
-            body(w);
-        },
-    );
 }
 
 /// `struct Tuples` and `fn tuple_base(t: u32, g: Tuples) -> u32`: the

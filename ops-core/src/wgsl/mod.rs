@@ -61,6 +61,34 @@ pub(crate) fn gen_output_entry(
     }
     w.comment("ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart.");
     w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
+    each_item(w, |w| {
+        if dtype::is_packed(out) {
+            let width = out.size_bits();
+            let lanes = 32 / width;
+            w.comment(format!(
+                "One output word: {lanes} elements of {width} bits, stored at once."
+            ));
+            w.line(format!("let o0 = item * {lanes}u;"));
+            w.line(format!("let lanes = min({lanes}u, outputs - o0);"));
+            w.line("var word = 0u;");
+            w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
+                w.line(format!(
+                    "word = word | ({} << (e * {width}u));",
+                    value("o0 + e")
+                ));
+            });
+            w.line(output.set(layout, "item", "word"));
+        } else {
+            w.line(format!("store_output(item, {});", value("item")));
+        }
+    });
+    w.close();
+}
+
+/// A loop over the thread's work items (`ELEMENTS_PER_THREAD` of them,
+/// `WORKGROUP_SIZE` apart from `first`, none at or past `work`), `item` in
+/// the body: the loop of every kernel that spreads items over threads.
+pub(crate) fn each_item(w: &mut Writer, body: impl FnOnce(&mut Writer)) {
     w.block(
         "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
         |w| {
@@ -68,28 +96,9 @@ pub(crate) fn gen_output_entry(
             w.block("if (item >= work)", |w| {
                 w.line("return;");
             });
-            if dtype::is_packed(out) {
-                let width = out.size_bits();
-                let lanes = 32 / width;
-                w.comment(format!(
-                    "One output word: {lanes} elements of {width} bits, stored at once."
-                ));
-                w.line(format!("let o0 = item * {lanes}u;"));
-                w.line(format!("let lanes = min({lanes}u, outputs - o0);"));
-                w.line("var word = 0u;");
-                w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
-                    w.line(format!(
-                        "word = word | ({} << (e * {width}u));",
-                        value("o0 + e")
-                    ));
-                });
-                w.line(output.set(layout, "item", "word"));
-            } else {
-                w.line(format!("store_output(item, {});", value("item")));
-            }
+            body(w);
         },
     );
-    w.close();
 }
 
 /// Parses and validates a generated module with no optional capabilities
