@@ -229,6 +229,37 @@ fn packed_outputs_and_broadcasting_of_every_dimension_slot() {
     }
 }
 
+/// FLOAT64 (word pairs on the GPU) through the binary operators that take
+/// it, on every pair of its edge values.
+#[test]
+fn float64_operators_on_every_pair_of_edge_values() {
+    let dt = DataType::Float64;
+    let edges = edge_bits(dt);
+    let n = edges.len() as u32;
+    let column = from_bits(dt, edges.iter().copied());
+    let column = HostTensor::from_bytes(TensorDesc::new(dt, [n, 1]), column.into_bytes()).unwrap();
+    let row = from_bits(dt, edges.iter().copied());
+    for (name, [a, b]) in [
+        ("Add", ["a", "b"]),
+        ("Sub", ["a", "b"]),
+        ("Mul", ["a", "b"]),
+        ("Max", ["data_0", "data_1"]),
+        ("Min", ["data_0", "data_1"]),
+        ("Equal", ["a", "b"]),
+        ("Less", ["a", "b"]),
+        ("GreaterOrEqual", ["a", "b"]),
+    ] {
+        let op = build(name, &[(a, &column), (b, &row)]);
+        assert_eq!(op.output_descs()[0].sizes, [n, n], "{name}");
+        check(
+            gpu(),
+            op.as_ref(),
+            &[&column, &row],
+            &format!("{name} {dt}"),
+        );
+    }
+}
+
 #[test]
 fn one_input_kernels_run_segmented_and_wider_ones_refuse_beyond_a_binding() {
     let ctx = Context::new()
@@ -236,7 +267,12 @@ fn one_input_kernels_run_segmented_and_wider_ones_refuse_beyond_a_binding() {
         .with_max_binding_size(4096);
     let mut rng = Rng::new(21);
     // 12 KiB tensors: three segments of 4 KiB each.
-    for dt in [DataType::Float32, DataType::Float16, DataType::Int8] {
+    for dt in [
+        DataType::Float32,
+        DataType::Float16,
+        DataType::Int8,
+        DataType::Float64,
+    ] {
         let x = tensor_with_edges(dt, &[12_288 / dt.size_bytes() as u32 + 3], &mut rng);
         let name = if dt.is_float() { "Neg" } else { "Abs" };
         let op = build(name, &[("x", &x)]);
