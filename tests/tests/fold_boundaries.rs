@@ -307,50 +307,49 @@ fn integer_folds_wrap_and_floats_meet_their_bounds() {
 
 /// FLOAT64 folds (ONNX's reductions; DirectML REDUCE has no FLOAT64) at
 /// `n - 1`, `n` and `n + 1` of every threshold, rows or columns, through
-/// every plan variant: the word-pair accumulators of each kind of pass.
+/// every plan variant: the word-pair accumulators of each kind of pass,
+/// and the finishing `/ n` (mean) and `sqrt` (L2).
 #[test]
 fn float64_folds_at_every_threshold() {
     use ops::onnx;
+    // Builds the ONNX reduction `$desc` of `x` over `axes` and checks it.
+    macro_rules! run {
+        ($desc:ident, $x:expr, $axes:expr, $what:expr) => {{
+            let op = onnx::$desc::builder()
+                .data($x.desc().clone())
+                .axes($axes.clone())
+                .build()
+                .unwrap();
+            check_with(
+                &op,
+                $x,
+                &[$x, $axes],
+                &format!("{} {}", stringify!($desc), $what),
+            )
+        }};
+    }
     let mut rng = Rng::new(0xF64);
     let mut runs = 0;
     for outputs in [1u32, 300] {
         for n in boundaries(u64::from(outputs), 2 * MAX_THREAD_STEPS + 8) {
             for len in [n - 1, n, n + 1] {
                 let len = len as u32;
-                // Rows and columns in turn, over the sizes and thresholds.
+                // Rows and columns in turn, the folds in turn.
                 let k = (len as usize + runs) % 2;
                 let (shape, axis) =
                     [(vec![outputs, len], 1i64), (vec![len, outputs], 0)][k].clone();
-                {
-                    let x = data(DataType::Float64, &shape, &mut rng);
-                    let axes = HostTensor::from_slice([1u32].as_slice(), &[axis]).unwrap();
-                    let what = format!("FLOAT64 {shape:?} over {axis}");
-                    let d = x.desc().clone();
-                    runs += match (k + len as usize) % 5 {
-                        0 => {
-                            let op = onnx::ReduceSumDesc::builder().data(d).axes(axes.clone());
-                            check_with(&op.build().unwrap(), &x, &[&x, &axes], &what)
-                        }
-                        1 => {
-                            let op = onnx::ReduceProdDesc::builder().data(d).axes(axes.clone());
-                            check_with(&op.build().unwrap(), &x, &[&x, &axes], &what)
-                        }
-                        2 => {
-                            let op = onnx::ReduceMaxDesc::builder().data(d).axes(axes.clone());
-                            check_with(&op.build().unwrap(), &x, &[&x, &axes], &what)
-                        }
-                        3 => {
-                            let op = onnx::ReduceSumSquareDesc::builder()
-                                .data(d)
-                                .axes(axes.clone());
-                            check_with(&op.build().unwrap(), &x, &[&x, &axes], &what)
-                        }
-                        _ => {
-                            let op = onnx::ReduceL1Desc::builder().data(d).axes(axes.clone());
-                            check_with(&op.build().unwrap(), &x, &[&x, &axes], &what)
-                        }
-                    };
-                }
+                let x = &data(DataType::Float64, &shape, &mut rng);
+                let axes = &HostTensor::from_slice([1u32].as_slice(), &[axis]).unwrap();
+                let what = format!("FLOAT64 {shape:?} over {axis}");
+                runs += match (k + len as usize) % 7 {
+                    0 => run!(ReduceSumDesc, x, axes, what),
+                    1 => run!(ReduceProdDesc, x, axes, what),
+                    2 => run!(ReduceMaxDesc, x, axes, what),
+                    3 => run!(ReduceMeanDesc, x, axes, what),
+                    4 => run!(ReduceL2Desc, x, axes, what),
+                    5 => run!(ReduceSumSquareDesc, x, axes, what),
+                    _ => run!(ReduceL1Desc, x, axes, what),
+                };
             }
         }
     }
