@@ -340,9 +340,16 @@ impl Search<'_> {
         }
     }
 
-    /// One climb from the first candidate of every choice.
-    fn climb(&mut self, level: FeatureLevel, choices: &[(Target, Vec<Cand>)]) -> Option<Outcome> {
-        let mut at: Vec<usize> = vec![0; choices.len()];
+    /// One climb from the candidates `at` of the choices, leaving choice
+    /// `frozen` as it is: the descriptor it reaches, if it validates, and
+    /// its candidates.
+    fn climb(
+        &mut self,
+        level: FeatureLevel,
+        choices: &[(Target, Vec<Cand>)],
+        mut at: Vec<usize>,
+        frozen: Option<usize>,
+    ) -> Option<(Outcome, Vec<usize>)> {
         let cfg = |at: &[usize]| -> Vec<(Target, Cand)> {
             choices
                 .iter()
@@ -353,7 +360,7 @@ impl Search<'_> {
         let mut best = self.evaluate(level, &cfg(&at));
         let full = self.full();
         'climb: while best.score < full {
-            for k in 0..choices.len() {
+            for k in (0..choices.len()).filter(|&k| Some(k) != frozen) {
                 for c in 0..choices[k].1.len() {
                     if c == at[k] {
                         continue;
@@ -373,7 +380,32 @@ impl Search<'_> {
             }
             break;
         }
-        (best.score + 1 >= full).then_some(best)
+        (best.score + 1 >= full).then_some((best, at))
+    }
+
+    /// A climb from the first candidate of every choice, then a polish: each
+    /// choice the climb moved off its first (simplest, most typical)
+    /// candidate goes back to it where a climb of the others around it still
+    /// validates, in the order of the choices (ONNX Reshape of `[2, 3]` rather than of `[1, 1]`, whose
+    /// `shape` the climb would otherwise have met first).
+    fn find(&mut self, level: FeatureLevel, choices: &[(Target, Vec<Cand>)]) -> Option<Outcome> {
+        let (mut best, mut at) = self.climb(level, choices, vec![0; choices.len()], None)?;
+        for k in 0..choices.len() {
+            if at[k] == 0 {
+                continue;
+            }
+            let mut start = at.clone();
+            start[k] = 0;
+            if let Some((o, next)) = self.climb(level, choices, start, Some(k)) {
+                // Earlier choices (the inputs') first: a later polish never
+                // undoes an earlier one.
+                if o.score >= best.score && next < at {
+                    best = o;
+                    at = next;
+                }
+            }
+        }
+        Some(best)
     }
 }
 
@@ -478,7 +510,7 @@ pub fn find(spec: &Spec) -> Option<Example> {
             let Some(choices) = choices(&search, entry, &base, r) else {
                 continue;
             };
-            if let Some(o) = search.climb(level, &choices) {
+            if let Some(o) = search.find(level, &choices) {
                 let attrs = spec
                     .attrs
                     .iter()
