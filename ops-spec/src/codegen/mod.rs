@@ -1,6 +1,7 @@
 //! Stage 4: code generation. [`rust`] emits the descriptor, its builder,
 //! validation and the `Operator` impl; [`compute`] the per-pattern glue and
-//! the kernels (through [`crate::wgsl`]); [`exprs`] the rule trees.
+//! the kernels (through [`crate::wgsl`]); [`exprs`] the rule trees;
+//! [`example`] finds the values of each descriptor page's compiled example.
 
 pub mod compute;
 pub mod example;
