@@ -26,7 +26,7 @@ use syn::{parse_macro_input, LitStr};
 pub fn operator(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let lit = parse_macro_input!(input as LitStr);
     let path = resolve(&lit.value());
-    let (items, _) = expand_file(&path, "", lit.span());
+    let (items, _) = expand_file(&path, "", lit.span(), false);
     items.into()
 }
 
@@ -47,7 +47,7 @@ pub fn catalog(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let mut out = TokenStream::new();
     let mut infos = Vec::new();
     for f in &files {
-        let (items, names) = expand_file(f, "", lit.span());
+        let (items, names) = expand_file(f, "", lit.span(), true);
         out.extend(items);
         for name in names {
             let desc = format_ident!("{}Desc", name);
@@ -80,7 +80,7 @@ pub fn catalog(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
         };
         let mut items = TokenStream::new();
         for f in &files {
-            let (expanded, names) = expand_file(f, &namespace, lit.span());
+            let (expanded, names) = expand_file(f, &namespace, lit.span(), true);
             items.extend(expanded);
             for name in names {
                 let desc = format_ident!("{}Desc", name);
@@ -173,7 +173,18 @@ fn list_folder(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
 /// Expands one file of catalog namespace `namespace`; returns the items
 /// and, when it succeeded, the base names of its descriptor types (one per
 /// instance of a spec with optional or variadic tensors).
-fn expand_file(path: &Path, namespace: &str, span: Span) -> (TokenStream, Vec<String>) {
+///
+/// With `examples`, each descriptor page carries a compiled example where
+/// the spec compiler finds one: a doctest that names the descriptor from the
+/// invoking crate's root (`ops::onnx::SliceDesc`), as `catalog!` places it
+/// when invoked there; `operator!`, which may expand anywhere, keeps the
+/// text sketch.
+fn expand_file(
+    path: &Path,
+    namespace: &str,
+    span: Span,
+    examples: bool,
+) -> (TokenStream, Vec<String>) {
     let shown = display(path);
     let src = match std::fs::read_to_string(path) {
         Ok(s) => s,
@@ -193,7 +204,23 @@ fn expand_file(path: &Path, namespace: &str, span: Span) -> (TokenStream, Vec<St
     let track = quote!(
         const _: &[u8] = ::core::include_bytes!(#abs);
     );
-    match ops_spec::codegen::expand_rendered_in(&shown, namespace, &src) {
+    // Cargo names the crate being compiled to the compiler, and so to its
+    // proc macros.
+    let paths = std::env::var("CARGO_CRATE_NAME")
+        .ok()
+        .filter(|_| examples)
+        .map(|krate| ops_spec::codegen::rust::DocPaths {
+            // `ops` re-exports the core types; another crate reaches them
+            // through `ops_core`.
+            core: if krate == "ops" {
+                krate.clone()
+            } else {
+                "ops_core".into()
+            },
+            items: krate,
+            namespace: namespace.to_string(),
+        });
+    match ops_spec::codegen::expand_rendered_with(&shown, namespace, &src, paths.as_ref()) {
         Ok(items) => {
             let names = ops_spec::codegen::operator_idents(&src);
             (quote!(#track #items), names)

@@ -897,21 +897,21 @@ fn parse_tensor_group(
     let mut out = Vec::new();
     for (name, v) in tensors {
         let at = member(&base, name);
-        if let Some(names) = expected_names {
-            if !names.contains(&name.as_str()) {
-                let message = match suggest(name, names) {
-                    Some(s) => format!("no {what} tensor `{name}`; did you mean `{s}`?"),
-                    None if names.is_empty() => {
-                        format!("no {what} tensor `{name}`: the operator has none")
-                    }
-                    None => format!(
-                        "no {what} tensor `{name}`; the {what}s are {}",
-                        backticked(names)
-                    ),
-                };
-                cx.error(&at, message);
-                continue;
-            }
+        if let Some(names) = expected_names
+            && !names.contains(&name.as_str())
+        {
+            let message = match suggest(name, names) {
+                Some(s) => format!("no {what} tensor `{name}`; did you mean `{s}`?"),
+                None if names.is_empty() => {
+                    format!("no {what} tensor `{name}`: the operator has none")
+                }
+                None => format!(
+                    "no {what} tensor `{name}`; the {what}s are {}",
+                    backticked(names)
+                ),
+            };
+            cx.error(&at, message);
+            continue;
         }
         if let Some(t) = parse_tensor(cx, &at, v, data_required) {
             out.push((name.clone(), t));

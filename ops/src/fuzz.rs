@@ -593,11 +593,11 @@ fn coverage(run: &OpRun) -> (String, Coverage) {
         let mut combos: BTreeSet<Vec<DataType>> = BTreeSet::new();
         let mut enumerated = false;
         for (kk, cells) in &run.universe {
-            if *kk == k {
-                if let Some(cells) = cells {
-                    enumerated = true;
-                    combos.extend(cells.iter().map(|c| c.1.clone()));
-                }
+            if *kk == k
+                && let Some(cells) = cells
+            {
+                enumerated = true;
+                combos.extend(cells.iter().map(|c| c.1.clone()));
             }
         }
         for (cell, _) in run.hits.iter().filter(|(c, _)| c.0 == level) {
@@ -901,11 +901,11 @@ pub fn fuzz_catalog(
     loop {
         let mut any = false;
         for run in runs.iter_mut().filter(|r| !r.done) {
-            if let Budget::Time(t) = budget {
-                if start.elapsed() >= t {
-                    run.done = true;
-                    continue;
-                }
+            if let Budget::Time(t) = budget
+                && start.elapsed() >= t
+            {
+                run.done = true;
+                continue;
             }
             any = true;
             let before = run.valid_count;
@@ -916,10 +916,10 @@ pub fn fuzz_catalog(
                 run.done = true;
             }
             run.elapsed += t0.elapsed();
-            if let Budget::Cases(n) = budget {
-                if run.valid_count >= n {
-                    run.done = true;
-                }
+            if let Budget::Cases(n) = budget
+                && run.valid_count >= n
+            {
+                run.done = true;
             }
             valid += run.valid_count - before;
             done += usize::from(run.done);

@@ -6,7 +6,9 @@
 //! (namespace `"onnx"`: `onnx::ArgMaxDesc`, ONNX semantics, beside the
 //! DirectML [`ArgMaxDesc`]), and all are listed by [`catalog()`]. Adding an
 //! operator of a known family is adding a spec file: nothing here names an
-//! operator.
+//! operator. Each descriptor's page ends its builder section with an example
+//! that the spec compiler writes and `cargo test --doc` runs (one merged
+//! binary: this crate is edition 2024).
 //!
 //! The core types ([`DataType`], [`HostTensor`], [`Operator`], ...) and the
 //! fuzzing strategies ([`fuzz`]) are re-exported from `ops-core`, the GPU

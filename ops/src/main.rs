@@ -282,6 +282,8 @@ fn list_entry(info: &ops_core::OperatorInfo) -> serde_json::Value {
 /// directory before any thread starts, when it is unset.
 fn quiet_vulkan_loader() {
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+        // SAFETY: called first thing in `main`, before any thread starts,
+        // so nothing reads the environment concurrently.
+        unsafe { std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir()) };
     }
 }

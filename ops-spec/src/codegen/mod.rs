@@ -1,8 +1,10 @@
 //! Stage 4: code generation. [`rust`] emits the descriptor, its builder,
 //! validation and the `Operator` impl; [`compute`] the per-pattern glue and
-//! the kernels (through [`crate::wgsl`]); [`exprs`] the rule trees.
+//! the kernels (through [`crate::wgsl`]); [`exprs`] the rule trees;
+//! [`example`] finds the values of each descriptor page's compiled example.
 
 pub mod compute;
+pub mod example;
 pub mod exprs;
 pub mod rust;
 
@@ -37,6 +39,18 @@ pub fn expand(origin: &str, src: &str) -> Result<TokenStream, Failure> {
 /// instance ([`crate::syntax::instances`]); a mistake in any instance fails
 /// the whole spec, each message once.
 pub fn expand_in(origin: &str, namespace: &str, src: &str) -> Result<TokenStream, Failure> {
+    expand_with(origin, namespace, src, None)
+}
+
+/// [`expand_in`] whose descriptor pages carry a compiled example (a
+/// doctest, [`example`]) where the search finds one, with the generated
+/// items at `paths` (`None`: the text sketch, as [`expand_in`] writes).
+pub fn expand_with(
+    origin: &str,
+    namespace: &str,
+    src: &str,
+    paths: Option<&rust::DocPaths>,
+) -> Result<TokenStream, Failure> {
     let mut errors = Errors::default();
     let file = parse_spec(src, &mut errors);
     let operator = file.name.as_ref().map(|n| n.text.clone());
@@ -57,7 +71,9 @@ pub fn expand_in(origin: &str, namespace: &str, src: &str) -> Result<TokenStream
         match checked {
             Some(checked) if errs.is_empty() && errors.is_empty() => {
                 let compute = compute::gen_compute_in(&checked, origin, namespace);
-                out.extend(rust::gen_operator(&checked, origin, namespace, compute));
+                out.extend(rust::gen_operator(
+                    &checked, origin, namespace, compute, paths,
+                ));
             }
             _ => {
                 for d in errs.into_vec() {
@@ -106,7 +122,17 @@ pub fn expand_rendered_in(
     namespace: &str,
     src: &str,
 ) -> Result<TokenStream, (Vec<String>, Option<String>)> {
-    expand_in(origin, namespace, src).map_err(|f| {
+    expand_rendered_with(origin, namespace, src, None)
+}
+
+/// [`expand_rendered_in`] with compiled examples ([`expand_with`]).
+pub fn expand_rendered_with(
+    origin: &str,
+    namespace: &str,
+    src: &str,
+    paths: Option<&rust::DocPaths>,
+) -> Result<TokenStream, (Vec<String>, Option<String>)> {
+    expand_with(origin, namespace, src, paths).map_err(|f| {
         (
             f.diagnostics
                 .iter()
@@ -115,4 +141,27 @@ pub fn expand_rendered_in(
             f.operator,
         )
     })
+}
+
+/// Per instance of a spec (its base name, as [`operator_idents`]), the
+/// compiled example its page carries, or `None` where the search finds none
+/// and the page keeps the text sketch ([`example::find`]); empty when the
+/// spec has mistakes.
+pub fn examples(src: &str) -> Vec<(String, Option<example::Example>)> {
+    let mut errors = Errors::default();
+    let file = parse_spec(src, &mut errors);
+    let mut out = Vec::new();
+    for inst in instances(&file, &mut errors) {
+        let mut errs = Errors::default();
+        let Some(mut spec) = lower_spec(&inst.file, src, &mut errs) else {
+            continue;
+        };
+        spec.suffix = inst.suffix.clone();
+        spec.groups = inst.groups.clone();
+        if let Some(checked) = check_spec(spec, &mut errs) {
+            let spec = checked.spec();
+            out.push((spec.ident(), example::find(spec)));
+        }
+    }
+    out
 }

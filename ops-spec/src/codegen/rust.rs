@@ -113,7 +113,12 @@ fn const_value(spec: &Spec, t: AttrType, c: &Const) -> TokenStream {
 
 /// The rustdoc of the descriptor: the spec's prose, its tensors and
 /// attributes, and the support table.
-fn gen_docs(spec: &Spec, origin: &str, compute_docs: &[String]) -> String {
+fn gen_docs(
+    spec: &Spec,
+    origin: &str,
+    compute_docs: &[String],
+    paths: Option<&DocPaths>,
+) -> String {
     let mut d = String::new();
     for l in &spec.docs {
         d.push_str(l);
@@ -166,7 +171,7 @@ fn gen_docs(spec: &Spec, origin: &str, compute_docs: &[String]) -> String {
         d.push_str(&format!("| {level} | {dims} | {} |\n", cols.join(" | ")));
     }
     gen_rule_docs(spec, &mut d);
-    gen_builder_docs(spec, &mut d);
+    gen_builder_docs(spec, &mut d, paths);
     if !compute_docs.is_empty() {
         d.push_str("\n# Semantics\n\n");
         for l in compute_docs {
@@ -218,7 +223,7 @@ fn gen_rule_docs(spec: &Spec, d: &mut String) {
 
 /// The `# Builder` section: each setter, what it takes, and whether it is
 /// required or what its default is; and a sketch of a call.
-fn gen_builder_docs(spec: &Spec, d: &mut String) {
+fn gen_builder_docs(spec: &Spec, d: &mut String, paths: Option<&DocPaths>) {
     let inferred_dtype = |i: usize| {
         spec.steps
             .iter()
@@ -264,12 +269,197 @@ fn gen_builder_docs(spec: &Spec, d: &mut String) {
         }
     }
     let desc = format!("{}Desc", spec.ident());
+    if let Some(paths) = paths {
+        if let Some(ex) = super::example::find(spec) {
+            gen_example(spec, &ex, paths, d);
+            return;
+        }
+    }
     d.push_str("\nA call with the required setters only (the `ops` crate's documentation has a complete one that runs):\n\n```text\n");
     d.push_str(&format!("let op = {desc}::builder()\n"));
     for s in sketch {
         d.push_str(&format!("    {s}\n"));
     }
     d.push_str("    .build()?;\nop.validate(level)?;\n```\n");
+}
+
+/// Where a descriptor page's doctest finds the generated items.
+#[derive(Clone, Debug)]
+pub struct DocPaths {
+    /// The path of the catalog's root module from a doctest (`ops`); a
+    /// spec of namespace `onnx` is under `ops::onnx`.
+    pub items: String,
+    /// The path of the core types (`DataType`, `TensorDesc`, ...) from a
+    /// doctest: `ops`, which re-exports them, or `ops_core`.
+    pub core: String,
+    /// The spec's namespace (`""` or `"onnx"`).
+    pub namespace: String,
+}
+
+/// Rust's literal of one value of `dtype` (a host tensor's element).
+fn element_literal(dtype: ops_core::DataType, v: i128) -> String {
+    use ops_core::DataType as D;
+    let suffix = match dtype {
+        D::Int64 => "i64",
+        D::Int32 => "i32",
+        D::Int16 => "i16",
+        D::Int8 => "i8",
+        D::Uint64 => "u64",
+        D::Uint32 => "u32",
+        D::Uint16 => "u16",
+        D::Uint8 => "u8",
+        D::Float64 => "f64",
+        _ => "f32",
+    };
+    format!("{v}{suffix}")
+}
+
+fn sizes_literal(sizes: &[u32]) -> String {
+    if sizes.is_empty() {
+        "[0u32; 0]".into()
+    } else {
+        format!(
+            "[{}]",
+            sizes
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// The `# Example` section: a doctest that builds the descriptor found by
+/// [`super::example::find`], validates it at the example's level, runs the
+/// CPU reference on zeros and checks the outputs' sizes and data types.
+fn gen_example(spec: &Spec, ex: &super::example::Example, paths: &DocPaths, d: &mut String) {
+    use ops_core::expr::Value;
+    let desc = format!("{}Desc", spec.ident());
+    let items = if paths.namespace.is_empty() {
+        paths.items.clone()
+    } else {
+        format!("{}::{}", paths.items, paths.namespace)
+    };
+    let module = module_ident(&spec.ident()).to_string();
+    let core = &paths.core;
+    let mut uses = vec![format!("{items}::{desc}")];
+    let mut code = String::new();
+    code.push_str(&format!("let op = {desc}::builder()\n"));
+    for (t, e) in spec.tensors.iter().zip(&ex.tensors) {
+        let dt = format!("DataType::{:?}", e.dtype);
+        if t.host {
+            let values = e.values.as_deref().unwrap_or_default();
+            let vals = if values.is_empty() {
+                format!("[0{}; 0]", &element_literal(e.dtype, 0)[1..])
+            } else {
+                format!(
+                    "[{}]",
+                    values
+                        .iter()
+                        .map(|&v| element_literal(e.dtype, v))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            code.push_str(&format!(
+                "    .{}(HostTensor::from_slice({}, &{vals})?)\n",
+                t.name,
+                sizes_literal(&e.sizes)
+            ));
+        } else if !t.output || t.given {
+            code.push_str(&format!(
+                "    .{}(TensorDesc::new({dt}, {}))\n",
+                t.name,
+                sizes_literal(&e.sizes)
+            ));
+        } else if e.dtype_setter {
+            code.push_str(&format!("    .{}_dtype({dt})\n", t.name));
+        }
+    }
+    for (a, v) in spec.attrs.iter().zip(&ex.attrs) {
+        let Some(v) = v else { continue };
+        let text = match (a.ty, v) {
+            (AttrType::Float(_), _) => "0.0".to_string(),
+            (AttrType::Scalar(_), _) => "0".to_string(),
+            (AttrType::List(k), Value::List(l)) if l.is_empty() => {
+                format!("Vec::<{}>::new()", int_ty(k))
+            }
+            (AttrType::List(_), Value::List(l)) => format!(
+                "[{}]",
+                l.iter().map(i128::to_string).collect::<Vec<_>>().join(", ")
+            ),
+            (AttrType::Enum(e), Value::Enum(m)) => {
+                let en = &spec.enums[e];
+                uses.push(format!("{items}::{module}::{}", en.name));
+                format!("{}::{}", en.name, camel(&en.members[*m as usize]))
+            }
+            (_, Value::Int(i)) => i.to_string(),
+            (_, Value::Bool(b)) => b.to_string(),
+            _ => continue,
+        };
+        code.push_str(&format!("    .{}({text})\n", a.name));
+    }
+    code.push_str("    .build()?;\n");
+    let l = ex.level;
+    code.push_str(&format!(
+        "op.validate(FeatureLevel::new({}, {}))?;\n",
+        l.major, l.minor
+    ));
+    code.push_str("\n// The CPU reference, on zeros (host tensors: their values).\n");
+    let mut args = Vec::new();
+    for t in spec.tensors.iter().filter(|t| !t.output) {
+        if t.host {
+            args.push(format!("&op.{}", t.name));
+        } else {
+            code.push_str(&format!(
+                "let {0} = HostTensor::zeros(op.{0}.clone())?;\n",
+                t.name
+            ));
+            args.push(format!("&{}", t.name));
+        }
+    }
+    code.push_str(&format!("let out = op.run_cpu(&[{}])?;\n", args.join(", ")));
+    let outputs: Vec<_> = spec
+        .tensors
+        .iter()
+        .zip(&ex.tensors)
+        .filter(|(t, _)| t.output)
+        .collect();
+    code.push_str(&format!("assert_eq!(out.len(), {});\n", outputs.len()));
+    for (j, (t, e)) in outputs.iter().enumerate() {
+        let what = if t.given {
+            "as described"
+        } else {
+            "as `build` inferred"
+        };
+        code.push_str(&format!(
+            "assert_eq!(out[{j}].sizes(), {}); // `{}`, {what}\nassert_eq!(out[{j}].dtype(), DataType::{:?});\n",
+            sizes_literal(&e.sizes),
+            t.name,
+            e.dtype
+        ));
+    }
+    let mut core_uses = vec!["DataType", "FeatureLevel", "HostTensor", "Operator"];
+    if spec
+        .tensors
+        .iter()
+        .any(|t| !t.host && (!t.output || t.given))
+    {
+        core_uses.push("TensorDesc");
+    }
+    d.push_str("\n# Example\n\n");
+    d.push_str(&format!(
+        "A descriptor that validates at feature level {l}: the required setters, and an attribute set away from its default only where the rules need it. The spec compiler found the values from the spec's table and rules; the block is compiled and run as a doctest.\n\n```\n"
+    ));
+    d.push_str(&format!("use {core}::{{{}}};\n", core_uses.join(", ")));
+    uses.sort();
+    uses.dedup();
+    for u in uses {
+        d.push_str(&format!("use {u};\n"));
+    }
+    d.push('\n');
+    d.push_str(&code);
+    d.push_str("# Ok::<(), Box<dyn std::error::Error>>(())\n```\n");
 }
 
 /// An attribute type as its setter takes it, for docs.
@@ -333,6 +523,7 @@ pub fn gen_operator(
     origin: &str,
     namespace: &str,
     compute: ComputeCode,
+    paths: Option<&DocPaths>,
 ) -> TokenStream {
     let spec = checked.spec();
     let op_name = &spec.name;
@@ -345,7 +536,7 @@ pub fn gen_operator(
         quote!(::ops_core::TensorGroup { name: #name, seed: #seed, output: #output, min: #lo, max: #hi, count: #count })
     });
     let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
-    let docs = gen_docs(spec, origin, &compute.docs);
+    let docs = gen_docs(spec, origin, &compute.docs, paths);
 
     // Enums.
     let enums = spec.enums.iter().enumerate().map(|(ei, en)| {
@@ -1016,5 +1207,96 @@ pub fn gen_operator(
             }
         }
         pub use #module::#desc;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DocPaths;
+
+    /// The descriptor page (the `#[doc]` of `{name}Desc`) of a spec, as the
+    /// catalog of crate `ops` expands it (`paths`), else as `operator!`.
+    fn page(src: &str, namespace: &str, examples: bool) -> String {
+        let paths = DocPaths {
+            items: "ops".into(),
+            core: "ops".into(),
+            namespace: namespace.into(),
+        };
+        let tokens =
+            crate::codegen::expand_with("t.op", namespace, src, examples.then_some(&paths))
+                .unwrap_or_else(|f| panic!("{:?}", f.diagnostics));
+        let text = tokens.to_string();
+        // The first `#[doc = "..."]` long enough to be the descriptor's.
+        let start = text.find("# Tensor support").expect("a support table");
+        let start = text[..start].rfind("doc = \"").unwrap() + 7;
+        let end = start + text[start..].find("\"]").unwrap();
+        text[start..end].replace("\\n", "\n").replace("\\\"", "\"")
+    }
+
+    const SPEC: &str = r#"
+operator Scale {
+    introduced 3.0
+    input input: tensor "InputTensor"
+    output output: tensor "OutputTensor"
+    attr axes: u32[] "Axes"
+    attr keep: bool = true "Keep"
+    rules {
+        let r = rank(input);
+        require len(axes) >= 1 && all(j in 0..len(axes): axes[j] < r)
+            => "Axes must name dimensions of the input";
+        shape output = input.sizes => "same sizes";
+    }
+    support {
+        level 3.0 ranks 1..=4 {
+            input: FLOAT32 FLOAT16;
+            output: FLOAT32 FLOAT16;
+        }
+    }
+    compute elementwise {
+        inputs: [input]
+        output: output
+        value: cast<T>(input)
+        accuracy: exact
+    }
+}
+"#;
+
+    #[test]
+    fn catalog_pages_carry_a_compiled_example() {
+        let d = page(SPEC, "", true);
+        // The earlier sections stay.
+        for section in ["# Tensor support", "# Rules", "# Builder", "| `axes` |"] {
+            assert!(d.contains(section), "{section} missing:\n{d}");
+        }
+        let example = &d[d.find("# Example").expect("an example section")..];
+        assert!(!example.contains("```text"), "{example}");
+        for line in [
+            "use ops::{DataType, FeatureLevel, HostTensor, Operator, TensorDesc};",
+            "use ops::ScaleDesc;",
+            "    .input(TensorDesc::new(DataType::Float32, [2, 3]))",
+            "    .output_dtype(DataType::Float32)",
+            "    .axes([0])",
+            "op.validate(FeatureLevel::new(3, 0))?;",
+            "let out = op.run_cpu(&[&input])?;",
+            "assert_eq!(out[0].sizes(), [2, 3]);",
+            "assert_eq!(out[0].dtype(), DataType::Float32);",
+        ] {
+            assert!(example.contains(line), "{line} missing:\n{example}");
+        }
+        // An attribute left at its default is not set.
+        assert!(!example.contains(".keep("), "{example}");
+    }
+
+    #[test]
+    fn namespaced_pages_name_their_module() {
+        let d = page(SPEC, "onnx", true);
+        assert!(d.contains("use ops::onnx::ScaleDesc;"), "{d}");
+    }
+
+    #[test]
+    fn operator_pages_keep_the_sketch() {
+        let d = page(SPEC, "", false);
+        assert!(!d.contains("# Example"), "{d}");
+        assert!(d.contains("```text\nlet op = ScaleDesc::builder()\n    .input(input)\n    .output_dtype(DataType::...)\n    .axes(...)\n    .build()?;"), "{d}");
     }
 }

@@ -714,7 +714,7 @@ fn instance_of(
                 .filter(|g| !g.output)
                 .chain(outs.iter().copied())
                 .zip(&counts)
-                .filter(|(g, &c)| c < g.min || c > g.max)
+                .filter(|&(g, &c)| c < g.min || c > g.max)
                 .map(|(g, c)| {
                     format!(
                         "`{}` takes {} to {} tensor{}, the node gives {c}",
