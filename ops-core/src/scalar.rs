@@ -39,9 +39,10 @@
 //!   `sqrt`/`log` of negative numbers follow IEEE 754. FLOAT64 is computed
 //!   on the GPU on its bits (core WebGPU has no `f64`;
 //!   [`crate::wgsl::float64`]), exactly as the CPU's `f64`: casts,
-//!   comparisons, `min`, `max`, `abs`, `neg`, `+`, `-` and `*`; a spec
-//!   that takes another operation in FLOAT64 must leave it out of its
-//!   tables.
+//!   comparisons, `min`, `max`, `abs`, `neg`, `+`, `-` and `*`, and
+//!   within a few ULP `exp`, `log`, `tanh` and `pow`
+//!   ([`crate::wgsl::float64_fn`]); a spec that takes another operation in
+//!   FLOAT64 must leave it out of its tables.
 //! - **Integers**: exact, and wrapping in their type after every
 //!   operation (two's complement: INT8 `127 + 1` is `-128`, UINT8 `0 - 1`
 //!   is 255). Division truncates toward zero; `x / 0` is `x`, `x % 0` is 0,
@@ -861,7 +862,8 @@ impl Scalar {
             {
                 Some(format!(
                     "{} on FLOAT64 is not available on the GPU (core WebGPU has no f64; \
-                     FLOAT64 has casts, comparisons, `min`, `max`, `abs`, `neg`, `+`, `-` and `*`)",
+                     FLOAT64 has casts, comparisons, `min`, `max`, `abs`, `neg`, `+`, `-`, `*`, \
+                     `exp`, `log`, `tanh` and `pow`)",
                     f64_missing.unwrap_or_default()
                 ))
             }
@@ -1450,6 +1452,13 @@ mod tests {
         assert_eq!(PRODUCT.unsupported_for(&env), None);
         static RATIO: Scalar = Scalar::Binary(Binary::Div, &WIDE, &WIDE);
         assert!(RATIO.unsupported_for(&env).unwrap().contains("FLOAT64"));
+        // exp, log, tanh and pow are computed on the bits too.
+        static POWER: Scalar = Scalar::Binary(Binary::Pow, &WIDE, &WIDE);
+        assert_eq!(POWER.unsupported_for(&env), None);
+        for op in [Unary::Exp, Unary::Log, Unary::Tanh] {
+            assert!(crate::wgsl::float64::has_unary(op), "{op:?}");
+        }
+        assert!(!crate::wgsl::float64::has_unary(Unary::Sqrt));
         assert_eq!(COUNT.unsupported_for(&env), None);
     }
 }

@@ -48,7 +48,8 @@ pub fn unary_wgsl(op: crate::scalar::Unary, a: &str) -> Option<String> {
     match op {
         Unary::Neg => Some(format!("vec2<u32>({a}.x, {a}.y ^ 0x80000000u)")),
         Unary::Abs => Some(format!("vec2<u32>({a}.x, {a}.y & 0x7fffffffu)")),
-        _ => None,
+        // exp, log, tanh: `super::float64_fn`.
+        _ => super::float64_fn::unary_wgsl(op, a),
     }
 }
 
@@ -68,7 +69,8 @@ pub fn binary_wgsl(op: crate::scalar::Binary, a: &str, b: &str) -> Option<String
         Binary::Gt => format!("d_lt({b}, {a})"),
         Binary::Le => format!("d_le({a}, {b})"),
         Binary::Ge => format!("d_le({b}, {a})"),
-        _ => return None,
+        // pow: `super::float64_fn`.
+        _ => return super::float64_fn::binary_wgsl(op, a, b),
     })
 }
 
