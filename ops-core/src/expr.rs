@@ -680,8 +680,26 @@ impl<'a> Env<'a> {
                 }
             }
             Expr::Not(a) => format!("not {}", self.explain(a)),
-            // Both sides are false: say why each is.
-            Expr::Or(a, b) => format!("{} and {}", self.explain(a), self.explain(b)),
+            // Every side is false: say why each is, each reason once
+            // (`to == 1 || to == 2 || ...` explains itself as "`to` is 8").
+            Expr::Or(..) => {
+                let mut sides = Vec::new();
+                let mut stack = vec![e];
+                while let Some(x) = stack.pop() {
+                    match x {
+                        Expr::Or(a, b) => stack.extend([*b, *a]),
+                        _ => sides.push(x),
+                    }
+                }
+                let mut reasons: Vec<String> = Vec::new();
+                for side in sides {
+                    let r = self.explain(side);
+                    if !reasons.contains(&r) {
+                        reasons.push(r);
+                    }
+                }
+                reasons.join(" and ")
+            }
             Expr::All {
                 var,
                 name,
@@ -853,6 +871,28 @@ mod tests {
             env.explain(&AXES_LT_RANK),
             "`axes[i]` is 5, `rank(input)` is 2 (for i = 1)"
         );
+    }
+
+    /// A chain of `||` says why each side is false, each reason once.
+    #[test]
+    fn or_chains_explain_each_reason_once() {
+        static TO: Expr = Expr::Attr(0);
+        static ONE_OF: Expr = Expr::Or(
+            &Expr::Or(
+                &Expr::Cmp(CmpOp::Eq, &TO, &Expr::Int(1), "to", "1"),
+                &Expr::Cmp(CmpOp::Eq, &TO, &Expr::Int(2), "to", "2"),
+            ),
+            &Expr::Or(
+                &Expr::Cmp(CmpOp::Eq, &TO, &Expr::Int(3), "to", "3"),
+                &Expr::Cmp(CmpOp::Lt, &Expr::Rank(0), &Expr::Int(1), "rank(x)", "1"),
+            ),
+        );
+        let t = TensorDesc::new(DataType::Float32, [3, 3]);
+        let tensors = [&t];
+        let attrs = [Value::Int(8)];
+        let mut env = Env::new(&tensors, &["x"], &[None], &attrs, 0);
+        assert_eq!(env.bool(&ONE_OF), Ok(false));
+        assert_eq!(env.explain(&ONE_OF), "`to` is 8 and `rank(x)` is 2");
     }
 
     #[test]

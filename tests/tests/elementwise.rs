@@ -229,8 +229,68 @@ fn packed_outputs_and_broadcasting_of_every_dimension_slot() {
     }
 }
 
-/// FLOAT64 (word pairs on the GPU) through the binary operators that take
-/// it, on every pair of its edge values.
+/// The FLOAT64 words of a tensor.
+fn f64_words(t: &HostTensor) -> Vec<u64> {
+    t.bytes()
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn show_f64(bits: u64) -> String {
+    format!("{:e} ({bits:#018x})", f64::from_bits(bits))
+}
+
+/// Runs `op` on the GPU and on the CPU and asserts its FLOAT64 output is
+/// the CPU's bit for bit (any NaN matching any NaN); `operands(i)` names
+/// the inputs of element `i` for the message.
+fn check_f64_exact(
+    op: &dyn Operator,
+    inputs: &[&HostTensor],
+    context: &str,
+    operands: impl Fn(usize) -> Vec<u64>,
+) {
+    let want = op
+        .run_cpu(inputs)
+        .unwrap_or_else(|e| panic!("{context}: cpu: {e}"));
+    let got = gpu()
+        .run(op, inputs)
+        .unwrap_or_else(|e| panic!("{context}: gpu: {e}"));
+    assert_eq!(got[0].desc(), want[0].desc(), "{context}");
+    let (g, w) = (f64_words(&got[0]), f64_words(&want[0]));
+    let same =
+        |a: u64, b: u64| a == b || (f64::from_bits(a).is_nan() && f64::from_bits(b).is_nan());
+    let bad: Vec<usize> = (0..w.len()).filter(|&i| !same(g[i], w[i])).collect();
+    if let Some(&i) = bad.first() {
+        let args: Vec<String> = operands(i).into_iter().map(show_f64).collect();
+        panic!(
+            "{context}: {} of {} elements differ; the first, element {i} of ({}), is {}, expected {}",
+            bad.len(),
+            w.len(),
+            args.join(", "),
+            show_f64(g[i]),
+            show_f64(w[i]),
+        );
+    }
+}
+
+/// ONNX `Mod` with `fmod` set (required for floats).
+fn build_fmod(a: &HostTensor, b: &HostTensor) -> Box<dyn Operator> {
+    let info = ops::catalog()
+        .iter()
+        .find(|i| i.namespace == "onnx" && i.name == "Mod")
+        .unwrap();
+    let mut args = OpArgs::default();
+    args.tensors.insert("a".into(), a.desc().clone());
+    args.tensors.insert("b".into(), b.desc().clone());
+    args.attributes
+        .insert("fmod".into(), ops_core::AttrValue::Bool(true));
+    (info.build)(&args).unwrap()
+}
+
+/// FLOAT64 (word pairs on the GPU) through the operators that take it, on
+/// every pair of its edge values (every edge value for the unary ones),
+/// bit for bit as the CPU's `f64`.
 #[test]
 fn float64_operators_on_every_pair_of_edge_values() {
     let dt = DataType::Float64;
@@ -239,23 +299,138 @@ fn float64_operators_on_every_pair_of_edge_values() {
     let column = from_bits(dt, edges.iter().copied());
     let column = HostTensor::from_bytes(TensorDesc::new(dt, [n, 1]), column.into_bytes()).unwrap();
     let row = from_bits(dt, edges.iter().copied());
+    let pair = |i: usize| vec![edges[i / n as usize], edges[i % n as usize]];
     for (name, [a, b]) in [
         ("Add", ["a", "b"]),
         ("Sub", ["a", "b"]),
         ("Mul", ["a", "b"]),
+        ("Div", ["a", "b"]),
+        ("Mod", ["a", "b"]),
         ("Max", ["data_0", "data_1"]),
         ("Min", ["data_0", "data_1"]),
+        ("Mean", ["data_0", "data_1"]),
         ("Equal", ["a", "b"]),
         ("Less", ["a", "b"]),
         ("GreaterOrEqual", ["a", "b"]),
     ] {
-        let op = build(name, &[(a, &column), (b, &row)]);
+        let op = if name == "Mod" {
+            build_fmod(&column, &row)
+        } else {
+            build(name, &[(a, &column), (b, &row)])
+        };
         assert_eq!(op.output_descs()[0].sizes, [n, n], "{name}");
-        check(
-            gpu(),
+        if op.output_descs()[0].dtype == dt {
+            check_f64_exact(op.as_ref(), &[&column, &row], &format!("{name} {dt}"), pair);
+        } else {
+            check(
+                gpu(),
+                op.as_ref(),
+                &[&column, &row],
+                &format!("{name} {dt}"),
+            );
+        }
+    }
+    for name in [
+        "Sqrt",
+        "Reciprocal",
+        "Floor",
+        "Ceil",
+        "Round",
+        "Neg",
+        "Abs",
+        "LeakyRelu",
+    ] {
+        let op = build(name, &[("x", &row)]);
+        check_f64_exact(op.as_ref(), &[&row], &format!("{name} {dt}"), |i| {
+            vec![edges[i]]
+        });
+    }
+}
+
+/// A random FLOAT64 of one of several kinds: any bit pattern, subnormals,
+/// the exponents near 1, near the top and near the bottom of the range,
+/// powers of two, integers and halves below 2^53, and significands of few
+/// bits (exact quotients, products and roots).
+fn random_f64(rng: &mut Rng) -> u64 {
+    let sign = rng.next_u64() & 0x8000_0000_0000_0000;
+    let fraction = rng.next_u64() & 0x000F_FFFF_FFFF_FFFF;
+    let exp = |e: i64| (e as u64) << 52;
+    let width = rng.below(54);
+    let magnitude = match rng.below(9) {
+        0 => rng.next_u64() & 0x7FFF_FFFF_FFFF_FFFF,
+        1 => fraction >> rng.below(52),
+        2 => exp(rng.range(963, 1083)) | fraction,
+        3 => exp(rng.range(1990, 2046)) | fraction,
+        4 => exp(rng.range(1, 60)) | fraction,
+        5 => exp(rng.range(1, 2046)),
+        6 => (rng.below(1 << width) as f64).to_bits(),
+        7 => (rng.below(1 << width.min(52)) as f64 + 0.5).to_bits(),
+        _ => exp(rng.range(900, 1150)) | (fraction & !((1 << rng.range(30, 52)) - 1)),
+    };
+    sign | magnitude
+}
+
+/// FLOAT64 `/`, `%` (fmod), `sqrt`, `floor`, `ceil` and `round` on random
+/// bits of every kind ([`random_f64`]), bit for bit as the CPU's `f64`:
+/// quotients overflowing and underflowing into subnormals, ties.
+#[test]
+fn float64_division_remainder_root_and_rounding_on_random_bits() {
+    let dt = DataType::Float64;
+    let mut rng = Rng::new(64);
+    let n = 1usize << 17;
+    let a: Vec<u64> = (0..n).map(|_| random_f64(&mut rng)).collect();
+    let mut b: Vec<u64> = (0..n).map(|_| random_f64(&mut rng)).collect();
+    // Quotients just around the largest finite and the smallest normal
+    // values and halves of the smallest subnormal: a divisor of the
+    // dividend's size shifted by a power of two, its fraction random or
+    // the dividend's give or take a unit (ties below the subnormals).
+    for i in 0..n / 8 {
+        let target = [2045i64, 2046, 1, 0, -1, -52, -53][i % 7];
+        let ea = ((a[i] >> 52) & 0x7FF) as i64;
+        let eb = ea - target + 1022;
+        if !(0..=2046).contains(&eb) {
+            continue;
+        }
+        let fraction = match rng.below(3) {
+            0 => b[i],
+            1 => a[i],
+            _ => a[i].wrapping_add(rng.below(3)).wrapping_sub(1),
+        } & 0x800F_FFFF_FFFF_FFFF;
+        b[i] = fraction | ((eb as u64) << 52);
+    }
+    // Remainders of values close in size.
+    for i in n / 8..n / 4 {
+        let ea = ((a[i] >> 52) & 0x7FF) as i64;
+        let eb = (ea - rng.range(0, 64)).max(0);
+        b[i] = (b[i] & 0x800F_FFFF_FFFF_FFFF) | ((eb as u64) << 52);
+    }
+    let (ta, tb) = (
+        from_bits(dt, a.iter().copied()),
+        from_bits(dt, b.iter().copied()),
+    );
+    let pair = |i: usize| vec![a[i], b[i]];
+    let div = build("Div", &[("a", &ta), ("b", &tb)]);
+    check_f64_exact(div.as_ref(), &[&ta, &tb], "Div FLOAT64 random", pair);
+    let rem = build_fmod(&ta, &tb);
+    check_f64_exact(rem.as_ref(), &[&ta, &tb], "Mod fmod FLOAT64 random", pair);
+    // Roots of every kind, of exact squares, and of squares' neighbours.
+    let mut x: Vec<u64> = a.iter().map(|&v| v & 0x7FFF_FFFF_FFFF_FFFF).collect();
+    for i in 0..n / 4 {
+        let r = f64::from_bits(x[i] & 0x7FFF_FFFF_FC00_0000).sqrt();
+        let r = f64::from_bits(r.to_bits() & !0x3FF_FFFF);
+        x[i] = (r * r).to_bits().wrapping_add([0u64, 1, u64::MAX][i % 3]);
+    }
+    x.extend(&a[..n / 8]);
+    let tx = from_bits(dt, x.iter().copied());
+    let sqrt = build("Sqrt", &[("x", &tx)]);
+    check_f64_exact(sqrt.as_ref(), &[&tx], "Sqrt FLOAT64 random", |i| vec![x[i]]);
+    for name in ["Floor", "Ceil", "Round", "Reciprocal"] {
+        let op = build(name, &[("x", &ta)]);
+        check_f64_exact(
             op.as_ref(),
-            &[&column, &row],
-            &format!("{name} {dt}"),
+            &[&ta],
+            &format!("{name} FLOAT64 random"),
+            |i| vec![a[i]],
         );
     }
 }

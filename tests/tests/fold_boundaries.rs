@@ -78,13 +78,19 @@ fn reduce(x: &HostTensor, function: ReduceFunction, axes: &[u32]) -> ReduceDesc 
 
 /// Runs every plan variant of `op` on `x` against the CPU reference.
 fn check(op: &ReduceDesc, x: &HostTensor, what: &str) -> usize {
+    check_with(op, x, &[x], what)
+}
+
+/// [`check`] of any fold operator whose first input is `x`, with all its
+/// inputs (host tensors included).
+fn check_with<O: Operator>(op: &O, x: &HostTensor, inputs: &[&HostTensor], what: &str) -> usize {
     op.validate(FeatureLevel::HIGHEST)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
-    let cpu = op.run_cpu(&[x]).unwrap().remove(0);
+    let cpu = op.run_cpu(inputs).unwrap().remove(0);
     let tol = op.tolerance();
     let mut runs = 0;
     for (name, plan) in op.gpu_plan_variants().unwrap() {
-        let got = gpu().run_plan(op, &[x], &plan).unwrap().remove(0);
+        let got = gpu().run_plan(op, inputs, &plan).unwrap().remove(0);
         if let Some((i, n)) = accuracy::first_mismatch(&cpu, &got, tol) {
             panic!(
                 "{what} {name}: element {i} ({n} differ) is {:?}, expected {:?} ({tol})",
@@ -297,4 +303,56 @@ fn integer_folds_wrap_and_floats_meet_their_bounds() {
     let d = accuracy::max_ulp_distance(&cpu, &got).unwrap();
     println!("FLOAT32 sum of 100000: {d} ULP from the f64 reference");
     assert!(d <= 100_000);
+}
+
+/// FLOAT64 folds (ONNX's reductions; DirectML REDUCE has no FLOAT64) at
+/// `n - 1`, `n` and `n + 1` of every threshold, rows or columns, through
+/// every plan variant: the word-pair accumulators of each kind of pass,
+/// and the finishing `/ n` (mean) and `sqrt` (L2).
+#[test]
+fn float64_folds_at_every_threshold() {
+    use ops::onnx;
+    // Builds the ONNX reduction `$desc` of `x` over `axes` and checks it.
+    macro_rules! run {
+        ($desc:ident, $x:expr, $axes:expr, $what:expr) => {{
+            let op = onnx::$desc::builder()
+                .data($x.desc().clone())
+                .axes($axes.clone())
+                .build()
+                .unwrap();
+            check_with(
+                &op,
+                $x,
+                &[$x, $axes],
+                &format!("{} {}", stringify!($desc), $what),
+            )
+        }};
+    }
+    let mut rng = Rng::new(0xF64);
+    let mut runs = 0;
+    for outputs in [1u32, 300] {
+        for n in boundaries(u64::from(outputs), 2 * MAX_THREAD_STEPS + 8) {
+            for len in [n - 1, n, n + 1] {
+                let len = len as u32;
+                // Rows and columns in turn, the folds in turn.
+                let k = (len as usize + runs) % 2;
+                let (shape, axis) =
+                    [(vec![outputs, len], 1i64), (vec![len, outputs], 0)][k].clone();
+                let x = &data(DataType::Float64, &shape, &mut rng);
+                let axes = &HostTensor::from_slice([1u32].as_slice(), &[axis]).unwrap();
+                let what = format!("FLOAT64 {shape:?} over {axis}");
+                runs += match (k + len as usize) % 7 {
+                    0 => run!(ReduceSumDesc, x, axes, what),
+                    1 => run!(ReduceProdDesc, x, axes, what),
+                    2 => run!(ReduceMaxDesc, x, axes, what),
+                    3 => run!(ReduceMeanDesc, x, axes, what),
+                    4 => run!(ReduceL2Desc, x, axes, what),
+                    5 => run!(ReduceSumSquareDesc, x, axes, what),
+                    _ => run!(ReduceL1Desc, x, axes, what),
+                };
+            }
+        }
+    }
+    println!("{runs} FLOAT64 GPU runs");
+    assert!(runs > 0);
 }

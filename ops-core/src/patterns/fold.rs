@@ -515,6 +515,12 @@ fn plan(
     let mut base = vec![0u32; params::LEN_WORDS];
     base[params::OUTPUTS] = u32::try_from(outputs).map_err(|_| too_large("the output".into()))?;
     match count_value(geometry.reduce_len, dtype) {
+        // A FLOAT64 kernel's `n` is the word pair of its bits.
+        Value::F(n) if dtype == DataType::Float64 => {
+            let bits = n.to_bits();
+            base[params::N_LO] = bits as u32;
+            base[params::N_HI] = (bits >> 32) as u32;
+        }
         Value::F(n) => base[params::N_LO] = (n as f32).to_bits(),
         Value::I(n) => {
             let bits = n as u64;

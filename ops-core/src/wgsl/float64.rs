@@ -6,12 +6,20 @@
 //!
 //! The operations ([`FLOAT64_HELPERS`]): comparisons, `min`/`max`
 //! (NaN-propagating, -0.0 below +0.0, as FLOAT32's), `abs`, `neg`, `+`,
-//! `-`, `*`, and the casts to and from every other type ([`cast_wgsl`]).
+//! `-`, `*`, and the casts to and from every other type ([`cast_wgsl`]);
+//! and ([`FLOAT64_DIV_HELPERS`]) `/`, `%` (C's `fmod`, as Rust's `f64`
+//! `%`: exact, the sign of the dividend), `sqrt`, `floor`, `ceil` and
+//! `round` (half to even). `exp`, `log`, `tanh` and `pow`, which round
+//! more than once, are [`super::float64_fn`]'s.
 //! Everything rounds through one routine, `d_round_pack`: the nearest
-//! FLOAT64 to an integer times a power of two; `+` and `*` hand it their
-//! exact result shortened to 64 bits with a sticky bit below the rounding
-//! position. NaN results are quiet NaNs (payloads, as on the CPU, are not
-//! part of the contract).
+//! FLOAT64 to an integer times a power of two; `+`, `*`, `/` and `sqrt`
+//! hand it their exact result shortened to 64 bits with a sticky bit below
+//! the rounding position (`/` and `sqrt` by long division and the
+//! digit-by-digit root, one bit a step, the remainder's being non-zero the
+//! sticky bit). `%` is exact: the dividend's significand reduced modulo
+//! the divisor's one bit a step down to the divisor's exponent. `floor`,
+//! `ceil` and `round` clear or carry into the fraction bits. NaN results
+//! are quiet NaNs (payloads, as on the CPU, are not part of the contract).
 
 use crate::DataType;
 
@@ -48,6 +56,10 @@ pub fn unary_wgsl(op: crate::scalar::Unary, a: &str) -> Option<String> {
     match op {
         Unary::Neg => Some(format!("vec2<u32>({a}.x, {a}.y ^ 0x80000000u)")),
         Unary::Abs => Some(format!("vec2<u32>({a}.x, {a}.y & 0x7fffffffu)")),
+        Unary::Sqrt => Some(format!("d_sqrt({a})")),
+        Unary::Floor => Some(format!("d_to_int({a}, 0u)")),
+        Unary::Ceil => Some(format!("d_to_int({a}, 1u)")),
+        Unary::Round => Some(format!("d_to_int({a}, 2u)")),
         // exp, log, tanh: `super::float64_fn`.
         _ => super::float64_fn::unary_wgsl(op, a),
     }
@@ -61,6 +73,8 @@ pub fn binary_wgsl(op: crate::scalar::Binary, a: &str, b: &str) -> Option<String
         Binary::Add => format!("d_add({a}, {b})"),
         Binary::Sub => format!("d_add({a}, vec2<u32>({b}.x, {b}.y ^ 0x80000000u))"),
         Binary::Mul => format!("d_mul({a}, {b})"),
+        Binary::Div => format!("d_div({a}, {b})"),
+        Binary::Rem => format!("d_rem({a}, {b})"),
         Binary::Min => format!("d_min({a}, {b})"),
         Binary::Max => format!("d_max({a}, {b})"),
         Binary::Eq => format!("d_eq({a}, {b})"),
@@ -72,6 +86,19 @@ pub fn binary_wgsl(op: crate::scalar::Binary, a: &str, b: &str) -> Option<String
         // pow: `super::float64_fn`.
         _ => return super::float64_fn::binary_wgsl(op, a, b),
     })
+}
+
+/// Whether an expression with `op` on FLOAT64 needs
+/// [`FLOAT64_DIV_HELPERS`].
+pub fn unary_needs_div_helpers(op: crate::scalar::Unary) -> bool {
+    use crate::scalar::Unary;
+    matches!(op, Unary::Sqrt | Unary::Floor | Unary::Ceil | Unary::Round)
+}
+
+/// See [`unary_needs_div_helpers`].
+pub fn binary_needs_div_helpers(op: crate::scalar::Binary) -> bool {
+    use crate::scalar::Binary;
+    matches!(op, Binary::Div | Binary::Rem)
 }
 
 /// Whether FLOAT64 has `op` on the GPU ([`unary_wgsl`], [`binary_wgsl`]).
@@ -418,5 +445,193 @@ fn d_trunc(a: vec2<u32>) -> vec2<u32> {
         return d_shr(m, 1075u - e);
     }
     return d_shl(m, e - 1075u);
+}
+";
+
+/// FLOAT64 division, remainder, square root and rounding to an integer
+/// (`d_div`, `d_rem`, `d_sqrt`, `d_to_int`), exact as Rust's `f64`. They
+/// call [`FLOAT64_HELPERS`].
+pub const FLOAT64_DIV_HELPERS: &str = "\
+// A finite non-zero value's significand shifted to put its leading bit at
+// 2^52 (.xy), and the biased exponent of its unit less that shift (.z, the
+// bits of an i32): the value is .xy * 2^(.z - 1075).
+fn d_norm(a: vec2<u32>) -> vec3<u32> {
+    let m = d_sig(a);
+    let s = d_clz(m) - 11u;
+    return vec3<u32>(d_shl(m, s), bitcast<u32>(i32(d_exp(a)) - i32(s)));
+}
+
+fn d_div(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    if (d_is_nan(a)) {
+        return d_quiet(a);
+    }
+    if (d_is_nan(b)) {
+        return d_quiet(b);
+    }
+    let s = (a.y ^ b.y) & 0x80000000u;
+    let ia = (a.y & 0x7ff00000u) == 0x7ff00000u;
+    let ib = (b.y & 0x7ff00000u) == 0x7ff00000u;
+    let za = d_is_zero(a);
+    let zb = d_is_zero(b);
+    if ((ia && ib) || (za && zb)) {
+        return vec2<u32>(0u, 0xfff80000u);
+    }
+    if (ia || zb) {
+        return vec2<u32>(0u, s | 0x7ff00000u);
+    }
+    if (ib || za) {
+        return vec2<u32>(0u, s);
+    }
+    // Both significands in [2^52, 2^53): q = floor(ma * 2^57 / mb), 57 or
+    // 58 bits, one a step; the remainder (doubled, below 2^54) non-zero is
+    // the sticky bit.
+    let na = d_norm(a);
+    let nb = d_norm(b);
+    let mb = nb.xy;
+    var r = na.xy;
+    var q = vec2<u32>(0u, 0u);
+    for (var i = 0u; i < 58u; i = i + 1u) {
+        q = d_shl(q, 1u);
+        if (!d_ult(r, mb)) {
+            r = w_sub(r, mb);
+            q.x = q.x | 1u;
+        }
+        r = d_shl(r, 1u);
+    }
+    if (any(r != vec2<u32>(0u, 0u))) {
+        q.x = q.x | 1u;
+    }
+    return d_round_pack(s, q, bitcast<i32>(na.z) - bitcast<i32>(nb.z) + 1017i);
+}
+
+// C's fmod: a - trunc(a / b) * b, exact, with the sign of a.
+fn d_rem(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    if (d_is_nan(a)) {
+        return d_quiet(a);
+    }
+    if (d_is_nan(b)) {
+        return d_quiet(b);
+    }
+    if ((a.y & 0x7ff00000u) == 0x7ff00000u || d_is_zero(b)) {
+        return vec2<u32>(0u, 0xfff80000u);
+    }
+    if ((b.y & 0x7ff00000u) == 0x7ff00000u || d_is_zero(a)) {
+        return a;
+    }
+    let ea = d_exp(a);
+    let eb = d_exp(b);
+    if (ea < eb) {
+        // |a| < |b|.
+        return a;
+    }
+    // The bits of a's significand, then ea - eb zeros, into a remainder
+    // modulo b's significand: a's significand * 2^(ea - eb) mod mb, in
+    // units of 2^(eb - 1075).
+    let ma = d_sig(a);
+    let mb = d_sig(b);
+    var r = vec2<u32>(0u, 0u);
+    let steps = 53u + ea - eb;
+    for (var i = 0u; i < steps; i = i + 1u) {
+        r = d_shl(r, 1u);
+        if (i < 53u) {
+            r.x = r.x | (d_shr(ma, 52u - i).x & 1u);
+        }
+        if (!d_ult(r, mb)) {
+            r = w_sub(r, mb);
+        }
+    }
+    let sx = a.y & 0x80000000u;
+    if (all(r == vec2<u32>(0u, 0u))) {
+        return vec2<u32>(0u, sx);
+    }
+    return d_round_pack(sx, r, i32(eb) - 1i);
+}
+
+fn d_sqrt(a: vec2<u32>) -> vec2<u32> {
+    if (d_is_nan(a)) {
+        return d_quiet(a);
+    }
+    if (d_is_zero(a)) {
+        return a;
+    }
+    if ((a.y >> 31u) == 1u) {
+        return vec2<u32>(0u, 0xfff80000u);
+    }
+    if (a.y == 0x7ff00000u) {
+        return a;
+    }
+    // a = m * 2^e with e even and m in [2^52, 2^54); the root of m * 2^60,
+    // 57 bits, digit by digit (two bits of the radicand a step), the
+    // remainder non-zero the sticky bit.
+    let n = d_norm(a);
+    var m = n.xy;
+    var e = bitcast<i32>(n.z) - 1075i;
+    if ((e & 1i) != 0i) {
+        m = d_shl(m, 1u);
+        e = e - 1i;
+    }
+    var root = vec2<u32>(0u, 0u);
+    var r = vec2<u32>(0u, 0u);
+    for (var j = 0u; j < 57u; j = j + 1u) {
+        r = d_shl(r, 2u);
+        if (j <= 26u) {
+            r.x = r.x | (d_shr(m, 52u - 2u * j).x & 3u);
+        }
+        let t = d_shl(root, 2u) | vec2<u32>(1u, 0u);
+        root = d_shl(root, 1u);
+        if (!d_ult(r, t)) {
+            r = w_sub(r, t);
+            root.x = root.x | 1u;
+        }
+    }
+    if (any(r != vec2<u32>(0u, 0u))) {
+        root.x = root.x | 1u;
+    }
+    return d_round_pack(0u, root, e / 2i + 1044i);
+}
+
+// a rounded to an integer: `mode` 0 toward -infinity (floor), 1 toward
+// +infinity (ceil), 2 to nearest, halves to even; the sign kept (-0.5
+// rounds to -0.0).
+fn d_to_int(a: vec2<u32>, mode: u32) -> vec2<u32> {
+    if (d_is_nan(a)) {
+        return d_quiet(a);
+    }
+    let h = a.y & 0x7fffffffu;
+    let e = h >> 20u;
+    if (e >= 1075u || d_is_zero(a)) {
+        // Integers (2^52 and beyond), infinities, zeros.
+        return a;
+    }
+    let neg = (a.y >> 31u) == 1u;
+    let sx = a.y & 0x80000000u;
+    if (e < 1023u) {
+        // 0 < |a| < 1: 0 or 1 in magnitude.
+        var up = (mode == 1u) != neg;
+        if (mode == 2u) {
+            up = e == 1022u && ((h & 0xfffffu) != 0u || a.x != 0u);
+        }
+        return vec2<u32>(0u, sx | select(0u, 0x3ff00000u, up));
+    }
+    // f fraction bits (1 to 52) at the bottom of the bits; the integer's
+    // unit is bit f (the exponent's low bit for 1 <= |a| < 2, 1023 odd as 1
+    // is), and a carry out of the significand steps the exponent.
+    let f = 1075u - e;
+    let unit = d_shl(vec2<u32>(1u, 0u), f);
+    let mask = w_sub(unit, vec2<u32>(1u, 0u));
+    let frac = a & mask;
+    if (all(frac == vec2<u32>(0u, 0u))) {
+        return a;
+    }
+    let t = a & ~mask;
+    var up = (mode == 1u) != neg;
+    if (mode == 2u) {
+        let half = d_shl(vec2<u32>(1u, 0u), f - 1u);
+        up = d_ult(half, frac) || (all(frac == half) && any((t & unit) != vec2<u32>(0u, 0u)));
+    }
+    if (up) {
+        return w_add(t, unit);
+    }
+    return t;
 }
 ";

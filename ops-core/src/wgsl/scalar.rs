@@ -189,6 +189,17 @@ pub fn gen_expr_helpers(w: &mut Writer, exprs: &[&Scalar], env: &TypeEnv<'_>) {
     }
     if f64s {
         w.lines(float64::FLOAT64_HELPERS);
+        let mut div = false;
+        for e in exprs {
+            e.visit(&mut |n| match *n {
+                Scalar::Unary(op, _) if float64::unary_needs_div_helpers(op) => div = true,
+                Scalar::Binary(op, _, _) if float64::binary_needs_div_helpers(op) => div = true,
+                _ => {}
+            });
+        }
+        if div {
+            w.lines(float64::FLOAT64_DIV_HELPERS);
+        }
         if exprs.iter().any(|e| super::float64_fn::uses(e)) {
             w.lines(&super::float64_fn::helpers());
         }

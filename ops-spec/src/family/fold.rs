@@ -402,13 +402,21 @@ mod tests {
             e,
             ["INT32 cannot be folded: `sqrt` is not defined on INT32"]
         );
-        // FLOAT64 adds on the GPU (word pairs); it has no `sqrt`.
+        // FLOAT64 adds and takes square roots on the GPU (word pairs); it
+        // has no `exp`.
         assert_eq!(errors(&spec("FLOAT64", "", "", SUM)), Vec::<String>::new());
         let e = errors(&spec(
             "FLOAT64",
             "",
             "",
             "identity: 0 map: x combine: a + b finish: sqrt(acc) accuracy: ulp(n)",
+        ));
+        assert!(e.is_empty(), "FLOAT64 takes square roots: {e:?}");
+        let e = errors(&spec(
+            "FLOAT64",
+            "",
+            "",
+            "identity: 0 map: x combine: a + b finish: exp(acc) accuracy: ulp(n)",
         ));
         assert!(e.len() == 1 && e[0].contains("FLOAT64"), "{e:?}");
         let e = errors(&spec(
