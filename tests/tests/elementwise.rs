@@ -581,8 +581,14 @@ fn float64_transcendentals_on_edge_values() {
     let values: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
     let n = values.len() as u32;
     let x = f64_tensor(&values, &[n]);
-    for name in ["Exp", "Log", "Tanh"] {
-        let op = build(name, &[("input", &x)]);
+    for (name, input) in [
+        ("Exp", "input"),
+        ("Log", "input"),
+        ("Tanh", "input"),
+        ("Sigmoid", "x"),
+        ("Elu", "x"),
+    ] {
+        let op = build(name, &[(input, &x)]);
         float64_within_bound(op.as_ref(), &[&x], &format!("{name} FLOAT64 edges"));
     }
     let column = f64_tensor(&values, &[n, 1]);
@@ -618,6 +624,11 @@ fn float64_transcendentals_on_random_inputs() {
     let x = f64_tensor(&xs, &[count]);
     let op = build("Exp", &[("input", &x)]);
     let exp_max = float64_within_bound(op.as_ref(), &[&x], "Exp FLOAT64 random");
+    // Sigmoid (exp and `/`) and Elu (tanh and `/`) on the same inputs.
+    let op = build("Sigmoid", &[("x", &x)]);
+    let sigmoid_max = float64_within_bound(op.as_ref(), &[&x], "Sigmoid FLOAT64 random");
+    let op = build("Elu", &[("x", &x)]);
+    let elu_max = float64_within_bound(op.as_ref(), &[&x], "Elu FLOAT64 random");
     // log: any positive bits, subnormals, next to 1 on both sides, near
     // sqrt(2) and 1/2.
     let mut xs = Vec::new();
@@ -684,6 +695,8 @@ fn float64_transcendentals_on_random_inputs() {
     let pow_max = float64_within_bound(op.as_ref(), &[&a, &b], "Pow FLOAT64 random");
     eprintln!(
         "FLOAT64 max ULP over {count} random values each: exp {exp_max}, log {log_max}, \
-         tanh {tanh_max}, pow {pow_max}"
+         tanh {tanh_max}, pow {pow_max}, sigmoid {sigmoid_max}, elu {elu_max}"
     );
+    // Pow's bound (1024) is FLOAT32's; the pairs keep FLOAT64 far inside.
+    assert!(pow_max <= 4, "Pow FLOAT64: {pow_max} ULP");
 }

@@ -26,8 +26,9 @@
 //!   with `t = expm1(-2|x|)` from the parts of `exp`, the quotient as a
 //!   pair.
 //!
-//! The quotient helper `dx_quot` is private to these functions; FLOAT64
-//! `/` (`d_div`, another module) may replace it.
+//! The quotient helper `dx_quot` is private to these functions rather than
+//! FLOAT64 `/` (`d_div`): it divides by a pair and gives the quotient as a
+//! pair (to about `2^-80`), which `log` needs, where `d_div` rounds once.
 
 /// The WGSL of a unary operation that this module computes on a FLOAT64
 /// value.
