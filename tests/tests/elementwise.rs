@@ -7,6 +7,10 @@
 //! - The binary float operators on every pair of FLOAT32 and FLOAT16 edge
 //!   values (NaN, the infinities, both zeros, subnormals, extremes),
 //!   broadcast as a column against a row.
+//! - FLOAT64 (word pairs) `exp`, `log`, `tanh`, `pow` and the activations
+//!   built on them, on edge values and seeded batches across the range
+//!   (the thresholds of overflow and underflow, next to 1, tiny), within
+//!   their bounds in FLOAT64 ULPs, special results exact.
 //! - The kernel's thresholds: packed 8- and 16-bit outputs whose element
 //!   count is not a multiple of a word, broadcasting of every dimension
 //!   slot, the segmented variant of one-input kernels, the error of
@@ -573,8 +577,8 @@ fn f64_tensor(values: &[f64], sizes: &[u32]) -> HostTensor {
     HostTensor::from_slice(sizes, values).unwrap()
 }
 
-/// FLOAT64 `exp`, `log`, `tanh` (edge values) and `pow` (every pair of
-/// them): special results exact, the others within the bound.
+/// FLOAT64 Exp, Log, Tanh, Sigmoid, Elu (edge values) and Pow (every pair
+/// of them): special results exact, the others within the bound.
 #[test]
 fn float64_transcendentals_on_edge_values() {
     let bits = float64_special_inputs();
