@@ -40,9 +40,9 @@
 //!   on the GPU on its bits (core WebGPU has no `f64`;
 //!   [`crate::wgsl::float64`]), exactly as the CPU's `f64`: casts,
 //!   comparisons, `min`, `max`, `abs`, `neg`, `+`, `-`, `*`, `/`, `%`,
-//!   `sqrt`, `floor`, `ceil` and `round`; a spec that takes another
-//!   operation (`exp`, `log`, `tanh`, `pow`) in FLOAT64 must leave it out of
-//!   its tables.
+//!   `sqrt`, `floor`, `ceil` and `round`, and within a few ULP `exp`,
+//!   `log`, `tanh` and `pow` ([`crate::wgsl::float64_fn`]); a spec that
+//!   takes another operation in FLOAT64 must leave it out of its tables.
 //! - **Integers**: exact, and wrapping in their type after every
 //!   operation (two's complement: INT8 `127 + 1` is `-128`, UINT8 `0 - 1`
 //!   is 255). Division truncates toward zero; `x / 0` is `x`, `x % 0` is 0,
@@ -863,7 +863,7 @@ impl Scalar {
                 Some(format!(
                     "{} on FLOAT64 is not available on the GPU (core WebGPU has no f64; \
                      FLOAT64 has casts, comparisons, `min`, `max`, `abs`, `neg`, `+`, `-`, `*`, \
-                     `/`, `%`, `sqrt`, `floor`, `ceil` and `round`)",
+                     `/`, `%`, `sqrt`, `floor`, `ceil`, `round`, `exp`, `log`, `tanh` and `pow`)",
                     f64_missing.unwrap_or_default()
                 ))
             }
@@ -1454,8 +1454,15 @@ mod tests {
         assert_eq!(RATIO.unsupported_for(&env), None);
         static ROOT: Scalar = Scalar::Unary(Unary::Sqrt, &RATIO);
         assert_eq!(ROOT.unsupported_for(&env), None);
+        // exp, log, tanh and pow are computed on the bits too.
         static POWER: Scalar = Scalar::Binary(Binary::Pow, &WIDE, &WIDE);
-        assert!(POWER.unsupported_for(&env).unwrap().contains("FLOAT64"));
+        assert_eq!(POWER.unsupported_for(&env), None);
+        for op in [Unary::Exp, Unary::Log, Unary::Tanh] {
+            assert!(crate::wgsl::float64::has_unary(op), "{op:?}");
+        }
+        // Shifts stay integer operations.
+        static SHIFT: Scalar = Scalar::Binary(Binary::Shl, &WIDE, &WIDE);
+        assert!(SHIFT.unsupported_for(&env).is_some());
         assert_eq!(COUNT.unsupported_for(&env), None);
     }
 }

@@ -7,6 +7,10 @@
 //! - The binary float operators on every pair of FLOAT32 and FLOAT16 edge
 //!   values (NaN, the infinities, both zeros, subnormals, extremes),
 //!   broadcast as a column against a row.
+//! - FLOAT64 (word pairs) `exp`, `log`, `tanh`, `pow` and the activations
+//!   built on them, on edge values and seeded batches across the range
+//!   (the thresholds of overflow and underflow, next to 1, tiny), within
+//!   their bounds in FLOAT64 ULPs, special results exact.
 //! - The kernel's thresholds: packed 8- and 16-bit outputs whose element
 //!   count is not a multiple of a word, broadcasting of every dimension
 //!   slot, the segmented variant of one-input kernels, the error of
@@ -480,4 +484,223 @@ fn more_than_65535_workgroups() {
     let got = gpu().run(op.as_ref(), &[&x]).unwrap();
     let want = from_bits(DataType::Float32, bits.map(|b| b ^ 0x8000_0000));
     assert!(got[0].bytes() == want.bytes(), "Neg of 2^26 + 7 elements");
+}
+
+/// FLOAT64 values for `exp`, `log`, `tanh` and `pow` beyond
+/// [`edge_bits`]: small integers, halves, the thresholds of overflow and
+/// underflow, values next to 1.
+fn float64_special_inputs() -> Vec<u64> {
+    let extra = [
+        0.5,
+        -0.5,
+        2.0,
+        -2.0,
+        3.0,
+        -3.0,
+        0.75,
+        -1.5,
+        10.0,
+        1e-300,
+        -1e-300,
+        1e300,
+        709.782712893384,
+        709.79,
+        -708.3964185322641,
+        -745.1332191019411,
+        -745.14,
+        22.0,
+        -19.5,
+        1e-9,
+        -3.7e-9,
+        f64::from_bits(1f64.to_bits() + 1),
+        f64::from_bits(1f64.to_bits() - 1),
+        f64::EPSILON,
+        std::f64::consts::LN_2,
+        1075.0,
+        -1074.5,
+    ];
+    let mut bits = edge_bits(DataType::Float64);
+    bits.extend(extra.iter().map(|x| x.to_bits()));
+    bits
+}
+
+/// The largest FLOAT64 ULP distance between `got` and `want`; a special
+/// result (NaN, an infinity, a zero of either sign) on either side must
+/// match exactly (any NaN for a NaN).
+fn float64_max_ulp(want: &HostTensor, got: &HostTensor, context: &str) -> (u64, usize) {
+    let w: Vec<f64> = want.to_vec().unwrap();
+    let g: Vec<f64> = got.to_vec().unwrap();
+    let mut worst = (0, 0);
+    for (i, (&w, &g)) in w.iter().zip(&g).enumerate() {
+        let special = |x: f64| x.is_nan() || x.is_infinite() || x == 0.0;
+        if special(w) || special(g) {
+            let same = (w.is_nan() && g.is_nan()) || w.to_bits() == g.to_bits();
+            assert!(same, "{context}: element {i}: want {w:e}, got {g:e}");
+            continue;
+        }
+        let d = ops_core::accuracy::ulp_distance(DataType::Float64, w.to_bits(), g.to_bits())
+            .unwrap_or_else(|| panic!("{context}: element {i}: want {w:e}, got {g:e}"));
+        if d > worst.0 {
+            worst = (d, i);
+        }
+    }
+    worst
+}
+
+/// Runs `op` on the GPU and the CPU, checks the FLOAT64 results against
+/// the operator's ULP bound (specials exact) and gives the largest
+/// distance seen.
+fn float64_within_bound(op: &dyn Operator, inputs: &[&HostTensor], context: &str) -> u64 {
+    let want = op.run_cpu(inputs).unwrap();
+    let got = gpu().run(op, inputs).unwrap();
+    let bound = match op.tolerance() {
+        ops_core::Tolerance::Ulp(n) => n,
+        other => panic!("{context}: {other:?}"),
+    };
+    let (d, i) = float64_max_ulp(&want[0], &got[0], context);
+    let args: Vec<f64> = inputs
+        .iter()
+        .map(|t| t.to_vec::<f64>().unwrap()[i % t.len()])
+        .collect();
+    assert!(
+        d <= bound,
+        "{context}: {d} ULP (bound {bound}) at element {i}, inputs {args:?}"
+    );
+    eprintln!(
+        "{context}: max {d} ULP (bound {bound}), {} values",
+        want[0].len()
+    );
+    d
+}
+
+fn f64_tensor(values: &[f64], sizes: &[u32]) -> HostTensor {
+    HostTensor::from_slice(sizes, values).unwrap()
+}
+
+/// FLOAT64 Exp, Log, Tanh, Sigmoid, Elu (edge values) and Pow (every pair
+/// of them): special results exact, the others within the bound.
+#[test]
+fn float64_transcendentals_on_edge_values() {
+    let bits = float64_special_inputs();
+    let values: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
+    let n = values.len() as u32;
+    let x = f64_tensor(&values, &[n]);
+    for (name, input) in [
+        ("Exp", "input"),
+        ("Log", "input"),
+        ("Tanh", "input"),
+        ("Sigmoid", "x"),
+        ("Elu", "x"),
+    ] {
+        let op = build(name, &[(input, &x)]);
+        float64_within_bound(op.as_ref(), &[&x], &format!("{name} FLOAT64 edges"));
+    }
+    let column = f64_tensor(&values, &[n, 1]);
+    let op = build("Pow", &[("x", &column), ("y", &x)]);
+    float64_within_bound(op.as_ref(), &[&column, &x], "Pow FLOAT64 edge pairs");
+}
+
+/// A float in `[low, high)`, uniformly.
+fn uniform(rng: &mut Rng, low: f64, high: f64) -> f64 {
+    low + (high - low) * (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Random FLOAT64 inputs across the whole range and near the hard places,
+/// checked within each operator's bound; prints the largest error seen.
+#[test]
+fn float64_transcendentals_on_random_inputs() {
+    let mut rng = Rng::new(64);
+    let count = 4096;
+    let any_bits = |rng: &mut Rng| f64::from_bits(rng.next_u64());
+    // exp: the whole domain, the overflow and underflow thresholds,
+    // subnormal results, tiny arguments, any bits.
+    let mut xs = Vec::new();
+    for i in 0..count {
+        xs.push(match i % 6 {
+            0 => uniform(&mut rng, -746.0, 710.0),
+            1 => uniform(&mut rng, 709.7, 709.8),
+            2 => uniform(&mut rng, -745.2, -708.0),
+            3 => uniform(&mut rng, -1.0, 1.0) * 2f64.powi(-(rng.below(60) as i32)),
+            4 => uniform(&mut rng, -20.0, 20.0),
+            _ => any_bits(&mut rng),
+        });
+    }
+    let x = f64_tensor(&xs, &[count]);
+    let op = build("Exp", &[("input", &x)]);
+    let exp_max = float64_within_bound(op.as_ref(), &[&x], "Exp FLOAT64 random");
+    // Sigmoid (exp and `/`) and Elu (tanh and `/`) on the same inputs.
+    let op = build("Sigmoid", &[("x", &x)]);
+    let sigmoid_max = float64_within_bound(op.as_ref(), &[&x], "Sigmoid FLOAT64 random");
+    let op = build("Elu", &[("x", &x)]);
+    let elu_max = float64_within_bound(op.as_ref(), &[&x], "Elu FLOAT64 random");
+    // log: any positive bits, subnormals, next to 1 on both sides, near
+    // sqrt(2) and 1/2.
+    let mut xs = Vec::new();
+    for i in 0..count {
+        xs.push(match i % 5 {
+            0 => f64::from_bits(rng.next_u64() >> 1),
+            1 => f64::from_bits(rng.below(1 << 52)),
+            2 => 1.0 + uniform(&mut rng, -1.0, 1.0) * 2f64.powi(-(rng.below(53) as i32)),
+            3 => uniform(&mut rng, 0.5, 2.0),
+            _ => uniform(&mut rng, 1.4, 1.43) * 2f64.powi(rng.range(-1070, 1020) as i32),
+        });
+    }
+    let x = f64_tensor(&xs, &[count]);
+    let op = build("Log", &[("input", &x)]);
+    let log_max = float64_within_bound(op.as_ref(), &[&x], "Log FLOAT64 random");
+    // tanh: tiny, around the switches (2^-28, ln 2 / 2, 22), both signs.
+    let mut xs = Vec::new();
+    for i in 0..count {
+        let s = if rng.chance(1, 2) { -1.0 } else { 1.0 };
+        xs.push(
+            s * match i % 5 {
+                0 => uniform(&mut rng, 0.0, 1.0) * 2f64.powi(-(rng.below(40) as i32)),
+                1 => uniform(&mut rng, 0.0, 2.0),
+                2 => uniform(&mut rng, 2.0, 25.0),
+                3 => 2f64.powi(-28) * uniform(&mut rng, 0.9, 1.1),
+                _ => any_bits(&mut rng).abs(),
+            },
+        );
+    }
+    let x = f64_tensor(&xs, &[count]);
+    let op = build("Tanh", &[("input", &x)]);
+    let tanh_max = float64_within_bound(op.as_ref(), &[&x], "Tanh FLOAT64 random");
+    // pow: results over the whole range and at its ends (b chosen for
+    // a target b log a), bases next to 1 with large exponents, negative
+    // bases with integer exponents, any bits.
+    let (mut a_s, mut b_s) = (Vec::new(), Vec::new());
+    for i in 0..count {
+        let (a, b) = match i % 6 {
+            0 | 1 => {
+                let a = f64::from_bits(rng.next_u64() >> 1);
+                let target = if i % 6 == 0 {
+                    uniform(&mut rng, -745.0, 709.7)
+                } else if rng.chance(1, 2) {
+                    uniform(&mut rng, 700.0, 709.9)
+                } else {
+                    uniform(&mut rng, -746.0, -700.0)
+                };
+                (a, target / a.ln())
+            }
+            2 => {
+                let a = 1.0 + uniform(&mut rng, -1.0, 1.0) * 2f64.powi(-(rng.below(52) as i32));
+                (a, uniform(&mut rng, -700.0, 700.0) / a.ln())
+            }
+            3 => (-uniform(&mut rng, 0.0, 4.0), rng.range(-600, 600) as f64),
+            4 => (uniform(&mut rng, 0.0, 10.0), uniform(&mut rng, -30.0, 30.0)),
+            _ => (any_bits(&mut rng), any_bits(&mut rng)),
+        };
+        a_s.push(a);
+        b_s.push(b);
+    }
+    let a = f64_tensor(&a_s, &[count]);
+    let b = f64_tensor(&b_s, &[count]);
+    let op = build("Pow", &[("x", &a), ("y", &b)]);
+    let pow_max = float64_within_bound(op.as_ref(), &[&a, &b], "Pow FLOAT64 random");
+    eprintln!(
+        "FLOAT64 max ULP over {count} random values each: exp {exp_max}, log {log_max}, \
+         tanh {tanh_max}, pow {pow_max}, sigmoid {sigmoid_max}, elu {elu_max}"
+    );
+    // Pow's bound (1024) is FLOAT32's; the pairs keep FLOAT64 far inside.
+    assert!(pow_max <= 4, "Pow FLOAT64: {pow_max} ULP");
 }

@@ -9,7 +9,8 @@
 //! `-`, `*`, and the casts to and from every other type ([`cast_wgsl`]);
 //! and ([`FLOAT64_DIV_HELPERS`]) `/`, `%` (C's `fmod`, as Rust's `f64`
 //! `%`: exact, the sign of the dividend), `sqrt`, `floor`, `ceil` and
-//! `round` (half to even).
+//! `round` (half to even). `exp`, `log`, `tanh` and `pow`, which round
+//! more than once, are [`super::float64_fn`]'s.
 //! Everything rounds through one routine, `d_round_pack`: the nearest
 //! FLOAT64 to an integer times a power of two; `+`, `*`, `/` and `sqrt`
 //! hand it their exact result shortened to 64 bits with a sticky bit below
@@ -59,7 +60,8 @@ pub fn unary_wgsl(op: crate::scalar::Unary, a: &str) -> Option<String> {
         Unary::Floor => Some(format!("d_to_int({a}, 0u)")),
         Unary::Ceil => Some(format!("d_to_int({a}, 1u)")),
         Unary::Round => Some(format!("d_to_int({a}, 2u)")),
-        _ => None,
+        // exp, log, tanh: `super::float64_fn`.
+        _ => super::float64_fn::unary_wgsl(op, a),
     }
 }
 
@@ -81,7 +83,8 @@ pub fn binary_wgsl(op: crate::scalar::Binary, a: &str, b: &str) -> Option<String
         Binary::Gt => format!("d_lt({b}, {a})"),
         Binary::Le => format!("d_le({a}, {b})"),
         Binary::Ge => format!("d_le({b}, {a})"),
-        _ => return None,
+        // pow: `super::float64_fn`.
+        _ => return super::float64_fn::binary_wgsl(op, a, b),
     })
 }
 

@@ -12,6 +12,7 @@ pub mod concat;
 pub mod dtype;
 pub mod elementwise;
 pub mod float64;
+pub mod float64_fn;
 pub mod fold;
 pub mod gather_elements;
 pub mod gather_nd;

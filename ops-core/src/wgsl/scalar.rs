@@ -200,6 +200,9 @@ pub fn gen_expr_helpers(w: &mut Writer, exprs: &[&Scalar], env: &TypeEnv<'_>) {
         if div {
             w.lines(float64::FLOAT64_DIV_HELPERS);
         }
+        if exprs.iter().any(|e| super::float64_fn::uses(e)) {
+            w.lines(&super::float64_fn::helpers());
+        }
     }
     if shifts && types.iter().any(|&t| wide(t)) {
         w.lines(WIDE_SHIFT_HELPERS);
