@@ -43,7 +43,7 @@ pub use op::{
 };
 pub use plan::{
     split_workgroups, Access, BufferRef, DeviceClass, GpuPlan, Kernel, KernelText, OutputInit,
-    Pass, Segmented, MAX_THREAD_STEPS, PARAM_WORDS,
+    Pass, Segmented, LOOP_BUDGET, MAX_THREAD_STEPS, PARAM_WORDS,
 };
 pub use scalar::Number;
 pub use tensor::{element_count, row_major_strides, HostTensor, TensorDesc};

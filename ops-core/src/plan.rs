@@ -27,6 +27,14 @@ pub enum Access {
     Uniform,
 }
 
+/// Loop iterations llvmpipe (lavapipe) lets one invocation run, every
+/// loop of the shader counted together (nested ones and the helpers'
+/// included): past it, every loop ends early, its guard against hangs,
+/// and the results are wrong. A planner whose threads loop over many
+/// values keeps the product of values and loop iterations per value
+/// within it ([`crate::Scalar::gpu_loop_steps`]).
+pub const LOOP_BUDGET: u64 = 65_535;
+
 /// Most iterations a planner lets one loop of one thread run. llvmpipe
 /// (lavapipe) ends a long shader loop early, its guard against hangs, and
 /// fewer iterations when the loop's body branches; this limit stays well

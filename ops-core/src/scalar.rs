@@ -693,6 +693,41 @@ impl Scalar {
         self.eval_typed(env, vars, attrs).0
     }
 
+    /// At most how many loop iterations one evaluation of the expression
+    /// runs in the GPU helpers it calls, in `env`: integer powers (one per
+    /// exponent bit), 64-bit integer `/` and `%` (long division), and
+    /// FLOAT64's `/`, `%`, `sqrt`, `exp`, `log`, `tanh` and `pow`
+    /// (`crate::wgsl::float64`, `crate::wgsl::float64_fn`). Planners keep a
+    /// thread's loops, these included, within [`crate::LOOP_BUDGET`].
+    pub fn gpu_loop_steps(&self, env: &TypeEnv<'_>) -> u64 {
+        let mut steps = 0;
+        self.visit(&mut |e| {
+            steps += match *e {
+                Scalar::Binary(op, a, _) => {
+                    let t = a.type_of(env);
+                    match (op, t) {
+                        (Binary::Pow, DataType::Float64) => {
+                            crate::wgsl::float64::LOG_STEPS + crate::wgsl::float64::EXP_STEPS
+                        }
+                        (Binary::Div, DataType::Float64) => crate::wgsl::float64::DIV_STEPS,
+                        (Binary::Rem, DataType::Float64) => crate::wgsl::float64::REM_STEPS,
+                        (Binary::Div | Binary::Rem, DataType::Int64 | DataType::Uint64) => 64,
+                        (Binary::Pow, _) if t.is_int() => 8 * t.size_bytes() as u64,
+                        _ => 0,
+                    }
+                }
+                Scalar::Unary(op, a) if a.type_of(env) == DataType::Float64 => match op {
+                    Unary::Sqrt => crate::wgsl::float64::SQRT_STEPS,
+                    Unary::Exp | Unary::Tanh => crate::wgsl::float64::EXP_STEPS,
+                    Unary::Log => crate::wgsl::float64::LOG_STEPS,
+                    _ => 0,
+                },
+                _ => 0,
+            };
+        });
+        steps
+    }
+
     /// The data type of the expression's value in `env`.
     pub fn type_of(&self, env: &TypeEnv<'_>) -> DataType {
         match *self {

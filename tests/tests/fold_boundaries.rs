@@ -38,15 +38,15 @@ fn passes(s: FoldStrategy) -> u32 {
 }
 
 /// The reduced lengths in `1..=max` where either class's plan for
-/// `outputs` outputs changes its number of passes, or where its chunk
-/// length reaches the thread cap.
-fn boundaries(outputs: u64, max: u64) -> Vec<u64> {
+/// `outputs` outputs, a thread folding at most `steps` values, changes its
+/// number of passes, or where its chunk length reaches the thread cap.
+fn boundaries(outputs: u64, max: u64, steps: u64) -> Vec<u64> {
     let mut out = Vec::new();
     for class in DeviceClass::ALL {
         let mut prev = None;
         for len in 1..=max {
-            let s = fold_strategy(outputs, len, class);
-            let kind = (passes(s), chunk_len(len, s.chunks) == MAX_THREAD_STEPS);
+            let s = fold_strategy(outputs, len, class, steps);
+            let kind = (passes(s), chunk_len(len, s.chunks) == s.cap);
             if prev.is_some_and(|p| p != kind) {
                 out.push(len);
             }
@@ -136,7 +136,11 @@ fn every_threshold_of_every_shape_family() {
     let mut sizes_run = 0;
     // (outputs, how the reduced length and the outputs lie).
     for outputs in [1u32, 3, 300] {
-        let lens = boundaries(u64::from(outputs), 2 * MAX_THREAD_STEPS + 8);
+        let lens = boundaries(
+            u64::from(outputs),
+            2 * MAX_THREAD_STEPS + 8,
+            MAX_THREAD_STEPS,
+        );
         assert!(!lens.is_empty(), "no threshold for {outputs} outputs");
         println!("{outputs} outputs: thresholds at {lens:?}");
         for &n in &lens {
@@ -305,54 +309,174 @@ fn integer_folds_wrap_and_floats_meet_their_bounds() {
     assert!(d <= 100_000);
 }
 
+/// The most values a thread of `op` folds (its plans' `cap` but for the
+/// deep-tree variant's 3), from the plan variants' names.
+fn thread_steps<O: Operator>(op: &O) -> u64 {
+    op.gpu_plan_variants()
+        .unwrap()
+        .iter()
+        .filter_map(|(name, _)| {
+            let cap = name.split("cap: ").nth(1)?.trim_end_matches(" }");
+            cap.parse::<u64>().ok().filter(|&c| c != 3)
+        })
+        .max()
+        .expect("a plan with the planner's cap")
+}
+
 /// FLOAT64 folds (ONNX's reductions; DirectML REDUCE has no FLOAT64) at
 /// `n - 1`, `n` and `n + 1` of every threshold, rows or columns, through
 /// every plan variant: the word-pair accumulators of each kind of pass,
-/// and the finishing `/ n` (mean) and `sqrt` (L2).
+/// the finishing `/ n` (mean), `sqrt` (L2) and `log` (log-sums), and
+/// log-sum-exp's `exp` per value, whose helper loops lower the values a
+/// thread may fold (its own thresholds).
 #[test]
 fn float64_folds_at_every_threshold() {
     use ops::onnx;
-    // Builds the ONNX reduction `$desc` of `x` over `axes` and checks it.
+    // Builds the ONNX reduction `$desc` of `x` over `axes`, and checks it
+    // (`run!(.. check)`) or says how many values a thread folds.
     macro_rules! run {
-        ($desc:ident, $x:expr, $axes:expr, $what:expr) => {{
+        ($desc:ident, $x:expr, $axes:expr, $what:expr, $check:expr) => {{
             let op = onnx::$desc::builder()
                 .data($x.desc().clone())
                 .axes($axes.clone())
                 .build()
                 .unwrap();
-            check_with(
-                &op,
-                $x,
-                &[$x, $axes],
-                &format!("{} {}", stringify!($desc), $what),
-            )
+            if $check {
+                check_with(
+                    &op,
+                    $x,
+                    &[$x, $axes],
+                    &format!("{} {}", stringify!($desc), $what),
+                )
+            } else {
+                thread_steps(&op) as usize
+            }
         }};
     }
+    // The folds in turn; `None` for the probe of the thread steps.
+    let fold = |i: usize, x: &HostTensor, axes: &HostTensor, what: &str, check: bool| match i {
+        0 => run!(ReduceSumDesc, x, axes, what, check),
+        1 => run!(ReduceProdDesc, x, axes, what, check),
+        2 => run!(ReduceMaxDesc, x, axes, what, check),
+        3 => run!(ReduceMeanDesc, x, axes, what, check),
+        4 => run!(ReduceL2Desc, x, axes, what, check),
+        5 => run!(ReduceSumSquareDesc, x, axes, what, check),
+        6 => run!(ReduceLogSumDesc, x, axes, what, check),
+        7 => run!(ReduceL1Desc, x, axes, what, check),
+        _ => run!(ReduceLogSumExpDesc, x, axes, what, check),
+    };
     let mut rng = Rng::new(0xF64);
+    let probe = HostTensor::from_slice([2u32, 2].as_slice(), &[1.0f64; 4]).unwrap();
+    let axis1 = HostTensor::from_slice([1u32].as_slice(), &[1i64]).unwrap();
+    // The folds grouped by the values a thread may fold.
+    let mut groups: Vec<(u64, Vec<usize>)> = Vec::new();
+    for i in 0..9 {
+        let steps = fold(i, &probe, &axis1, "", false) as u64;
+        match groups.iter_mut().find(|(s, _)| *s == steps) {
+            Some((_, g)) => g.push(i),
+            None => groups.push((steps, vec![i])),
+        }
+    }
+    assert!(
+        groups.len() >= 2,
+        "exp's loops lower log-sum-exp's steps: {groups:?}"
+    );
     let mut runs = 0;
-    for outputs in [1u32, 300] {
-        for n in boundaries(u64::from(outputs), 2 * MAX_THREAD_STEPS + 8) {
-            for len in [n - 1, n, n + 1] {
-                let len = len as u32;
-                // Rows and columns in turn, the folds in turn.
-                let k = (len as usize + runs) % 2;
-                let (shape, axis) =
-                    [(vec![outputs, len], 1i64), (vec![len, outputs], 0)][k].clone();
-                let x = &data(DataType::Float64, &shape, &mut rng);
-                let axes = &HostTensor::from_slice([1u32].as_slice(), &[axis]).unwrap();
-                let what = format!("FLOAT64 {shape:?} over {axis}");
-                runs += match (k + len as usize) % 7 {
-                    0 => run!(ReduceSumDesc, x, axes, what),
-                    1 => run!(ReduceProdDesc, x, axes, what),
-                    2 => run!(ReduceMaxDesc, x, axes, what),
-                    3 => run!(ReduceMeanDesc, x, axes, what),
-                    4 => run!(ReduceL2Desc, x, axes, what),
-                    5 => run!(ReduceSumSquareDesc, x, axes, what),
-                    _ => run!(ReduceL1Desc, x, axes, what),
-                };
+    for (steps, folds) in &groups {
+        for outputs in [1u32, 300] {
+            for n in boundaries(u64::from(outputs), 2 * steps + 8, *steps) {
+                for len in [n - 1, n, n + 1] {
+                    let len = len as u32;
+                    // Rows and columns in turn, the folds in turn.
+                    let k = (len as usize + runs) % 2;
+                    let (shape, axis) =
+                        [(vec![outputs, len], 1i64), (vec![len, outputs], 0)][k].clone();
+                    let x =
+                        &same_sign_tensor(DataType::Float64, &shape, Some((0.5, 2.0)), &mut rng);
+                    let axes = &HostTensor::from_slice([1u32].as_slice(), &[axis]).unwrap();
+                    let what = format!("FLOAT64 {shape:?} over {axis} ({steps} steps a thread)");
+                    let i = folds[(k + len as usize) % folds.len()];
+                    runs += fold(i, x, axes, &what, true);
+                }
             }
         }
     }
-    println!("{runs} FLOAT64 GPU runs");
-    assert!(runs > 0);
+    println!("{runs} FLOAT64 GPU runs, thread steps {groups:?}");
+}
+
+/// Three and four reduced dimensions that do not merge: the offset loop
+/// runs once per dimension for every value, so a thread folds fewer
+/// values (llvmpipe ends every loop of a thread past 65,535 iterations in
+/// all). Every variant around the one-pass and two-chunk limits (the
+/// lengths there that factor into the dimensions).
+#[test]
+fn many_reduced_dimensions_stay_within_the_loop_budget() {
+    use ops_core::patterns::fold::{fold_thread_steps, FoldLoops};
+    use ops_core::patterns::reduce::ReduceGeometry;
+    /// `len` as `k` factors above 1, or `None`.
+    fn factors(mut len: u32, k: usize) -> Option<Vec<u32>> {
+        let mut primes = Vec::new();
+        let mut p = 2;
+        while p * p <= len {
+            while len.is_multiple_of(p) {
+                primes.push(p);
+                len /= p;
+            }
+            p += 1;
+        }
+        if len > 1 {
+            primes.push(len);
+        }
+        if primes.len() < k {
+            return None;
+        }
+        let mut out = vec![1u32; k];
+        for (i, p) in primes.into_iter().rev().enumerate() {
+            let j = if i < k {
+                i
+            } else {
+                (0..k).min_by_key(|&j| out[j]).unwrap()
+            };
+            out[j] *= p;
+        }
+        Some(out)
+    }
+    let mut rng = Rng::new(0x3D);
+    let mut checked = 0;
+    for dims in [3usize, 4] {
+        // The reduced dimensions with a kept one of 2 between each two.
+        let shape_of = |f: &[u32]| -> (Vec<u32>, Vec<u32>) {
+            let mut shape = Vec::new();
+            let mut axes = Vec::new();
+            for (i, &d) in f.iter().enumerate() {
+                if i > 0 {
+                    shape.push(2);
+                }
+                axes.push(shape.len() as u32);
+                shape.push(d);
+            }
+            (shape, axes)
+        };
+        let probe = shape_of(&vec![2; dims]);
+        let geometry = ReduceGeometry::new(&probe.0, &probe.1).unwrap();
+        assert_eq!(geometry.reduced.len(), dims);
+        let steps = fold_thread_steps(&geometry, FoldLoops::default());
+        assert!(steps < MAX_THREAD_STEPS, "{dims} dimensions: {steps}");
+        let around = |n: u64| n - 2..=n + 2;
+        for len in around(steps).chain(around(2 * steps)) {
+            let Some(f) = factors(len as u32, dims) else {
+                continue;
+            };
+            let (shape, axes) = shape_of(&f);
+            let x = data(DataType::Float32, &shape, &mut rng);
+            let op = reduce(&x, ReduceFunction::Sum, &axes);
+            check(
+                &op,
+                &x,
+                &format!("SUM {shape:?} over {axes:?} ({steps} steps a thread)"),
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8, "{checked} lengths checked");
 }

@@ -168,10 +168,11 @@ pub struct FoldStrategy {
 }
 
 /// The planner's strategy for a fold of `len` elements into `outputs`
-/// outputs on `class`.
-pub fn fold_strategy(outputs: u64, len: u64, class: DeviceClass) -> FoldStrategy {
+/// outputs on `class`, a thread folding at most `steps` values
+/// ([`fold_thread_steps`]).
+pub fn fold_strategy(outputs: u64, len: u64, class: DeviceClass, steps: u64) -> FoldStrategy {
     let t = FoldTuning::of(class);
-    let cap = MAX_THREAD_STEPS;
+    let cap = steps.clamp(2, MAX_THREAD_STEPS);
     let needed = len.div_ceil(cap).max(1);
     let wanted = t.target_threads.div_ceil(outputs.max(1));
     let by_size = (len / t.min_chunk).max(1);
@@ -186,7 +187,8 @@ pub fn fold_strategy(outputs: u64, len: u64, class: DeviceClass) -> FoldStrategy
 /// `len` elements into `outputs` outputs: both classes' picks, one pass
 /// (when a thread may fold the whole sub-tensor), two chunks, and chunks of
 /// three values combined three at a time (a deep tree of combine passes).
-pub fn fold_strategies(outputs: u64, len: u64) -> Vec<FoldStrategy> {
+pub fn fold_strategies(outputs: u64, len: u64, steps: u64) -> Vec<FoldStrategy> {
+    let steps = steps.clamp(2, MAX_THREAD_STEPS);
     let mut out: Vec<FoldStrategy> = Vec::new();
     let mut push = |s: FoldStrategy| {
         if !out.contains(&s) {
@@ -194,18 +196,18 @@ pub fn fold_strategies(outputs: u64, len: u64) -> Vec<FoldStrategy> {
         }
     };
     for class in DeviceClass::ALL {
-        push(fold_strategy(outputs, len, class));
+        push(fold_strategy(outputs, len, class, steps));
     }
-    if len <= MAX_THREAD_STEPS {
+    if len <= steps {
         push(FoldStrategy {
             chunks: 1,
-            cap: MAX_THREAD_STEPS,
+            cap: steps,
         });
     }
-    if len >= 2 && len.div_ceil(2) <= MAX_THREAD_STEPS {
+    if len >= 2 && len.div_ceil(2) <= steps {
         push(FoldStrategy {
             chunks: 2,
-            cap: MAX_THREAD_STEPS,
+            cap: steps,
         });
     }
     if len >= 4 {
@@ -393,6 +395,8 @@ pub struct FoldCall<'a> {
     pub output_slot: usize,
     /// Attribute values ([`Scalar::eval`]).
     pub attrs: &'a [Value],
+    /// The loops of the fold's arithmetic on the input's type.
+    pub loops: FoldLoops,
 }
 
 impl FoldCall<'_> {
@@ -401,6 +405,41 @@ impl FoldCall<'_> {
         check_call(self.input, &geometry, self.output)?;
         Ok(geometry)
     }
+}
+
+/// Loop iterations a fold's arithmetic runs in the GPU helpers
+/// ([`Scalar::gpu_loop_steps`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FoldLoops {
+    /// Per value folded: `map` and `combine`.
+    pub per_value: u64,
+    /// Once per thread: `finish`.
+    pub once: u64,
+}
+
+impl FoldLoops {
+    /// The loops of `fold` on `dtype`.
+    pub fn of(fold: &Fold, dtype: DataType) -> FoldLoops {
+        let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
+        FoldLoops {
+            per_value: fold.map.gpu_loop_steps(&env) + fold.combine.gpu_loop_steps(&env),
+            once: fold.finish.gpu_loop_steps(&env),
+        }
+    }
+}
+
+/// Most values one thread of a fold over `geometry` folds: at most
+/// [`MAX_THREAD_STEPS`], and few enough that its loop iterations stay
+/// within [`crate::LOOP_BUDGET`]. Counted per value: the value loop, the
+/// offset loop's iteration per reduced dimension and one more for its
+/// exit, and the arithmetic's; once: the kept dimensions' loop, `finish`'s
+/// and a margin of 64. (Three reduced dimensions at 16,383 values a thread,
+/// 65,534 iterations by the tighter count, still lost values on llvmpipe;
+/// `tests/tests/fold_boundaries.rs` runs the limits.)
+pub fn fold_thread_steps(geometry: &ReduceGeometry, loops: FoldLoops) -> u64 {
+    let per_value = 2 + geometry.reduced.len() as u64 + loops.per_value;
+    let once = 64 + geometry.kept.len() as u64 + loops.once;
+    (crate::LOOP_BUDGET.saturating_sub(once) / per_value).clamp(2, MAX_THREAD_STEPS)
 }
 
 /// The GPU plan of a fold call on an adapter of `class`.
@@ -413,7 +452,8 @@ pub fn fold_plan(
     kernel: &dyn Fn(FoldVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
     let geometry = call.geometry()?;
-    let s = fold_strategy(geometry.output_count, geometry.reduce_len, class);
+    let steps = fold_thread_steps(&geometry, call.loops);
+    let s = fold_strategy(geometry.output_count, geometry.reduce_len, class, steps);
     plan(call, &geometry, s, kernel)
 }
 
@@ -424,14 +464,15 @@ pub fn fold_plans(
     kernel: &dyn Fn(FoldVariant) -> Option<&'static Kernel>,
 ) -> Result<Vec<(String, GpuPlan)>, OpError> {
     let geometry = call.geometry()?;
-    fold_strategies(geometry.output_count, geometry.reduce_len)
+    let steps = fold_thread_steps(&geometry, call.loops);
+    fold_strategies(geometry.output_count, geometry.reduce_len, steps)
         .into_iter()
         .map(|s| Ok((format!("{s:?}"), plan(call, &geometry, s, kernel)?)))
         .collect()
 }
 
 /// [`fold_plan`] run as `strategy` says: `chunks` between 1 and the reduced
-/// count, `cap` between 2 and [`MAX_THREAD_STEPS`], and chunks of at most
+/// count, `cap` between 2 and [`fold_thread_steps`], and chunks of at most
 /// `cap` values ([`OpError::InvalidArgument`] otherwise).
 pub fn fold_plan_with(
     call: &FoldCall<'_>,
@@ -443,7 +484,7 @@ pub fn fold_plan_with(
     let FoldStrategy { chunks, cap } = strategy;
     if chunks == 0
         || chunks > len
-        || !(2..=MAX_THREAD_STEPS).contains(&cap)
+        || !(2..=fold_thread_steps(&geometry, call.loops)).contains(&cap)
         || chunk_len(len, chunks) > cap
     {
         return Err(OpError::InvalidArgument(format!(
@@ -740,7 +781,7 @@ mod tests {
             300_000_000,
         ] {
             for outputs in [1u64, 7, 1 << 16] {
-                for s in fold_strategies(outputs, len) {
+                for s in fold_strategies(outputs, len, MAX_THREAD_STEPS) {
                     assert!(
                         chunk_len(len.max(1), s.chunks) <= s.cap,
                         "{len} {outputs} {s:?}"
@@ -767,6 +808,7 @@ mod tests {
             output: &output,
             output_slot: 0,
             attrs: &[],
+            loops: FoldLoops::default(),
         };
         let p = fold_plan_with(&call, s, &|_| Some(&K)).unwrap();
         // 334 -> 112 -> 38 -> 13 -> 5 -> 2 -> 1.

@@ -101,6 +101,18 @@ pub fn binary_needs_div_helpers(op: crate::scalar::Binary) -> bool {
     matches!(op, Binary::Div | Binary::Rem)
 }
 
+/// Loop iterations of one FLOAT64 `/` (`d_div`: the quotient's bits).
+pub const DIV_STEPS: u64 = 58;
+/// At most, of one FLOAT64 `%` (`d_rem`: 53 plus the exponents' gap).
+pub const REM_STEPS: u64 = 53 + 2045;
+/// Of one FLOAT64 `sqrt` (`d_sqrt`: the root's bits).
+pub const SQRT_STEPS: u64 = 57;
+/// Of one FLOAT64 `exp` or `tanh` (`dx_exp_parts`' polynomial).
+pub const EXP_STEPS: u64 = 12;
+/// Of one FLOAT64 `log` (`dx_log_pair`: its polynomial and pair loops);
+/// `pow` runs a `log` and an `exp`.
+pub const LOG_STEPS: u64 = 11 + 3 + 2;
+
 /// Whether FLOAT64 has `op` on the GPU ([`unary_wgsl`], [`binary_wgsl`]).
 pub fn has_unary(op: crate::scalar::Unary) -> bool {
     unary_wgsl(op, "x").is_some()
@@ -635,3 +647,25 @@ fn d_to_int(a: vec2<u32>, mode: u32) -> vec2<u32> {
     return t;
 }
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The loop counts planners budget for ([`crate::Scalar::gpu_loop_steps`])
+    /// are the helpers' loop bounds.
+    #[test]
+    fn loop_steps_are_the_helpers_bounds() {
+        assert!(FLOAT64_DIV_HELPERS.contains(&format!("i < {DIV_STEPS}u;")));
+        assert!(FLOAT64_DIV_HELPERS.contains(&format!("j < {SQRT_STEPS}u;")));
+        // d_rem: 53 steps and the exponents' gap, at most 2046 - 1.
+        assert!(FLOAT64_DIV_HELPERS.contains("let steps = 53u + ea - eb;"));
+        assert_eq!(REM_STEPS, 53 + 2046 - 1);
+        let fns = super::super::float64_fn::helpers();
+        assert!(fns.contains(&format!("for (var i = 1u; i < {}u;", EXP_STEPS + 1)));
+        assert!(fns.contains("for (var i = 1u; i < 12u;"));
+        assert!(fns.contains("for (var i = once; i < 3u;"));
+        assert!(fns.contains("for (var i = once; i < 2u;"));
+        assert_eq!(LOG_STEPS, 11 + 3 + 2);
+    }
+}

@@ -291,6 +291,7 @@ impl Pattern for FoldPattern {
                 output: &self.#out_f,
                 output_slot: #out_slot,
                 attrs: &__attrs,
+                loops: ::ops_core::__private::patterns::fold::FoldLoops::of(&FOLD, (#in_desc).dtype),
             };
             let __dt = (#in_desc).dtype;
         };
