@@ -298,7 +298,11 @@ pub enum Binary {
     Min,
     /// `max(a, b)`
     Max,
-    /// `pow(a, b)`
+    /// `pow(a, b)`, of `a`'s type. An exponent of another type converts
+    /// to it first, but a float exponent of an integer base: that is the
+    /// real power, computed in FLOAT64, taken to an integer within 4 ULP
+    /// of it ([`snap_to_integer`]) and converted as `cast` converts
+    /// (toward zero, saturating, NaN to 0).
     Pow,
     /// `a == b`
     Eq,
@@ -568,6 +572,22 @@ pub fn round_float(x: f64, dtype: DataType) -> f64 {
     }
 }
 
+/// `r` taken to the nearest integer `n` (halves to even) when it lies
+/// within 4 ULP of `n` without being `n` or 0: less than `2^(e - 50)`
+/// from it, `e` the exponent of `n` (compared by biased exponents, as the
+/// GPU's `dx_pow_int` does). An integer power of a float exponent is
+/// this, truncated: a real power that is an integer lands on it whichever
+/// backend's `pow` rounded it a few ULP below.
+pub fn snap_to_integer(r: f64) -> f64 {
+    let n = r.round_ties_even();
+    let exponent = |v: f64| (v.abs().to_bits() >> 52) & 0x7ff;
+    if r.is_finite() && n != 0.0 && n != r && exponent(r - n) + 50 < exponent(n) {
+        n
+    } else {
+        r
+    }
+}
+
 /// A value converted to `to`: the meaning of [`Scalar::Cast`] (see the
 /// [module docs](self)). `v` holds a value of its type exactly (a float
 /// of FLOAT16 or FLOAT32 is one of that type's values, an integer is in
@@ -712,6 +732,9 @@ impl Scalar {
                         (Binary::Div, DataType::Float64) => crate::wgsl::float64::DIV_STEPS,
                         (Binary::Rem, DataType::Float64) => crate::wgsl::float64::REM_STEPS,
                         (Binary::Div | Binary::Rem, DataType::Int64 | DataType::Uint64) => 64,
+                        (Binary::Pow, _) if t.is_int() && e.operand_float_exponent(env) => {
+                            crate::wgsl::float64::LOG_STEPS + crate::wgsl::float64::EXP_STEPS
+                        }
                         (Binary::Pow, _) if t.is_int() => 8 * t.size_bytes() as u64,
                         _ => 0,
                     }
@@ -726,6 +749,12 @@ impl Scalar {
             };
         });
         steps
+    }
+
+    /// Whether this is a `pow` of an integer base and a float exponent.
+    fn operand_float_exponent(&self, env: &TypeEnv<'_>) -> bool {
+        matches!(*self, Scalar::Binary(Binary::Pow, a, b)
+            if a.type_of(env).is_int() && b.type_of(env).is_float())
     }
 
     /// The data type of the expression's value in `env`.
@@ -820,7 +849,17 @@ impl Scalar {
             }
             Scalar::Binary(op, a, b) => {
                 let (x, dt) = a.eval_typed(env, vars, attrs);
-                let (y, _) = b.eval_typed(env, vars, attrs);
+                let (y, yt) = b.eval_typed(env, vars, attrs);
+                // `pow`'s exponent may have another type ([`Binary::Pow`]).
+                if op == Binary::Pow && yt != dt {
+                    return match (x, y) {
+                        (Value::I(x), Value::F(y)) if dt.is_int() => (
+                            cast_value(Value::F(snap_to_integer((x as f64).powf(y))), dt),
+                            dt,
+                        ),
+                        (x, y) => (binary(op, x, cast_value(y, dt), dt), dt),
+                    };
+                }
                 let rt = if op.is_comparison() || op.is_logical() {
                     DataType::Bool
                 } else {

@@ -704,3 +704,135 @@ fn float64_transcendentals_on_random_inputs() {
     // Pow's bound (1024) is FLOAT32's; the pairs keep FLOAT64 far inside.
     assert!(pow_max <= 4, "Pow FLOAT64: {pow_max} ULP");
 }
+
+/// ONNX Pow of an integer base and a float exponent, bit for bit with the
+/// CPU: small bases (negative, 0, 1) against integral exponents, halves,
+/// quarters and thirds (perfect powers: `4^0.5`, `9^1.5`, `16^0.25`,
+/// `3^6.0`), random exponents, and results past the type's range
+/// (saturating), NaN and the infinities; INT32 bases with
+/// FLOAT32, FLOAT16 and FLOAT64 exponents; INT64 bases take none (refused).
+#[test]
+fn integer_powers_of_float_exponents() {
+    let mut rng = Rng::new(0x1F);
+    let bases: Vec<i64> = (-9..=40)
+        .chain([81, 100, 1000, 1 << 20, 2_000_000_011])
+        .collect();
+    let mut exps: Vec<f64> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        2.0,
+        3.0,
+        6.0,
+        0.5,
+        1.5,
+        0.25,
+        0.75,
+        2.5,
+        -1.0,
+        -0.5,
+        -2.0,
+        1.0 / 3.0,
+        2.0 / 3.0,
+        31.0,
+        32.0,
+        63.0,
+        64.0,
+        100.0,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    exps.extend((0..40).map(|_| -4.0 + 12.0 * (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64));
+    let n = bases.len() as u32;
+    let m = exps.len() as u32;
+    let mut exact = 0;
+    let base_t = DataType::Int32;
+    {
+        for exp_t in [DataType::Float32, DataType::Float16, DataType::Float64] {
+            let x = HostTensor::from_slice(
+                [n, 1].as_slice(),
+                &bases.iter().map(|&b| b as i32).collect::<Vec<_>>(),
+            )
+            .unwrap();
+            let y = match exp_t {
+                DataType::Float32 => HostTensor::from_slice(
+                    [1, m].as_slice(),
+                    &exps.iter().map(|&e| e as f32).collect::<Vec<_>>(),
+                ),
+                DataType::Float16 => HostTensor::from_slice(
+                    [1, m].as_slice(),
+                    &exps
+                        .iter()
+                        .map(|&e| half::f16::from_f64(e))
+                        .collect::<Vec<_>>(),
+                ),
+                _ => HostTensor::from_slice([1, m].as_slice(), &exps),
+            }
+            .unwrap();
+            let op = build("Pow", &[("x", &x), ("y", &y)]);
+            let want = op.run_cpu(&[&x, &y]).unwrap().remove(0);
+            let got = gpu().run(op.as_ref(), &[&x, &y]).unwrap().remove(0);
+            let size = base_t.size_bytes();
+            let differ: Vec<String> = (0..(n * m) as usize)
+                .filter(|&i| {
+                    got.bytes()[i * size..(i + 1) * size] != want.bytes()[i * size..(i + 1) * size]
+                })
+                .take(4)
+                .map(|i| {
+                    let (b, e) = (bases[i / m as usize], exps[i % m as usize]);
+                    format!(
+                        "{b}^{e}: {:?} against {:?}",
+                        &got.bytes()[i * size..(i + 1) * size],
+                        &want.bytes()[i * size..(i + 1) * size]
+                    )
+                })
+                .collect();
+            assert!(differ.is_empty(), "{base_t} ^ {exp_t}: {differ:?}");
+            exact += 1;
+            if exp_t == DataType::Float32 {
+                let v = got.to_vec::<i32>().unwrap();
+                let at = |b: i64, e: f64| {
+                    let i = bases.iter().position(|&x| x == b).unwrap();
+                    let j = exps
+                        .iter()
+                        .position(|&x| x.to_bits() == e.to_bits())
+                        .unwrap();
+                    v[i * m as usize + j]
+                };
+                assert_eq!(
+                    [at(4, 0.5), at(9, 1.5), at(16, 0.25), at(3, 6.0)],
+                    [2, 27, 2, 729]
+                );
+                assert_eq!(
+                    [at(2, 31.0), at(2, 32.0), at(-2, 31.0)],
+                    [i32::MAX, i32::MAX, i32::MIN]
+                );
+                assert_eq!(
+                    [at(0, -1.0), at(7, f64::NAN), at(-8, 0.5)],
+                    [i32::MAX, 0, 0]
+                );
+            }
+        }
+    }
+    assert_eq!(exact, 3);
+    let x = HostTensor::from_slice([2u32].as_slice(), &[2i64, 3]).unwrap();
+    let y = HostTensor::from_slice([2u32].as_slice(), &[0.5f32, 2.0]).unwrap();
+    let info = ops::catalog()
+        .iter()
+        .find(|i| i.namespace == "onnx" && i.name == "Pow")
+        .unwrap();
+    let args = OpArgs {
+        tensors: [("x", &x), ("y", &y)]
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.desc().clone()))
+            .collect(),
+        ..OpArgs::default()
+    };
+    let op = (info.build)(&args).unwrap();
+    let err = op
+        .validate(ops_core::FeatureLevel::HIGHEST)
+        .expect_err("INT64 ^ FLOAT32 refused")
+        .to_string();
+    assert!(err.contains("INT64 X takes an integer Y"), "{err}");
+}

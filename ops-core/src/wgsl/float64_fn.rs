@@ -366,6 +366,29 @@ fn dx_int_kind(b: vec2<u32>) -> u32 {
 
 // C's pow (Rust's powf, glibc's at run time: a signaling NaN gives NaN
 // even where a quiet one gives 1).
+// a, quieted if it is a NaN.
+fn d_quiet_nan(a: vec2<u32>) -> vec2<u32> {
+    return select(a, d_quiet(a), d_is_nan(a));
+}
+
+// dx_pow(a, b) for an integer result: taken to the nearest integer n when
+// less than 2^(e - 50) from it (4 ULP of n, e its exponent), as the CPU's
+// `snap_to_integer`; a cast truncates it then.
+fn dx_pow_int(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let r = dx_pow(a, b);
+    if ((r.y & 0x7ff00000u) == 0x7ff00000u) {
+        return r;
+    }
+    let n = d_to_int(r, 2u);
+    if (d_is_zero(n) || all(n == r)) {
+        return r;
+    }
+    let d = d_add(r, vec2<u32>(n.x, n.y ^ 0x80000000u));
+    let ed = (d.y >> 20u) & 0x7ffu;
+    let en = (n.y >> 20u) & 0x7ffu;
+    return select(r, n, ed + 50u < en);
+}
+
 fn dx_pow(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     if (d_is_nan(a) && (a.y & 0x00080000u) == 0u) {
         return d_quiet(a);

@@ -197,10 +197,12 @@ pub fn gen_expr_helpers(w: &mut Writer, exprs: &[&Scalar], env: &TypeEnv<'_>) {
                 _ => {}
             });
         }
-        if div {
+        let fns = exprs.iter().any(|e| super::float64_fn::uses(e));
+        // `dx_pow_int` rounds with `d_to_int`.
+        if div || fns {
             w.lines(float64::FLOAT64_DIV_HELPERS);
         }
-        if exprs.iter().any(|e| super::float64_fn::uses(e)) {
+        if fns {
             w.lines(&super::float64_fn::helpers());
         }
     }
@@ -284,6 +286,17 @@ fn collect(
             *casts = true;
             types.insert(DataType::Int64);
             env.resolve(t)
+        }
+        // An exponent of another type converts; a float one of an integer
+        // base is a FLOAT64 power truncated.
+        Scalar::Binary(Binary::Pow, _, _) if child_types[0] != child_types[1] => {
+            *casts = true;
+            let (base, exponent) = (child_types[0], child_types[1]);
+            if base.is_int() && exponent.is_float() {
+                types.insert(DataType::Float64);
+                float_to_int.insert((base, true));
+            }
+            base
         }
         Scalar::Unary(op, _) if op != Unary::Not => child_types[0],
         Scalar::Binary(op, _, _) if !op.is_comparison() && !op.is_logical() => child_types[0],
@@ -1226,6 +1239,24 @@ fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, D
                 unary_wgsl(op, a, dt),
                 if op == Unary::Not { DataType::Bool } else { dt },
             )
+        }
+        Scalar::Binary(Binary::Pow, a, b) if a.type_of(env) != b.type_of(env) => {
+            let ((a, dt), (b, bt)) = (go(a), go(b));
+            if dt.is_int() && bt.is_float() {
+                let x = cast_wgsl(&a, dt, DataType::Float64);
+                // A narrower NaN widens quiet, as the CPU's conversion
+                // widens it (pow(1, NaN) is 1 then, not the signaling case).
+                let y = cast_wgsl(&b, bt, DataType::Float64);
+                let y = if bt == DataType::Float64 {
+                    y
+                } else {
+                    format!("d_quiet_nan({y})")
+                };
+                let r = format!("dx_pow_int({x}, {y})");
+                return (cast_wgsl(&r, DataType::Float64, dt), dt);
+            }
+            let b = cast_wgsl(&b, bt, dt);
+            (binary_wgsl(Binary::Pow, a, b, dt), dt)
         }
         Scalar::Binary(op, a, b) => {
             let ((a, dt), (b, _)) = (go(a), go(b));

@@ -336,7 +336,12 @@ impl Lower<'_> {
                     }
                     let (x, y) = (go(&args[0], errors), go(&args[1], errors));
                     let (x, y) = (x?, y?);
-                    let ty = unify(&x, &y, e.span, env, errors)?;
+                    // `pow`'s exponent may have a type of its own
+                    // (`ops_core::scalar::Binary::Pow`).
+                    let ty = match (*op, x.ty, y.ty) {
+                        (Binary::Pow, Some(t), Some(_)) => Some(t),
+                        _ => unify(&x, &y, e.span, env, errors)?,
+                    };
                     node(Kind::Binary(*op, Box::new(x), Box::new(y)), ty)
                 } else if f.text == "select" {
                     if !arity(3, errors) {
