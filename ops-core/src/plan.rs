@@ -32,7 +32,7 @@ pub enum Access {
 /// included): past it, every loop ends early, its guard against hangs,
 /// and the results are wrong. A planner whose threads loop over many
 /// values keeps the product of values and loop iterations per value
-/// within it ([`crate::Scalar::gpu_loop_steps`]).
+/// within it ([`crate::scalar::Scalar::gpu_loop_steps`]).
 pub const LOOP_BUDGET: u64 = 65_535;
 
 /// Most iterations a planner lets one loop of one thread run. llvmpipe
