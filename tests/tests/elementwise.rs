@@ -836,3 +836,22 @@ fn integer_powers_of_float_exponents() {
         .to_string();
     assert!(err.contains("INT64 X takes an integer Y"), "{err}");
 }
+
+/// A FLOAT32 signaling NaN widens to a quiet FLOAT64 NaN on the GPU as on
+/// the CPU, so `pow(1, NaN)` is 1 on both: through an INT32 base (the real
+/// power) and through a FLOAT64 base (the exponent converted).
+#[test]
+fn narrow_signaling_nan_exponents_widen_quiet() {
+    let snan = f32::from_bits(0x7f80_0001);
+    let y =
+        HostTensor::from_slice([2u32].as_slice(), &[snan, f32::from_bits(0xffa0_0000)]).unwrap();
+    let int = HostTensor::from_slice([2u32].as_slice(), &[1i32, 1]).unwrap();
+    let wide = HostTensor::from_slice([2u32].as_slice(), &[1.0f64, 1.0]).unwrap();
+    for x in [&int, &wide] {
+        let op = build("Pow", &[("x", x), ("y", &y)]);
+        let want = op.run_cpu(&[x, &y]).unwrap().remove(0);
+        let got = gpu().run(op.as_ref(), &[x, &y]).unwrap().remove(0);
+        assert_eq!(got.bytes(), want.bytes(), "{} ^ sNaN", x.dtype());
+        assert_eq!(got.bytes(), x.bytes(), "{} ^ sNaN is 1", x.dtype());
+    }
+}

@@ -389,9 +389,12 @@ fn d_from_f32(f: f32) -> vec2<u32> {
     let x = bitcast<u32>(f);
     let s = x & 0x80000000u;
     let a = x & 0x7fffffffu;
-    if (a >= 0x7f800000u) {
-        // Infinity, or NaN with the top of its payload.
-        return vec2<u32>(a << 29u, s | 0x7ff00000u | ((a & 0x7fffffu) >> 3u));
+    if (a == 0x7f800000u) {
+        return vec2<u32>(0u, s | 0x7ff00000u);
+    }
+    if (a > 0x7f800000u) {
+        // NaN with the top of its payload, quiet, as the CPU widens it.
+        return d_quiet(vec2<u32>(a << 29u, s | 0x7ff00000u | ((a & 0x7fffffu) >> 3u)));
     }
     if (a == 0u) {
         return vec2<u32>(0u, s);

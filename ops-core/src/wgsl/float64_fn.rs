@@ -366,11 +366,6 @@ fn dx_int_kind(b: vec2<u32>) -> u32 {
 
 // C's pow (Rust's powf, glibc's at run time: a signaling NaN gives NaN
 // even where a quiet one gives 1).
-// a, quieted if it is a NaN.
-fn d_quiet_nan(a: vec2<u32>) -> vec2<u32> {
-    return select(a, d_quiet(a), d_is_nan(a));
-}
-
 // dx_pow(a, b) for an integer result: taken to the nearest integer n when
 // less than 2^(e - 50) from it (4 ULP of n, e its exponent), as the CPU's
 // `snap_to_integer`; a cast truncates it then.

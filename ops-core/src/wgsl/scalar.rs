@@ -1244,14 +1244,7 @@ fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, D
             let ((a, dt), (b, bt)) = (go(a), go(b));
             if dt.is_int() && bt.is_float() {
                 let x = cast_wgsl(&a, dt, DataType::Float64);
-                // A narrower NaN widens quiet, as the CPU's conversion
-                // widens it (pow(1, NaN) is 1 then, not the signaling case).
                 let y = cast_wgsl(&b, bt, DataType::Float64);
-                let y = if bt == DataType::Float64 {
-                    y
-                } else {
-                    format!("d_quiet_nan({y})")
-                };
                 let r = format!("dx_pow_int({x}, {y})");
                 return (cast_wgsl(&r, DataType::Float64, dt), dt);
             }
