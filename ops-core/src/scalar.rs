@@ -723,18 +723,18 @@ impl Scalar {
         let mut steps = 0;
         self.visit(&mut |e| {
             steps += match *e {
-                Scalar::Binary(op, a, _) => {
+                Scalar::Binary(op, a, b) => {
                     let t = a.type_of(env);
+                    // FLOAT64 `pow`, also for an integer base's float exponent.
+                    let f64_pow =
+                        t == DataType::Float64 || (t.is_int() && b.type_of(env).is_float());
                     match (op, t) {
-                        (Binary::Pow, DataType::Float64) => {
+                        (Binary::Pow, _) if f64_pow => {
                             crate::wgsl::float64::LOG_STEPS + crate::wgsl::float64::EXP_STEPS
                         }
                         (Binary::Div, DataType::Float64) => crate::wgsl::float64::DIV_STEPS,
                         (Binary::Rem, DataType::Float64) => crate::wgsl::float64::REM_STEPS,
                         (Binary::Div | Binary::Rem, DataType::Int64 | DataType::Uint64) => 64,
-                        (Binary::Pow, _) if t.is_int() && e.operand_float_exponent(env) => {
-                            crate::wgsl::float64::LOG_STEPS + crate::wgsl::float64::EXP_STEPS
-                        }
                         (Binary::Pow, _) if t.is_int() => 8 * t.size_bytes() as u64,
                         _ => 0,
                     }
@@ -749,12 +749,6 @@ impl Scalar {
             };
         });
         steps
-    }
-
-    /// Whether this is a `pow` of an integer base and a float exponent.
-    fn operand_float_exponent(&self, env: &TypeEnv<'_>) -> bool {
-        matches!(*self, Scalar::Binary(Binary::Pow, a, b)
-            if a.type_of(env).is_int() && b.type_of(env).is_float())
     }
 
     /// The data type of the expression's value in `env`.
