@@ -300,9 +300,10 @@ pub enum Binary {
     Max,
     /// `pow(a, b)`, of `a`'s type. An exponent of another type converts
     /// to it first, but a float exponent of an integer base: that is the
-    /// real power, computed in FLOAT64, taken to an integer within 4 ULP
-    /// of it ([`snap_to_integer`]) and converted as `cast` converts
-    /// (toward zero, saturating, NaN to 0).
+    /// real power, computed in FLOAT64 by the same steps on both backends
+    /// ([`crate::wgsl::float64_fn::cpu::pow`]: the same bits), taken to an
+    /// integer within 4 ULP of it ([`snap_to_integer`]) and converted as
+    /// `cast` converts (toward zero, saturating, NaN to 0).
     Pow,
     /// `a == b`
     Eq,
@@ -848,7 +849,12 @@ impl Scalar {
                 if op == Binary::Pow && yt != dt {
                     return match (x, y) {
                         (Value::I(x), Value::F(y)) if dt.is_int() => (
-                            cast_value(Value::F(snap_to_integer((x as f64).powf(y))), dt),
+                            cast_value(
+                                Value::F(snap_to_integer(crate::wgsl::float64_fn::cpu::pow(
+                                    x as f64, y,
+                                ))),
+                                dt,
+                            ),
                             dt,
                         ),
                         (x, y) => (binary(op, x, cast_value(y, dt), dt), dt),

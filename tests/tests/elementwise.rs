@@ -598,6 +598,35 @@ fn float64_transcendentals_on_edge_values() {
     let column = f64_tensor(&values, &[n, 1]);
     let op = build("Pow", &[("x", &column), ("y", &x)]);
     float64_within_bound(op.as_ref(), &[&column, &x], "Pow FLOAT64 edge pairs");
+    let pairs = values
+        .iter()
+        .flat_map(|&a| values.iter().map(move |&b| (a, b)));
+    assert_pow_twin(op.as_ref(), &[&column, &x], pairs, "edge pairs");
+}
+
+/// The GPU's FLOAT64 `pow` gives the bits of its CPU twin
+/// (`ops_core::wgsl::float64_fn::cpu::pow`, which the CPU reference takes
+/// for an integer base's float power) on `pairs`, the operands of `op`'s
+/// output elements in order.
+fn assert_pow_twin(
+    op: &dyn Operator,
+    inputs: &[&HostTensor],
+    pairs: impl Iterator<Item = (f64, f64)>,
+    context: &str,
+) {
+    let got: Vec<f64> = gpu().run(op, inputs).unwrap()[0].to_vec().unwrap();
+    let mut count = 0;
+    for (i, (a, b)) in pairs.enumerate() {
+        let want = ops_core::wgsl::float64_fn::cpu::pow(a, b);
+        assert_eq!(
+            got[i].to_bits(),
+            want.to_bits(),
+            "{context}: pow({a:e}, {b:e}): GPU {:e}, CPU twin {want:e}",
+            got[i]
+        );
+        count += 1;
+    }
+    assert_eq!(count, got.len(), "{context}");
 }
 
 /// A float in `[low, high)`, uniformly.
@@ -697,6 +726,8 @@ fn float64_transcendentals_on_random_inputs() {
     let b = f64_tensor(&b_s, &[count]);
     let op = build("Pow", &[("x", &a), ("y", &b)]);
     let pow_max = float64_within_bound(op.as_ref(), &[&a, &b], "Pow FLOAT64 random");
+    let pairs = a_s.iter().copied().zip(b_s.iter().copied());
+    assert_pow_twin(op.as_ref(), &[&a, &b], pairs, "random pairs");
     eprintln!(
         "FLOAT64 max ULP over {count} random values each: exp {exp_max}, log {log_max}, \
          tanh {tanh_max}, pow {pow_max}, sigmoid {sigmoid_max}, elu {elu_max}"
@@ -709,13 +740,15 @@ fn float64_transcendentals_on_random_inputs() {
 /// CPU: small bases (negative, 0, 1) against integral exponents, halves,
 /// quarters and thirds (perfect powers: `4^0.5`, `9^1.5`, `16^0.25`,
 /// `3^6.0`), random exponents, and results past the type's range
-/// (saturating), NaN and the infinities; INT32 bases with
-/// FLOAT32, FLOAT16 and FLOAT64 exponents; INT64 bases take none (refused).
+/// (saturating), NaN and the infinities; INT32 and INT64 bases (INT64 with
+/// results beyond 2^53, where the last bits of the FLOAT64 power are the
+/// result's) with FLOAT32, FLOAT16 and FLOAT64 exponents.
 #[test]
 fn integer_powers_of_float_exponents() {
     let mut rng = Rng::new(0x1F);
     let bases: Vec<i64> = (-9..=40)
         .chain([81, 100, 1000, 1 << 20, 2_000_000_011])
+        .chain([3_000_000_019, 1 << 40, -(1 << 33), i64::MAX, i64::MIN])
         .collect();
     let mut exps: Vec<f64> = vec![
         0.0,
@@ -723,6 +756,8 @@ fn integer_powers_of_float_exponents() {
         1.0,
         2.0,
         3.0,
+        4.0,
+        5.0,
         6.0,
         0.5,
         1.5,
@@ -734,8 +769,11 @@ fn integer_powers_of_float_exponents() {
         -2.0,
         1.0 / 3.0,
         2.0 / 3.0,
+        5.46,
+        18.0,
         31.0,
         32.0,
+        62.0,
         63.0,
         64.0,
         100.0,
@@ -744,97 +782,100 @@ fn integer_powers_of_float_exponents() {
         f64::NEG_INFINITY,
     ];
     exps.extend((0..40).map(|_| -4.0 + 12.0 * (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64));
-    let n = bases.len() as u32;
-    let m = exps.len() as u32;
+    let m = exps.len();
     let mut exact = 0;
-    let base_t = DataType::Int32;
-    {
+    for base_t in [DataType::Int32, DataType::Int64] {
+        let bases: Vec<i64> = if base_t == DataType::Int32 {
+            let fits = |b: &&i64| i32::try_from(**b).is_ok();
+            bases.iter().filter(fits).copied().collect()
+        } else {
+            bases.clone()
+        };
+        let n = bases.len();
+        let x = if base_t == DataType::Int32 {
+            let v: Vec<i32> = bases.iter().map(|&b| b as i32).collect();
+            HostTensor::from_slice([n as u32, 1].as_slice(), &v)
+        } else {
+            HostTensor::from_slice([n as u32, 1].as_slice(), &bases)
+        }
+        .unwrap();
         for exp_t in [DataType::Float32, DataType::Float16, DataType::Float64] {
-            let x = HostTensor::from_slice(
-                [n, 1].as_slice(),
-                &bases.iter().map(|&b| b as i32).collect::<Vec<_>>(),
-            )
-            .unwrap();
+            let row = [1, m as u32];
             let y = match exp_t {
-                DataType::Float32 => HostTensor::from_slice(
-                    [1, m].as_slice(),
-                    &exps.iter().map(|&e| e as f32).collect::<Vec<_>>(),
-                ),
-                DataType::Float16 => HostTensor::from_slice(
-                    [1, m].as_slice(),
-                    &exps
-                        .iter()
-                        .map(|&e| half::f16::from_f64(e))
-                        .collect::<Vec<_>>(),
-                ),
-                _ => HostTensor::from_slice([1, m].as_slice(), &exps),
+                DataType::Float32 => {
+                    let v: Vec<f32> = exps.iter().map(|&e| e as f32).collect();
+                    HostTensor::from_slice(row.as_slice(), &v)
+                }
+                DataType::Float16 => {
+                    let v: Vec<half::f16> = exps.iter().map(|&e| half::f16::from_f64(e)).collect();
+                    HostTensor::from_slice(row.as_slice(), &v)
+                }
+                _ => HostTensor::from_slice(row.as_slice(), &exps),
             }
             .unwrap();
             let op = build("Pow", &[("x", &x), ("y", &y)]);
             let want = op.run_cpu(&[&x, &y]).unwrap().remove(0);
             let got = gpu().run(op.as_ref(), &[&x, &y]).unwrap().remove(0);
             let size = base_t.size_bytes();
-            let differ: Vec<String> = (0..(n * m) as usize)
-                .filter(|&i| {
-                    got.bytes()[i * size..(i + 1) * size] != want.bytes()[i * size..(i + 1) * size]
-                })
+            let element = |t: &HostTensor, i: usize| t.bytes()[i * size..(i + 1) * size].to_vec();
+            let differ: Vec<String> = (0..n * m)
+                .filter(|&i| element(&got, i) != element(&want, i))
                 .take(4)
                 .map(|i| {
-                    let (b, e) = (bases[i / m as usize], exps[i % m as usize]);
-                    format!(
-                        "{b}^{e}: {:?} against {:?}",
-                        &got.bytes()[i * size..(i + 1) * size],
-                        &want.bytes()[i * size..(i + 1) * size]
-                    )
+                    let (b, e) = (bases[i / m], exps[i % m]);
+                    let (g, w) = (element(&got, i), element(&want, i));
+                    format!("{b}^{e}: {g:?} against {w:?}")
                 })
                 .collect();
             assert!(differ.is_empty(), "{base_t} ^ {exp_t}: {differ:?}");
             exact += 1;
-            if exp_t == DataType::Float32 {
-                let v = got.to_vec::<i32>().unwrap();
-                let at = |b: i64, e: f64| {
-                    let i = bases.iter().position(|&x| x == b).unwrap();
-                    let j = exps
-                        .iter()
-                        .position(|&x| x.to_bits() == e.to_bits())
-                        .unwrap();
-                    v[i * m as usize + j]
-                };
+            // Values read back: the integer at (base, exponent).
+            let v: Vec<i64> = if base_t == DataType::Int32 {
+                got.to_vec::<i32>()
+                    .unwrap()
+                    .into_iter()
+                    .map(i64::from)
+                    .collect()
+            } else {
+                got.to_vec::<i64>().unwrap()
+            };
+            let at = |b: i64, e: f64| {
+                let i = bases.iter().position(|&x| x == b).unwrap();
+                let j = exps
+                    .iter()
+                    .position(|&x| x.to_bits() == e.to_bits())
+                    .unwrap();
+                v[i * m + j]
+            };
+            let (min, max) = if base_t == DataType::Int32 {
+                (i64::from(i32::MIN), i64::from(i32::MAX))
+            } else {
+                (i64::MIN, i64::MAX)
+            };
+            if exp_t != DataType::Float16 {
+                // ONNX's pow_types node tests and the perfect powers.
+                assert_eq!([at(1, 4.0), at(2, 5.0), at(3, 6.0)], [1, 32, 729]);
                 assert_eq!(
                     [at(4, 0.5), at(9, 1.5), at(16, 0.25), at(3, 6.0)],
                     [2, 27, 2, 729]
                 );
+                assert_eq!([at(0, -1.0), at(7, f64::NAN), at(-8, 0.5)], [max, 0, 0]);
+                assert_eq!([at(2, 64.0), at(-2, 63.0)], [max, min]);
+            }
+            if base_t == DataType::Int64 && exp_t == DataType::Float64 {
+                // Beyond 2^53: powers of two, 10^18 and 1000^5.46 as
+                // glibc's correctly rounded pow gives them.
                 assert_eq!(
-                    [at(2, 31.0), at(2, 32.0), at(-2, 31.0)],
-                    [i32::MAX, i32::MAX, i32::MIN]
+                    [at(2, 62.0), at(10, 18.0)],
+                    [1 << 62, 1_000_000_000_000_000_000]
                 );
-                assert_eq!(
-                    [at(0, -1.0), at(7, f64::NAN), at(-8, 0.5)],
-                    [i32::MAX, 0, 0]
-                );
+                assert_eq!([at(i64::MIN, 1.0), at(i64::MAX, 1.0)], [i64::MIN, i64::MAX]);
+                assert_eq!(at(1000, 5.46), 1000f64.powf(5.46) as i64);
+                assert_eq!(at(1 << 40, 1.5), 1 << 60);
             }
         }
     }
-    assert_eq!(exact, 3);
-    let x = HostTensor::from_slice([2u32].as_slice(), &[2i64, 3]).unwrap();
-    let y = HostTensor::from_slice([2u32].as_slice(), &[0.5f32, 2.0]).unwrap();
-    let info = ops::catalog()
-        .iter()
-        .find(|i| i.namespace == "onnx" && i.name == "Pow")
-        .unwrap();
-    let args = OpArgs {
-        tensors: [("x", &x), ("y", &y)]
-            .iter()
-            .map(|(n, t)| (n.to_string(), t.desc().clone()))
-            .collect(),
-        ..OpArgs::default()
-    };
-    let op = (info.build)(&args).unwrap();
-    let err = op
-        .validate(ops_core::FeatureLevel::HIGHEST)
-        .expect_err("INT64 ^ FLOAT32 refused")
-        .to_string();
-    assert!(err.contains("INT64 X takes an integer Y"), "{err}");
+    assert_eq!(exact, 6);
 }
 
 /// A FLOAT32 signaling NaN widens to a quiet FLOAT64 NaN on the GPU as on

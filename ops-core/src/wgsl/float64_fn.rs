@@ -29,6 +29,13 @@
 //! The quotient helper `dx_quot` is private to these functions rather than
 //! FLOAT64 `/` (`d_div`): it divides by a pair and gives the quotient as a
 //! pair (to about `2^-80`), which `log` needs, where `d_div` rounds once.
+//!
+//! Every step is a correctly rounded FLOAT64 operation, an integer
+//! operation or a correctly rounded `f32` product (no `f32` division,
+//! which WGSL lets a device round to 2.5 ulp), so every device computes
+//! the same bits, and [`cpu`] computes them too, step for step in `f64`.
+
+pub mod cpu;
 
 /// The WGSL of a unary operation that this module computes on a FLOAT64
 /// value.
@@ -84,30 +91,49 @@ fn array(name: &str, values: &[f64]) -> String {
     )
 }
 
-/// The WGSL of the helpers (after [`super::float64::FLOAT64_HELPERS`]).
-pub fn helpers() -> String {
-    // ln 2 = LN2_HI + LN2_LO; LN2_HI has 32 significant bits, so that its
-    // product by any |k| < 2^21 is exact.
-    let ln2_hi = f64::from_bits(0x3fe6_2e42_fee0_0000);
-    let ln2_lo = f64::from_bits(0x3dea_39ef_3579_3c76);
-    // 1/n! for n from 14 down to 2 (Horner's order).
+/// The constants of the helpers, computed once, shared with their CPU twin
+/// ([`cpu`]).
+pub(crate) struct Constants {
+    /// ln 2 = `ln2_hi + ln2_lo`; `ln2_hi` has 32 significant bits, so that
+    /// its product by any |k| < 2^21 is exact.
+    pub ln2_hi: f64,
+    pub ln2_lo: f64,
+    /// 1/3 = `third_hi + third_lo`.
+    pub third_hi: f64,
+    pub third_lo: f64,
+    /// 1/n! for n from 14 down to 2 (Horner's order).
+    pub exp_c: [f64; 13],
+    /// 1 / (2j + 5) for j from 11 down to 0: log(m) = 2s (1 + s^2/3 +
+    /// s^4/5 + ...).
+    pub log_c: [f64; 12],
+}
+
+pub(crate) static CONSTANTS: std::sync::LazyLock<Constants> = std::sync::LazyLock::new(|| {
     let mut fact = [1.0f64; 15];
     for n in 1..15 {
         fact[n] = fact[n - 1] * n as f64;
     }
-    let exp_c: Vec<f64> = (2..15).rev().map(|n| 1.0 / fact[n]).collect();
-    // 1 / (2j + 5) for j from 11 down to 0: log(m) = 2s (1 + s^2/3 +
-    // s^4/5 + ...).
-    let log_c: Vec<f64> = (0..12).rev().map(|j| 1.0 / f64::from(2 * j + 5)).collect();
     let third_hi = 1.0f64 / 3.0;
-    let third_lo = (-3.0f64).mul_add(third_hi, 1.0) / 3.0;
+    Constants {
+        ln2_hi: f64::from_bits(0x3fe6_2e42_fee0_0000),
+        ln2_lo: f64::from_bits(0x3dea_39ef_3579_3c76),
+        third_hi,
+        third_lo: (-3.0f64).mul_add(third_hi, 1.0) / 3.0,
+        exp_c: std::array::from_fn(|i| 1.0 / fact[14 - i]),
+        log_c: std::array::from_fn(|i| 1.0 / f64::from(2 * (11 - i as u32) + 5)),
+    }
+});
+
+/// The WGSL of the helpers (after [`super::float64::FLOAT64_HELPERS`]).
+pub fn helpers() -> String {
+    let c = &*CONSTANTS;
     let mut s = String::new();
-    s += &format!("const DX_LN2_HI = {};\n", words(ln2_hi));
-    s += &format!("const DX_LN2_LO = {};\n", words(ln2_lo));
-    s += &format!("const DX_THIRD_HI = {};\n", words(third_hi));
-    s += &format!("const DX_THIRD_LO = {};\n", words(third_lo));
-    s += &array("DX_EXP_C", &exp_c);
-    s += &array("DX_LOG_C", &log_c);
+    s += &format!("const DX_LN2_HI = {};\n", words(c.ln2_hi));
+    s += &format!("const DX_LN2_LO = {};\n", words(c.ln2_lo));
+    s += &format!("const DX_THIRD_HI = {};\n", words(c.third_hi));
+    s += &format!("const DX_THIRD_LO = {};\n", words(c.third_lo));
+    s += &array("DX_EXP_C", &c.exp_c);
+    s += &array("DX_LOG_C", &c.log_c);
     s += HELPERS;
     s
 }
@@ -193,12 +219,16 @@ fn dx_scale(a: vec2<u32>, n: i32) -> vec2<u32> {
 }
 
 // n / d as a pair, for d = d.hi + d.lo in [1, 4) and |n| below 4. A
-// private quotient for these functions: an f32 reciprocal seed, one
-// Newton step (about 2^-44), and one step on the exact remainder.
+// private quotient for these functions: a reciprocal seed from an integer
+// division by the top 16 bits of d.hi (about 2^-14; no f32 division, which
+// WGSL lets a device round to 2.5 ulp, so every device gets these bits),
+// two Newton steps (about 2^-52), and one step on the exact remainder.
 fn dx_quot(n: vec2<u32>, d: DxPair) -> DxPair {
-    let df = bitcast<f32>(d_narrow(d.hi, 23u, 127u, 31u));
-    let r0 = d_from_f32(1.0 / df);
-    let r = d_add(r0, d_mul(r0, dx_sub(DX_ONE, d_mul(d.hi, r0))));
+    let m = ((d.hi.y & 0xfffffu) | 0x100000u) >> 5u;
+    // 2^31 / m, scaled by 2^-16 (d.hi below 2) or 2^-17: exact.
+    let r0 = d_mul(dx_from_i32(i32(0x80000000u / m)), vec2<u32>(0u, select(0x3ef00000u, 0x3ee00000u, d.hi.y >= 0x40000000u)));
+    let r1 = d_add(r0, d_mul(r0, dx_sub(DX_ONE, d_mul(d.hi, r0))));
+    let r = d_add(r1, d_mul(r1, dx_sub(DX_ONE, d_mul(d.hi, r1))));
     let q0 = d_mul(n, r);
     let t = dx_two_prod(q0, d.hi);
     let rem = dx_sub(dx_sub(dx_sub(n, t.hi), t.lo), d_mul(q0, d.lo));
