@@ -1442,6 +1442,30 @@ fn backticked(names: &[&str]) -> String {
         .join(", ")
 }
 
+/// `t` as a case file carries it: a float tensor's NaNs become the NaN
+/// that `"NaN"` reads as (the format has no NaN payloads, so a signaling
+/// NaN, or one of another sign or payload, reads back as that one).
+pub fn as_written(t: &HostTensor) -> HostTensor {
+    let mut nan = Vec::new();
+    if !t.dtype().is_float()
+        || encode_value(t.dtype(), &Value::String("NaN".into()), &mut nan).is_err()
+    {
+        return t.clone();
+    }
+    let mut bytes = t.bytes().to_vec();
+    for element in bytes.chunks_exact_mut(nan.len()) {
+        let is_nan = match t.dtype() {
+            DataType::Float64 => f64::from_le_bytes(element.try_into().unwrap()).is_nan(),
+            DataType::Float32 => f32::from_le_bytes(element.try_into().unwrap()).is_nan(),
+            _ => f16::from_le_bytes(element.try_into().unwrap()).is_nan(),
+        };
+        if is_nan {
+            element.copy_from_slice(&nan);
+        }
+    }
+    HostTensor::from_bytes(t.desc().clone(), bytes).unwrap_or_else(|_| t.clone())
+}
+
 /// Element `i` of `t` as it reads in a message: integers exactly, booleans
 /// as `true` and `false`, floats with the shortest digits that round-trip,
 /// `NaN`, `Infinity`, `-Infinity`.
@@ -1472,6 +1496,45 @@ fn format_float<T: Element + fmt::Display + fmt::LowerExp>(v: T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_tensors_carry_the_nan_that_reads_back() {
+        let wide = [
+            f64::from_bits(0x7ff0_0000_0000_0001),
+            -f64::NAN,
+            1.5,
+            f64::INFINITY,
+        ];
+        let t = HostTensor::from_slice([4u32].as_slice(), &wide).unwrap();
+        let w: Vec<u64> = as_written(&t)
+            .to_vec::<f64>()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        let nan = f64::NAN.to_bits();
+        assert_eq!(w, [nan, nan, 1.5f64.to_bits(), f64::INFINITY.to_bits()]);
+        let narrow = [f32::from_bits(0xff80_0001), -0.0];
+        let t = HostTensor::from_slice([2u32].as_slice(), &narrow).unwrap();
+        let w: Vec<u32> = as_written(&t)
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        assert_eq!(w, [(f64::NAN as f32).to_bits(), 0x8000_0000]);
+        let half = [f16::from_bits(0xfc01), f16::from_bits(0x7e00)];
+        let t = HostTensor::from_slice([2u32].as_slice(), &half).unwrap();
+        let w: Vec<u16> = as_written(&t)
+            .to_vec::<f16>()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        assert_eq!(w, [f64_to_f16(f64::NAN).to_bits(); 2]);
+        let ints = HostTensor::from_slice([2u32].as_slice(), &[-1i32, 7]).unwrap();
+        assert_eq!(as_written(&ints).bytes(), ints.bytes());
+    }
 
     #[test]
     fn f64_to_f16_rounds_every_value_and_midpoint() {
