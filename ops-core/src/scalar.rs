@@ -28,6 +28,18 @@
 //!   (a fold's `identity: 0` is a `T`).
 //! - What the pattern needs is checked: a fold's `map`, `combine` and
 //!   `finish` give a `T`; `cast<T>(e)` converts to it.
+//! - A cast's target may be `max(T, FLOAT32)` ([`Ty::AtLeast`]; generally
+//!   `max(PARAM, FLOAT)`, a type parameter and FLOAT16 or FLOAT32): the
+//!   wider of the float type each kernel binds `T` to and the named one,
+//!   FLOAT32 for a FLOAT16 or FLOAT32 `T`, FLOAT64 for a FLOAT64 `T`. It
+//!   computes in `T`'s own precision, but at least FLOAT32, each cast a
+//!   rounding on both backends (see "Meaning"). It is a type like the
+//!   others: `cast<max(T, FLOAT32)>(x) + beta` reads `beta` at it, and it
+//!   does not mix with `T` or FLOAT32 without a cast. The spec compiler
+//!   refuses it, at the form, where the tables bind `T` to a type that is
+//!   not a float, and refuses `max(FLOAT16, T)`, `max(T, INT8)` and
+//!   `max(T, FLOAT64)` (FLOAT64 whatever `T` is: a fixed FLOAT64 cast,
+//!   refused as `cast<FLOAT64>` is).
 //!
 //! # Meaning, per data type
 //!
@@ -104,6 +116,13 @@
 //! computed in floats (`cast<INT32>(x * 0.1)`) is computed in `f64` on the
 //! CPU and `f32` on the GPU first, so the two agree only within the
 //! accuracy contract.
+//!
+//! A cast after every step makes `+`, `-` and `*` exact: in
+//! `cast<T>(cast<max(T, FLOAT32)>(cast<max(T, FLOAT32)>(alpha * cast<max(T, FLOAT32)>(x)) + beta))`
+//! the CPU's `f64` result of each operation on FLOAT32 values, rounded
+//! once to FLOAT32, is the correctly rounded FLOAT32 result the GPU's
+//! `f32` gives (`f64` has more than twice FLOAT32's precision), and in a
+//! FLOAT64 kernel each step is an `f64` operation on both backends.
 
 use crate::DataType;
 
@@ -181,11 +200,28 @@ pub enum Ty {
     /// A data type (a cast's target, a typed literal, a variable of a
     /// fixed type).
     Data(DataType),
+    /// `max(T, FLOAT32)`: the wider of the float type the `i`-th type
+    /// parameter is bound to and a float data type (FLOAT16 `T` gives
+    /// FLOAT32, FLOAT32 gives FLOAT32, FLOAT64 gives FLOAT64): a cast's
+    /// target that computes in `T`'s own precision, but at least the given
+    /// one. The spec compiler admits it only where the tables bind the
+    /// parameter to float types, and only with FLOAT16 or FLOAT32
+    /// ([`TypeEnv::resolve`]).
+    AtLeast(u8, DataType),
 }
 
 impl Ty {
     /// The first type parameter: the fold's `T`.
     pub const T: Ty = Ty::Param(0);
+
+    /// The type parameter `self` names ([`Ty::Param`] and [`Ty::AtLeast`]),
+    /// if any.
+    pub const fn param(self) -> Option<u8> {
+        match self {
+            Ty::Param(i) | Ty::AtLeast(i, _) => Some(i),
+            Ty::Data(_) => None,
+        }
+    }
 }
 
 /// The types an expression is evaluated or generated at: the data type
@@ -213,25 +249,97 @@ impl<'a> TypeEnv<'a> {
         }
     }
 
-    /// The data type `t` stands for.
+    /// The data type `t` stands for. [`Ty::AtLeast`]`(i, floor)` is the
+    /// wider of parameter `i`'s float type and `floor`; where the parameter
+    /// is bound to a type that is not a float (which the spec compiler
+    /// refuses at the form), it is that type unchanged.
     ///
     /// # Panics
     ///
     /// When `t` is a parameter the environment does not bind (the spec
     /// compiler only builds trees whose parameters the pattern binds).
     pub fn resolve(&self, t: Ty) -> DataType {
-        match t {
-            Ty::Data(d) => d,
-            Ty::Param(i) => *self
+        let param = |i: u8| {
+            *self
                 .params
                 .get(usize::from(i))
-                .expect("an expression names a type parameter its pattern binds"),
+                .expect("an expression names a type parameter its pattern binds")
+        };
+        match t {
+            Ty::Data(d) => d,
+            Ty::Param(i) => param(i),
+            Ty::AtLeast(i, floor) => {
+                let d = param(i);
+                if d.is_float() && floor.is_float() && floor.size_bytes() > d.size_bytes() {
+                    floor
+                } else {
+                    d
+                }
+            }
         }
     }
 
     /// The data type of variable `v`.
     pub fn var(&self, v: Var) -> DataType {
         self.resolve(self.vars[v as usize])
+    }
+}
+
+#[cfg(test)]
+mod ty_tests {
+    use super::*;
+
+    #[test]
+    fn at_least_resolves_to_the_wider_float() {
+        use DataType::*;
+        let wide = Ty::AtLeast(0, Float32);
+        for (t, want) in [(Float16, Float32), (Float32, Float32), (Float64, Float64)] {
+            let env = TypeEnv::uniform(std::slice::from_ref(&t));
+            assert_eq!(env.resolve(wide), want, "max({t}, FLOAT32)");
+        }
+        // A FLOAT16 floor is the parameter itself on every float.
+        for t in [Float16, Float32, Float64] {
+            let env = TypeEnv::uniform(std::slice::from_ref(&t));
+            assert_eq!(env.resolve(Ty::AtLeast(0, Float16)), t);
+        }
+        // The second parameter, not the first.
+        let params = [Float64, Float16];
+        let env = TypeEnv::uniform(&params);
+        assert_eq!(env.resolve(Ty::AtLeast(1, Float32)), Float32);
+        assert_eq!(env.resolve(Ty::AtLeast(0, Float32)), Float64);
+        // A non-float binding (refused by the spec compiler) stays itself.
+        let env = TypeEnv::uniform(std::slice::from_ref(&Int8));
+        assert_eq!(env.resolve(wide), Int8);
+        assert_eq!(wide.param(), Some(0));
+        assert_eq!(Ty::Data(Float32).param(), None);
+    }
+
+    #[test]
+    fn at_least_types_expressions_per_kernel() {
+        // `cast<T>(cast<max(T, FLOAT32)>(cast<max(T, FLOAT32)>(x) * 0.1))`:
+        // a FLOAT16 kernel rounds the product to FLOAT32, a FLOAT64 one
+        // computes it in FLOAT64.
+        const WIDE_TY: Ty = Ty::AtLeast(0, DataType::Float32);
+        static X: Scalar = Scalar::Var(Var::X);
+        static WIDE: Scalar = Scalar::Cast(WIDE_TY, &X);
+        static TENTH: Scalar = Scalar::Float(0.1, WIDE_TY);
+        static PRODUCT: Scalar = Scalar::Binary(Binary::Mul, &WIDE, &TENTH);
+        static ROUNDED: Scalar = Scalar::Cast(WIDE_TY, &PRODUCT);
+        static BACK: Scalar = Scalar::Cast(Ty::T, &ROUNDED);
+        let mut vars = [Value::F(0.0); Var::COUNT];
+        vars[Var::X as usize] = Value::F(3.0);
+        let f16 = TypeEnv::uniform(&[DataType::Float16]);
+        assert_eq!(ROUNDED.type_of(&f16), DataType::Float32);
+        assert_eq!(BACK.type_of(&f16), DataType::Float16);
+        assert_eq!(
+            ROUNDED.eval(&f16, &vars, &[]),
+            Value::F(f64::from(3.0f32 * 0.1f32))
+        );
+        let f64s = TypeEnv::uniform(&[DataType::Float64]);
+        assert_eq!(ROUNDED.type_of(&f64s), DataType::Float64);
+        assert_eq!(BACK.type_of(&f64s), DataType::Float64);
+        assert_eq!(ROUNDED.eval(&f64s, &vars, &[]), Value::F(3.0 * 0.1));
+        assert_ne!(f64::from(3.0f32 * 0.1f32), 3.0 * 0.1);
     }
 }
 

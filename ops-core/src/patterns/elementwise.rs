@@ -105,7 +105,8 @@ pub struct Elementwise {
     /// The output element, an expression of [`Var::INPUTS`] (one per
     /// input, in order) and the attributes.
     pub value: &'static Scalar,
-    /// Each tensor's type: the inputs in order, then the output.
+    /// Each tensor's type: the inputs in order, then the output; a
+    /// [`Ty::Param`] or a [`Ty::Data`] ([`Ty::AtLeast`] is a cast's).
     pub types: &'static [Ty],
     /// The accuracy contract: `None` exact, else within this many FLOAT32
     /// ULP ([`Elementwise::tolerance`]; integers and BOOL are always
@@ -144,10 +145,7 @@ impl Elementwise {
         let count = self
             .types
             .iter()
-            .filter_map(|t| match t {
-                Ty::Param(p) => Some(usize::from(*p) + 1),
-                Ty::Data(_) => None,
-            })
+            .filter_map(|t| t.param().map(|p| usize::from(p) + 1))
             .max()
             .unwrap_or(0);
         let mut params: Vec<Option<DataType>> = vec![None; count];
@@ -155,6 +153,13 @@ impl Elementwise {
             let want = match t {
                 Ty::Data(d) => d,
                 Ty::Param(p) => *params[usize::from(p)].get_or_insert(dt),
+                // A cast's type, never a tensor's (the spec compiler
+                // gives each tensor a parameter or a data type).
+                Ty::AtLeast(..) => {
+                    return Err(OpError::InvalidArgument(format!(
+                        "tensor {k} of the element-wise call has the type {t:?}, which is a cast's"
+                    )))
+                }
             };
             if want != dt {
                 return Err(OpError::InvalidArgument(format!(

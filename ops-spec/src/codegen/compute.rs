@@ -94,13 +94,17 @@ pub(crate) fn gen_scalar(s: &ops_core::scalar::Scalar) -> TokenStream {
 }
 
 /// A [`ops_core::scalar::Ty`] as a constant expression.
-fn gen_ty(t: ops_core::scalar::Ty) -> TokenStream {
+pub(crate) fn gen_ty(t: ops_core::scalar::Ty) -> TokenStream {
     use ops_core::scalar::Ty;
     match t {
         Ty::Param(i) => quote!(::ops_core::scalar::Ty::Param(#i)),
         Ty::Data(d) => {
             let d = gen_dtype(d);
             quote!(::ops_core::scalar::Ty::Data(#d))
+        }
+        Ty::AtLeast(i, d) => {
+            let d = gen_dtype(d);
+            quote!(::ops_core::scalar::Ty::AtLeast(#i, #d))
         }
     }
 }

@@ -31,7 +31,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{Family, Pattern};
-use crate::codegen::compute::{gen_kernel, gen_scalar, ComputeCode};
+use crate::codegen::compute::{gen_kernel, gen_scalar, gen_ty, ComputeCode};
 use crate::codegen::exprs::gen_dtype;
 use crate::diag::{Diagnostic, Errors};
 use crate::lower::{Lower, ScalarEnv};
@@ -162,10 +162,7 @@ fn tensor_types(spec: &Spec, inputs: &[usize], output: usize) -> Vec<STy> {
 fn bindings(spec: &Spec, tensors: &[usize], types: &[STy]) -> BTreeSet<Vec<DataType>> {
     let params = types
         .iter()
-        .filter_map(|t| match t {
-            STy::Param(p) => Some(usize::from(*p) + 1),
-            STy::Data(_) => None,
-        })
+        .filter_map(|t| t.param().map(|p| usize::from(p) + 1))
         .max()
         .unwrap_or(0);
     let mut out = BTreeSet::new();
@@ -179,6 +176,8 @@ fn bindings(spec: &Spec, tensors: &[usize], types: &[STy]) -> BTreeSet<Vec<DataT
             let listed: BTreeSet<DataType> = row.dtypes.iter().copied().collect();
             match types[k] {
                 STy::Data(d) => ok &= listed.contains(&d),
+                // A cast's type, never a tensor's (`tensor_types`).
+                STy::AtLeast(..) => ok = false,
                 STy::Param(p) => {
                     let slot = &mut cands[usize::from(p)];
                     *slot = Some(match slot.take() {
@@ -259,10 +258,7 @@ impl Family for ElementwiseFamily {
         let param_names: Vec<(String, String)> = {
             let count = types
                 .iter()
-                .filter_map(|t| match t {
-                    STy::Param(p) => Some(usize::from(*p) + 1),
-                    STy::Data(_) => None,
-                })
+                .filter_map(|t| t.param().map(|p| usize::from(p) + 1))
                 .max()
                 .unwrap_or(0);
             (0..count)
@@ -286,11 +282,22 @@ impl Family for ElementwiseFamily {
             .zip(&types)
             .map(|(&t, &ty)| (t, ty))
             .collect();
+        // What the tables bind each parameter to (`max(T, FLOAT32)` needs
+        // floats).
+        let mut bound: Vec<Vec<DataType>> = vec![Vec::new(); param_refs.len()];
+        for combo in bindings(cx.spec, &tensors, &types) {
+            for (b, d) in bound.iter_mut().zip(combo) {
+                if !b.contains(&d) {
+                    b.push(d);
+                }
+            }
+        }
         let env = ScalarEnv {
             params: &param_refs,
             vars: &vars,
             names: &names,
             tensors: &tensor_types,
+            bound: &bound,
         };
         let value = match params.get("value") {
             Some(ParamValue::Expr(e)) => {
@@ -426,13 +433,7 @@ impl Pattern for ElementwisePattern {
         let kernel_ids: Vec<proc_macro2::Ident> = statics.iter().map(|s| s.0.clone()).collect();
         let items_k = statics.iter().map(|s| &s.1);
         let value = gen_scalar(self.value);
-        let types = self.types.iter().map(|t| match *t {
-            STy::Param(p) => quote!(::ops_core::scalar::Ty::Param(#p)),
-            STy::Data(d) => {
-                let d = gen_dtype(d);
-                quote!(::ops_core::scalar::Ty::Data(#d))
-            }
-        });
+        let types = self.types.iter().map(|&t| gen_ty(t));
         let accuracy = match self.accuracy {
             Some(n) => quote!(::core::option::Option::Some(#n)),
             None => quote!(::core::option::Option::None),

@@ -61,6 +61,7 @@ impl Family for FoldFamily {
         // One type parameter, `T`: the folded tensor's data type, bound
         // per table row; every variable is a `T`, and so is every result.
         const PARAMS: &[(&str, &str)] = &[("T", "the folded tensor's data type")];
+        let bound = [input.map_or_else(Vec::new, |t| cx.listed_types(t))];
         let scalar = |key: &str,
                       vars: &[(Var, STy)],
                       errors: &mut Errors|
@@ -72,6 +73,7 @@ impl Family for FoldFamily {
                         vars,
                         names: &[],
                         tensors: &[],
+                        bound: &bound,
                     };
                     let s = cx.lower_scalar(e, key, &env, STy::T, errors)?;
                     Some((s, cx.text(e.span)))
@@ -105,6 +107,7 @@ impl Family for FoldFamily {
                     vars: &[(Var::N, INT64)],
                     names: &[],
                     tensors: &[],
+                    bound: &[],
                 };
                 let bound = cx.lower_scalar(&args[0], "accuracy", &env, INT64, errors)?;
                 Some((Some(bound), cx.text(e.span)))

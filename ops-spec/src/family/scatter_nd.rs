@@ -72,11 +72,13 @@ impl Family for ScatterNdFamily {
                 // One type parameter, `T`: the data type of the input,
                 // the updates and the output.
                 const PARAMS: &[(&str, &str)] = &[("T", "the scattered tensor's data type")];
+                let bound = [input.map_or_else(Vec::new, |t| cx.listed_types(t))];
                 let env = ScalarEnv {
                     params: PARAMS,
                     vars: &[(Var::A, STy::T), (Var::B, STy::T)],
                     names: &[],
                     tensors: &[],
+                    bound: &bound,
                 };
                 let s = cx.lower_scalar(e, "combine", &env, STy::T, errors)?;
                 Some((s, cx.text(e.span)))

@@ -33,6 +33,10 @@ pub(crate) struct ScalarEnv<'a> {
     /// The type of each tensor the pattern reads or writes, by spec index:
     /// what a `scalar(t)` attribute is.
     pub tensors: &'a [(usize, Ty)],
+    /// The data types the support tables bind each type parameter to
+    /// (index = [`Ty::Param`]): a cast to `max(T, FLOAT32)` needs them to
+    /// be floats.
+    pub bound: &'a [Vec<DataType>],
 }
 
 impl ScalarEnv<'_> {
@@ -52,14 +56,17 @@ impl ScalarEnv<'_> {
         }
     }
 
-    /// The name of a type in messages (`FLOAT32`, `T`).
+    /// The name of a type in messages (`FLOAT32`, `T`, `max(T, FLOAT32)`).
     pub(crate) fn name(&self, t: Ty) -> String {
+        let param = |i: u8| {
+            self.params
+                .get(usize::from(i))
+                .map_or_else(|| format!("T{i}"), |p| p.0.to_string())
+        };
         match t {
             Ty::Data(d) => d.spec_name().to_string(),
-            Ty::Param(i) => self
-                .params
-                .get(usize::from(i))
-                .map_or_else(|| format!("T{i}"), |p| p.0.to_string()),
+            Ty::Param(i) => param(i),
+            Ty::AtLeast(i, d) => format!("max({}, {})", param(i), d.spec_name()),
         }
     }
 }
@@ -97,6 +104,23 @@ impl Kind {
 const BOOL: Ty = Ty::Data(DataType::Bool);
 
 impl Lower<'_> {
+    /// Every data type the support tables list for tensor `t` (what a
+    /// type parameter that is `t`'s data type is bound to:
+    /// [`ScalarEnv::bound`]).
+    pub(crate) fn listed_types(&self, t: usize) -> Vec<DataType> {
+        let mut out: Vec<DataType> = Vec::new();
+        for e in &self.spec.support {
+            for row in e.rows.iter().filter(|r| r.tensor == t) {
+                for &d in &row.dtypes {
+                    if !out.contains(&d) {
+                        out.push(d);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Lowers a pattern's arithmetic (see [`ops_core::scalar`]): `key` names
     /// the parameter in messages, `env` gives its variables and type
     /// parameters, and `want` is the type the pattern needs of its value.
@@ -285,8 +309,8 @@ impl Lower<'_> {
                 let ty = unify(&x, &y, e.span, env, errors)?;
                 node(Kind::Select(Box::new(c), Box::new(x), Box::new(y)), ty)
             }
-            ExprKind::Cast(name, a) => {
-                let target = cast_target(name, env, errors);
+            ExprKind::Cast(ty, a) => {
+                let target = cast_target(ty, env, errors);
                 let a = go(a, errors);
                 let target = target?;
                 node(Kind::Cast(target, Box::new(a?)), Some(target))
@@ -391,8 +415,12 @@ impl Lower<'_> {
     }
 }
 
-/// `T` or a data type's spec name, as a cast's target.
-fn cast_target(name: &ast::Name, env: &ScalarEnv<'_>, errors: &mut Errors) -> Option<Ty> {
+/// A cast's target: `T`, a data type's spec name, or `max(T, FLOAT32)`.
+fn cast_target(ty: &ast::CastType, env: &ScalarEnv<'_>, errors: &mut Errors) -> Option<Ty> {
+    let name = match ty {
+        ast::CastType::Name(name) => name,
+        ast::CastType::Max(a, b, span) => return at_least(a, b, *span, env, errors),
+    };
     if let Some(i) = env.params.iter().position(|p| p.0 == name.text) {
         return Some(Ty::Param(i as u8));
     }
@@ -412,6 +440,113 @@ fn cast_target(name: &ast::Name, env: &ScalarEnv<'_>, errors: &mut Errors) -> Op
     None
 }
 
+/// `max(T, FLOAT32)` as a cast's target ([`Ty::AtLeast`]): a type
+/// parameter the tables bind to floats only, and FLOAT16 or FLOAT32 (a
+/// FLOAT64 floor would make it FLOAT64 in every kernel, a fixed FLOAT64
+/// cast, which [`build`] refuses).
+fn at_least(
+    a: &ast::Name,
+    b: &ast::Name,
+    span: Span,
+    env: &ScalarEnv<'_>,
+    errors: &mut Errors,
+) -> Option<Ty> {
+    const SHAPE: &str =
+        "`max(T, FLOAT32)` is the wider of two float types: the one a kernel binds the type parameter `T` to, and FLOAT16 or FLOAT32";
+    let data = |n: &ast::Name| DataType::ALL.into_iter().find(|d| d.spec_name() == n.text);
+    let param = env.params.iter().position(|p| p.0 == a.text);
+    let floor = data(b);
+    let mut ok = true;
+    if param.is_none() {
+        let names: Vec<&str> = env.params.iter().map(|p| p.0).collect();
+        let d = if data(a).is_some() || env.params.iter().any(|p| p.0 == b.text) {
+            Diagnostic::new(
+                a.span,
+                format!(
+                    "the first type of `max(..)` is a type parameter, not `{}`",
+                    a.text
+                ),
+            )
+            .help(format!("write the type parameter first: {SHAPE}"))
+        } else {
+            let d = Diagnostic::new(a.span, format!("unknown type parameter `{}`", a.text));
+            match near_miss(&a.text, names.iter().copied()) {
+                Some(m) => d.help(format!("did you mean `{m}`?")),
+                None if names.is_empty() => {
+                    d.help(format!("this expression has no type parameter; {SHAPE}"))
+                }
+                None => d.help(format!("type parameters: {}", names.join(", "))),
+            }
+        };
+        errors.push(d);
+        ok = false;
+    }
+    match floor {
+        Some(DataType::Float64) => {
+            errors.push(
+                Diagnostic::new(
+                    span,
+                    format!("`max({0}, FLOAT64)` is FLOAT64 whatever `{0}` is", a.text),
+                )
+                .help(format!(
+                    "a cast to FLOAT64 by name is refused; `max({0}, FLOAT32)` is FLOAT64 where `{0}` is",
+                    a.text
+                )),
+            );
+            ok = false;
+        }
+        Some(d) if d.is_float() => {}
+        _ if param.is_none() => {}
+        _ => {
+            errors.push(
+                Diagnostic::new(
+                    b.span,
+                    format!(
+                        "the second type of `max(..)` is FLOAT16 or FLOAT32, not `{}`",
+                        b.text
+                    ),
+                )
+                .help(SHAPE),
+            );
+            ok = false;
+        }
+    }
+    let (Some(i), Some(floor), true) = (param, floor, ok) else {
+        return None;
+    };
+    let t = Ty::AtLeast(i as u8, floor);
+    let others: Vec<&str> = env
+        .bound
+        .get(i)
+        .into_iter()
+        .flatten()
+        .filter(|d| !d.is_float())
+        .map(|d| d.spec_name())
+        .collect();
+    if !others.is_empty() {
+        errors.push(
+            Diagnostic::new(
+                span,
+                format!(
+                    "`{}` needs a float `{}`, but the tables bind `{}` to {}",
+                    env.name(t),
+                    a.text,
+                    a.text,
+                    others.join(", ")
+                ),
+            )
+            .help(format!(
+                "`{}` is the wider of two float types: remove {} from the tables, or cast to a fixed type (`cast<{}>`)",
+                env.name(t),
+                others.join(", "),
+                floor.spec_name()
+            )),
+        );
+        return None;
+    }
+    Some(t)
+}
+
 /// `T (the data type of `input`)`, `FLOAT32`, `BOOL (a comparison)`.
 fn describe(env: &ScalarEnv<'_>, t: Ty) -> String {
     match t {
@@ -419,6 +554,7 @@ fn describe(env: &ScalarEnv<'_>, t: Ty) -> String {
             Some((n, what)) => format!("a `{n}` ({what})"),
             None => format!("a `T{i}`"),
         },
+        Ty::AtLeast(..) => format!("a `{}`", env.name(t)),
         Ty::Data(d) => format!("{d}"),
     }
 }
@@ -546,7 +682,7 @@ fn int_literal(v: i128, span: Span, ty: Ty, errors: &mut Errors) -> Option<i64> 
     let (lo, hi) = match ty {
         Ty::Data(d) if d.is_float() => (i128::from(i64::MIN), i128::from(i64::MAX)),
         Ty::Data(d) => ops_core::scalar::int_range(d),
-        Ty::Param(_) => (i128::from(i64::MIN), i128::from(i64::MAX)),
+        Ty::Param(_) | Ty::AtLeast(..) => (i128::from(i64::MIN), i128::from(i64::MAX)),
     };
     if v < lo || v > hi {
         let what = match ty {
@@ -661,6 +797,89 @@ fn compare_decimal(text: &str, x: f64) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The messages of the errors of an element-wise spec over `types`
+    /// whose value is `value` (empty when it compiles).
+    fn elementwise_errors(types: &str, value: &str) -> Vec<String> {
+        let src = format!(
+            "operator E {{
+                input x: tensor \"X\"
+                output y: tensor \"Y\"
+                attr alpha: f32 = 0.5 \"alpha\"
+                rules {{
+                    dtype y = dtype(x) => \"y\";
+                    shape y = x.sizes => \"y\";
+                }}
+                support {{ ranks 1..=4 {{ x: {types}; y: {types}; }} }}
+                compute elementwise {{
+                    inputs: [x]
+                    output: y
+                    value: {value}
+                    accuracy: exact
+                }}
+            }}"
+        );
+        match crate::codegen::expand("t.op", &src) {
+            Ok(_) => Vec::new(),
+            Err(f) => f.diagnostics.into_iter().map(|d| d.message).collect(),
+        }
+    }
+
+    #[test]
+    fn at_least_casts_compile_on_float_rows_only() {
+        const WIDE: &str = "cast<T>(cast<max(T, FLOAT32)>(cast<max(T, FLOAT32)>(x) * alpha) + 1)";
+        assert_eq!(
+            elementwise_errors("FLOAT64 FLOAT32 FLOAT16", WIDE),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            elementwise_errors("FLOAT16 FLOAT64", "cast<T>(cast<max(T, FLOAT16)>(x) - 0.5)"),
+            Vec::<String>::new()
+        );
+        // One error at each use of the form.
+        assert_eq!(
+            elementwise_errors("FLOAT32 INT32 UINT8", WIDE),
+            ["`max(T, FLOAT32)` needs a float `T`, but the tables bind `T` to INT32, UINT8"; 2]
+        );
+        assert_eq!(
+            elementwise_errors("FLOAT32 FLOAT16", "cast<T>(cast<max(T, INT8)>(x))"),
+            ["the second type of `max(..)` is FLOAT16 or FLOAT32, not `INT8`"]
+        );
+        assert_eq!(
+            elementwise_errors("FLOAT32 FLOAT16", "cast<T>(cast<max(T, T)>(x))"),
+            ["the second type of `max(..)` is FLOAT16 or FLOAT32, not `T`"]
+        );
+        assert_eq!(
+            elementwise_errors("FLOAT32 FLOAT16", "cast<T>(cast<max(FLOAT32, T)>(x))"),
+            ["the first type of `max(..)` is a type parameter, not `FLOAT32`"]
+        );
+        assert_eq!(
+            elementwise_errors("FLOAT32 FLOAT16", "cast<T>(cast<max(U, FLOAT32)>(x))"),
+            ["unknown type parameter `U`"]
+        );
+        assert_eq!(
+            elementwise_errors("FLOAT32 FLOAT16", "cast<T>(cast<max(T, FLOAT64)>(x))"),
+            ["`max(T, FLOAT64)` is FLOAT64 whatever `T` is"]
+        );
+        // A type of its own: it mixes with neither `T` nor FLOAT32.
+        assert_eq!(
+            elementwise_errors(
+                "FLOAT32 FLOAT16",
+                "cast<T>(cast<max(T, FLOAT32)>(x) + cast<FLOAT32>(x))"
+            ),
+            ["mismatched types: a `max(T, FLOAT32)` and FLOAT32"]
+        );
+        assert_eq!(
+            elementwise_errors("FLOAT32 FLOAT16", "cast<max(T, FLOAT32)>(x)"),
+            ["`value` is a `max(T, FLOAT32)`, but the pattern needs a `T` (type parameter 0)"]
+        );
+        // Malformed forms are syntax errors.
+        let e = elementwise_errors("FLOAT32 FLOAT16", "cast<T>(cast<max(T FLOAT32)>(x))");
+        assert!(
+            e.contains(&"expected `,`, found `FLOAT32`".to_string()),
+            "{e:?}"
+        );
+    }
 
     #[test]
     fn decimals_compare_exactly() {

@@ -201,6 +201,15 @@ pub enum ParamValue {
     Map(Name, Vec<(Name, Name)>),
 }
 
+/// A cast's target type as written.
+#[derive(Clone, Debug)]
+pub enum CastType {
+    /// A name: `FLOAT32`, `T`.
+    Name(Name),
+    /// `max(T, FLOAT32)`: the two names, and the span of the whole form.
+    Max(Name, Name, Span),
+}
+
 /// An expression with its span.
 #[derive(Clone, Debug)]
 pub struct Expr {
@@ -223,8 +232,8 @@ pub enum ExprKind {
     Name(String),
     /// `f(args)`
     Call(Name, Vec<Expr>),
-    /// `cast<TYPE>(e)`: the type's name as written, and the operand.
-    Cast(Name, Box<Expr>),
+    /// `cast<TYPE>(e)`: the type as written, and the operand.
+    Cast(CastType, Box<Expr>),
     /// `e.field`
     Field(Box<Expr>, Name),
     /// `e[i]`

@@ -800,15 +800,28 @@ impl Parser {
                     }
                     _ => {}
                 }
+                let max_form = matches!(self.peek_at(2), Tok::Ident(m) if m == "max")
+                    && matches!(self.peek_at(3), Tok::Punct("("));
                 if id == "cast"
                     && matches!(self.peek_at(1), Tok::Punct("<"))
                     && matches!(self.peek_at(2), Tok::Ident(_))
-                    && matches!(self.peek_at(3), Tok::Punct(">"))
+                    && (max_form || matches!(self.peek_at(3), Tok::Punct(">")))
                 {
-                    // `cast<TYPE>(e)`; `cast < x` stays a comparison.
+                    // `cast<TYPE>(e)` and `cast<max(T, FLOAT32)>(e)`;
+                    // `cast < x` stays a comparison.
                     self.bump();
                     self.bump();
-                    let ty = self.name("a data type (`FLOAT32`) or `T`")?;
+                    let ty = if max_form {
+                        let first = self.bump().span;
+                        self.expect_punct("(")?;
+                        let a = self.name("a type parameter (`T`)")?;
+                        self.expect_punct(",")?;
+                        let b = self.name("a float data type (`FLOAT32`)")?;
+                        let last = self.expect_punct(")")?;
+                        CastType::Max(a, b, first.join(last))
+                    } else {
+                        CastType::Name(self.name("a data type (`FLOAT32`) or `T`")?)
+                    };
                     self.expect_punct(">")?;
                     self.expect_punct("(")?;
                     let e = self.expr()?;

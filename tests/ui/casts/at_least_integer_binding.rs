@@ -1,0 +1,3 @@
+ops_macros::operator!("at_least_integer_binding.op");
+
+fn main() {}
