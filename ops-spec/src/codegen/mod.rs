@@ -10,7 +10,7 @@ pub mod rust;
 
 use proc_macro2::TokenStream;
 
-use crate::check::check_spec;
+use crate::check::{check_spec, Checked};
 use crate::diag::{Diagnostic, Errors};
 use crate::lower::lower_spec;
 use crate::syntax::instances::instances;
@@ -52,35 +52,13 @@ pub fn expand_with(
     paths: Option<&rust::DocPaths>,
 ) -> Result<TokenStream, Failure> {
     let mut errors = Errors::default();
-    let file = parse_spec(src, &mut errors);
-    let operator = file.name.as_ref().map(|n| n.text.clone());
-    // Lowering runs after syntax errors too, to report every mistake at once.
-    let instances = instances(&file, &mut errors);
+    let (operator, checked) = checked_instances(src, &mut errors);
     let mut out = TokenStream::new();
-    for inst in instances {
-        let mut errs = Errors::default();
-        let lowered = lower_spec(&inst.file, src, &mut errs).map(|mut spec| {
-            spec.suffix = inst.suffix.clone();
-            spec.groups = inst.groups.clone();
-            spec
-        });
-        let checked = match lowered {
-            Some(spec) if errs.is_empty() && errors.is_empty() => check_spec(spec, &mut errs),
-            _ => None,
-        };
-        match checked {
-            Some(checked) if errs.is_empty() && errors.is_empty() => {
-                let compute = compute::gen_compute_in(&checked, origin, namespace);
-                out.extend(rust::gen_operator(
-                    &checked, origin, namespace, compute, paths,
-                ));
-            }
-            _ => {
-                for d in errs.into_vec() {
-                    errors.push(d);
-                }
-            }
-        }
+    for checked in checked.into_iter().flatten() {
+        let compute = compute::gen_compute_in(&checked, origin, namespace);
+        out.extend(rust::gen_operator(
+            &checked, origin, namespace, compute, paths,
+        ));
     }
     if errors.is_empty() {
         Ok(out)
@@ -149,19 +127,42 @@ pub fn expand_rendered_with(
 /// spec has mistakes.
 pub fn examples(src: &str) -> Vec<(String, Option<example::Example>)> {
     let mut errors = Errors::default();
-    let file = parse_spec(src, &mut errors);
-    let mut out = Vec::new();
-    for inst in instances(&file, &mut errors) {
-        let mut errs = Errors::default();
-        let Some(mut spec) = lower_spec(&inst.file, src, &mut errs) else {
-            continue;
-        };
-        spec.suffix = inst.suffix.clone();
-        spec.groups = inst.groups.clone();
-        if let Some(checked) = check_spec(spec, &mut errs) {
-            let spec = checked.spec();
-            out.push((spec.ident(), example::find(spec)));
-        }
+    let (_, checked) = checked_instances(src, &mut errors);
+    if !errors.is_empty() {
+        return Vec::new();
     }
-    out
+    checked
+        .iter()
+        .flatten()
+        .map(|checked| (checked.spec().ident(), example::find(checked.spec())))
+        .collect()
+}
+
+/// The operator's name (when it could be read) and each instance of the
+/// spec ([`instances`]) lowered and checked: `None` for an instance whose
+/// mistakes, or the file's, are in `errors`. Lowering runs after syntax
+/// errors too, to report every mistake at once; checking runs only on a
+/// lowering without mistakes.
+fn checked_instances(src: &str, errors: &mut Errors) -> (Option<String>, Vec<Option<Checked>>) {
+    let file = parse_spec(src, errors);
+    let operator = file.name.as_ref().map(|n| n.text.clone());
+    let mut out = Vec::new();
+    for inst in instances(&file, errors) {
+        let mut errs = Errors::default();
+        let lowered = lower_spec(&inst.file, src, &mut errs).map(|mut spec| {
+            spec.suffix = inst.suffix.clone();
+            spec.groups = inst.groups.clone();
+            spec
+        });
+        let checked = match lowered {
+            Some(spec) if errs.is_empty() && errors.is_empty() => check_spec(spec, &mut errs),
+            _ => None,
+        };
+        let checked = checked.filter(|_| errs.is_empty() && errors.is_empty());
+        for d in errs.into_vec() {
+            errors.push(d);
+        }
+        out.push(checked);
+    }
+    (operator, out)
 }
