@@ -11,6 +11,29 @@
 //!
 //! In every mode two NaNs match (whatever their payloads), and an infinity
 //! matches only the same infinity.
+//!
+//! # The yardstick and the answer
+//!
+//! A contract is stated against the *yardstick*, the computation in `f64`
+//! rounded once to the output type ([`crate::Operator::run_yardstick`]);
+//! both backends compute FLOAT16 and FLOAT32 in `f32`, the CPU backend's
+//! *answer* ([`crate::Operator::run_cpu`]) in the same steps as the spec
+//! writes them. [`contract_matches`] checks another backend's element
+//! against both:
+//!
+//! - where the answer is not finite (an `f32` intermediate overflowed, an
+//!   input was infinite or NaN), the backend gives the same infinity (or
+//!   a NaN): a sum of `3e38 + 3e38` is `+inf` even where the yardstick's
+//!   `f64` result is finite;
+//! - where the answer is within the contract of the finite yardstick, the
+//!   backend is too;
+//! - elsewhere the contract cannot hold (a sum that cancels: `1e8 + 1 -
+//!   1e8` is 0 in `f32`, 1 in `f64`), and the backend is held to the
+//!   answer under the same tolerance: bit for bit where it computes in the
+//!   same order (ONNX Sum's left-to-right adds), within the bound where it
+//!   folds in another (a reduction's partial sums, which fuzzing keeps
+//!   away from cancellation through the contract's domain,
+//!   [`crate::Operator::accuracy_domain`]).
 
 use std::fmt;
 
@@ -137,6 +160,58 @@ pub fn element_matches(want: &HostTensor, got: &HostTensor, i: usize, tol: Toler
     }
 }
 
+/// Whether element `i` of `got`, another backend's output, meets the
+/// accuracy contract `tol` given the yardstick's element and the CPU
+/// backend's answer (see the [module docs](self)): the answer's infinity
+/// or NaN where the answer is not finite, within `tol` of the yardstick
+/// where the answer is, and within `tol` of the answer where the answer
+/// is finite and the yardstick is not within `tol` of it. The three
+/// tensors must have the same description.
+pub fn contract_matches(
+    yardstick: &HostTensor,
+    answer: &HostTensor,
+    got: &HostTensor,
+    i: usize,
+    tol: Tolerance,
+) -> bool {
+    let dtype = answer.dtype();
+    if !dtype.is_float() {
+        return element_matches(answer, got, i, tol);
+    }
+    let finite = |t: &HostTensor| {
+        let b = bits_of(t, i);
+        !is_nan(dtype, b) && !is_inf(dtype, b)
+    };
+    if !finite(answer) {
+        element_matches(answer, got, i, Tolerance::Exact)
+    } else if finite(yardstick) && element_matches(yardstick, answer, i, tol) {
+        element_matches(yardstick, got, i, tol)
+    } else {
+        element_matches(answer, got, i, tol)
+    }
+}
+
+/// The first element of `got` that does not meet the contract `tol`
+/// ([`contract_matches`]), and how many do not; `None` when all do.
+pub fn first_contract_mismatch(
+    yardstick: &HostTensor,
+    answer: &HostTensor,
+    got: &HostTensor,
+    tol: Tolerance,
+) -> Option<(usize, usize)> {
+    debug_assert_eq!(answer.desc(), got.desc());
+    debug_assert_eq!(answer.desc(), yardstick.desc());
+    let mut first = None;
+    let mut count = 0;
+    for i in 0..answer.len() {
+        if !contract_matches(yardstick, answer, got, i, tol) {
+            first.get_or_insert(i);
+            count += 1;
+        }
+    }
+    first.map(|f| (f, count))
+}
+
 /// Whether float element `i` of `got` is within `atol + rtol * |want|` of
 /// `want`'s (or matches it as [`ulp_distance`] 0 does: NaNs, infinities).
 fn close(want: &HostTensor, got: &HostTensor, i: usize, rtol: f64, atol: f64) -> bool {
@@ -217,6 +292,44 @@ mod tests {
             )
         };
         assert_eq!(h(1.0, 1.0 + 2.0 * f32::from(f16::EPSILON)), Some(2));
+    }
+
+    #[test]
+    fn the_contract_holds_against_the_yardstick_or_the_answer() {
+        let up = |x: f32, n: u32| f32::from_bits(x.to_bits() + n);
+        // The yardstick 3e38 (finite), the answer +inf (an `f32`
+        // partial sum overflowed): only +inf matches.
+        let y = f32s(&[3e38, 1.0, 1.0, 2.0]);
+        let a = f32s(&[f32::INFINITY, 0.0, up(1.0, 1), f32::NAN]);
+        let ok = |got: &[f32]| {
+            let g = f32s(got);
+            (0..4)
+                .map(|i| contract_matches(&y, &a, &g, i, Tolerance::Ulp(2)))
+                .collect::<Vec<_>>()
+        };
+        // Element 1 cancelled (0 against 1): held to the answer; element 2
+        // meets the contract: held to the yardstick; element 3 is NaN.
+        assert_eq!(
+            ok(&[f32::INFINITY, 0.0, up(1.0, 2), -f32::NAN]),
+            [true, true, true, true]
+        );
+        assert_eq!(
+            ok(&[3e38, 1.0, up(1.0, 3), 2.0]),
+            [false, false, false, false]
+        );
+        assert_eq!(
+            ok(&[-f32::INFINITY, up(0.0, 2), 1.0, f32::INFINITY]),
+            [false, true, true, false]
+        );
+        assert_eq!(
+            first_contract_mismatch(
+                &y,
+                &a,
+                &f32s(&[3e38, 0.0, 1.0, f32::NAN]),
+                Tolerance::Ulp(2)
+            ),
+            Some((0, 1))
+        );
     }
 
     #[test]

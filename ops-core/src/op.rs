@@ -35,8 +35,18 @@ pub trait Operator: fmt::Debug + Send + Sync {
         None
     }
 
-    /// Runs the CPU reference.
+    /// Runs the CPU backend: the answer as the spec computes it, floats
+    /// in their declared accumulator type (FLOAT16 and FLOAT32 in `f32`;
+    /// [`crate::scalar::Precision::Compute`]).
     fn run_cpu(&self, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError>;
+
+    /// The yardstick of the accuracy contract ([`Operator::tolerance`]):
+    /// the CPU computation with floats in `f64`, rounded once to the
+    /// output types ([`crate::scalar::Precision::Yardstick`]). Operators
+    /// without float arithmetic return [`Operator::run_cpu`]'s answer.
+    fn run_yardstick(&self, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError> {
+        self.run_cpu(inputs)
+    }
 
     /// The GPU plan for this descriptor on an adapter of `class` (it never
     /// depends on device data; the class only changes how the work is
@@ -67,10 +77,14 @@ pub trait Operator: fmt::Debug + Send + Sync {
         Ok(out)
     }
 
-    /// How closely either backend's outputs must match the exact result
-    /// (the CPU reference, which computes in `f64` and rounds once): the
-    /// spec's accuracy contract for this descriptor, a bound in ULPs that may
-    /// grow with the reduced count, or [`Tolerance::Exact`](crate::Tolerance::Exact).
+    /// How closely either backend's outputs must match the yardstick
+    /// ([`Operator::run_yardstick`], which computes in `f64` and rounds
+    /// once): the spec's accuracy contract for this descriptor, a bound in
+    /// ULPs that may grow with the reduced count, or
+    /// [`Tolerance::Exact`](crate::Tolerance::Exact). Where the contract
+    /// cannot hold (an `f32` intermediate overflows, a sum cancels), the
+    /// backends agree with each other instead
+    /// ([`crate::accuracy::contract_matches`]).
     fn tolerance(&self) -> crate::Tolerance {
         crate::Tolerance::Exact
     }

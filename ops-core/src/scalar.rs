@@ -43,10 +43,15 @@
 //!
 //! # Meaning, per data type
 //!
-//! - **Floats** (FLOAT16, FLOAT32): the CPU reference computes in `f64` and
-//!   rounds once to the output type; the GPU computes in `f32` (FLOAT16
-//!   values too) and rounds once on store. The two agree within the spec's
-//!   accuracy contract. `min`/`max` propagate NaN and order -0.0 below +0.0;
+//! - **Floats** (FLOAT16, FLOAT32) compute in `f32`, FLOAT16 values too,
+//!   and round once to the output type on store: the GPU in its kernels,
+//!   the CPU backend by rounding every operation's result to `f32`
+//!   ([`Precision::Compute`]), so that an intermediate beyond the `f32`
+//!   range is infinity on both, and a sum that cancels loses the same
+//!   bits. The yardstick of the accuracy contracts computes in `f64` and
+//!   rounds once ([`Precision::Yardstick`], [`Scalar::eval`]); each
+//!   backend's result is within the spec's contract of it where the
+//!   contract holds ([`crate::accuracy::contract_matches`]). `min`/`max` propagate NaN and order -0.0 below +0.0;
 //!   `round` rounds half to even; `%` is C's `fmod`; division by zero and
 //!   `sqrt`/`log` of negative numbers follow IEEE 754. FLOAT64 is computed
 //!   on the GPU on its bits (core WebGPU has no `f64`;
@@ -113,13 +118,15 @@
 //!   number: 0 or 1.
 //!
 //! A cast is exact on its operand's value; an operand that is itself
-//! computed in floats (`cast<INT32>(x * 0.1)`) is computed in `f64` on the
-//! CPU and `f32` on the GPU first, so the two agree only within the
-//! accuracy contract.
+//! computed in floats (`cast<INT32>(x * 0.1)`) is computed in `f32` on both
+//! backends first, so the two agree where that `f32` arithmetic does (`+`,
+//! `-`, `*` and `/` are correctly rounded on both; `exp`, `log` and the
+//! like only within the accuracy contract).
 //!
-//! A cast after every step makes `+`, `-` and `*` exact: in
+//! A cast after every step makes `+`, `-` and `*` exact against the
+//! yardstick too: in
 //! `cast<T>(cast<max(T, FLOAT32)>(cast<max(T, FLOAT32)>(alpha * cast<max(T, FLOAT32)>(x)) + beta))`
-//! the CPU's `f64` result of each operation on FLOAT32 values, rounded
+//! the yardstick's `f64` result of each operation on FLOAT32 values, rounded
 //! once to FLOAT32, is the correctly rounded FLOAT32 result the GPU's
 //! `f32` gives (`f64` has more than twice FLOAT32's precision), and in a
 //! FLOAT64 kernel each step is an `f64` operation on both backends.
@@ -604,6 +611,36 @@ impl Number {
     }
 }
 
+/// How the CPU evaluates float arithmetic ([`Scalar::eval_at`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// The backends' arithmetic, the CPU backend's answer: FLOAT16 and
+    /// FLOAT32 operations compute in `f32`, each result rounded to `f32`
+    /// as the GPU kernels round it (FLOAT64 in `f64`), so that an
+    /// intermediate that overflows `f32` is infinity and a sum that
+    /// cancels loses what `f32` loses.
+    Compute,
+    /// The yardstick of the accuracy contracts: floats compute in `f64`
+    /// and round once to the output type.
+    Yardstick,
+}
+
+impl Precision {
+    /// `v`, a result of type `dtype`, as this precision keeps it: rounded
+    /// to `f32` for a FLOAT16 or FLOAT32 result at [`Precision::Compute`],
+    /// unchanged otherwise.
+    pub fn settle(self, v: Value, dtype: DataType) -> Value {
+        match (self, v) {
+            (Precision::Compute, Value::F(x))
+                if matches!(dtype, DataType::Float16 | DataType::Float32) =>
+            {
+                Value::F(f64::from(x as f32))
+            }
+            _ => v,
+        }
+    }
+}
+
 /// A value of an expression on the CPU.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
@@ -819,7 +856,21 @@ impl Scalar {
     /// spec compiler has checked the expression's types, so a mismatch
     /// here is a bug in it; it gives NaN or 0 rather than a panic.
     pub fn eval(&self, env: &TypeEnv<'_>, vars: &[Value; Var::COUNT], attrs: &[Value]) -> Value {
-        self.eval_typed(env, vars, attrs).0
+        self.eval_at(Precision::Yardstick, env, vars, attrs)
+    }
+
+    /// [`Scalar::eval`] at `precision`: [`Precision::Yardstick`] computes
+    /// floats in `f64`; [`Precision::Compute`] rounds the result of every
+    /// FLOAT16 and FLOAT32 operation (and every float attribute read at
+    /// those types) to `f32`, the arithmetic of the GPU kernels.
+    pub fn eval_at(
+        &self,
+        precision: Precision,
+        env: &TypeEnv<'_>,
+        vars: &[Value; Var::COUNT],
+        attrs: &[Value],
+    ) -> Value {
+        self.eval_typed(precision, env, vars, attrs).0
     }
 
     /// At most how many loop iterations one evaluation of the expression
@@ -888,10 +939,12 @@ impl Scalar {
     /// that evaluation is linear in the tree).
     fn eval_typed(
         &self,
+        precision: Precision,
         env: &TypeEnv<'_>,
         vars: &[Value; Var::COUNT],
         attrs: &[Value],
     ) -> (Value, DataType) {
+        let settle = |v: Value, dt: DataType| precision.settle(v, dt);
         match *self {
             Scalar::Var(v) => {
                 let dt = env.var(v);
@@ -921,7 +974,7 @@ impl Scalar {
                 let dt = env.resolve(t);
                 let v = match attrs.get(usize::from(i)) {
                     Some(Value::I(x)) => cast_value(Value::I(wrap(*x, DataType::Int64)), dt),
-                    Some(Value::F(x)) if dt.is_float() => Value::F(*x),
+                    Some(Value::F(x)) if dt.is_float() => settle(Value::F(*x), dt),
                     Some(Value::B(b)) => Value::B(*b),
                     _ if dt.is_float() => Value::F(f64::NAN),
                     _ => cast_value(Value::I(0), dt),
@@ -946,13 +999,13 @@ impl Scalar {
                 (v, dt)
             }
             Scalar::Unary(op, e) => {
-                let (v, dt) = e.eval_typed(env, vars, attrs);
+                let (v, dt) = e.eval_typed(precision, env, vars, attrs);
                 let dt = if op == Unary::Not { DataType::Bool } else { dt };
-                (unary(op, v, dt), dt)
+                (settle(unary(op, v, dt), dt), dt)
             }
             Scalar::Binary(op, a, b) => {
-                let (x, dt) = a.eval_typed(env, vars, attrs);
-                let (y, yt) = b.eval_typed(env, vars, attrs);
+                let (x, dt) = a.eval_typed(precision, env, vars, attrs);
+                let (y, yt) = b.eval_typed(precision, env, vars, attrs);
                 // `pow`'s exponent may have another type ([`Binary::Pow`]).
                 if op == Binary::Pow && yt != dt {
                     return match (x, y) {
@@ -965,7 +1018,7 @@ impl Scalar {
                             ),
                             dt,
                         ),
-                        (x, y) => (binary(op, x, cast_value(y, dt), dt), dt),
+                        (x, y) => (settle(binary(op, x, cast_value(y, dt), dt), dt), dt),
                     };
                 }
                 let rt = if op.is_comparison() || op.is_logical() {
@@ -973,15 +1026,15 @@ impl Scalar {
                 } else {
                     dt
                 };
-                (binary(op, x, y, dt), rt)
+                (settle(binary(op, x, y, dt), rt), rt)
             }
-            Scalar::Select(c, t, f) => match c.eval_typed(env, vars, attrs).0 {
-                Value::B(true) => t.eval_typed(env, vars, attrs),
-                _ => f.eval_typed(env, vars, attrs),
+            Scalar::Select(c, t, f) => match c.eval_typed(precision, env, vars, attrs).0 {
+                Value::B(true) => t.eval_typed(precision, env, vars, attrs),
+                _ => f.eval_typed(precision, env, vars, attrs),
             },
             Scalar::Cast(t, e) => {
                 let to = env.resolve(t);
-                let (v, _) = e.eval_typed(env, vars, attrs);
+                let (v, _) = e.eval_typed(precision, env, vars, attrs);
                 (cast_value(v, to), to)
             }
         }

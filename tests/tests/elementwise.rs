@@ -1,5 +1,5 @@
-//! The element-wise family on the GPU against the CPU reference (which
-//! computes in `f64` and rounds once: the accuracy contract's reference).
+//! The element-wise family on the GPU against the CPU backend and the
+//! accuracy contract's yardstick (computed in `f64`, rounded once).
 //!
 //! - Every unary float operator of the catalog on every FLOAT16 value and
 //!   on FLOAT32 edge values plus 65,536 values spread over every binade,
@@ -19,7 +19,7 @@
 
 use std::collections::BTreeMap;
 
-use ops_core::fuzz::{compare_within, edge_bits};
+use ops_core::fuzz::{compare_contract, edge_bits};
 use ops_core::{DataType, HostTensor, OpArgs, OpError, Operator, TensorDesc};
 use ops_gpu::Context;
 use ops_tests::{gpu, tensor_with_edges, Rng};
@@ -49,15 +49,17 @@ fn build_in(namespace: &str, name: &str, inputs: &[(&str, &HostTensor)]) -> Box<
     (info.build)(&args).unwrap_or_else(|e| panic!("onnx::{name}: {e}"))
 }
 
-/// Runs `op` on `ctx` and on the CPU and compares within its tolerance.
+/// Runs `op` on `ctx` and on the CPU and holds the GPU to the accuracy
+/// contract against the CPU's answer and the yardstick.
 fn check(ctx: &Context, op: &dyn Operator, inputs: &[&HostTensor], context: &str) {
     let want = op
         .run_cpu(inputs)
         .unwrap_or_else(|e| panic!("{context}: cpu: {e}"));
+    let yardstick = op.run_yardstick(inputs).unwrap();
     let got = ctx
         .run(op, inputs)
         .unwrap_or_else(|e| panic!("{context}: gpu: {e}"));
-    if let Err(e) = compare_within(&got, &want, op.tolerance()) {
+    if let Err(e) = compare_contract(&got, &want, &yardstick, op.tolerance()) {
         panic!("{context}: {e}");
     }
 }

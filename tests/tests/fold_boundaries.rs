@@ -8,7 +8,7 @@
 //! chunks, and chunks of three combined three at a time) at `n - 1`, `n`
 //! and `n + 1` of each change, through DirectML REDUCE's SUM, MAX, L2 and
 //! MULTIPLY on every data type their tables list, against the CPU
-//! reference within the spec's accuracy contract. The planner's own picks
+//! backend and the yardstick within the spec's accuracy contract. The planner's own picks
 //! also run through the segmented kernels (the largest buffer bound in
 //! several bindings).
 
@@ -87,11 +87,12 @@ fn check_with<O: Operator>(op: &O, x: &HostTensor, inputs: &[&HostTensor], what:
     op.validate(FeatureLevel::HIGHEST)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     let cpu = op.run_cpu(inputs).unwrap().remove(0);
+    let yardstick = op.run_yardstick(inputs).unwrap().remove(0);
     let tol = op.tolerance();
     let mut runs = 0;
     for (name, plan) in op.gpu_plan_variants().unwrap() {
         let got = gpu().run_plan(op, inputs, &plan).unwrap().remove(0);
-        if let Some((i, n)) = accuracy::first_mismatch(&cpu, &got, tol) {
+        if let Some((i, n)) = accuracy::first_contract_mismatch(&yardstick, &cpu, &got, tol) {
             panic!(
                 "{what} {name}: element {i} ({n} differ) is {:?}, expected {:?} ({tol})",
                 &got.bytes()[i * x.dtype().size_bytes()..(i + 1) * x.dtype().size_bytes()],
@@ -221,11 +222,12 @@ fn the_planners_picks_through_segmented_bindings() {
         let bytes = x.bytes().len() as u64;
         let ctx = segmented_context_for(bytes).expect("a binding size below the input");
         let cpu = op.run_cpu(&[&x]).unwrap().remove(0);
+        let yardstick = op.run_yardstick(&[&x]).unwrap().remove(0);
         for class in DeviceClass::ALL {
             let plan = op.gpu_plan_for(class).unwrap();
             let got = ctx.run_plan(&op, &[&x], &plan).unwrap().remove(0);
             assert_eq!(
-                accuracy::first_mismatch(&cpu, &got, op.tolerance()),
+                accuracy::first_contract_mismatch(&yardstick, &cpu, &got, op.tolerance()),
                 None,
                 "{f:?} {dtype} {shape:?} {class:?}"
             );

@@ -87,6 +87,40 @@ pub fn compare_within(
     want: &[HostTensor],
     tol: crate::Tolerance,
 ) -> Result<(), String> {
+    compare_by(got, want, None, tol)
+}
+
+/// Compares another backend's outputs `got` with the CPU backend's
+/// `answer` under the accuracy contract `tol`, stated against the
+/// `yardstick` ([`crate::Operator::run_yardstick`]): each element as
+/// [`crate::accuracy::contract_matches`] says. The first element that
+/// does not meet it, if any, with its ULP distance from the answer and
+/// the yardstick's bits.
+pub fn compare_contract(
+    got: &[HostTensor],
+    answer: &[HostTensor],
+    yardstick: &[HostTensor],
+    tol: crate::Tolerance,
+) -> Result<(), String> {
+    if yardstick.len() != answer.len()
+        || yardstick
+            .iter()
+            .zip(answer)
+            .any(|(y, a)| y.desc() != a.desc())
+    {
+        return Err(
+            "the yardstick's outputs differ from the answer's in number or description".into(),
+        );
+    }
+    compare_by(got, answer, Some(yardstick), tol)
+}
+
+fn compare_by(
+    got: &[HostTensor],
+    want: &[HostTensor],
+    yardstick: Option<&[HostTensor]>,
+    tol: crate::Tolerance,
+) -> Result<(), String> {
     if got.len() != want.len() {
         return Err(format!("{} outputs, expected {}", got.len(), want.len()));
     }
@@ -100,7 +134,11 @@ pub fn compare_within(
                 w.sizes()
             ));
         }
-        if let Some((i, count)) = crate::accuracy::first_mismatch(w, g, tol) {
+        let mismatch = match yardstick {
+            Some(y) => crate::accuracy::first_contract_mismatch(&y[k], w, g, tol),
+            None => crate::accuracy::first_mismatch(w, g, tol),
+        };
+        if let Some((i, count)) = mismatch {
             let width = w.dtype().size_bytes();
             let strides = crate::row_major_strides(w.sizes());
             let coords: Vec<u64> = strides
@@ -117,8 +155,15 @@ pub fn compare_within(
                 Some(d) if w.dtype().is_float() => format!(", {d} ULP apart"),
                 _ => String::new(),
             };
+            let against = match yardstick {
+                Some(y) => format!(
+                    ", the yardstick {:02x?}",
+                    &y[k].bytes()[i * width..(i + 1) * width]
+                ),
+                None => String::new(),
+            };
             return Err(format!(
-                "output {k} element {i} (coordinates {coords:?}) is {:02x?}, expected {:02x?}{ulps} ({tol}; {count} of {} elements differ)",
+                "output {k} element {i} (coordinates {coords:?}) is {:02x?}, expected {:02x?}{ulps}{against} ({tol}; {count} of {} elements differ)",
                 &g.bytes()[i * width..(i + 1) * width],
                 &w.bytes()[i * width..(i + 1) * width],
                 w.len()
@@ -181,9 +226,10 @@ pub fn check_valid(case: &ValidCase, other: Option<Backend<'_>>) -> Result<Outco
         _ => {}
     }
     if let Some(run) = other {
+        let yardstick = yardstick(op, &inputs, &cpu)?;
         let gpu = catch_unwind(AssertUnwindSafe(|| run(op, &inputs)))
             .map_err(|p| format!("the GPU run panicked: {}", panic_text(p)))?;
-        agree(op, &cpu, &gpu)?;
+        agree(op, &cpu, yardstick.as_deref(), &gpu)?;
     }
     Ok(match cpu {
         Ok(o) => Outcome::Outputs(o),
@@ -191,18 +237,39 @@ pub fn check_valid(case: &ValidCase, other: Option<Backend<'_>>) -> Result<Outco
     })
 }
 
-/// The GPU's result `gpu` against the CPU reference's `cpu`: the same
-/// outputs within the operator's tolerance ([`Operator::tolerance`]: bit
-/// for bit for exact operators), or the same error.
+/// The yardstick of an operator with a ULP contract whose CPU run
+/// succeeded ([`Operator::run_yardstick`]), `None` otherwise (an exact
+/// operator's yardstick is its answer).
+fn yardstick(
+    op: &dyn Operator,
+    inputs: &[&HostTensor],
+    cpu: &Result<Vec<HostTensor>, OpError>,
+) -> Result<Option<Vec<HostTensor>>, String> {
+    if cpu.is_err() || op.tolerance() == crate::Tolerance::Exact {
+        return Ok(None);
+    }
+    catch_unwind(AssertUnwindSafe(|| op.run_yardstick(inputs)))
+        .map_err(|p| format!("the CPU yardstick panicked: {}", panic_text(p)))?
+        .map(Some)
+        .map_err(|e| format!("the CPU yardstick fails where the CPU backend does not: {e}"))
+}
+
+/// The GPU's result `gpu` against the CPU backend's `cpu`: the same
+/// outputs under the operator's accuracy contract ([`Operator::tolerance`]
+/// against `yardstick`, [`compare_contract`]; bit for bit for exact
+/// operators, `yardstick` `None`), or the same error.
 fn agree(
     op: &dyn Operator,
     cpu: &Result<Vec<HostTensor>, OpError>,
+    yardstick: Option<&[HostTensor]>,
     gpu: &Result<Vec<HostTensor>, OpError>,
 ) -> Result<(), String> {
     match (cpu, gpu) {
-        (Ok(c), Ok(g)) => {
-            compare_within(g, c, op.tolerance()).map_err(|e| format!("GPU != CPU: {e}"))
+        (Ok(c), Ok(g)) => match yardstick {
+            Some(y) => compare_contract(g, c, y, op.tolerance()),
+            None => compare_within(g, c, op.tolerance()),
         }
+        .map_err(|e| format!("GPU != CPU: {e}")),
         (Err(c), Err(g)) if c == g => Ok(()),
         (c, g) => Err(format!(
             "GPU and CPU disagree: the CPU gives {}, the GPU gives {}",
@@ -234,14 +301,16 @@ pub fn check_variants(
     let plans = match plans {
         Ok(p) => p,
         Err(e) => {
-            agree(op, &cpu, &Err(e)).map_err(|m| format!("the plan variants: {m}"))?;
+            agree(op, &cpu, None, &Err(e)).map_err(|m| format!("the plan variants: {m}"))?;
             return Ok(0);
         }
     };
+    let yardstick = yardstick(op, &inputs, &cpu)?;
     for (name, plan) in &plans {
         let gpu = catch_unwind(AssertUnwindSafe(|| run_plan(op, &inputs, plan)))
             .map_err(|p| format!("variant `{name}`: the GPU run panicked: {}", panic_text(p)))?;
-        agree(op, &cpu, &gpu).map_err(|m| format!("variant `{name}`: {m}"))?;
+        agree(op, &cpu, yardstick.as_deref(), &gpu)
+            .map_err(|m| format!("variant `{name}`: {m}"))?;
     }
     Ok(plans.len())
 }

@@ -86,8 +86,8 @@ use proptest::test_runner::{
 };
 
 pub use check::{
-    check_invalid, check_min_level, check_valid, check_variants, compare_outputs, compare_within,
-    documented_error, Backend, Outcome, PlanBackend, EMPTY_REDUCTION,
+    check_invalid, check_min_level, check_valid, check_variants, compare_contract, compare_outputs,
+    compare_within, documented_error, Backend, Outcome, PlanBackend, EMPTY_REDUCTION,
 };
 pub use data::{
     data_tensor, edge_bits, host_tensor, index_tensor, random_layout, same_sign_tensor,

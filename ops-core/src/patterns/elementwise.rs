@@ -37,7 +37,7 @@
 //! (FLOAT16 in `f32`, rounded once on store).
 
 use crate::accuracy::Tolerance;
-use crate::scalar::{Scalar, Ty, TypeEnv, Value, Var};
+use crate::scalar::{Precision, Scalar, Ty, TypeEnv, Value, Var};
 use crate::{
     Access, BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
 };
@@ -260,14 +260,19 @@ fn check_call(
     Ok((params, strides))
 }
 
-/// The CPU reference: every output element of `output` evaluated by
-/// [`Scalar::eval`] from the inputs' broadcast elements and `attrs` (the
-/// descriptor's attribute values in spec order).
+/// The CPU backend: every output element of `output` evaluated at
+/// `precision` by [`Scalar::eval_at`] from the inputs' broadcast elements
+/// and `attrs` (the descriptor's attribute values in spec order), and
+/// rounded once to the output type. [`Precision::Compute`] gives the
+/// backend's answer (FLOAT16 and FLOAT32 in `f32`, as the GPU computes
+/// them), [`Precision::Yardstick`] the `f64` yardstick of the accuracy
+/// contract.
 pub fn elementwise_cpu(
     e: &Elementwise,
     inputs: &[&HostTensor],
     output: &TensorDesc,
     attrs: &[Value],
+    precision: Precision,
 ) -> Result<HostTensor, OpError> {
     let descs: Vec<&TensorDesc> = inputs.iter().map(|t| t.desc()).collect();
     let (params, strides) = check_call(e, &descs, output)?;
@@ -295,7 +300,11 @@ pub fn elementwise_cpu(
                 .sum();
             vars[Var::INPUTS[i] as usize] = value_of(input, at as usize);
         }
-        write_value(e.value.eval(&env, &vars, attrs), output.dtype, &mut bytes);
+        write_value(
+            e.value.eval_at(precision, &env, &vars, attrs),
+            output.dtype,
+            &mut bytes,
+        );
     }
     HostTensor::from_bytes(output.clone(), bytes)
 }
@@ -415,6 +424,7 @@ mod tests {
             &[&a, &b],
             &TensorDesc::new(DataType::Int32, [2, 3]),
             &[],
+            Precision::Compute,
         )
         .unwrap();
         assert_eq!(out.to_vec::<i32>().unwrap(), [11, 12, 13, 21, 22, 23]);
@@ -436,13 +446,13 @@ mod tests {
             .is_err());
         let a = HostTensor::from_slice([1], &[1i8]).unwrap();
         let b = HostTensor::from_slice([1], &[1i16]).unwrap();
-        assert!(elementwise_cpu(&ADD, &[&a, &b], a.desc(), &[]).is_err());
+        assert!(elementwise_cpu(&ADD, &[&a, &b], a.desc(), &[], Precision::Compute).is_err());
     }
 
     #[test]
     fn wraps_in_the_output_type() {
         let a = HostTensor::from_slice([2], &[127i8, -128]).unwrap();
-        let out = elementwise_cpu(&ADD, &[&a, &a], a.desc(), &[]).unwrap();
+        let out = elementwise_cpu(&ADD, &[&a, &a], a.desc(), &[], Precision::Compute).unwrap();
         assert_eq!(out.to_vec::<i8>().unwrap(), [-2, 0]);
     }
 }

@@ -12,10 +12,14 @@
 //!
 //! `combine` must be associative and commutative up to rounding: the GPU
 //! folds chunks of a sub-tensor separately and combines their partial
-//! results, the CPU reference folds in row-major order. Floats compute in
-//! `f64` on the CPU and in `f32` on the GPU ([`crate::scalar`]), and the
-//! spec's accuracy contract ([`Fold::accuracy`]) bounds the difference.
-//! An empty sub-tensor gives `finish(identity)` with `n = 0`.
+//! results, the CPU backend folds in row-major order. Both accumulate
+//! FLOAT16 and FLOAT32 in `f32` (FLOAT64 in `f64`; [`crate::scalar`]), so
+//! a sum whose `f32` partial sums overflow is infinity on both. The
+//! spec's accuracy contract ([`Fold::accuracy`]) bounds each backend's
+//! distance from the yardstick, the same fold in `f64` rounded once
+//! ([`Precision::Yardstick`]); [`crate::accuracy::contract_matches`] says
+//! what is checked where it cannot hold. An empty sub-tensor gives
+//! `finish(identity)` with `n = 0`.
 //!
 //! # GPU plan
 //!
@@ -28,7 +32,7 @@
 //! finished into the output.
 
 use crate::accuracy::Tolerance;
-use crate::scalar::{f16_bits, wrap, Scalar, TypeEnv, Value, Var};
+use crate::scalar::{f16_bits, wrap, Precision, Scalar, TypeEnv, Value, Var};
 use crate::{
     BufferRef, DataType, DeviceClass, Element, GpuPlan, HostTensor, Kernel, OpError, OutputInit,
     Pass, TensorDesc, MAX_THREAD_STEPS,
@@ -286,18 +290,21 @@ fn count_value(n: u64, dtype: DataType) -> Value {
     }
 }
 
-/// The CPU reference: folds `input` over `axes` (any order, each at most
+/// The CPU backend: folds `input` over `axes` (any order, each at most
 /// once) into a tensor described by `output` (the input's type; its element
-/// count the kept elements'), in row-major order, computing in `f64` for
-/// floats and exactly (wrapping) for integers, and rounding once; `attrs`
-/// are the descriptor's attribute values in spec order
-/// ([`Scalar::eval`]).
+/// count the kept elements'), in row-major order, computing floats at
+/// `precision` ([`Precision::Compute`]: the answer, accumulated in `f32`
+/// for FLOAT16 and FLOAT32; [`Precision::Yardstick`]: in `f64`) and
+/// integers exactly (wrapping), and rounding once to the output type;
+/// `attrs` are the descriptor's attribute values in spec order
+/// ([`Scalar::eval_at`]).
 pub fn fold_cpu(
     fold: &Fold,
     input: &HostTensor,
     axes: &[u32],
     output: &TensorDesc,
     attrs: &[Value],
+    precision: Precision,
 ) -> Result<HostTensor, OpError> {
     let geometry = ReduceGeometry::new(input.sizes(), axes)?;
     check_call(input.desc(), &geometry, output)?;
@@ -315,7 +322,7 @@ pub fn fold_cpu(
         }
         v
     };
-    let identity = fold.identity.eval(&env, &with(&[]), attrs);
+    let identity = fold.identity.eval_at(precision, &env, &with(&[]), attrs);
     let mut acc = vec![identity; outputs];
     let sizes = input.sizes();
     let mut mask = vec![false; sizes.len()];
@@ -340,17 +347,23 @@ pub fn fold_cpu(
             }
         }
         let x = value_of(input, offset);
-        let mapped = fold.map.eval(&env, &with(&[(Var::X, x)]), attrs);
-        acc[out] = fold
-            .combine
-            .eval(&env, &with(&[(Var::A, acc[out]), (Var::B, mapped)]), attrs);
+        let mapped = fold
+            .map
+            .eval_at(precision, &env, &with(&[(Var::X, x)]), attrs);
+        acc[out] = fold.combine.eval_at(
+            precision,
+            &env,
+            &with(&[(Var::A, acc[out]), (Var::B, mapped)]),
+            attrs,
+        );
     }
-    let n = count_value(geometry.reduce_len, dtype);
+    // The GPU reads `n` as an `f32` for FLOAT16 and FLOAT32.
+    let n = precision.settle(count_value(geometry.reduce_len, dtype), dtype);
     let mut bytes = Vec::with_capacity(outputs * dtype.size_bytes());
     for a in acc {
         let v = fold
             .finish
-            .eval(&env, &with(&[(Var::Acc, a), (Var::N, n)]), attrs);
+            .eval_at(precision, &env, &with(&[(Var::Acc, a), (Var::N, n)]), attrs);
         write_value(v, dtype, &mut bytes);
     }
     HostTensor::from_bytes(output.clone(), bytes)
@@ -695,6 +708,7 @@ mod tests {
                 axes,
                 &TensorDesc::new(DataType::Float32, sizes),
                 &[],
+                Precision::Compute,
             )
             .unwrap()
             .to_vec::<f32>()
@@ -708,7 +722,15 @@ mod tests {
     #[test]
     fn finish_sees_the_count_and_rounds_once() {
         let x = t(&[2, 2], &[3f32, 4., 1., 2.]);
-        let l2 = fold_cpu(&L2, &x, &[1], &TensorDesc::new(DataType::Float32, [2]), &[]).unwrap();
+        let l2 = fold_cpu(
+            &L2,
+            &x,
+            &[1],
+            &TensorDesc::new(DataType::Float32, [2]),
+            &[],
+            Precision::Compute,
+        )
+        .unwrap();
         assert_eq!(l2.to_vec::<f32>().unwrap(), [5.0, 5f32.sqrt()]);
         let mean = fold_cpu(
             &MEAN,
@@ -716,6 +738,7 @@ mod tests {
             &[0, 1],
             &TensorDesc::new(DataType::Float32, []),
             &[],
+            Precision::Compute,
         )
         .unwrap();
         assert_eq!(mean.to_vec::<f32>().unwrap(), [2.5]);
@@ -727,6 +750,7 @@ mod tests {
             &[1],
             &TensorDesc::new(DataType::Float32, [2]),
             &[],
+            Precision::Compute,
         )
         .unwrap();
         assert!(m.to_vec::<f32>().unwrap().iter().all(|v| v.is_nan()));
@@ -736,15 +760,51 @@ mod tests {
             &[1],
             &TensorDesc::new(DataType::Float32, [2]),
             &[],
+            Precision::Compute,
         )
         .unwrap();
         assert_eq!(s.to_vec::<f32>().unwrap(), [0.0, 0.0]);
     }
 
     #[test]
+    fn the_answer_accumulates_in_f32_the_yardstick_in_f64() {
+        let scalar = TensorDesc::new(DataType::Float32, []);
+        let at = |fold: &Fold, x: &[f32], p: Precision| {
+            let x = t(&[x.len() as u32], x);
+            fold_cpu(fold, &x, &[0], &scalar, &[], p)
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap()[0]
+        };
+        // `3e38 + 3e38` overflows `f32`, not `f64`.
+        let big = [3e38f32, 3e38, -3e38];
+        assert_eq!(at(&SUM, &big, Precision::Compute), f32::INFINITY);
+        assert_eq!(at(&SUM, &big, Precision::Yardstick), 3e38);
+        assert_eq!(at(&MEAN, &big[..2], Precision::Compute), f32::INFINITY);
+        assert_eq!(at(&MEAN, &big[..2], Precision::Yardstick), 3e38);
+        // `1e8 + 1` is `1e8` in `f32`.
+        let cancel = [1e8f32, 1., -1e8];
+        assert_eq!(at(&SUM, &cancel, Precision::Compute), (1e8f32 + 1.) - 1e8);
+        assert_eq!(at(&SUM, &cancel, Precision::Yardstick), 1.0);
+        // FLOAT16 accumulates in `f32` too and rounds once on the way out.
+        let h = t(&[3], &[half::f16::MAX, half::f16::MAX, -half::f16::MAX]);
+        let out = TensorDesc::new(DataType::Float16, []);
+        let s = fold_cpu(&SUM, &h, &[0], &out, &[], Precision::Compute).unwrap();
+        assert_eq!(s.to_vec::<half::f16>().unwrap(), [half::f16::MAX]);
+    }
+
+    #[test]
     fn integer_sums_wrap() {
         let x = t(&[3], &[100i8, 100, 100]);
-        let s = fold_cpu(&SUM, &x, &[0], &TensorDesc::new(DataType::Int8, []), &[]).unwrap();
+        let s = fold_cpu(
+            &SUM,
+            &x,
+            &[0],
+            &TensorDesc::new(DataType::Int8, []),
+            &[],
+            Precision::Compute,
+        )
+        .unwrap();
         assert_eq!(s.to_vec::<i8>().unwrap(), [44]);
         let m = fold_cpu(
             &MEAN,
@@ -752,6 +812,7 @@ mod tests {
             &[0],
             &TensorDesc::new(DataType::Int32, []),
             &[],
+            Precision::Compute,
         );
         assert_eq!(m.unwrap().to_vec::<i32>().unwrap(), [7]);
     }

@@ -19,7 +19,8 @@ pub struct ComputeCode {
     pub items: TokenStream,
     /// The kernel statics among `items`.
     pub kernel_ids: Vec<proc_macro2::Ident>,
-    /// Body of `run_cpu` (inputs already checked).
+    /// Body of `run_cpu` and `run_yardstick` (inputs already checked;
+    /// `__precision: ops_core::scalar::Precision` in scope).
     pub run_cpu: TokenStream,
     /// Body of `gpu_plan_for` (its `class: DeviceClass` argument in scope).
     pub gpu_plan: TokenStream,

@@ -1139,6 +1139,15 @@ pub fn gen_operator(
                 }
             }
 
+            impl #desc {
+                /// The CPU computation at `__precision`: the answer
+                /// (`Compute`) or the accuracy contract's yardstick.
+                fn __run_cpu(&self, inputs: &[&::ops_core::HostTensor], __precision: ::ops_core::scalar::Precision) -> ::core::result::Result<::std::vec::Vec<::ops_core::HostTensor>, ::ops_core::OpError> {
+                    ::ops_core::check_call(self, inputs)?;
+                    #run_cpu
+                }
+            }
+
             impl ::ops_core::Operator for #desc {
                 fn info(&self) -> &'static ::ops_core::OperatorInfo {
                     &INFO
@@ -1179,8 +1188,11 @@ pub fn gen_operator(
                 }
 
                 fn run_cpu(&self, inputs: &[&::ops_core::HostTensor]) -> ::core::result::Result<::std::vec::Vec<::ops_core::HostTensor>, ::ops_core::OpError> {
-                    ::ops_core::check_call(self, inputs)?;
-                    #run_cpu
+                    self.__run_cpu(inputs, ::ops_core::scalar::Precision::Compute)
+                }
+
+                fn run_yardstick(&self, inputs: &[&::ops_core::HostTensor]) -> ::core::result::Result<::std::vec::Vec<::ops_core::HostTensor>, ::ops_core::OpError> {
+                    self.__run_cpu(inputs, ::ops_core::scalar::Precision::Yardstick)
                 }
 
                 fn gpu_plan_for(&self, class: ::ops_core::DeviceClass) -> ::core::result::Result<::ops_core::GpuPlan, ::ops_core::OpError> {

@@ -491,7 +491,7 @@ impl Pattern for ElementwisePattern {
             items,
             kernel_ids,
             run_cpu: quote! {
-                let out = #rt::elementwise_cpu(&ELEMENTWISE, &[#(inputs[#slots]),*], &self.#out_f, &self.__scalar_attrs())?;
+                let out = #rt::elementwise_cpu(&ELEMENTWISE, &[#(inputs[#slots]),*], &self.#out_f, &self.__scalar_attrs(), __precision)?;
                 ::core::result::Result::Ok(::std::vec![out])
             },
             gpu_plan: quote! {

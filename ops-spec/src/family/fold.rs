@@ -282,7 +282,7 @@ impl Pattern for FoldPattern {
         };
         let run_cpu = quote! {
             #axes_u32
-            let out = ::ops_core::__private::patterns::fold::fold_cpu(&FOLD, inputs[#in_slot], &__axes, &self.#out_f, &self.__scalar_attrs())?;
+            let out = ::ops_core::__private::patterns::fold::fold_cpu(&FOLD, inputs[#in_slot], &__axes, &self.#out_f, &self.__scalar_attrs(), __precision)?;
             ::core::result::Result::Ok(::std::vec![out])
         };
         let call = quote! {
