@@ -1,0 +1,62 @@
+//! ONNX semantics that ONNX Runtime and ONNX's reference agree on, on both
+//! backends, element by element (bits for the sign of zeros):
+//!
+//! - Tile of a rank-0 input, Transpose and Reshape of an empty tensor with
+//!   huge dimensions.
+
+use ops_core::{DataType, FeatureLevel, HostTensor, Operator, TensorDesc};
+use ops_tests::gpu;
+
+/// `op` validated, then run on `inputs` on the CPU reference and the GPU:
+/// `[cpu, gpu]`, the first output of each.
+fn both(op: &dyn Operator, inputs: &[&HostTensor]) -> [HostTensor; 2] {
+    let name = op.info().name;
+    for level in FeatureLevel::ALL {
+        op.validate(level)
+            .unwrap_or_else(|e| panic!("{name}: at {level}: {e}"));
+    }
+    let cpu = op
+        .run_cpu(inputs)
+        .unwrap_or_else(|e| panic!("{name}: cpu: {e}"));
+    let got = gpu()
+        .run(op, inputs)
+        .unwrap_or_else(|e| panic!("{name}: gpu: {e}"));
+    [cpu[0].clone(), got[0].clone()]
+}
+
+#[test]
+fn empty_and_rank_0_views_are_valid() {
+    // Tile of a scalar: repeats of shape [0].
+    let x = HostTensor::from_slice([], &[7i32]).unwrap();
+    let repeats = HostTensor::zeros(TensorDesc::new(DataType::Int64, [0])).unwrap();
+    let op = ops::onnx::TileDesc::builder()
+        .input(x.desc().clone())
+        .repeats(repeats.clone())
+        .build()
+        .unwrap_or_else(|e| panic!("Tile of a scalar: {e}"));
+    for t in both(&op, &[&x, &repeats]) {
+        assert_eq!(t, x, "Tile of a scalar");
+    }
+    // 0 elements beside dimensions whose row-major steps pass i64.
+    let huge = TensorDesc::new(DataType::Float32, [0, u32::MAX, u32::MAX, u32::MAX]);
+    let x = HostTensor::zeros(huge.clone()).unwrap();
+    let op = ops::onnx::TransposeDesc::builder()
+        .data(huge.clone())
+        .build()
+        .unwrap();
+    for t in both(&op, &[&x]) {
+        assert_eq!(t.sizes(), [u32::MAX, u32::MAX, u32::MAX, 0], "Transpose");
+    }
+    let shape =
+        HostTensor::from_slice([4], &[u32::MAX as i64, u32::MAX as i64, 0, u32::MAX as i64])
+            .unwrap();
+    let op = ops::onnx::ReshapeDesc::builder()
+        .data(huge)
+        .shape(shape.clone())
+        .allowzero(true)
+        .build()
+        .unwrap_or_else(|e| panic!("Reshape: {e}"));
+    for t in both(&op, &[&x, &shape]) {
+        assert_eq!(t.sizes(), [u32::MAX, u32::MAX, 0, u32::MAX], "Reshape");
+    }
+}
