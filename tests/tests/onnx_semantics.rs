@@ -3,6 +3,7 @@
 //!
 //! - Tile of a rank-0 input, Transpose and Reshape of an empty tensor with
 //!   huge dimensions.
+//! - Pad crops negative pads before `wrap`, `reflect` and `edge` fill.
 
 use ops_core::{DataType, FeatureLevel, HostTensor, Operator, TensorDesc};
 use ops_tests::gpu;
@@ -59,4 +60,41 @@ fn empty_and_rank_0_views_are_valid() {
     for t in both(&op, &[&x, &shape]) {
         assert_eq!(t.sizes(), [u32::MAX, u32::MAX, 0, u32::MAX], "Reshape");
     }
+}
+
+fn pad(data: &HostTensor, pads: &[i64], mode: ops::onnx::pad::PadMode) -> Vec<i32> {
+    let pads = HostTensor::from_slice([pads.len() as u32], pads).unwrap();
+    let none = HostTensor::zeros(TensorDesc::new(data.dtype(), [0])).unwrap();
+    let axes = HostTensor::zeros(TensorDesc::new(DataType::Int64, [0])).unwrap();
+    let op = ops::onnx::PadDesc::builder()
+        .data(data.desc().clone())
+        .pads(pads.clone())
+        .constant_value(none.clone())
+        .axes(axes.clone())
+        .mode(mode)
+        .build()
+        .unwrap();
+    let [cpu, got] = both(&op, &[data, &pads, &none, &axes]);
+    assert_eq!(cpu, got, "{mode:?} {pads:?}: the GPU differs");
+    cpu.to_vec::<i32>().unwrap()
+}
+
+#[test]
+fn pad_crops_before_it_fills() {
+    use ops::onnx::pad::PadMode;
+    let x = HostTensor::from_slice([3], &[1i32, 2, 3]).unwrap();
+    // numpy.pad of x[:2] by (1, 0), and of x[1:] by (0, 2).
+    assert_eq!(pad(&x, &[1, -1], PadMode::Wrap), [2, 1, 2]);
+    assert_eq!(pad(&x, &[1, -1], PadMode::Reflect), [2, 1, 2]);
+    assert_eq!(pad(&x, &[1, -1], PadMode::Edge), [1, 1, 2]);
+    assert_eq!(pad(&x, &[-1, 2], PadMode::Wrap), [2, 3, 2, 3]);
+    assert_eq!(pad(&x, &[-1, 2], PadMode::Reflect), [2, 3, 2, 3]);
+    assert_eq!(pad(&x, &[-1, 2], PadMode::Edge), [2, 3, 3, 3]);
+    assert_eq!(pad(&x, &[-1, 2], PadMode::Constant), [2, 3, 0, 0]);
+    // Two dimensions, cropped on one side of each.
+    let x = HostTensor::from_slice([2, 3], &[1i32, 2, 3, 4, 5, 6]).unwrap();
+    assert_eq!(
+        pad(&x, &[-1, 2, 1, -1], PadMode::Wrap),
+        [4, 5, 4, 5, 4, 5, 4, 5]
+    );
 }
