@@ -530,6 +530,12 @@ pub enum Scalar {
     Binary(Binary, &'static Scalar, &'static Scalar),
     /// `select(c, t, f)` / `if c { t } else { f }`: `t` when `c`, else `f`.
     Select(&'static Scalar, &'static Scalar, &'static Scalar),
+    /// The type's lowest finite value (C++'s `numeric_limits::lowest()`:
+    /// `-FLT_MAX`, `MIN`, false).
+    FiniteLowest(Ty),
+    /// The type's highest finite value (C++'s `numeric_limits::max()`:
+    /// `FLT_MAX`, `MAX`, true).
+    FiniteHighest(Ty),
     /// `cast<TYPE>(e)`: `e` converted to a type ([`cast_value`]).
     Cast(Ty, &'static Scalar),
 }
@@ -875,6 +881,8 @@ impl Scalar {
             Scalar::Unary(_, a) => a.type_of(env),
             Scalar::Binary(op, a, _) => {
                 if op.is_comparison() || op.is_logical() {
+            | Scalar::FiniteLowest(t)
+            | Scalar::FiniteHighest(t)
                     DataType::Bool
                 } else {
                     a.type_of(env)
@@ -928,15 +936,21 @@ impl Scalar {
                 };
                 (v, dt)
             }
-            Scalar::Lowest(t) | Scalar::Highest(t) => {
+            Scalar::Lowest(t)
+            | Scalar::Highest(t)
+            | Scalar::FiniteLowest(t)
+            | Scalar::FiniteHighest(t) => {
                 let dt = env.resolve(t);
-                let high = matches!(self, Scalar::Highest(_));
+                let high = matches!(self, Scalar::Highest(_) | Scalar::FiniteHighest(_));
+                let finite = matches!(self, Scalar::FiniteLowest(_) | Scalar::FiniteHighest(_));
                 let v = if dt.is_float() {
-                    Value::F(if high {
-                        f64::INFINITY
-                    } else {
-                        f64::NEG_INFINITY
-                    })
+                    let m = match (finite, dt.size_bits()) {
+                        (false, _) => f64::INFINITY,
+                        (true, 16) => 65504.0,
+                        (true, 32) => f64::from(f32::MAX),
+                        (true, _) => f64::MAX,
+                    };
+                    Value::F(if high { m } else { -m })
                 } else if dt.is_bool() {
                     Value::B(high)
                 } else {
@@ -1035,6 +1049,8 @@ impl Scalar {
             }
             Scalar::Binary(op, _, _) if !crate::wgsl::float64::has_binary(op) => {
                 Some(format!("`{}`", op.symbol()))
+            | Scalar::FiniteLowest(t)
+            | Scalar::FiniteHighest(t)
             }
             _ => None,
         };

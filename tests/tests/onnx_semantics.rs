@@ -4,6 +4,7 @@
 //! - Tile of a rank-0 input, Transpose and Reshape of an empty tensor with
 //!   huge dimensions.
 //! - Pad crops negative pads before `wrap`, `reflect` and `edge` fill.
+//! - Clip's absent bounds are the type's finite limits.
 
 use ops_core::{DataType, FeatureLevel, HostTensor, Operator, TensorDesc};
 use ops_tests::gpu;
@@ -97,4 +98,73 @@ fn pad_crops_before_it_fills() {
         pad(&x, &[-1, 2, 1, -1], PadMode::Wrap),
         [4, 5, 4, 5, 4, 5, 4, 5]
     );
+}
+
+/// Asserts both backends give `want`, bit for bit (any two NaNs match).
+fn assert_f32s(op: &dyn Operator, inputs: &[&HostTensor], want: &[f32], what: &str) {
+    for (backend, t) in ["cpu", "gpu"].iter().zip(both(op, inputs)) {
+        let got = t.to_vec::<f32>().unwrap();
+        let same = got.len() == want.len()
+            && got
+                .iter()
+                .zip(want)
+                .all(|(g, w)| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()));
+        assert!(same, "{what} [{backend}]: got {got:?}, expected {want:?}");
+    }
+}
+
+fn f32s(v: &[f32]) -> HostTensor {
+    HostTensor::from_slice([v.len() as u32], v).unwrap()
+}
+
+#[test]
+fn clip_without_a_bound_clamps_to_the_finite_limits() {
+    let x = f32s(&[f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -0.0, 1.5]);
+    let op = ops::onnx::ClipNoMinNoMaxDesc::builder()
+        .input(x.desc().clone())
+        .build()
+        .unwrap();
+    assert_f32s(
+        &op,
+        &[&x],
+        &[f32::MAX, -f32::MAX, f32::NAN, -0.0, 1.5],
+        "Clip(x)",
+    );
+    let lo = HostTensor::from_slice([], &[1.0f32]).unwrap();
+    let op = ops::onnx::ClipNoMaxDesc::builder()
+        .input(x.desc().clone())
+        .min(lo.desc().clone())
+        .build()
+        .unwrap();
+    assert_f32s(
+        &op,
+        &[&x, &lo],
+        &[f32::MAX, 1.0, f32::NAN, 1.0, 1.5],
+        "Clip(x, min)",
+    );
+    let hi = HostTensor::from_slice([], &[1.0f32]).unwrap();
+    let op = ops::onnx::ClipNoMinDesc::builder()
+        .input(x.desc().clone())
+        .max(hi.desc().clone())
+        .build()
+        .unwrap();
+    assert_f32s(
+        &op,
+        &[&x, &hi],
+        &[1.0, -f32::MAX, f32::NAN, -0.0, 1.0],
+        "Clip(x, max = 1)",
+    );
+    let h = |v: f32| half::f16::from_f32(v);
+    let x = HostTensor::from_slice([2], &[h(f32::INFINITY), h(f32::NEG_INFINITY)]).unwrap();
+    let op = ops::onnx::ClipNoMinNoMaxDesc::builder()
+        .input(x.desc().clone())
+        .build()
+        .unwrap();
+    for (backend, t) in ["cpu", "gpu"].iter().zip(both(&op, &[&x])) {
+        assert_eq!(
+            t.to_vec::<half::f16>().unwrap(),
+            [h(65504.0), h(-65504.0)],
+            "FLOAT16 Clip(x) [{backend}]"
+        );
+    }
 }

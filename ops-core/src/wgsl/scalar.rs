@@ -1223,7 +1223,9 @@ fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, D
         | Scalar::Float(..)
         | Scalar::Bool(_)
         | Scalar::Lowest(_)
-        | Scalar::Highest(_) => {
+        | Scalar::Highest(_)
+        | Scalar::FiniteLowest(_)
+        | Scalar::FiniteHighest(_) => {
             let dt = e.type_of(env);
             let v = e.eval(env, &[Value::I(0); Var::COUNT], &[]);
             (value_literal(v, dt), dt)
