@@ -6,6 +6,7 @@
 //! - Pad crops negative pads before `wrap`, `reflect` and `edge` fill.
 //! - Clip's absent bounds are the type's finite limits.
 //! - ReduceLogSumExp stays finite above `exp`'s overflow.
+//! - Tanh and the other odd functions keep the sign of zero.
 
 use ops_core::{DataType, FeatureLevel, HostTensor, Operator, TensorDesc};
 use ops_tests::gpu;
@@ -239,5 +240,43 @@ fn log_sum_exp_does_not_overflow() {
                 assert!(ok, "{dt} row {i} [{backend}]: got {g}, expected {w}");
             }
         }
+    }
+}
+
+#[test]
+fn odd_functions_keep_the_sign_of_zero() {
+    let x = f32s(&[-0.0, 0.0]);
+    let tanh = ops::onnx::TanhDesc::builder()
+        .input(x.desc().clone())
+        .build()
+        .unwrap();
+    assert_f32s(&tanh, &[&x], &[-0.0, 0.0], "Tanh");
+    let neg = ops::onnx::NegDesc::builder()
+        .x(x.desc().clone())
+        .build()
+        .unwrap();
+    assert_f32s(&neg, &[&x], &[0.0, -0.0], "Neg");
+    let abs = ops::onnx::AbsDesc::builder()
+        .x(x.desc().clone())
+        .build()
+        .unwrap();
+    assert_f32s(&abs, &[&x], &[0.0, 0.0], "Abs");
+    let sign = ops::onnx::SignDesc::builder()
+        .input(x.desc().clone())
+        .build()
+        .unwrap();
+    let [cpu, got] = both(&sign, &[&x]);
+    assert_eq!(
+        cpu.bytes(),
+        got.bytes(),
+        "Sign: the GPU differs from the CPU"
+    );
+    let x = HostTensor::from_slice([2], &[half::f16::NEG_ZERO, half::f16::ZERO]).unwrap();
+    let tanh = ops::onnx::TanhDesc::builder()
+        .input(x.desc().clone())
+        .build()
+        .unwrap();
+    for (backend, t) in ["cpu", "gpu"].iter().zip(both(&tanh, &[&x])) {
+        assert_eq!(t.bytes(), x.bytes(), "FLOAT16 Tanh of zeros [{backend}]");
     }
 }

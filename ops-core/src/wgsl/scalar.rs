@@ -664,15 +664,17 @@ fn f_pow(a: f32, b: f32) -> f32 {
 const TANH_HELPER: &str = "\
 // tanh within a few ULP: its odd Taylor polynomial through x^15 where
 // |x| < 0.55 (the first term left out is below 2^-23 of the result),
-// `1 - 2 / (e^(2|x|) + 1)` with the sign of x beyond.
+// `1 - 2 / (e^(2|x|) + 1)` with the sign of x beyond. The sign is x's
+// own bit (so tanh(-0) is -0, which `x + x * ...` would make +0).
 fn f_tanh(x: f32) -> f32 {
     if (f_is_nan(x)) {
         return x;
     }
     let a = abs(x);
     if (a < 0.55) {
-        let z = x * x;
-        return x + x * z * (-0.33333334 + z * (0.13333334 + z * (-0.053968254 + z * (0.021869488 + z * (-0.008863236 + z * (0.0035921280 + z * -0.0014558344))))));
+        let z = a * a;
+        let m = a + a * z * (-0.33333334 + z * (0.13333334 + z * (-0.053968254 + z * (0.021869488 + z * (-0.008863236 + z * (0.0035921280 + z * -0.0014558344))))));
+        return bitcast<f32>(bitcast<u32>(m) | (bitcast<u32>(x) & 0x80000000u));
     }
     let t = 1.0 - 2.0 / (f_exp(2.0 * a) + 1.0);
     return select(t, -t, x < 0.0);
