@@ -413,12 +413,18 @@ pub enum Binary {
     Min,
     /// `max(a, b)`
     Max,
-    /// `pow(a, b)`, of `a`'s type. An exponent of another type converts
-    /// to it first, but a float exponent of an integer base: that is the
-    /// real power, computed in FLOAT64 by the same steps on both backends
-    /// ([`crate::wgsl::float64_fn::cpu::pow`]: the same bits), taken to an
-    /// integer within 4 ULP of it ([`snap_to_integer`]) and converted as
-    /// `cast` converts (toward zero, saturating, NaN to 0).
+    /// `pow(a, b)`, of `a`'s type. An exponent of another type keeps its
+    /// value: of a float base, a float exponent is used as it is (the
+    /// power computed in the wider float type, FLOAT64 on the GPU for a
+    /// FLOAT64 exponent, `f32` for FLOAT16 and FLOAT32), an integer one
+    /// gives `|a|^b` negated for a negative `a` and an odd `b` (the parity
+    /// read from the integer, exact over its range); of an integer base, a
+    /// float exponent gives the real power, computed in FLOAT64 by the same
+    /// steps on both backends ([`crate::wgsl::float64_fn::cpu::pow`]: the
+    /// same bits), taken to an integer within 4 ULP of it
+    /// ([`snap_to_integer`]) and converted as `cast` converts (toward zero,
+    /// saturating, NaN to 0), and an integer exponent converts to the
+    /// base's type.
     Pow,
     /// `a == b`
     Eq,
@@ -531,6 +537,12 @@ pub enum Scalar {
     Lowest(Ty),
     /// The type's highest value (+infinity, `MAX`, true).
     Highest(Ty),
+    /// The type's lowest finite value (C++'s `numeric_limits::lowest()`:
+    /// `-FLT_MAX`, `MIN`, false).
+    FiniteLowest(Ty),
+    /// The type's highest finite value (C++'s `numeric_limits::max()`:
+    /// `FLT_MAX`, `MAX`, true).
+    FiniteHighest(Ty),
     /// A one-operand operation.
     Unary(Unary, &'static Scalar),
     /// A two-operand operation.
@@ -920,6 +932,8 @@ impl Scalar {
             | Scalar::Attr(_, _, t)
             | Scalar::Lowest(t)
             | Scalar::Highest(t)
+            | Scalar::FiniteLowest(t)
+            | Scalar::FiniteHighest(t)
             | Scalar::Cast(t, _) => env.resolve(t),
             Scalar::Bool(_) => DataType::Bool,
             Scalar::Unary(Unary::Not, _) => DataType::Bool,
@@ -981,15 +995,21 @@ impl Scalar {
                 };
                 (v, dt)
             }
-            Scalar::Lowest(t) | Scalar::Highest(t) => {
+            Scalar::Lowest(t)
+            | Scalar::Highest(t)
+            | Scalar::FiniteLowest(t)
+            | Scalar::FiniteHighest(t) => {
                 let dt = env.resolve(t);
-                let high = matches!(self, Scalar::Highest(_));
+                let high = matches!(self, Scalar::Highest(_) | Scalar::FiniteHighest(_));
+                let finite = matches!(self, Scalar::FiniteLowest(_) | Scalar::FiniteHighest(_));
                 let v = if dt.is_float() {
-                    Value::F(if high {
-                        f64::INFINITY
-                    } else {
-                        f64::NEG_INFINITY
-                    })
+                    let m = match (finite, dt.size_bits()) {
+                        (false, _) => f64::INFINITY,
+                        (true, 16) => 65504.0,
+                        (true, 32) => f64::from(f32::MAX),
+                        (true, _) => f64::MAX,
+                    };
+                    Value::F(if high { m } else { -m })
                 } else if dt.is_bool() {
                     Value::B(high)
                 } else {
@@ -1018,6 +1038,17 @@ impl Scalar {
                             ),
                             dt,
                         ),
+                        // A float base: the exponent in its own type (an
+                        // `f64` holds every float exactly).
+                        (Value::F(x), Value::F(y)) => (settle(Value::F(x.powf(y)), dt), dt),
+                        // The sign of a negative base from the integer's own
+                        // parity, exact beyond 2^53.
+                        (Value::F(x), Value::I(y)) => {
+                            let m = x.abs().powf(y as f64);
+                            let odd = y % 2 != 0;
+                            let v = Value::F(if x.is_sign_negative() && odd { -m } else { m });
+                            (settle(v, dt), dt)
+                        }
                         (x, y) => (settle(binary(op, x, cast_value(y, dt), dt), dt), dt),
                     };
                 }
@@ -1069,6 +1100,8 @@ impl Scalar {
             | Scalar::Attr(_, _, t)
             | Scalar::Lowest(t)
             | Scalar::Highest(t)
+            | Scalar::FiniteLowest(t)
+            | Scalar::FiniteHighest(t)
             | Scalar::Cast(t, _) => env.resolve(t),
             Scalar::Bool(_) => DataType::Bool,
             Scalar::Unary(Unary::Not, _) => DataType::Bool,

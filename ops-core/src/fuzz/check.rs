@@ -80,7 +80,8 @@ pub fn compare_outputs(got: &[HostTensor], want: &[HostTensor]) -> Result<(), St
     compare_within(got, want, crate::Tolerance::Exact)
 }
 
-/// Compares two outputs within `tol` ([`crate::accuracy`]); the first
+/// Compares two backends' outputs within `tol`, the sign of a zero
+/// counting ([`crate::accuracy::first_disagreement`]); the first
 /// difference, if any, with the ULP distance for floats.
 pub fn compare_within(
     got: &[HostTensor],
@@ -136,7 +137,7 @@ fn compare_by(
         }
         let mismatch = match yardstick {
             Some(y) => crate::accuracy::first_contract_mismatch(&y[k], w, g, tol),
-            None => crate::accuracy::first_mismatch(w, g, tol),
+            None => crate::accuracy::first_disagreement(w, g, tol),
         };
         if let Some((i, count)) = mismatch {
             let width = w.dtype().size_bytes();

@@ -12,8 +12,10 @@
 //! wrap:     input[i_d mod dim_d]
 //! ```
 //!
-//! A negative `begin_d` crops. The output's sizes are the spec's (the input's
-//! plus both paddings). Elements move as raw bits. The constant
+//! Negative paddings crop first: the modes fill from the cropped input (its
+//! [`Window`] in each dimension), as ONNX's reference slices before numpy's
+//! `pad`. The output's sizes are the spec's (the input's plus both
+//! paddings). Elements move as raw bits. The constant
 //! ([`PadConstant`]) is a raw element of the data type from a host tensor
 //! (ONNX Pad's `constant_value`), or a scalar attribute (DirectML PADDING1's
 //! `PaddingValue`) converted to the data type as `cast<T>` converts it
@@ -97,9 +99,10 @@ pub enum PadConstant<'a> {
 /// | 0 | output element count |
 /// | 1 | work items |
 /// | 2, 3 | the constant, as raw words (low first) |
+/// | 4 | the offset of the cropped input's first element |
 /// | 8..16 | output sizes (unused slots 1) |
-/// | 16..24 | input sizes (unused slots 1) |
-/// | 24..32 | paddings before each dimension (two's complement) |
+/// | 16..24 | cropped input sizes (unused slots 1) |
+/// | 24..32 | paddings before each dimension, not below 0 |
 /// | 32..40 | input strides in elements (unused slots 0) |
 pub mod params {
     /// Output element count.
@@ -108,6 +111,8 @@ pub mod params {
     pub const WORK_COUNT: usize = 1;
     /// The constant's first word.
     pub const CONSTANT: usize = 2;
+    /// The offset of the cropped input's first element.
+    pub const CROP_OFFSET: usize = 4;
     /// First output size.
     pub const OUT_SIZES: usize = 8;
     /// First input size.
@@ -173,6 +178,54 @@ pub fn source_coordinate(mode: PadMode, c: u64, begin: i64, dim: u64) -> Option<
     Some(j as u64)
 }
 
+/// The part of one input dimension that the modes fill from: negative
+/// paddings crop first, the rest pads the cropped extent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// The first input coordinate kept (0 when nothing is kept).
+    pub start: u64,
+    /// How many input coordinates are kept (0 when the crops meet).
+    pub size: u64,
+    /// The padding before the kept coordinates, not below 0.
+    pub begin: i64,
+}
+
+impl Window {
+    /// The window of a dimension of `dim` input elements padded by `begin`
+    /// before it into `out` output elements (the padding after is
+    /// `out - dim - begin`).
+    pub fn new(dim: u64, begin: i64, out: u64) -> Window {
+        let (dim_i, begin_i) = (i128::from(dim), i128::from(begin));
+        let end = i128::from(out) - dim_i - begin_i;
+        let start = (-begin_i).max(0);
+        let size = (dim_i - (-end).max(0) - start).max(0);
+        Window {
+            start: if size == 0 { 0 } else { start as u64 },
+            size: size as u64,
+            begin: begin.max(0),
+        }
+    }
+
+    /// The input coordinate output coordinate `c` reads in `mode`, `None`
+    /// for the constant.
+    pub fn source(&self, mode: PadMode, c: u64) -> Option<u64> {
+        source_coordinate(mode, c, self.begin, self.size).map(|i| self.start + i)
+    }
+}
+
+/// The [`Window`] of each dimension.
+fn windows(input: &TensorDesc, output: &TensorDesc, begins: &[i64]) -> Vec<Window> {
+    (0..input.rank())
+        .map(|d| {
+            Window::new(
+                u64::from(input.sizes[d]),
+                begins[d],
+                u64::from(output.sizes[d]),
+            )
+        })
+        .collect()
+}
+
 fn check_call(
     mode: PadMode,
     input: &TensorDesc,
@@ -194,9 +247,10 @@ fn check_call(
     }
     let input_count = input.element_count().unwrap_or(u64::MAX);
     let output_count = output.element_count().unwrap_or(u64::MAX);
-    if mode != PadMode::Constant && input_count == 0 && output_count > 0 {
+    let cropped_empty = windows(input, output, begins).iter().any(|w| w.size == 0);
+    if mode != PadMode::Constant && cropped_empty && output_count > 0 {
         return Err(invalid(format!(
-            "{} padding has no element to repeat in an empty input (sizes {:?})",
+            "{} padding has no element to repeat in an empty input (sizes {:?}, paddings before {begins:?}, after cropping)",
             mode.name(),
             input.sizes
         )));
@@ -234,7 +288,7 @@ fn constant_bytes(dtype: DataType, constant: PadConstant<'_>) -> Result<Vec<u8>,
 }
 
 /// The CPU reference: the output described by `output`, each element the
-/// input element [`source_coordinate`] names in every dimension, or the
+/// input element [`Window::source`] names in every dimension, or the
 /// constant ([`PadConstant`]).
 pub fn pad_cpu(
     mode: PadMode,
@@ -247,6 +301,7 @@ pub fn pad_cpu(
     let value = constant_bytes(input.dtype(), constant)?;
     let width = input.dtype().size_bytes();
     let strides = input.desc().packed_strides();
+    let windows = windows(input.desc(), output, begins);
     let count = output.element_count().unwrap_or(0);
     let mut bytes = Vec::with_capacity(count as usize * width);
     for o in 0..count {
@@ -256,8 +311,7 @@ pub fn pad_cpu(
             let size = u64::from(output.sizes[d]).max(1);
             let c = rest % size;
             rest /= size;
-            let dim = u64::from(input.sizes()[d]);
-            offset = match (offset, source_coordinate(mode, c, begins[d], dim)) {
+            offset = match (offset, windows[d].source(mode, c)) {
                 (Some(s), Some(i)) => Some(s + i * strides[d]),
                 _ => None,
             };
@@ -323,10 +377,18 @@ pub fn pad_plan(
     p[params::CONSTANT] = u32::from_le_bytes([value[0], value[1], value[2], value[3]]);
     p[params::CONSTANT + 1] = u32::from_le_bytes([value[4], value[5], value[6], value[7]]);
     let strides = input.packed_strides();
+    let windows = windows(input, output, begins);
+    // Below the input's element count, a u32 (checked above).
+    p[params::CROP_OFFSET] = windows
+        .iter()
+        .zip(&strides)
+        .map(|(w, s)| w.start * s)
+        .sum::<u64>() as u32;
     for d in 0..MAX_DIMS {
         p[params::OUT_SIZES + d] = output.sizes.get(d).copied().unwrap_or(1);
-        p[params::IN_SIZES + d] = input.sizes.get(d).copied().unwrap_or(1);
-        let begin = begins.get(d).copied().unwrap_or(0);
+        // A kept size is at most the input's, a u32.
+        p[params::IN_SIZES + d] = windows.get(d).map_or(1, |w| w.size as u32);
+        let begin = windows.get(d).map_or(0, |w| w.begin);
         p[params::BEGINS + d] = i32::try_from(begin).map_err(|_| OpError::TooLarge {
             what: format!("a padding of {begin}"),
             limit: "i32 paddings of the pad kernels".into(),
@@ -384,6 +446,43 @@ mod tests {
             &TensorDesc::new(DataType::Int16, [1, 2]),
             &[1, 0],
             PadConstant::Element(None)
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn negative_pads_crop_before_the_modes_fill() {
+        let x = HostTensor::from_slice([3], &[1i32, 2, 3]).unwrap();
+        let run = |mode, out: u32, begin| {
+            pad_cpu(
+                mode,
+                &x,
+                &TensorDesc::new(DataType::Int32, [out]),
+                &[begin],
+                PadConstant::Element(None),
+            )
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap()
+        };
+        // Pads [1, -1]: [1, 2] padded by one before (numpy's `pad` of the
+        // slice, as ONNX's reference computes it).
+        assert_eq!(run(PadMode::Wrap, 3, 1), [2, 1, 2]);
+        assert_eq!(run(PadMode::Reflect, 3, 1), [2, 1, 2]);
+        assert_eq!(run(PadMode::Edge, 3, 1), [1, 1, 2]);
+        assert_eq!(run(PadMode::Constant, 3, 1), [0, 1, 2]);
+        // Pads [-1, 2]: [2, 3] padded by two after.
+        assert_eq!(run(PadMode::Wrap, 4, -1), [2, 3, 2, 3]);
+        assert_eq!(run(PadMode::Reflect, 4, -1), [2, 3, 2, 3]);
+        assert_eq!(run(PadMode::Edge, 4, -1), [2, 3, 3, 3]);
+        // Pads [-4, 2]: nothing kept, only a constant fills.
+        assert_eq!(run(PadMode::Constant, 1, -4), [0]);
+        assert!(pad_cpu(
+            PadMode::Wrap,
+            &x,
+            &TensorDesc::new(DataType::Int32, [2]),
+            &[-3],
+            PadConstant::Element(None),
         )
         .is_err());
     }

@@ -7,9 +7,9 @@
 //! elements (8- and 16-bit data, assembled in a register and stored once).
 //! Each element walks its coordinates from the last dimension, unrolled
 //! over every dimension slot (unused ones have sizes 1, padding 0 and
-//! stride 0), maps each into the input as the mode says (signed `i32`
-//! arithmetic, Euclidean remainders) and reads that element, or takes the
-//! constant from the parameter words.
+//! stride 0), maps each into the cropped input as the mode says (signed
+//! `i32` arithmetic, Euclidean remainders) and reads that element, offset
+//! by the crop, or takes the constant from the parameter words.
 
 use crate::patterns::pad::{params, PadMode, ELEMENTS_PER_THREAD, MAX_DIMS, WORKGROUP_SIZE};
 use crate::DataType;
@@ -65,6 +65,7 @@ fn module(mode: PadMode, data: DataType, key: &str, origin: &str, layout: Layout
         ("P_OUTPUT_COUNT", params::OUTPUT_COUNT),
         ("P_WORK_COUNT", params::WORK_COUNT),
         ("P_CONSTANT", params::CONSTANT),
+        ("P_CROP_OFFSET", params::CROP_OFFSET),
         ("P_OUT_SIZES", params::OUT_SIZES),
         ("P_IN_SIZES", params::IN_SIZES),
         ("P_BEGINS", params::BEGINS),
@@ -132,7 +133,7 @@ fn module(mode: PadMode, data: DataType, key: &str, origin: &str, layout: Layout
     w.comment("The input element output element o reads, or CONSTANT.");
     w.open("fn source_of(o: u32) -> u32");
     w.line("var rest = o;");
-    w.line("var offset = 0u;");
+    w.line("var offset = param(P_CROP_OFFSET);");
     w.line("var outside = false;");
     for d in (0..MAX_DIMS).rev() {
         w.line(format!("let s{d} = max(param(P_OUT_SIZES + {d}u), 1u);"));

@@ -664,15 +664,17 @@ fn f_pow(a: f32, b: f32) -> f32 {
 const TANH_HELPER: &str = "\
 // tanh within a few ULP: its odd Taylor polynomial through x^15 where
 // |x| < 0.55 (the first term left out is below 2^-23 of the result),
-// `1 - 2 / (e^(2|x|) + 1)` with the sign of x beyond.
+// `1 - 2 / (e^(2|x|) + 1)` with the sign of x beyond. The sign is x's
+// own bit (so tanh(-0) is -0, which `x + x * ...` would make +0).
 fn f_tanh(x: f32) -> f32 {
     if (f_is_nan(x)) {
         return x;
     }
     let a = abs(x);
     if (a < 0.55) {
-        let z = x * x;
-        return x + x * z * (-0.33333334 + z * (0.13333334 + z * (-0.053968254 + z * (0.021869488 + z * (-0.008863236 + z * (0.0035921280 + z * -0.0014558344))))));
+        let z = a * a;
+        let m = a + a * z * (-0.33333334 + z * (0.13333334 + z * (-0.053968254 + z * (0.021869488 + z * (-0.008863236 + z * (0.0035921280 + z * -0.0014558344))))));
+        return bitcast<f32>(bitcast<u32>(m) | (bitcast<u32>(x) & 0x80000000u));
     }
     let t = 1.0 - 2.0 / (f_exp(2.0 * a) + 1.0);
     return select(t, -t, x < 0.0);
@@ -1223,7 +1225,9 @@ fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, D
         | Scalar::Float(..)
         | Scalar::Bool(_)
         | Scalar::Lowest(_)
-        | Scalar::Highest(_) => {
+        | Scalar::Highest(_)
+        | Scalar::FiniteLowest(_)
+        | Scalar::FiniteHighest(_) => {
             let dt = e.type_of(env);
             let v = e.eval(env, &[Value::I(0); Var::COUNT], &[]);
             (value_literal(v, dt), dt)
@@ -1248,6 +1252,47 @@ fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, D
                 let r = format!("dx_pow_int({x}, {y})");
                 return (cast_wgsl(&r, DataType::Float64, dt), dt);
             }
+            if dt.is_float() && bt == DataType::Float64 {
+                // A FLOAT64 exponent of a narrower base: the power in FLOAT64.
+                let x = cast_wgsl(&a, dt, DataType::Float64);
+                let r = binary_wgsl(Binary::Pow, x, b, DataType::Float64);
+                return (cast_wgsl(&r, DataType::Float64, dt), dt);
+            }
+            if dt == DataType::Float16 && bt == DataType::Float32 {
+                // FLOAT16 values are `f32`s: the power of both, rounded on store.
+                return (binary_wgsl(Binary::Pow, a, b, DataType::Float32), dt);
+            }
+            if dt.is_float() && bt.is_int() {
+                // |x|^y, negated for a negative base and an odd exponent, the
+                // parity read from the integer itself.
+                let odd = if wide(bt) {
+                    format!("(({b}).x & 1u) == 1u")
+                } else {
+                    format!("(bitcast<u32>({b}) & 1u) == 1u")
+                };
+                let pt = if dt == DataType::Float16 {
+                    DataType::Float32
+                } else {
+                    dt
+                };
+                let y = cast_wgsl(&b, bt, pt);
+                let (abs, neg) = if dt == DataType::Float64 {
+                    (
+                        float64::unary_wgsl(Unary::Abs, &a).unwrap_or_else(|| a.clone()),
+                        format!("(({a}).y >> 31u) == 1u"),
+                    )
+                } else {
+                    (
+                        format!("bitcast<f32>(bitcast<u32>({a}) & 0x7fffffffu)"),
+                        format!("(bitcast<u32>({a}) >> 31u) == 1u"),
+                    )
+                };
+                let m = binary_wgsl(Binary::Pow, abs, y, pt);
+                let minus = unary_wgsl(Unary::Neg, format!("({m})"), pt);
+                return (format!("select({m}, {minus}, ({neg}) && ({odd}))"), dt);
+            }
+            // A narrower float exponent converts exactly; an integer one of
+            // an integer base converts as `cast` does.
             let b = cast_wgsl(&b, bt, dt);
             (binary_wgsl(Binary::Pow, a, b, dt), dt)
         }

@@ -72,6 +72,14 @@ pub(crate) fn gen_scalar(s: &ops_core::scalar::Scalar) -> TokenStream {
             let t = gen_ty(t);
             quote!(#path::Scalar::Highest(#t))
         }
+        Scalar::FiniteLowest(t) => {
+            let t = gen_ty(t);
+            quote!(#path::Scalar::FiniteLowest(#t))
+        }
+        Scalar::FiniteHighest(t) => {
+            let t = gen_ty(t);
+            quote!(#path::Scalar::FiniteHighest(#t))
+        }
         Scalar::Cast(t, a) => {
             let (t, a) = (gen_ty(t), gen_scalar(a));
             quote!(#path::Scalar::Cast(#t, #a))

@@ -137,14 +137,21 @@ impl Pattern for ViewPattern {
         let name = &spec.name;
         let rt = quote!(::ops_core::__private::patterns::view);
         let values = quote! {
-            let __offset = self.__env_count(&OFFSET)? as i64;
             let __list = |v: ::std::vec::Vec<i128>| -> ::core::result::Result<::std::vec::Vec<i64>, ::ops_core::OpError> {
                 v.into_iter()
                     .map(|x| i64::try_from(x).map_err(|_| ::ops_core::OpError::InvalidArgument(::std::format!("{}: a view step of {} does not fit i64", #name, x))))
                     .collect()
             };
-            let __strides = __list(self.__env_list(&STRIDES)?)?;
-            let __wrap = match #wrap_value {
+            // An empty output reads nothing: its steps are not computed
+            // (they may not fit, for huge dimensions beside a 0).
+            let __empty = self.#out_f.element_count() == ::core::option::Option::Some(0);
+            let __offset = if __empty { 0 } else { self.__env_count(&OFFSET)? as i64 };
+            let __strides = if __empty {
+                ::std::vec![0i64; self.#out_f.sizes.len()]
+            } else {
+                __list(self.__env_list(&STRIDES)?)?
+            };
+            let __wrap = match if __empty { ::core::option::Option::None } else { #wrap_value } {
                 ::core::option::Option::Some(w) => ::core::option::Option::Some(__list(w)?),
                 ::core::option::Option::None => ::core::option::Option::None,
             };

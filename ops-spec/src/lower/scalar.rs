@@ -5,7 +5,8 @@
 //! ([`Lower::synth`]) resolves names and synthesises each node's type from
 //! below: a variable's from the environment, a cast's target, BOOL for a
 //! comparison, the operands' (which must agree) for arithmetic, and none
-//! for a literal, an attribute or `lowest`/`highest`, whose type comes
+//! for a literal, an attribute or `lowest`/`highest` (and their
+//! `finite_` forms), whose type comes
 //! from their context. The second ([`Lower::build`]) hands each node the
 //! type its context gives it (the other operand's, the cast's target,
 //! the pattern's), checks literals against it and builds the static tree.
@@ -89,6 +90,8 @@ enum Kind {
     Attr(u16, AttrScalar, String),
     Lowest,
     Highest,
+    FiniteLowest,
+    FiniteHighest,
     Unary(Unary, Box<Node>),
     Binary(Binary, Box<Node>, Box<Node>),
     Select(Box<Node>, Box<Node>, Box<Node>),
@@ -229,10 +232,14 @@ impl Lower<'_> {
                     node(Kind::Lowest, None)
                 } else if n == "highest" {
                     node(Kind::Highest, None)
+                } else if n == "finite_lowest" {
+                    node(Kind::FiniteLowest, None)
+                } else if n == "finite_highest" {
+                    node(Kind::FiniteHighest, None)
                 } else {
                     let mut cands: Vec<&str> =
                         env.vars.iter().map(|(v, _)| env.var_name(*v)).collect();
-                    cands.extend(["lowest", "highest"]);
+                    cands.extend(["lowest", "highest", "finite_lowest", "finite_highest"]);
                     let d = Diagnostic::new(e.span, format!("unknown name `{n}` in `{key}`"));
                     errors.push(match near_miss(n, cands.iter().copied()) {
                         Some(m) => d.help(format!("did you mean `{m}`?")),
@@ -632,6 +639,8 @@ fn build(n: &Node, ty: Ty, default: Ty, errors: &mut Errors) -> Option<&'static 
         }
         Kind::Lowest => Scalar::Lowest(ty),
         Kind::Highest => Scalar::Highest(ty),
+        Kind::FiniteLowest => Scalar::FiniteLowest(ty),
+        Kind::FiniteHighest => Scalar::FiniteHighest(ty),
         Kind::Unary(Unary::Not, a) => Scalar::Unary(Unary::Not, go(a, BOOL, errors)?),
         Kind::Unary(op, a) => Scalar::Unary(*op, go(a, ty, errors)?),
         Kind::Binary(op, a, b) => {
