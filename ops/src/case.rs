@@ -50,8 +50,10 @@
 //!   ([`OperatorInfo::attrs`]): unknown names, the wrong kind of value, a
 //!   negative value for an unsigned attribute, an enum value that is no
 //!   member (members match without regard to case) and a missing attribute
-//!   without a default are mistakes. Values are passed on as written; the
-//!   rules about their values (an axis in range) are validation's.
+//!   without a default are mistakes. A `bool` attribute may be written
+//!   `true`/`false` or, as ONNX writes `keepdims`, `1`/`0`. Values are
+//!   passed on as written; the rules about their values (an axis in range)
+//!   are validation's.
 //! * JSON objects with duplicate keys keep the last value (serde_json's rule).
 //! * Optional top-level `rtol` and `atol` (non-negative numbers; a missing
 //!   one is 0) compare the outputs with `|got - want| <= atol + rtol *
@@ -513,9 +515,9 @@ fn parse_case(
     let expect_message = parse_expect_message(cx, obj, &path, expect_error);
     let tolerance = parse_tolerance(cx, obj, &path);
 
-    let attributes = parse_attributes(cx, obj, &path);
+    let mut attributes = parse_attributes(cx, obj, &path);
     if let Some(info) = info {
-        check_attributes(cx, obj, &path, info, &attributes);
+        check_attributes(cx, obj, &path, info, &mut attributes);
     }
     let inputs = parse_tensor_group(cx, obj, &path, "inputs", info.map(|i| i.inputs), true);
     let outputs = parse_tensor_group(cx, obj, &path, "outputs", info.map(|i| i.outputs), false);
@@ -762,13 +764,14 @@ fn parse_attributes(
     out
 }
 
-/// Checks the attributes against the operator's declaration.
+/// Checks the attributes against the operator's declaration; an integer
+/// 0 or 1 written for a `bool` attribute becomes `false` or `true`.
 fn check_attributes(
     cx: &mut Ctxt<'_>,
     obj: &Map<String, Value>,
     path: &str,
     info: &OperatorInfo,
-    attributes: &BTreeMap<String, AttrValue>,
+    attributes: &mut BTreeMap<String, AttrValue>,
 ) {
     let base = member(path, "attributes");
     let declared: Vec<&str> = info.attrs.iter().map(|a| a.name).collect();
@@ -794,7 +797,7 @@ fn check_attributes(
     }
     for attr in info.attrs {
         let at = member(&base, attr.name);
-        let Some(value) = attributes.get(attr.name) else {
+        let Some(value) = attributes.get_mut(attr.name) else {
             if !attr.has_default && !written.iter().any(|w| *w == attr.name) {
                 let at = if written.is_empty() {
                     path.to_owned()
@@ -815,7 +818,11 @@ fn check_attributes(
             AttrKind::Float | AttrKind::Number => "a number",
             AttrKind::Enum(_) => "a string",
         };
-        match (attr.kind, value) {
+        if let (AttrKind::Bool, AttrValue::Int(i @ (0 | 1))) = (attr.kind, &*value) {
+            *value = AttrValue::Bool(*i == 1);
+            continue;
+        }
+        match (attr.kind, &*value) {
             (AttrKind::Int { signed }, AttrValue::Int(v)) => {
                 if !signed && *v < 0 {
                     cx.error(at, format!("`{}` is unsigned, got {v}", attr.name));
@@ -832,6 +839,12 @@ fn check_attributes(
                 }
             }
             (AttrKind::Bool, AttrValue::Bool(_)) => {}
+            (AttrKind::Bool, AttrValue::Int(i)) => {
+                cx.error(
+                    at,
+                    format!("`{}` is a boolean or 0 or 1, got {i}", attr.name),
+                );
+            }
             (AttrKind::Float | AttrKind::Number, AttrValue::Float(_) | AttrValue::Int(_)) => {}
             (AttrKind::Enum(members), AttrValue::Enum(s)) => {
                 if !members.iter().any(|m| m.eq_ignore_ascii_case(s)) {
