@@ -137,7 +137,6 @@ pub struct CaseOutput {
 #[derive(Clone, Debug)]
 pub struct Case {
     /// The file, as it is named in messages.
-    #[allow(dead_code, reason = "where the reader found the case; tests check it")]
     pub file: String,
     /// The case's JSON path in its file: `$` for a file holding one case
     /// object, `$[2]` for the third case of an array.
@@ -153,6 +152,9 @@ pub struct Case {
     pub feature_level: Option<FeatureLevel>,
     /// The attributes, by name.
     pub attributes: BTreeMap<String, AttrValue>,
+    /// Where each attribute of [`Case::attributes`] is written in the file,
+    /// by name: its JSON path (`$[3].attributes.axis`), for messages.
+    pub attribute_paths: BTreeMap<String, String>,
     /// The inputs, in the operator's input order ([`OperatorInfo::inputs`]).
     pub inputs: Vec<CaseInput>,
     /// The outputs, in the operator's output order ([`OperatorInfo::outputs`]).
@@ -194,6 +196,15 @@ impl Case {
     /// The input tensors in the operator's order, as a run takes them.
     pub fn input_tensors(&self) -> Vec<&HostTensor> {
         self.inputs.iter().map(|i| &i.tensor).collect()
+    }
+
+    /// Where in the file a builder's `message` points: the JSON path of
+    /// the attribute it names (``attribute `axis` ``), else the case's.
+    pub fn location_of(&self, message: &str) -> &str {
+        self.attribute_paths
+            .iter()
+            .find(|(name, _)| message.contains(&format!("attribute `{name}`")))
+            .map_or(self.path.as_str(), |(_, at)| at.as_str())
     }
 
     /// The tolerance the outputs are compared under, the operator's being
@@ -537,6 +548,10 @@ fn parse_case(
         return None;
     }
     let (name, info, op, inputs, outputs) = (name?, info?, op?, inputs?, outputs?);
+    let attribute_paths = attributes
+        .keys()
+        .map(|n| (n.clone(), member(&member(&path, "attributes"), n)))
+        .collect();
     let inputs = order(info.inputs, inputs)
         .into_iter()
         .map(|(name, t)| CaseInput {
@@ -560,6 +575,7 @@ fn parse_case(
         op,
         feature_level,
         attributes,
+        attribute_paths,
         inputs,
         outputs,
         expect_error,

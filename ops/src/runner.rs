@@ -19,6 +19,8 @@
 //!   the wrong type, a tensor the builder cannot take) makes the case
 //!   malformed, an [`Outcome::Error`], whatever it expects: a validation case
 //!   must be rejected by the rule it is about, not by a misspelt attribute.
+//!   Its message names the file and the JSON path of the attribute the
+//!   builder refused ([`Case::location_of`]), or of the case.
 //!   With `expect_message`, the error's text must also contain it (the
 //!   rule the case is about, in the spec's words).
 //! * `expect_error: "index"` passes on a backend when its run fails with
@@ -214,7 +216,11 @@ pub fn run_case(case: &Case, executors: &[&dyn Executor]) -> Vec<Report> {
             return vec![report(Step::Validate, outcome, Some(e.to_string()))];
         }
         Ok(Err(e)) => {
-            let m = format!("cannot build the {op_name} descriptor: {e}");
+            let at = case.location_of(&e.to_string());
+            let m = format!(
+                "{}: {at}: cannot build the {op_name} descriptor: {e}",
+                case.file
+            );
             return vec![report(
                 Step::Validate,
                 Outcome::Error(m),

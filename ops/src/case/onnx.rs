@@ -201,6 +201,7 @@ pub(super) fn parse_onnx_case(
     }
     let spec_inputs: Vec<_> = info.tensors.iter().filter(|t| !t.output).collect();
     let mut attributes = std::collections::BTreeMap::new();
+    let mut attribute_paths = std::collections::BTreeMap::new();
     let mut as_inputs: Vec<(usize, HostTensor)> = Vec::new();
     let mut legacy: Vec<(String, i64)> = Vec::new();
     for (n, v, set) in &given {
@@ -220,6 +221,7 @@ pub(super) fn parse_onnx_case(
         if let Some(attr) = info.attrs.iter().find(|a| a.seed == n) {
             if let Some(value) = attr_value(cx, &at, attr, v) {
                 attributes.insert(attr.name.to_owned(), value);
+                attribute_paths.insert(attr.name.to_owned(), at.clone());
             }
         } else if let Some(j) = spec_inputs.iter().position(|t| t.host && t.seed == seed) {
             // Integers are an INT64 tensor (`axes`, `pads`); a float
@@ -350,6 +352,7 @@ pub(super) fn parse_onnx_case(
         op: qualified,
         feature_level: None,
         attributes,
+        attribute_paths,
         inputs: case_inputs,
         outputs: case_outputs,
         expect_error,
