@@ -161,6 +161,13 @@ pub(super) fn parse_onnx_case(
     let (inputs, outputs) = (inputs?, outputs?);
     let node_inputs = node_names(cx, obj, &path, "node_inputs", &inputs)?;
     let node_outputs = node_names(cx, obj, &path, "node_outputs", &outputs)?;
+    let listed = [
+        unique_and_used(cx, &path, "inputs", &inputs, &node_inputs),
+        unique_and_used(cx, &path, "outputs", &outputs, &node_outputs),
+    ];
+    if listed.contains(&false) {
+        return None;
+    }
     let qualified = info.qualified_name();
     // A spec with optional or variadic inputs: the instance of the node's
     // inputs, and where each of its inputs sits among them.
@@ -525,6 +532,44 @@ fn node_names(
         }
     }
     ok.then_some(out)
+}
+
+/// Checks that each tensor of `inputs` or `outputs` (`key`) has a name of
+/// its own and is one the node names (`node`, positions in `tensors`): a
+/// second tensor of one name, or one the node does not name, would never
+/// be read, so its expected values would never be compared. False when
+/// anything was wrong.
+fn unique_and_used(
+    cx: &mut Ctxt<'_>,
+    path: &str,
+    key: &str,
+    tensors: &[(String, ParsedTensor)],
+    node: &[Option<usize>],
+) -> bool {
+    let base = member(path, key);
+    let node_key = if key == "inputs" {
+        "node_inputs"
+    } else {
+        "node_outputs"
+    };
+    let mut ok = true;
+    for (k, (name, _)) in tensors.iter().enumerate() {
+        let shown = truncate(name, 40);
+        if let Some(first) = tensors[..k].iter().position(|(n, _)| n == name) {
+            ok = false;
+            cx.error(
+                member(&format!("{base}[{k}]"), "name"),
+                format!("duplicate tensor `{shown}`: `{base}[{first}]` has the same name"),
+            );
+        } else if !node.contains(&Some(k)) {
+            ok = false;
+            cx.error(
+                format!("{base}[{k}]"),
+                format!("tensor `{shown}` is not in `{node_key}`: the node never uses it"),
+            );
+        }
+    }
+    ok
 }
 
 /// An integer of a JSON value, or a message.

@@ -124,8 +124,7 @@ fn node_inputs_name_the_tensors_in_node_order() {
     // The list order differs from the node's; `""` is an absent optional input.
     let c = one(
         r#"{"op": "ReduceFake", "opset": 18, "node_inputs": ["d", ""], "node_outputs": ["r"],
-            "inputs": [{"name": "unused", "dtype": "int64", "shape": [1], "data": [7]},
-                       {"name": "d", "dtype": "bool", "shape": [2], "data": [true, false], "initializer": true}],
+            "inputs": [{"name": "d", "dtype": "bool", "shape": [2], "data": [true, false], "initializer": true}],
             "outputs": [{"name": "r", "dtype": "bool", "shape": [1], "data": [false]}]}"#,
     );
     assert_eq!(c.name, "onnx__t", "the file's name when there is no source");
@@ -204,6 +203,47 @@ fn mistakes_of_the_file_are_malformed() {
         assert!(!e.all_unsupported(), "{e}");
         assert_eq!(e.to_string(), format!("cases/onnx__t.json: {message}"));
     }
+}
+
+#[test]
+fn duplicate_and_unused_tensors_are_malformed() {
+    for (from, to, message) in [
+        // A second output of one name: its expected values would be skipped.
+        (
+            r#""data": [1, 1]}]"#,
+            r#""data": [1, 1]}, {"name": "y", "dtype": "int64", "shape": [2], "data": [7, 7]}]"#,
+            "$.outputs[1].name: duplicate tensor `y`: `$.outputs[0]` has the same name",
+        ),
+        // An output the node does not name.
+        (
+            r#""data": [1, 1]}]"#,
+            r#""data": [1, 1]}, {"name": "z", "dtype": "int64", "shape": [2], "data": [7, 7]}]"#,
+            "$.outputs[1]: tensor `z` is not in `node_outputs`: the node never uses it",
+        ),
+        // An input the node does not name, or a second of one name.
+        (
+            r#""data": [2.0, "NaN", 3.0, "NaN"]}]"#,
+            r#""data": [2.0, "NaN", 3.0, "NaN"]}, {"name": "w", "dtype": "int64", "shape": [], "data": [0]}]"#,
+            "$.inputs[1]: tensor `w` is not in `node_inputs`: the node never uses it",
+        ),
+        (
+            r#""data": [2.0, "NaN", 3.0, "NaN"]}]"#,
+            r#""data": [2.0, "NaN", 3.0, "NaN"]}, {"name": "x", "dtype": "int64", "shape": [], "data": [0]}]"#,
+            "$.inputs[1].name: duplicate tensor `x`: `$.inputs[0]` has the same name",
+        ),
+    ] {
+        let e = parse(&ARGMAX.replace(from, to)).unwrap_err();
+        assert!(!e.all_unsupported(), "{e}");
+        assert_eq!(e.to_string(), format!("cases/onnx__t.json: {message}"));
+    }
+    // Without `node_outputs`, the list is the node's outputs: a duplicate still is one.
+    let text = ARGMAX.replace(r#", "node_outputs": ["y"]"#, "").replace(
+        r#""data": [1, 1]}]"#,
+        r#""data": [1, 1]}, {"name": "y", "dtype": "int64", "shape": [2], "data": [7, 7]}]"#,
+    );
+    let e = parse(&text).unwrap_err();
+    assert!(!e.all_unsupported(), "{e}");
+    assert!(e.to_string().contains("duplicate tensor `y`"), "{e}");
 }
 
 #[test]
