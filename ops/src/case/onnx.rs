@@ -20,7 +20,14 @@
 //!   the file but a gap of the catalog: `no ONNX operator Gather in the
 //!   catalog`, which `ops run` reports as a failed case
 //!   ([`CaseError::unsupported`](super::CaseError::unsupported)), as it does
-//!   an attribute or input the spec does not declare.
+//!   a set attribute the spec does not declare and a variadic list longer
+//!   than the catalog's instances go. The spec declares the ONNX operator's
+//!   inputs and outputs, so a node with more or fewer than they admit is a
+//!   mistake of the file.
+//! * Every tensor of `inputs` and `outputs` has a name of its own and is
+//!   one the node names (`node_inputs`, `node_outputs`): a duplicate or an
+//!   unused tensor is a mistake of the file, since its expected values
+//!   would never be compared.
 //! * The case's name is its `name`, else its `source`, else the file's name.
 //! * Attributes are matched to the spec's by their seed names (the ONNX
 //!   names, `keepdims`); `attributes` override `default_attributes`. An
@@ -183,8 +190,12 @@ pub(super) fn parse_onnx_case(
         &set_attributes,
     ) {
         Ok(found) => found,
-        Err(message) => {
-            cx.unsupported(member(&path, "node_inputs"), message);
+        Err(Arity { key, message, gap }) => {
+            if gap {
+                cx.unsupported(member(&path, key), message);
+            } else {
+                cx.error(member(&path, key), message);
+            }
             return None;
         }
     };
@@ -280,7 +291,7 @@ pub(super) fn parse_onnx_case(
 
     // Inputs by position.
     if info.groups.is_empty() && node_inputs.len() > spec_inputs.len() {
-        cx.unsupported(
+        cx.error(
             member(&path, "node_inputs"),
             format!(
                 "{qualified} takes {} input{}, the node has {}",
@@ -322,7 +333,7 @@ pub(super) fn parse_onnx_case(
     // Outputs by position.
     let spec_outputs: Vec<_> = info.tensors.iter().filter(|t| t.output).collect();
     if node_outputs.len() != spec_outputs.len() {
-        cx.unsupported(
+        cx.error(
             member(&path, "node_outputs"),
             format!(
                 "{qualified} has {} output{}, the node has {}",
@@ -687,13 +698,18 @@ fn spec_index(inputs: &[&TensorInfo], t: &TensorInfo) -> usize {
 /// optional one is absent when the position is `""` or past the end, unless
 /// an attribute of its seed name is set), a variadic list every remaining
 /// position.
+///
+/// The spec declares the ONNX operator's inputs and outputs, so a node
+/// with more or fewer of them than the declarations admit is malformed;
+/// only a variadic list longer than the catalog's instances go is a gap of
+/// the catalog ([`Arity::gap`]).
 fn instance_of(
     catalog: &[&'static OperatorInfo],
     info: &'static OperatorInfo,
     node_inputs: &[Option<usize>],
     node_outputs: usize,
     set: &[&str],
-) -> Result<(&'static OperatorInfo, Vec<Option<usize>>), String> {
+) -> Result<(&'static OperatorInfo, Vec<Option<usize>>), Arity> {
     let n_inputs = info.tensors.iter().filter(|t| !t.output).count();
     if info.groups.is_empty() {
         return Ok((info, (0..n_inputs).map(Some).collect()));
@@ -726,16 +742,30 @@ fn instance_of(
     }
     let qualified = info.qualified_name();
     if at < node_inputs.len() {
-        return Err(format!(
-            "{qualified} takes {} input{}, the node has {}",
-            at,
-            if at == 1 { "" } else { "s" },
-            node_inputs.len()
-        ));
+        return Err(Arity {
+            key: "node_inputs",
+            message: format!(
+                "{qualified} takes {} input{}, the node has {}",
+                at,
+                if at == 1 { "" } else { "s" },
+                node_inputs.len()
+            ),
+            gap: false,
+        });
     }
     // Outputs: a variadic list takes what the other outputs leave.
     let outs: Vec<&ops_core::TensorGroup> = info.groups.iter().filter(|g| g.output).collect();
     let fixed = outs.iter().filter(|g| g.max == 1).count();
+    if !outs.iter().any(|g| g.max > 1) && node_outputs != fixed {
+        return Err(Arity {
+            key: "node_outputs",
+            message: format!(
+                "{qualified} has {fixed} output{}, the node has {node_outputs}",
+                if fixed == 1 { "" } else { "s" },
+            ),
+            gap: false,
+        });
+    }
     for g in &outs {
         counts.push(if g.max > 1 {
             node_outputs.saturating_sub(fixed) as u32
@@ -756,13 +786,16 @@ fn instance_of(
     match found {
         Some(i) => Ok((i, positions)),
         None => {
-            let said: Vec<String> = info
+            let off: Vec<(&ops_core::TensorGroup, u32)> = info
                 .groups
                 .iter()
                 .filter(|g| !g.output)
                 .chain(outs.iter().copied())
-                .zip(&counts)
-                .filter(|&(g, &c)| c < g.min || c > g.max)
+                .zip(counts.iter().copied())
+                .filter(|&(g, c)| c < g.min || c > g.max)
+                .collect();
+            let said: Vec<String> = off
+                .iter()
                 .map(|(g, c)| {
                     format!(
                         "`{}` takes {} to {} tensor{}, the node gives {c}",
@@ -773,9 +806,33 @@ fn instance_of(
                     )
                 })
                 .collect();
-            Err(format!("{qualified}: {}", said.join("; ")))
+            // ONNX's variadic lists have no upper bound: past the
+            // instances' is the catalog's limit, below the least the node's.
+            let gap = off.iter().all(|(g, c)| g.max > 1 && *c > g.max);
+            let key = if off.iter().all(|(g, _)| g.output) {
+                "node_outputs"
+            } else {
+                "node_inputs"
+            };
+            Err(Arity {
+                key,
+                message: format!("{qualified}: {}", said.join("; ")),
+                gap,
+            })
         }
     }
+}
+
+/// Why a node's inputs or outputs fit no instance of its operator.
+#[derive(Debug)]
+struct Arity {
+    /// `node_inputs` or `node_outputs`: the key the count is wrong in.
+    key: &'static str,
+    /// What is wrong, naming the declarations and the counts.
+    message: String,
+    /// The node is well formed, but the catalog's instances stop short of
+    /// its variadic list: a gap of the catalog, not a mistake of the file.
+    gap: bool,
 }
 
 /// A scalar tensor of `dtype` holding the number `v` (an attribute that an

@@ -247,6 +247,74 @@ fn duplicate_and_unused_tensors_are_malformed() {
 }
 
 #[test]
+fn a_node_of_the_wrong_arity_is_malformed_not_a_gap() {
+    // 23 inputs and no outputs for ArgMax, whose schema has one of each.
+    let inputs = vec![r#""x""#; 23].join(", ");
+    let text = ARGMAX
+        .replace(
+            r#""node_inputs": ["x"]"#,
+            &format!(r#""node_inputs": [{inputs}]"#),
+        )
+        .replace(r#""node_outputs": ["y"]"#, r#""node_outputs": []"#)
+        .replace(
+            r#", {"name": "y", "dtype": "int64", "shape": [2], "data": [1, 1]}"#,
+            "",
+        )
+        .replace(
+            r#"[{"name": "y", "dtype": "int64", "shape": [2], "data": [1, 1]}]"#,
+            "[]",
+        );
+    let e = parse(&text).unwrap_err();
+    assert!(!e.all_unsupported(), "{e}");
+    assert!(
+        e.to_string()
+            .contains("$.node_inputs: onnx::ArgMax takes 1 input, the node has 23"),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .contains("$.node_outputs: onnx::ArgMax has 1 output, the node has 0"),
+        "{e}"
+    );
+    // A variadic operator: Sum of no inputs, Split into no outputs.
+    let sum = r#"{"op": "Sum", "opset": 13, "node_inputs": [], "node_outputs": ["s"], "inputs": [],
+        "outputs": [{"name": "s", "dtype": "float32", "shape": [1]}]}"#;
+    let e = parse(sum).unwrap_err();
+    assert!(!e.all_unsupported(), "{e}");
+    assert!(
+        e.to_string()
+            .contains("$.node_inputs: onnx::Sum: `data` takes 1 to"),
+        "{e}"
+    );
+    let split = r#"{"op": "Split", "opset": 18, "node_inputs": ["x"], "node_outputs": [],
+        "inputs": [{"name": "x", "dtype": "float32", "shape": [2], "data": [1, 2]}], "outputs": []}"#;
+    let e = parse(split).unwrap_err();
+    assert!(!e.all_unsupported(), "{e}");
+    assert!(
+        e.to_string()
+            .contains("$.node_outputs: onnx::Split: `outputs` takes 1 to"),
+        "{e}"
+    );
+    // The same through `ops run`: bad input, exit status 2.
+    let dir = std::env::temp_dir().join(format!("ops-onnx-arity-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("argmax.json");
+    std::fs::write(&file, &text).unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let summary = run_files(
+        &[&file],
+        ops::catalog(),
+        &[&CpuExecutor],
+        Format::Text,
+        &mut out,
+        &mut err,
+    )
+    .unwrap();
+    assert_eq!(summary.exit_code(), 2, "{}", String::from_utf8_lossy(&err));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn bool_data_reads_true_false_and_0_1() {
     let c = one(r#"{"op": "ReduceFake", "opset": 18,
             "inputs": [{"name": "d", "dtype": "bool", "shape": [4], "data": [true, 0, 1, false]}],
