@@ -201,7 +201,7 @@ pub fn run_case(case: &Case, executors: &[&dyn Executor]) -> Vec<Report> {
     let expects_validation = case.expect_error == Some(ExpectedError::Validation);
     let level = case.level();
 
-    let op = match catch(|| (case.info.build)(&args)) {
+    let op = match catch(|| crate::variadic::build(case.info, &args)) {
         Err(panic) => {
             let m = format!("building the {op_name} descriptor panicked: {panic}");
             return vec![report(Step::Validate, Outcome::Fail(m), None)];

@@ -21,7 +21,9 @@
 //!   catalog`, which `ops run` reports as a failed case
 //!   ([`CaseError::unsupported`](super::CaseError::unsupported)), as it does
 //!   a set attribute the spec does not declare and a variadic list longer
-//!   than the catalog's instances go. The spec declares the ONNX operator's
+//!   than the catalog's instances go, unless the operator chains its list
+//!   ([`crate::variadic`]: the case then names the widest instance and
+//!   its inputs go on past it, `data_4`, `data_5`, ...). The spec declares the ONNX operator's
 //!   inputs and outputs, so a node with more or fewer than they admit is a
 //!   mistake of the file.
 //! * Every tensor of `inputs` and `outputs` has a name of its own and is
@@ -325,6 +327,23 @@ pub(super) fn parse_onnx_case(
                 name: t.name.to_owned(),
                 tensor,
             });
+        }
+    }
+
+    // A chained list's tensors past the widest instance's
+    // ([`crate::variadic`]): the list is the last input declaration.
+    if let Some(g) = crate::variadic::chained_group(info) {
+        for (j, p) in positions.iter().enumerate().skip(spec_inputs.len()) {
+            let k = g.max as usize + j - spec_inputs.len();
+            let tensor = p
+                .and_then(|p| node_inputs.get(p).copied().flatten())
+                .and_then(|t| inputs[t].1.data.clone());
+            if let Some(tensor) = tensor {
+                case_inputs.push(CaseInput {
+                    name: format!("{}_{k}", g.name),
+                    tensor,
+                });
+            }
         }
     }
 
@@ -783,6 +802,31 @@ fn instance_of(
                 .map(|g| g.count)
                 .eq(counts.iter().copied())
     });
+    if let (None, Some(g)) = (found, crate::variadic::chained_group(info)) {
+        // A list that a chain of instances extends: the widest instance.
+        let gi = info
+            .groups
+            .iter()
+            .filter(|x| !x.output)
+            .position(|x| std::ptr::eq(x, g))
+            .unwrap_or(usize::MAX);
+        if counts.get(gi).is_some_and(|&c| c > g.max) {
+            let mut widest = counts.clone();
+            widest[gi] = g.max;
+            if let Some(i) = catalog.iter().copied().find(|i| {
+                i.namespace == info.namespace
+                    && i.name == info.name
+                    && i.groups
+                        .iter()
+                        .filter(|g| !g.output)
+                        .chain(i.groups.iter().filter(|g| g.output))
+                        .map(|g| g.count)
+                        .eq(widest.iter().copied())
+            }) {
+                return Ok((i, positions));
+            }
+        }
+    }
     match found {
         Some(i) => Ok((i, positions)),
         None => {
