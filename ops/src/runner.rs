@@ -38,6 +38,9 @@
 //!   Under [`Tolerance::Exact`] integers must be equal and floats are equal
 //!   when both are NaN or when they are equal as numbers (so -0.0 matches
 //!   0.0).
+//! * A descriptor the builder refuses with [`OpError::Unsupported`] (Split
+//!   into more equal parts than [`crate::variadic`] chains) fails the
+//!   case, a gap of the catalog like the reader's below.
 //! * A case file that is well formed but needs what the catalog lacks (an
 //!   ONNX-shaped case of an operator the `onnx` namespace does not have,
 //!   [`crate::case::CaseError::unsupported`]) is one failed case, `FAIL`
@@ -214,6 +217,12 @@ pub fn run_case(case: &Case, executors: &[&dyn Executor]) -> Vec<Report> {
                 Outcome::Fail(format!("validation failed: {e}"))
             };
             return vec![report(Step::Validate, outcome, Some(e.to_string()))];
+        }
+        Ok(Err(OpError::Unsupported(m))) => {
+            // What the catalog cannot build (Split into more equal parts
+            // than it chains) is a gap, as the reader's are.
+            let m = format!("cannot build the {op_name} descriptor: {m}");
+            return vec![report(Step::Validate, Outcome::Fail(m.clone()), Some(m))];
         }
         Ok(Err(e)) => {
             let at = case.location_of(&e.to_string());

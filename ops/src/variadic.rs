@@ -17,6 +17,12 @@
 //! Min), or a concatenation (Concat). Mean divides by the count once at the
 //! end, so a chain of Means is not a Mean; past its widest instance it
 //! stays a gap of the catalog.
+//!
+//! A variadic output list is chained the other way ([`OUTPUT_CHAINS`]):
+//! Split into more parts than the widest instance writes cuts the first
+//! parts and one rest, then cuts the rest again, each cut by the lengths
+//! `split` gives. Equal parts (no `split`) are the spec's rule of the
+//! whole count, which a chain does not apply, so they stay a gap.
 
 use std::fmt;
 
@@ -34,6 +40,21 @@ pub const LEFT_CHAINS: &[(&str, &str)] = &[
     ("onnx", "Min"),
     ("onnx", "Concat"),
 ];
+
+/// Operators (namespace, name) whose variadic output list may be chained:
+/// the last output of a call is cut again by the next.
+pub const OUTPUT_CHAINS: &[(&str, &str)] = &[("onnx", "Split")];
+
+/// The variadic output list of `info` that a chain may extend: its last
+/// output declaration, when it is a list and the operator is in
+/// [`OUTPUT_CHAINS`].
+pub fn chained_outputs(info: &OperatorInfo) -> Option<&'static TensorGroup> {
+    let chains = OUTPUT_CHAINS
+        .iter()
+        .any(|&(ns, name)| info.namespace == ns && info.name == name);
+    let last = info.groups.iter().rev().find(|g| g.output)?;
+    (chains && last.max > 1).then_some(last)
+}
 
 /// The variadic input list of `info` that a chain may extend: its last
 /// input declaration, when it is a list and the operator is in
@@ -65,6 +86,12 @@ fn given(args: &OpArgs, group: &str) -> usize {
 /// Builds the descriptor of `info` from `args`: the instance's own when
 /// the args' list fits it, else a [`Chain`] of instances.
 pub fn build(info: &'static OperatorInfo, args: &OpArgs) -> Result<Box<dyn Operator>, OpError> {
+    if let Some(group) = chained_outputs(info) {
+        let n = given(args, group.name);
+        if n > group.max as usize {
+            return Chain::split(info, group, n, args).map(|c| Box::new(c) as Box<dyn Operator>);
+        }
+    }
     let Some(group) = chained_group(info) else {
         return (info.build)(args);
     };
@@ -87,6 +114,9 @@ enum Slot {
     Output(usize),
     /// Partial result `i`, a scratch buffer on the GPU.
     Partial(usize),
+    /// Host tensor `i` of the chain's own (a step's `split` lengths), which
+    /// no GPU pass binds.
+    Host(usize),
 }
 
 /// One instance call of a chain.
@@ -105,6 +135,10 @@ pub struct Chain {
     inputs: Vec<TensorDesc>,
     outputs: Vec<TensorDesc>,
     partials: Vec<TensorDesc>,
+    /// The host tensors the steps read ([`Slot::Host`]).
+    constants: Vec<HostTensor>,
+    /// The host data of each input the descriptor keeps (`split`).
+    host: Vec<Option<HostTensor>>,
     steps: Vec<Step>,
 }
 
@@ -171,7 +205,9 @@ impl Chain {
                 let desc = match *slot {
                     Slot::Input(i) => inputs[i].clone(),
                     Slot::Partial(p) => partials[p].clone(),
-                    Slot::Output(_) => unreachable!("outputs are never a step's input"),
+                    Slot::Output(_) | Slot::Host(_) => {
+                        unreachable!("outputs are never a step's input")
+                    }
                 };
                 step_args
                     .tensors
@@ -205,11 +241,135 @@ impl Chain {
             .unwrap_or_default();
         Ok(Chain {
             info,
+            host: vec![None; inputs.len()],
             inputs,
             outputs,
             partials,
+            constants: Vec::new(),
             steps,
         })
+    }
+
+    /// The chain of a split into `n` outputs of list `group` (the
+    /// operator's inputs being the tensor and its host lengths): each step
+    /// but the last writes as many outputs as fit less one, and the rest,
+    /// which the next step cuts.
+    fn split(
+        info: &'static OperatorInfo,
+        group: &TensorGroup,
+        n: usize,
+        args: &OpArgs,
+    ) -> Result<Chain, OpError> {
+        let name = info.qualified_name();
+        let widest = group.max as usize;
+        let (&[input_name, split_name], 2..) = (info.inputs, widest) else {
+            return Err(OpError::Unsupported(format!(
+                "{name}: only a tensor and its host lengths split in a chain"
+            )));
+        };
+        let required = |key: &str| {
+            args.tensors
+                .get(key)
+                .cloned()
+                .ok_or_else(|| OpError::InvalidArgument(format!("{name}: `{key}` is required")))
+        };
+        let input = required(input_name)?;
+        let outputs: Vec<TensorDesc> = (0..n)
+            .map(|k| required(&format!("{}_{k}", group.name)))
+            .collect::<Result<_, _>>()?;
+        let split = args.host_data.get(split_name);
+        let lengths: Vec<i64> = split.and_then(|t| t.to_vec::<i64>()).unwrap_or_default();
+        if lengths.is_empty() {
+            return Err(OpError::Unsupported(format!(
+                "{name}: equal parts of more than {widest} outputs: give `{split_name}`"
+            )));
+        }
+        if lengths.len() != n {
+            return Err(OpError::InvalidArgument(format!(
+                "{name}: split must have one length per output: `{split_name}` has {} lengths, the call {n} outputs",
+                lengths.len()
+            )));
+        }
+        let rank = input.sizes.len() as i128;
+        let axis = match args.attributes.get("axis") {
+            Some(ops_core::AttrValue::Int(a)) => *a,
+            _ => 0,
+        };
+        let a = if axis < 0 { axis + rank } else { axis };
+        if !(0..rank).contains(&a) {
+            return Err(OpError::InvalidArgument(format!(
+                "{name}: axis must be in the range [-r, r-1] where r = rank(input): `axis` is {axis}, r is {rank}"
+            )));
+        }
+        let a = a as usize;
+        let mut chain = Chain {
+            info,
+            inputs: vec![input.clone(), required(split_name)?],
+            outputs,
+            partials: Vec::new(),
+            constants: Vec::new(),
+            host: vec![None, split.cloned()],
+            steps: Vec::new(),
+        };
+        let (mut current, mut current_desc, mut k) = (Slot::Input(0), input, 0);
+        loop {
+            let last = n - k <= widest;
+            let take = if last { n - k } else { widest - 1 };
+            let mut cut: Vec<i64> = lengths[k..k + take].to_vec();
+            let mut outs: Vec<(TensorDesc, Slot)> = (k..k + take)
+                .map(|o| (chain.outputs[o].clone(), Slot::Output(o)))
+                .collect();
+            if !last {
+                let rest: i64 = lengths[k + take..].iter().sum();
+                let extent = u32::try_from(rest).map_err(|_| {
+                    OpError::InvalidArgument(format!(
+                        "{name}: split lengths must not be negative: the last {} add up to {rest}",
+                        n - k - take
+                    ))
+                })?;
+                let mut sizes = current_desc.sizes.clone();
+                sizes[a] = extent;
+                let partial = TensorDesc::new(current_desc.dtype, sizes);
+                chain.partials.push(partial.clone());
+                cut.push(rest);
+                outs.push((partial, Slot::Partial(chain.partials.len() - 1)));
+            }
+            let count = outs.len() as u32;
+            let step_info = instance(info, group.name, count).ok_or_else(|| {
+                OpError::Unsupported(format!("{name}: no instance of {count} outputs"))
+            })?;
+            let lengths_tensor = HostTensor::from_slice([cut.len() as u32], &cut)?;
+            let mut step_args = OpArgs {
+                attributes: args.attributes.clone(),
+                ..OpArgs::default()
+            };
+            step_args
+                .tensors
+                .insert(input_name.to_owned(), current_desc.clone());
+            step_args
+                .tensors
+                .insert(split_name.to_owned(), lengths_tensor.desc().clone());
+            step_args
+                .host_data
+                .insert(split_name.to_owned(), lengths_tensor.clone());
+            for (j, (desc, _)) in outs.iter().enumerate() {
+                step_args
+                    .tensors
+                    .insert(format!("{}_{j}", group.name), desc.clone());
+            }
+            chain.constants.push(lengths_tensor);
+            chain.steps.push(Step {
+                op: (step_info.build)(&step_args)?,
+                inputs: vec![current, Slot::Host(chain.constants.len() - 1)],
+                outputs: outs.iter().map(|(_, s)| *s).collect(),
+            });
+            if last {
+                return Ok(chain);
+            }
+            k += take;
+            current = Slot::Partial(chain.partials.len() - 1);
+            current_desc = chain.partials[chain.partials.len() - 1].clone();
+        }
     }
 
     fn operator_name(&self) -> String {
@@ -245,6 +405,10 @@ impl Operator for Chain {
         self.outputs.clone()
     }
 
+    fn host_input(&self, i: usize) -> Option<&HostTensor> {
+        self.host.get(i).and_then(Option::as_ref)
+    }
+
     fn run_cpu(&self, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError> {
         ops_core::check_call(self, inputs)?;
         let mut partials: Vec<Option<HostTensor>> = vec![None; self.partials.len()];
@@ -256,6 +420,7 @@ impl Operator for Chain {
                 .map(|slot| match *slot {
                     Slot::Input(i) => Ok(inputs[i]),
                     Slot::Partial(p) => partials[p].as_ref().ok_or_else(|| self.broken()),
+                    Slot::Host(c) => Ok(&self.constants[c]),
                     Slot::Output(_) => Err(self.broken()),
                 })
                 .collect::<Result<_, _>>()?;
@@ -264,7 +429,7 @@ impl Operator for Chain {
                 match *slot {
                     Slot::Partial(p) => partials[p] = Some(t),
                     Slot::Output(o) => outputs[o] = Some(t),
-                    Slot::Input(_) => return Err(self.broken()),
+                    Slot::Input(_) | Slot::Host(_) => return Err(self.broken()),
                 }
             }
         }
@@ -301,9 +466,10 @@ impl Operator for Chain {
             let base = plan.scratch_bytes.len();
             plan.scratch_bytes.extend(&sub.scratch_bytes);
             let place = |slot: Slot| match slot {
-                Slot::Input(i) => BufferRef::Input(i),
-                Slot::Output(o) => BufferRef::Output(o),
-                Slot::Partial(p) => BufferRef::Scratch(p),
+                Slot::Input(i) => Ok(BufferRef::Input(i)),
+                Slot::Output(o) => Ok(BufferRef::Output(o)),
+                Slot::Partial(p) => Ok(BufferRef::Scratch(p)),
+                Slot::Host(_) => Err(self.unchainable()),
             };
             for (o, init) in sub.outputs.iter().enumerate() {
                 let slot = step.outputs[o];
@@ -321,8 +487,8 @@ impl Operator for Chain {
             for mut pass in sub.passes {
                 for r in &mut pass.buffers {
                     *r = match *r {
-                        BufferRef::Input(i) => place(step.inputs[i]),
-                        BufferRef::Output(o) => place(step.outputs[o]),
+                        BufferRef::Input(i) => place(step.inputs[i])?,
+                        BufferRef::Output(o) => place(step.outputs[o])?,
                         BufferRef::Scratch(s) => BufferRef::Scratch(base + s),
                         other => other,
                     };
@@ -365,7 +531,7 @@ impl Chain {
 
     fn unchainable(&self) -> OpError {
         OpError::Unsupported(format!(
-            "{}: a step's output starts as a copy of a partial result",
+            "{}: a step's pass binds what only the host holds, or starts as a copy of a partial result",
             self.operator_name()
         ))
     }

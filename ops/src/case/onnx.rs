@@ -351,7 +351,16 @@ pub(super) fn parse_onnx_case(
 
     // Outputs by position.
     let spec_outputs: Vec<_> = info.tensors.iter().filter(|t| t.output).collect();
-    if node_outputs.len() != spec_outputs.len() {
+    // A chained output list's tensors past the widest instance's.
+    let chained = crate::variadic::chained_outputs(info)
+        .filter(|_| node_outputs.len() > spec_outputs.len())
+        .map(|g| {
+            (spec_outputs.len()..node_outputs.len())
+                .map(|j| format!("{}_{}", g.name, g.max as usize + j - spec_outputs.len()))
+                .collect::<Vec<_>>()
+        });
+    let extra = chained.unwrap_or_default();
+    if extra.is_empty() && node_outputs.len() != spec_outputs.len() {
         cx.error(
             member(&path, "node_outputs"),
             format!(
@@ -363,16 +372,20 @@ pub(super) fn parse_onnx_case(
         );
     }
     let mut case_outputs = Vec::new();
-    for (t, k) in spec_outputs.iter().zip(&node_outputs) {
+    let names = spec_outputs
+        .iter()
+        .map(|t| (t.name.to_owned(), t.seed.to_owned()))
+        .chain(extra.into_iter().map(|n| (n.clone(), n)));
+    for ((name, seed), k) in names.zip(&node_outputs) {
         let Some((_, parsed)) = k.map(|k| &outputs[k]) else {
             cx.error(
                 member(&path, "node_outputs"),
-                format!("output `{}` of {qualified} is absent", t.seed),
+                format!("output `{seed}` of {qualified} is absent"),
             );
             continue;
         };
         case_outputs.push(CaseOutput {
-            name: t.name.to_owned(),
+            name,
             desc: parsed.desc.clone(),
             expected: parsed.data.clone(),
         });
@@ -802,12 +815,14 @@ fn instance_of(
                 .map(|g| g.count)
                 .eq(counts.iter().copied())
     });
-    if let (None, Some(g)) = (found, crate::variadic::chained_group(info)) {
+    let chained = crate::variadic::chained_group(info).or(crate::variadic::chained_outputs(info));
+    if let (None, Some(g)) = (found, chained) {
         // A list that a chain of instances extends: the widest instance.
         let gi = info
             .groups
             .iter()
             .filter(|x| !x.output)
+            .chain(info.groups.iter().filter(|x| x.output))
             .position(|x| std::ptr::eq(x, g))
             .unwrap_or(usize::MAX);
         if counts.get(gi).is_some_and(|&c| c > g.max) {

@@ -182,3 +182,60 @@ fn mean_past_its_instances_stays_a_gap() {
         "{e}"
     );
 }
+
+/// An ONNX Split of `x` ([2, 55] INT16, `x[r][c] = 100 r + c`) along
+/// axis 1 into 10 parts of lengths 1 to 10, with `split` given or not.
+fn split_case(with_lengths: bool) -> String {
+    let x: Vec<i32> = (0..2)
+        .flat_map(|r| (0..55).map(move |c| 100 * r + c))
+        .collect();
+    let mut names = vec!["x".to_owned()];
+    let mut inputs = vec![json!({"name": "x", "dtype": "int16", "shape": [2, 55], "data": x})];
+    if with_lengths {
+        names.push("s".to_owned());
+        let lengths: Vec<i64> = (1..=10).collect();
+        inputs.push(json!({"name": "s", "dtype": "int64", "shape": [10], "data": lengths}));
+    }
+    let mut outputs = Vec::new();
+    let mut start = 0;
+    for k in 0..10 {
+        let len = k + 1;
+        let data: Vec<i32> = (0..2)
+            .flat_map(|r| (start..start + len).map(move |c| 100 * r + c))
+            .collect();
+        outputs.push(
+            json!({"name": format!("y{k}"), "dtype": "int16", "shape": [2, len], "data": data}),
+        );
+        start += len;
+    }
+    let node_outputs: Vec<String> = (0..10).map(|k| format!("y{k}")).collect();
+    json!({
+        "source": "Split into 10", "op": "Split", "opset": 18,
+        "attributes": {"axis": 1},
+        "node_inputs": names, "node_outputs": node_outputs,
+        "inputs": inputs, "outputs": outputs,
+    })
+    .to_string()
+}
+
+#[test]
+fn split_into_10_outputs() {
+    passes_on_both(&split_case(true));
+}
+
+#[test]
+fn split_into_10_equal_parts_stays_a_gap() {
+    // Without `split`, the parts are the spec's rule of the whole count.
+    let case = parse_cases(
+        "variadic.json",
+        split_case(false).as_bytes(),
+        ops::catalog(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+    .remove(0);
+    let r = &run_case(&case, &[&CpuExecutor])[0];
+    assert!(
+        matches!(&r.outcome, Outcome::Fail(m) if m.contains("equal parts of more than 6 outputs: give `split`")),
+        "{r}"
+    );
+}
