@@ -418,7 +418,7 @@ impl Operator for Chain {
                 .inputs
                 .iter()
                 .map(|slot| match *slot {
-                    Slot::Input(i) => Ok(inputs[i]),
+                    Slot::Input(i) => inputs.get(i).copied().ok_or_else(|| self.broken()),
                     Slot::Partial(p) => partials[p].as_ref().ok_or_else(|| self.broken()),
                     Slot::Host(c) => Ok(&self.constants[c]),
                     Slot::Output(_) => Err(self.broken()),
@@ -471,10 +471,11 @@ impl Operator for Chain {
                 Slot::Partial(p) => Ok(BufferRef::Scratch(p)),
                 Slot::Host(_) => Err(self.unchainable()),
             };
+            let input = |i: usize| step.inputs.get(i).copied().ok_or_else(|| self.broken());
+            let output = |o: usize| step.outputs.get(o).copied().ok_or_else(|| self.broken());
             for (o, init) in sub.outputs.iter().enumerate() {
-                let slot = step.outputs[o];
-                match (*init, slot) {
-                    (OutputInit::CopyOfInput(i), Slot::Output(out)) => match step.inputs[i] {
+                match (*init, output(o)?) {
+                    (OutputInit::CopyOfInput(i), Slot::Output(out)) => match input(i)? {
                         Slot::Input(j) => plan.outputs[out] = OutputInit::CopyOfInput(j),
                         _ => return Err(self.unchainable()),
                     },
@@ -487,8 +488,8 @@ impl Operator for Chain {
             for mut pass in sub.passes {
                 for r in &mut pass.buffers {
                     *r = match *r {
-                        BufferRef::Input(i) => place(step.inputs[i])?,
-                        BufferRef::Output(o) => place(step.outputs[o])?,
+                        BufferRef::Input(i) => place(input(i)?)?,
+                        BufferRef::Output(o) => place(output(o)?)?,
                         BufferRef::Scratch(s) => BufferRef::Scratch(base + s),
                         other => other,
                     };
