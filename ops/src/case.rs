@@ -50,8 +50,10 @@
 //!   ([`OperatorInfo::attrs`]): unknown names, the wrong kind of value, a
 //!   negative value for an unsigned attribute, an enum value that is no
 //!   member (members match without regard to case) and a missing attribute
-//!   without a default are mistakes. Values are passed on as written; the
-//!   rules about their values (an axis in range) are validation's.
+//!   without a default are mistakes. A `bool` attribute may be written
+//!   `true`/`false` or, as ONNX writes `keepdims`, `1`/`0`. Values are
+//!   passed on as written; the rules about their values (an axis in range)
+//!   are validation's.
 //! * JSON objects with duplicate keys keep the last value (serde_json's rule).
 //! * Optional top-level `rtol` and `atol` (non-negative numbers; a missing
 //!   one is 0) compare the outputs with `|got - want| <= atol + rtol *
@@ -135,7 +137,6 @@ pub struct CaseOutput {
 #[derive(Clone, Debug)]
 pub struct Case {
     /// The file, as it is named in messages.
-    #[allow(dead_code, reason = "where the reader found the case; tests check it")]
     pub file: String,
     /// The case's JSON path in its file: `$` for a file holding one case
     /// object, `$[2]` for the third case of an array.
@@ -151,6 +152,9 @@ pub struct Case {
     pub feature_level: Option<FeatureLevel>,
     /// The attributes, by name.
     pub attributes: BTreeMap<String, AttrValue>,
+    /// Where each attribute of [`Case::attributes`] is written in the file,
+    /// by name: its JSON path (`$[3].attributes.axis`), for messages.
+    pub attribute_paths: BTreeMap<String, String>,
     /// The inputs, in the operator's input order ([`OperatorInfo::inputs`]).
     pub inputs: Vec<CaseInput>,
     /// The outputs, in the operator's output order ([`OperatorInfo::outputs`]).
@@ -192,6 +196,15 @@ impl Case {
     /// The input tensors in the operator's order, as a run takes them.
     pub fn input_tensors(&self) -> Vec<&HostTensor> {
         self.inputs.iter().map(|i| &i.tensor).collect()
+    }
+
+    /// Where in the file a builder's `message` points: the JSON path of
+    /// the attribute it names (``attribute `axis` ``), else the case's.
+    pub fn location_of(&self, message: &str) -> &str {
+        self.attribute_paths
+            .iter()
+            .find(|(name, _)| message.contains(&format!("attribute `{name}`")))
+            .map_or(self.path.as_str(), |(_, at)| at.as_str())
     }
 
     /// The tolerance the outputs are compared under, the operator's being
@@ -513,9 +526,9 @@ fn parse_case(
     let expect_message = parse_expect_message(cx, obj, &path, expect_error);
     let tolerance = parse_tolerance(cx, obj, &path);
 
-    let attributes = parse_attributes(cx, obj, &path);
+    let mut attributes = parse_attributes(cx, obj, &path);
     if let Some(info) = info {
-        check_attributes(cx, obj, &path, info, &attributes);
+        check_attributes(cx, obj, &path, info, &mut attributes);
     }
     let inputs = parse_tensor_group(cx, obj, &path, "inputs", info.map(|i| i.inputs), true);
     let outputs = parse_tensor_group(cx, obj, &path, "outputs", info.map(|i| i.outputs), false);
@@ -535,6 +548,10 @@ fn parse_case(
         return None;
     }
     let (name, info, op, inputs, outputs) = (name?, info?, op?, inputs?, outputs?);
+    let attribute_paths = attributes
+        .keys()
+        .map(|n| (n.clone(), member(&member(&path, "attributes"), n)))
+        .collect();
     let inputs = order(info.inputs, inputs)
         .into_iter()
         .map(|(name, t)| CaseInput {
@@ -558,6 +575,7 @@ fn parse_case(
         op,
         feature_level,
         attributes,
+        attribute_paths,
         inputs,
         outputs,
         expect_error,
@@ -762,13 +780,14 @@ fn parse_attributes(
     out
 }
 
-/// Checks the attributes against the operator's declaration.
+/// Checks the attributes against the operator's declaration; an integer
+/// 0 or 1 written for a `bool` attribute becomes `false` or `true`.
 fn check_attributes(
     cx: &mut Ctxt<'_>,
     obj: &Map<String, Value>,
     path: &str,
     info: &OperatorInfo,
-    attributes: &BTreeMap<String, AttrValue>,
+    attributes: &mut BTreeMap<String, AttrValue>,
 ) {
     let base = member(path, "attributes");
     let declared: Vec<&str> = info.attrs.iter().map(|a| a.name).collect();
@@ -794,7 +813,7 @@ fn check_attributes(
     }
     for attr in info.attrs {
         let at = member(&base, attr.name);
-        let Some(value) = attributes.get(attr.name) else {
+        let Some(value) = attributes.get_mut(attr.name) else {
             if !attr.has_default && !written.iter().any(|w| *w == attr.name) {
                 let at = if written.is_empty() {
                     path.to_owned()
@@ -815,7 +834,11 @@ fn check_attributes(
             AttrKind::Float | AttrKind::Number => "a number",
             AttrKind::Enum(_) => "a string",
         };
-        match (attr.kind, value) {
+        if let (AttrKind::Bool, AttrValue::Int(i @ (0 | 1))) = (attr.kind, &*value) {
+            *value = AttrValue::Bool(*i == 1);
+            continue;
+        }
+        match (attr.kind, &*value) {
             (AttrKind::Int { signed }, AttrValue::Int(v)) => {
                 if !signed && *v < 0 {
                     cx.error(at, format!("`{}` is unsigned, got {v}", attr.name));
@@ -832,6 +855,12 @@ fn check_attributes(
                 }
             }
             (AttrKind::Bool, AttrValue::Bool(_)) => {}
+            (AttrKind::Bool, AttrValue::Int(i)) => {
+                cx.error(
+                    at,
+                    format!("`{}` is a boolean or 0 or 1, got {i}", attr.name),
+                );
+            }
             (AttrKind::Float | AttrKind::Number, AttrValue::Float(_) | AttrValue::Int(_)) => {}
             (AttrKind::Enum(members), AttrValue::Enum(s)) => {
                 if !members.iter().any(|m| m.eq_ignore_ascii_case(s)) {

@@ -33,6 +33,7 @@ mod runner;
 mod term;
 #[cfg(test)]
 mod tests;
+mod variadic;
 
 use runner::{CpuExecutor, Executor, Format, GpuExecutor, RunOptions};
 use term::{Bar, Suspend};

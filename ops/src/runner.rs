@@ -19,6 +19,8 @@
 //!   the wrong type, a tensor the builder cannot take) makes the case
 //!   malformed, an [`Outcome::Error`], whatever it expects: a validation case
 //!   must be rejected by the rule it is about, not by a misspelt attribute.
+//!   Its message names the file and the JSON path of the attribute the
+//!   builder refused ([`Case::location_of`]), or of the case.
 //!   With `expect_message`, the error's text must also contain it (the
 //!   rule the case is about, in the spec's words).
 //! * `expect_error: "index"` passes on a backend when its run fails with
@@ -42,6 +44,9 @@
 //!   each zero against a zero of its sign (the sign of a zero is the
 //!   arithmetic's; the ULP bound holds in the spec's domain, which a case's
 //!   inputs may leave). A difference fails the GPU run.
+//! * A descriptor the builder refuses with [`OpError::Unsupported`] (Split
+//!   into more equal parts than [`crate::variadic`] chains) fails the
+//!   case, a gap of the catalog like the reader's below.
 //! * A case file that is well formed but needs what the catalog lacks (an
 //!   ONNX-shaped case of an operator the `onnx` namespace does not have,
 //!   [`crate::case::CaseError::unsupported`]) is one failed case, `FAIL`
@@ -205,7 +210,7 @@ pub fn run_case(case: &Case, executors: &[&dyn Executor]) -> Vec<Report> {
     let expects_validation = case.expect_error == Some(ExpectedError::Validation);
     let level = case.level();
 
-    let op = match catch(|| (case.info.build)(&args)) {
+    let op = match catch(|| crate::variadic::build(case.info, &args)) {
         Err(panic) => {
             let m = format!("building the {op_name} descriptor panicked: {panic}");
             return vec![report(Step::Validate, Outcome::Fail(m), None)];
@@ -219,8 +224,18 @@ pub fn run_case(case: &Case, executors: &[&dyn Executor]) -> Vec<Report> {
             };
             return vec![report(Step::Validate, outcome, Some(e.to_string()))];
         }
+        Ok(Err(OpError::Unsupported(m))) => {
+            // What the catalog cannot build (Split into more equal parts
+            // than it chains) is a gap, as the reader's are.
+            let m = format!("cannot build the {op_name} descriptor: {m}");
+            return vec![report(Step::Validate, Outcome::Fail(m.clone()), Some(m))];
+        }
         Ok(Err(e)) => {
-            let m = format!("cannot build the {op_name} descriptor: {e}");
+            let at = case.location_of(&e.to_string());
+            let m = format!(
+                "{}: {at}: cannot build the {op_name} descriptor: {e}",
+                case.file
+            );
             return vec![report(
                 Step::Validate,
                 Outcome::Error(m),

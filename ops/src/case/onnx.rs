@@ -20,7 +20,16 @@
 //!   the file but a gap of the catalog: `no ONNX operator Gather in the
 //!   catalog`, which `ops run` reports as a failed case
 //!   ([`CaseError::unsupported`](super::CaseError::unsupported)), as it does
-//!   an attribute or input the spec does not declare.
+//!   a set attribute the spec does not declare and a variadic list longer
+//!   than the catalog's instances go, unless the operator chains its list
+//!   ([`crate::variadic`]: the case then names the widest instance and
+//!   its inputs go on past it, `data_4`, `data_5`, ...). The spec declares the ONNX operator's
+//!   inputs and outputs, so a node with more or fewer than they admit is a
+//!   mistake of the file.
+//! * Every tensor of `inputs` and `outputs` has a name of its own and is
+//!   one the node names (`node_inputs`, `node_outputs`): a duplicate or an
+//!   unused tensor is a mistake of the file, since its expected values
+//!   would never be compared.
 //! * The case's name is its `name`, else its `source`, else the file's name.
 //! * Attributes are matched to the spec's by their seed names (the ONNX
 //!   names, `keepdims`); `attributes` override `default_attributes`. An
@@ -161,6 +170,13 @@ pub(super) fn parse_onnx_case(
     let (inputs, outputs) = (inputs?, outputs?);
     let node_inputs = node_names(cx, obj, &path, "node_inputs", &inputs)?;
     let node_outputs = node_names(cx, obj, &path, "node_outputs", &outputs)?;
+    let listed = [
+        unique_and_used(cx, &path, "inputs", &inputs, &node_inputs),
+        unique_and_used(cx, &path, "outputs", &outputs, &node_outputs),
+    ];
+    if listed.contains(&false) {
+        return None;
+    }
     let qualified = info.qualified_name();
     // A spec with optional or variadic inputs: the instance of the node's
     // inputs, and where each of its inputs sits among them.
@@ -176,8 +192,12 @@ pub(super) fn parse_onnx_case(
         &set_attributes,
     ) {
         Ok(found) => found,
-        Err(message) => {
-            cx.unsupported(member(&path, "node_inputs"), message);
+        Err(Arity { key, message, gap }) => {
+            if gap {
+                cx.unsupported(member(&path, key), message);
+            } else {
+                cx.error(member(&path, key), message);
+            }
             return None;
         }
     };
@@ -201,6 +221,7 @@ pub(super) fn parse_onnx_case(
     }
     let spec_inputs: Vec<_> = info.tensors.iter().filter(|t| !t.output).collect();
     let mut attributes = std::collections::BTreeMap::new();
+    let mut attribute_paths = std::collections::BTreeMap::new();
     let mut as_inputs: Vec<(usize, HostTensor)> = Vec::new();
     let mut legacy: Vec<(String, i64)> = Vec::new();
     for (n, v, set) in &given {
@@ -220,6 +241,7 @@ pub(super) fn parse_onnx_case(
         if let Some(attr) = info.attrs.iter().find(|a| a.seed == n) {
             if let Some(value) = attr_value(cx, &at, attr, v) {
                 attributes.insert(attr.name.to_owned(), value);
+                attribute_paths.insert(attr.name.to_owned(), at.clone());
             }
         } else if let Some(j) = spec_inputs.iter().position(|t| t.host && t.seed == seed) {
             // Integers are an INT64 tensor (`axes`, `pads`); a float
@@ -271,7 +293,7 @@ pub(super) fn parse_onnx_case(
 
     // Inputs by position.
     if info.groups.is_empty() && node_inputs.len() > spec_inputs.len() {
-        cx.unsupported(
+        cx.error(
             member(&path, "node_inputs"),
             format!(
                 "{qualified} takes {} input{}, the node has {}",
@@ -308,12 +330,38 @@ pub(super) fn parse_onnx_case(
         }
     }
 
+    // A chained list's tensors past the widest instance's
+    // ([`crate::variadic`]): the list is the last input declaration.
+    if let Some(g) = crate::variadic::chained_group(info) {
+        for (j, p) in positions.iter().enumerate().skip(spec_inputs.len()) {
+            let k = g.max as usize + j - spec_inputs.len();
+            let tensor = p
+                .and_then(|p| node_inputs.get(p).copied().flatten())
+                .and_then(|t| inputs[t].1.data.clone());
+            if let Some(tensor) = tensor {
+                case_inputs.push(CaseInput {
+                    name: format!("{}_{k}", g.name),
+                    tensor,
+                });
+            }
+        }
+    }
+
     legacy_broadcast(cx, &path, &legacy, &mut case_inputs);
 
     // Outputs by position.
     let spec_outputs: Vec<_> = info.tensors.iter().filter(|t| t.output).collect();
-    if node_outputs.len() != spec_outputs.len() {
-        cx.unsupported(
+    // A chained output list's tensors past the widest instance's.
+    let chained = crate::variadic::chained_outputs(info)
+        .filter(|_| node_outputs.len() > spec_outputs.len())
+        .map(|g| {
+            (spec_outputs.len()..node_outputs.len())
+                .map(|j| format!("{}_{}", g.name, g.max as usize + j - spec_outputs.len()))
+                .collect::<Vec<_>>()
+        });
+    let extra = chained.unwrap_or_default();
+    if extra.is_empty() && node_outputs.len() != spec_outputs.len() {
+        cx.error(
             member(&path, "node_outputs"),
             format!(
                 "{qualified} has {} output{}, the node has {}",
@@ -324,16 +372,20 @@ pub(super) fn parse_onnx_case(
         );
     }
     let mut case_outputs = Vec::new();
-    for (t, k) in spec_outputs.iter().zip(&node_outputs) {
+    let names = spec_outputs
+        .iter()
+        .map(|t| (t.name.to_owned(), t.seed.to_owned()))
+        .chain(extra.into_iter().map(|n| (n.clone(), n)));
+    for ((name, seed), k) in names.zip(&node_outputs) {
         let Some((_, parsed)) = k.map(|k| &outputs[k]) else {
             cx.error(
                 member(&path, "node_outputs"),
-                format!("output `{}` of {qualified} is absent", t.seed),
+                format!("output `{seed}` of {qualified} is absent"),
             );
             continue;
         };
         case_outputs.push(CaseOutput {
-            name: t.name.to_owned(),
+            name,
             desc: parsed.desc.clone(),
             expected: parsed.data.clone(),
         });
@@ -350,6 +402,7 @@ pub(super) fn parse_onnx_case(
         op: qualified,
         feature_level: None,
         attributes,
+        attribute_paths,
         inputs: case_inputs,
         outputs: case_outputs,
         expect_error,
@@ -524,6 +577,44 @@ fn node_names(
     ok.then_some(out)
 }
 
+/// Checks that each tensor of `inputs` or `outputs` (`key`) has a name of
+/// its own and is one the node names (`node`, positions in `tensors`): a
+/// second tensor of one name, or one the node does not name, would never
+/// be read, so its expected values would never be compared. False when
+/// anything was wrong.
+fn unique_and_used(
+    cx: &mut Ctxt<'_>,
+    path: &str,
+    key: &str,
+    tensors: &[(String, ParsedTensor)],
+    node: &[Option<usize>],
+) -> bool {
+    let base = member(path, key);
+    let node_key = if key == "inputs" {
+        "node_inputs"
+    } else {
+        "node_outputs"
+    };
+    let mut ok = true;
+    for (k, (name, _)) in tensors.iter().enumerate() {
+        let shown = truncate(name, 40);
+        if let Some(first) = tensors[..k].iter().position(|(n, _)| n == name) {
+            ok = false;
+            cx.error(
+                member(&format!("{base}[{k}]"), "name"),
+                format!("duplicate tensor `{shown}`: `{base}[{first}]` has the same name"),
+            );
+        } else if !node.contains(&Some(k)) {
+            ok = false;
+            cx.error(
+                format!("{base}[{k}]"),
+                format!("tensor `{shown}` is not in `{node_key}`: the node never uses it"),
+            );
+        }
+    }
+    ok
+}
+
 /// An integer of a JSON value, or a message.
 fn int_of(v: &Value) -> Result<i128, String> {
     match v {
@@ -639,13 +730,18 @@ fn spec_index(inputs: &[&TensorInfo], t: &TensorInfo) -> usize {
 /// optional one is absent when the position is `""` or past the end, unless
 /// an attribute of its seed name is set), a variadic list every remaining
 /// position.
+///
+/// The spec declares the ONNX operator's inputs and outputs, so a node
+/// with more or fewer of them than the declarations admit is malformed;
+/// only a variadic list longer than the catalog's instances go is a gap of
+/// the catalog ([`Arity::gap`]).
 fn instance_of(
     catalog: &[&'static OperatorInfo],
     info: &'static OperatorInfo,
     node_inputs: &[Option<usize>],
     node_outputs: usize,
     set: &[&str],
-) -> Result<(&'static OperatorInfo, Vec<Option<usize>>), String> {
+) -> Result<(&'static OperatorInfo, Vec<Option<usize>>), Arity> {
     let n_inputs = info.tensors.iter().filter(|t| !t.output).count();
     if info.groups.is_empty() {
         return Ok((info, (0..n_inputs).map(Some).collect()));
@@ -678,16 +774,30 @@ fn instance_of(
     }
     let qualified = info.qualified_name();
     if at < node_inputs.len() {
-        return Err(format!(
-            "{qualified} takes {} input{}, the node has {}",
-            at,
-            if at == 1 { "" } else { "s" },
-            node_inputs.len()
-        ));
+        return Err(Arity {
+            key: "node_inputs",
+            message: format!(
+                "{qualified} takes {} input{}, the node has {}",
+                at,
+                if at == 1 { "" } else { "s" },
+                node_inputs.len()
+            ),
+            gap: false,
+        });
     }
     // Outputs: a variadic list takes what the other outputs leave.
     let outs: Vec<&ops_core::TensorGroup> = info.groups.iter().filter(|g| g.output).collect();
     let fixed = outs.iter().filter(|g| g.max == 1).count();
+    if !outs.iter().any(|g| g.max > 1) && node_outputs != fixed {
+        return Err(Arity {
+            key: "node_outputs",
+            message: format!(
+                "{qualified} has {fixed} output{}, the node has {node_outputs}",
+                if fixed == 1 { "" } else { "s" },
+            ),
+            gap: false,
+        });
+    }
     for g in &outs {
         counts.push(if g.max > 1 {
             node_outputs.saturating_sub(fixed) as u32
@@ -705,16 +815,46 @@ fn instance_of(
                 .map(|g| g.count)
                 .eq(counts.iter().copied())
     });
+    let chained = crate::variadic::chained_group(info).or(crate::variadic::chained_outputs(info));
+    if let (None, Some(g)) = (found, chained) {
+        // A list that a chain of instances extends: the widest instance.
+        let gi = info
+            .groups
+            .iter()
+            .filter(|x| !x.output)
+            .chain(info.groups.iter().filter(|x| x.output))
+            .position(|x| std::ptr::eq(x, g))
+            .unwrap_or(usize::MAX);
+        if counts.get(gi).is_some_and(|&c| c > g.max) {
+            let mut widest = counts.clone();
+            widest[gi] = g.max;
+            if let Some(i) = catalog.iter().copied().find(|i| {
+                i.namespace == info.namespace
+                    && i.name == info.name
+                    && i.groups
+                        .iter()
+                        .filter(|g| !g.output)
+                        .chain(i.groups.iter().filter(|g| g.output))
+                        .map(|g| g.count)
+                        .eq(widest.iter().copied())
+            }) {
+                return Ok((i, positions));
+            }
+        }
+    }
     match found {
         Some(i) => Ok((i, positions)),
         None => {
-            let said: Vec<String> = info
+            let off: Vec<(&ops_core::TensorGroup, u32)> = info
                 .groups
                 .iter()
                 .filter(|g| !g.output)
                 .chain(outs.iter().copied())
-                .zip(&counts)
-                .filter(|&(g, &c)| c < g.min || c > g.max)
+                .zip(counts.iter().copied())
+                .filter(|&(g, c)| c < g.min || c > g.max)
+                .collect();
+            let said: Vec<String> = off
+                .iter()
                 .map(|(g, c)| {
                     format!(
                         "`{}` takes {} to {} tensor{}, the node gives {c}",
@@ -725,9 +865,33 @@ fn instance_of(
                     )
                 })
                 .collect();
-            Err(format!("{qualified}: {}", said.join("; ")))
+            // ONNX's variadic lists have no upper bound: past the
+            // instances' is the catalog's limit, below the least the node's.
+            let gap = off.iter().all(|(g, c)| g.max > 1 && *c > g.max);
+            let key = if off.iter().all(|(g, _)| g.output) {
+                "node_outputs"
+            } else {
+                "node_inputs"
+            };
+            Err(Arity {
+                key,
+                message: format!("{qualified}: {}", said.join("; ")),
+                gap,
+            })
         }
     }
+}
+
+/// Why a node's inputs or outputs fit no instance of its operator.
+#[derive(Debug)]
+struct Arity {
+    /// `node_inputs` or `node_outputs`: the key the count is wrong in.
+    key: &'static str,
+    /// What is wrong, naming the declarations and the counts.
+    message: String,
+    /// The node is well formed, but the catalog's instances stop short of
+    /// its variadic list: a gap of the catalog, not a mistake of the file.
+    gap: bool,
 }
 
 /// A scalar tensor of `dtype` holding the number `v` (an attribute that an

@@ -508,8 +508,12 @@ fn attributes_are_checked_against_the_declaration() {
         "t.json: $.attributes.axes: `axes` is a list of integers, got integer 0"
     );
     assert_eq!(
-        one_error(&attrs(r#""mode": "copy", "keep": 1"#)),
-        "t.json: $.attributes.keep: `keep` is a boolean, got integer 1"
+        one_error(&attrs(r#""mode": "copy", "keep": 2"#)),
+        "t.json: $.attributes.keep: `keep` is a boolean or 0 or 1, got 2"
+    );
+    assert_eq!(
+        one_error(&attrs(r#""mode": "copy", "keep": 1.0"#)),
+        "t.json: $.attributes.keep: `keep` is a boolean, got number 1"
     );
     assert_eq!(
         one_error(&attrs(r#""mode": true"#)),
@@ -530,6 +534,20 @@ fn attributes_are_checked_against_the_declaration() {
     // Enum members match without regard to case, and are passed on as written.
     let c = parse(&attrs(r#""mode": "Copy""#)).unwrap();
     assert_eq!(c[0].attributes["mode"], AttrValue::Enum("Copy".into()));
+}
+
+#[test]
+fn bool_attributes_read_0_and_1_as_the_readme_documents() {
+    let base = fake("uint8", "[1]", "[1]");
+    for (written, read) in [("1", true), ("0", false), ("true", true), ("false", false)] {
+        let text = base.replacen(
+            r#""mode": "copy""#,
+            &format!(r#""mode": "copy", "keep": {written}"#),
+            1,
+        );
+        let c = parse(&text).unwrap_or_else(|e| panic!("{written}: {e}"));
+        assert_eq!(c[0].attributes["keep"], AttrValue::Bool(read), "{written}");
+    }
 }
 
 #[test]

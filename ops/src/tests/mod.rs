@@ -12,3 +12,4 @@ mod fuzz_files;
 mod never_panics;
 mod onnx_cases;
 mod runner;
+mod variadic;

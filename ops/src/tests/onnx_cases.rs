@@ -124,8 +124,7 @@ fn node_inputs_name_the_tensors_in_node_order() {
     // The list order differs from the node's; `""` is an absent optional input.
     let c = one(
         r#"{"op": "ReduceFake", "opset": 18, "node_inputs": ["d", ""], "node_outputs": ["r"],
-            "inputs": [{"name": "unused", "dtype": "int64", "shape": [1], "data": [7]},
-                       {"name": "d", "dtype": "bool", "shape": [2], "data": [true, false], "initializer": true}],
+            "inputs": [{"name": "d", "dtype": "bool", "shape": [2], "data": [true, false], "initializer": true}],
             "outputs": [{"name": "r", "dtype": "bool", "shape": [1], "data": [false]}]}"#,
     );
     assert_eq!(c.name, "onnx__t", "the file's name when there is no source");
@@ -204,6 +203,115 @@ fn mistakes_of_the_file_are_malformed() {
         assert!(!e.all_unsupported(), "{e}");
         assert_eq!(e.to_string(), format!("cases/onnx__t.json: {message}"));
     }
+}
+
+#[test]
+fn duplicate_and_unused_tensors_are_malformed() {
+    for (from, to, message) in [
+        // A second output of one name: its expected values would be skipped.
+        (
+            r#""data": [1, 1]}]"#,
+            r#""data": [1, 1]}, {"name": "y", "dtype": "int64", "shape": [2], "data": [7, 7]}]"#,
+            "$.outputs[1].name: duplicate tensor `y`: `$.outputs[0]` has the same name",
+        ),
+        // An output the node does not name.
+        (
+            r#""data": [1, 1]}]"#,
+            r#""data": [1, 1]}, {"name": "z", "dtype": "int64", "shape": [2], "data": [7, 7]}]"#,
+            "$.outputs[1]: tensor `z` is not in `node_outputs`: the node never uses it",
+        ),
+        // An input the node does not name, or a second of one name.
+        (
+            r#""data": [2.0, "NaN", 3.0, "NaN"]}]"#,
+            r#""data": [2.0, "NaN", 3.0, "NaN"]}, {"name": "w", "dtype": "int64", "shape": [], "data": [0]}]"#,
+            "$.inputs[1]: tensor `w` is not in `node_inputs`: the node never uses it",
+        ),
+        (
+            r#""data": [2.0, "NaN", 3.0, "NaN"]}]"#,
+            r#""data": [2.0, "NaN", 3.0, "NaN"]}, {"name": "x", "dtype": "int64", "shape": [], "data": [0]}]"#,
+            "$.inputs[1].name: duplicate tensor `x`: `$.inputs[0]` has the same name",
+        ),
+    ] {
+        let e = parse(&ARGMAX.replace(from, to)).unwrap_err();
+        assert!(!e.all_unsupported(), "{e}");
+        assert_eq!(e.to_string(), format!("cases/onnx__t.json: {message}"));
+    }
+    // Without `node_outputs`, the list is the node's outputs: a duplicate still is one.
+    let text = ARGMAX.replace(r#", "node_outputs": ["y"]"#, "").replace(
+        r#""data": [1, 1]}]"#,
+        r#""data": [1, 1]}, {"name": "y", "dtype": "int64", "shape": [2], "data": [7, 7]}]"#,
+    );
+    let e = parse(&text).unwrap_err();
+    assert!(!e.all_unsupported(), "{e}");
+    assert!(e.to_string().contains("duplicate tensor `y`"), "{e}");
+}
+
+#[test]
+fn a_node_of_the_wrong_arity_is_malformed_not_a_gap() {
+    // 23 inputs and no outputs for ArgMax, whose schema has one of each.
+    let inputs = vec![r#""x""#; 23].join(", ");
+    let text = ARGMAX
+        .replace(
+            r#""node_inputs": ["x"]"#,
+            &format!(r#""node_inputs": [{inputs}]"#),
+        )
+        .replace(r#""node_outputs": ["y"]"#, r#""node_outputs": []"#)
+        .replace(
+            r#", {"name": "y", "dtype": "int64", "shape": [2], "data": [1, 1]}"#,
+            "",
+        )
+        .replace(
+            r#"[{"name": "y", "dtype": "int64", "shape": [2], "data": [1, 1]}]"#,
+            "[]",
+        );
+    let e = parse(&text).unwrap_err();
+    assert!(!e.all_unsupported(), "{e}");
+    assert!(
+        e.to_string()
+            .contains("$.node_inputs: onnx::ArgMax takes 1 input, the node has 23"),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .contains("$.node_outputs: onnx::ArgMax has 1 output, the node has 0"),
+        "{e}"
+    );
+    // A variadic operator: Sum of no inputs, Split into no outputs.
+    let sum = r#"{"op": "Sum", "opset": 13, "node_inputs": [], "node_outputs": ["s"], "inputs": [],
+        "outputs": [{"name": "s", "dtype": "float32", "shape": [1]}]}"#;
+    let e = parse(sum).unwrap_err();
+    assert!(!e.all_unsupported(), "{e}");
+    assert!(
+        e.to_string()
+            .contains("$.node_inputs: onnx::Sum: `data` takes 1 to"),
+        "{e}"
+    );
+    let split = r#"{"op": "Split", "opset": 18, "node_inputs": ["x"], "node_outputs": [],
+        "inputs": [{"name": "x", "dtype": "float32", "shape": [2], "data": [1, 2]}], "outputs": []}"#;
+    let e = parse(split).unwrap_err();
+    assert!(!e.all_unsupported(), "{e}");
+    assert!(
+        e.to_string()
+            .contains("$.node_outputs: onnx::Split: `outputs` takes 1 to"),
+        "{e}"
+    );
+    // The same through `ops run`: bad input, exit status 2.
+    let dir = std::env::temp_dir().join(format!("ops-onnx-arity-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("argmax.json");
+    std::fs::write(&file, &text).unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let summary = run_files(
+        &[&file],
+        ops::catalog(),
+        &[&CpuExecutor],
+        Format::Text,
+        &mut out,
+        &mut err,
+    )
+    .unwrap();
+    assert_eq!(summary.exit_code(), 2, "{}", String::from_utf8_lossy(&err));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -254,11 +254,44 @@ fn a_descriptor_that_cannot_be_built_is_bad_input() {
     );
     assert_eq!(
         reports[0].to_string(),
-        "ERROR f-bad_build [validate]: cannot build the Fake descriptor: invalid argument: the fake builder refuses"
+        "ERROR f-bad_build [validate]: t.json: $: cannot build the Fake descriptor: invalid argument: the fake builder refuses"
     );
     let mut s = Summary::default();
     s.add(&reports[0].outcome);
     assert_eq!(s.exit_code(), 2);
+}
+
+#[test]
+fn a_refused_attribute_is_named_by_file_and_json_path() {
+    // `axes` is u32[]: the reader takes any non-negative integer, the
+    // builder refuses one beyond u32.
+    let argmin = |axes: &str| {
+        format!(
+            r#"{{"name": "a", "op": "ArgMin", "attributes": {{"axes": {axes}}},
+                "inputs": {{"input": {{"dtype": "float32", "shape": [2], "data": [1, 2]}}}},
+                "outputs": {{"output": {{"dtype": "uint32", "shape": [1]}}}}}}"#
+        )
+    };
+    let text = format!("[{}, {}]", argmin("[0]"), argmin("[5000000000]"));
+    let cases = crate::case::parse_cases("cases/x.json", text.as_bytes(), ops::catalog())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let report = &run_case(&cases[1], &[&CpuExecutor])[0];
+    assert_eq!(
+        report.to_string(),
+        "ERROR a [validate]: cases/x.json: $[1].attributes.axes: cannot build the ArgMin descriptor: invalid argument: ArgMin: attribute `axes`: 5000000000 is out of range for u32"
+    );
+    // An ONNX-shaped case's attribute, by the key it is written under.
+    let onnx = r#"{"op": "ArgMax", "opset": 13, "attributes": {"axis": 99999999999999999999},
+        "inputs": [{"name": "x", "dtype": "float32", "shape": [2], "data": [1, 2]}],
+        "outputs": [{"name": "y", "dtype": "int64", "shape": [1]}]}"#;
+    let case = crate::case::parse_cases("cases/o.json", onnx.as_bytes(), ops::catalog())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .remove(0);
+    let report = run_case(&case, &[&CpuExecutor])[0].to_string();
+    assert!(
+        report.contains(": cases/o.json: $.attributes.axis: cannot build the ArgMax descriptor: "),
+        "{report}"
+    );
 }
 
 #[test]
