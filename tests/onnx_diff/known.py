@@ -55,6 +55,15 @@ KNOWN = [
         "ReduceLogSumExp of infinities, NaN or large values",
     ),
     (
+        "reduce-noop-applies-map",
+        "unassigned (found by onnx-diff)",
+        lambda n: n.op in {"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum"}
+        and n.attrs.get("noop_with_empty_axes") == 1
+        and (n.input(1) is None or n.input(1).size == 0),
+        "ReduceL1/L2/SumSquare/LogSum with noop_with_empty_axes and empty axes give abs/square/log "
+        "of the input instead of the input",
+    ),
+    (
         "float-accumulation",
         "accum",
         lambda n: n.op
