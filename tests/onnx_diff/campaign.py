@@ -94,7 +94,9 @@ def draw_case(specs, op, seed, index, include_known, unsupported):
     for attempt in range(TRIES):
         d = Draw([case_seed(seed, index), attempt])
         node = DRAWERS[op](d, s)
-        key = (op, node.dtypes(), str(node.attrs.get("to", "")))
+        # What ORT's kernels are registered by: data types and the string
+        # attributes (a reduction, a mode).
+        key = (op, node.dtypes(), tuple(sorted((k, str(v)) for k, v in node.attrs.items() if isinstance(v, str))))
         if key in unsupported:
             continue
         defect = known.known_defect(node)

@@ -26,6 +26,36 @@ def _float_data(node):
     return str(node.input(0).dtype) in FLOATS
 
 
+_ACCUMULATING = {
+    "ReduceSum",
+    "ReduceMean",
+    "ReduceProd",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceSumSquare",
+    "ReduceLogSum",
+    "Sum",
+    "Mean",
+}
+
+
+def _near_overflow(node):
+    """Terms whose sum (or, for ReduceL2/ReduceSumSquare/ReduceProd, whose
+    squares or products) may overflow float32 accumulators."""
+    squares = node.op in {"ReduceL2", "ReduceSumSquare", "ReduceProd"}
+    for a in _floats(node):
+        with np.errstate(all="ignore"):
+            m = np.abs(a[np.isfinite(a)].astype(np.float64))
+        if m.size == 0:
+            continue
+        limit = 1.8e19 if squares else 3.4e38 / 2**17
+        if str(a.dtype) == "float16":
+            limit = 255.0 if squares else 64.0
+        if (m > limit).any():
+            return True
+    return False
+
+
 def _inputs(node):
     return sum(1 for _, a in node.inputs if a is not None)
 
@@ -66,21 +96,9 @@ KNOWN = [
     (
         "float-accumulation",
         "accum",
-        lambda n: n.op
-        in {
-            "ReduceSum",
-            "ReduceMean",
-            "ReduceProd",
-            "ReduceL1",
-            "ReduceL2",
-            "ReduceSumSquare",
-            "ReduceLogSum",
-            "ReduceLogSumExp",
-            "Sum",
-            "Mean",
-        }
-        and _float_data(n),
-        "float accumulation of the reductions and of Sum/Mean",
+        lambda n: n.op in _ACCUMULATING and _float_data(n) and _near_overflow(n),
+        "float reductions and Sum/Mean whose terms or squares overflow the element type when "
+        "accumulated in it (the GPU's float32 accumulators give infinity)",
     ),
 ]
 

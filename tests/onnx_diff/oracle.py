@@ -77,7 +77,10 @@ def run_ort(m, node):
     try:
         return sess.run(None, feeds(node))
     except Exception as e:  # noqa: BLE001
-        raise Rejected(str(e).splitlines()[0][:300]) from None
+        text = str(e).splitlines()[0]
+        if "not supported" in text:
+            raise Unsupported(text[:300]) from None
+        raise Rejected(text[:300]) from None
 
 
 def run_reference(m, node):
