@@ -148,7 +148,7 @@ def gather(d, s):
     shape = d.shape(r)
     shape[axis] = max(shape[axis], 1)
     q = d.rank(0, 8 - (r - 1))
-    ind = d.indices(it, d.shape(q), shape[axis])
+    ind = d.indices(it, d.fit(d.shape(q), size(shape) // shape[axis]), shape[axis])
     return Node("Gather", [_in("data", d.values(dt, shape)), _in("indices", ind)], ["output"], {"axis": axis})
 
 
@@ -178,7 +178,8 @@ def gather_nd(d, s):
     k = d.int(1, r - b)
     q = d.int(b + 1, max(b + 1, 8 - (r - b - k) + 1))
     q = min(q, 8)
-    ishape = shape[:b] + d.shape(q - b - 1, zero=False) + [k]
+    middle = d.fit(d.shape(q - b - 1, zero=False), size(shape[:b]) * size(shape[b + k :]))
+    ishape = shape[:b] + middle + [k]
     n = size(ishape[:-1])
     cols = [d.indices("int64", [n], shape[b + j]) for j in range(k)]
     ind = np.stack(cols, axis=-1).reshape(ishape) if n else np.zeros(ishape, np.int64)
@@ -242,7 +243,7 @@ def scatter_nd(d, s):
     k = d.int(1, r)
     slots = size(shape[:k])
     q = d.int(1, min(8, 8 - (r - k) + 1))
-    lead = d.shape(q - 1, zero=False)
+    lead = d.fit(d.shape(q - 1, zero=False), size(shape[k:]))
     n = size(lead)
     if reduction == "none":
         n = min(n, slots)

@@ -97,6 +97,14 @@ class Draw:
             shape[shape.index(max(shape))] //= 2
         return shape
 
+    def fit(self, shape, times):
+        """`shape` with its largest dimensions halved until `times` copies
+        of it hold at most MAX_ELEMENTS elements."""
+        shape = list(shape)
+        while shape and size(shape) * max(times, 1) > MAX_ELEMENTS and max(shape) > 1:
+            shape[shape.index(max(shape))] //= 2
+        return shape
+
     def broadcast_from(self, out):
         """An input shape that broadcasts to `out`: trailing dimensions,
         some set to 1."""
