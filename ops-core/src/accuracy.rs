@@ -11,6 +11,13 @@
 //!
 //! In every mode two NaNs match (whatever their payloads), and an infinity
 //! matches only the same infinity.
+//!
+//! One backend against another ([`first_disagreement`]: the GPU against the
+//! CPU reference, in the fuzzer and `ops run`), a zero also matches only a
+//! zero of the same sign, whatever the contract: the sign of a zero is the
+//! arithmetic's, not a rounding error. Against reference data from
+//! elsewhere ([`first_mismatch`]: a case file's expected values), -0.0 and
+//! +0.0 match under a ULP bound, as numbers.
 
 use std::fmt;
 
@@ -152,6 +159,24 @@ fn close(want: &HostTensor, got: &HostTensor, i: usize, rtol: f64, atol: f64) ->
     w.is_finite() && g.is_finite() && (g - w).abs() <= atol + rtol * w.abs()
 }
 
+/// Whether element `i` of `want` and of `got` are zeros of opposite signs.
+pub fn zero_signs_differ(want: &HostTensor, got: &HostTensor, i: usize) -> bool {
+    let dtype = want.dtype();
+    if !dtype.is_float() {
+        return false;
+    }
+    let sign = 1u64 << (dtype.size_bits() - 1);
+    let (wb, gb) = (bits_of(want, i), bits_of(got, i));
+    wb & !sign == 0 && gb & !sign == 0 && wb != gb
+}
+
+/// Whether element `i` of one backend's output `got` agrees with element
+/// `i` of another's `want` under `tol`: it matches ([`element_matches`]) and
+/// is not a zero of the other sign ([`zero_signs_differ`]).
+pub fn element_agrees(want: &HostTensor, got: &HostTensor, i: usize, tol: Tolerance) -> bool {
+    element_matches(want, got, i, tol) && !zero_signs_differ(want, got, i)
+}
+
 /// The first element of `got` that does not match `want` under `tol`, and
 /// how many do not; `None` when all match. The tensors must have the same
 /// description.
@@ -160,11 +185,27 @@ pub fn first_mismatch(
     got: &HostTensor,
     tol: Tolerance,
 ) -> Option<(usize, usize)> {
-    debug_assert_eq!(want.desc(), got.desc());
+    first_where(want, |i| !element_matches(want, got, i, tol))
+}
+
+/// The first element of one backend's output `got` that does not agree
+/// with another's `want` under `tol` ([`element_agrees`]: the sign of a
+/// zero counts), and how many do not; `None` when all agree. The tensors
+/// must have the same description.
+pub fn first_disagreement(
+    want: &HostTensor,
+    got: &HostTensor,
+    tol: Tolerance,
+) -> Option<(usize, usize)> {
+    first_where(want, |i| !element_agrees(want, got, i, tol))
+}
+
+/// The first element index of `want` where `differs`, and how many.
+fn first_where(want: &HostTensor, differs: impl Fn(usize) -> bool) -> Option<(usize, usize)> {
     let mut first = None;
     let mut count = 0;
     for i in 0..want.len() {
-        if !element_matches(want, got, i, tol) {
+        if differs(i) {
             first.get_or_insert(i);
             count += 1;
         }
@@ -243,6 +284,12 @@ mod tests {
             atol: 0.0,
         };
         assert_eq!(first_mismatch(&want, &near, close), None);
+        // One backend against another, the sign of a zero counts.
+        let tol = Tolerance::Ulp(2);
+        assert_eq!(first_disagreement(&want, &near, tol), Some((1, 1)));
+        assert_eq!(first_disagreement(&want, &near, close), Some((1, 1)));
+        let tiny = f32s(&[1.0, -f32::from_bits(1), f32::NAN]);
+        assert_eq!(first_disagreement(&want, &tiny, tol), None);
         let ints = HostTensor::from_slice([2], &[1i32, 2]).unwrap();
         let other = HostTensor::from_slice([2], &[1i32, 3]).unwrap();
         assert_eq!(

@@ -36,6 +36,12 @@
 //!   Under [`Tolerance::Exact`] integers must be equal and floats are equal
 //!   when both are NaN or when they are equal as numbers (so -0.0 matches
 //!   0.0).
+//! * Where both backends ran and passed, the GPU is also held to the CPU
+//!   reference: bit for bit (any two NaNs match) under an exact contract,
+//!   and under another NaN against NaN, each infinity against itself and
+//!   each zero against a zero of its sign (the sign of a zero is the
+//!   arithmetic's; the ULP bound holds in the spec's domain, which a case's
+//!   inputs may leave). A difference fails the GPU run.
 //! * A case file that is well formed but needs what the catalog lacks (an
 //!   ONNX-shaped case of an operator the `onnx` namespace does not have,
 //!   [`crate::case::CaseError::unsupported`]) is one failed case, `FAIL`
@@ -247,10 +253,47 @@ pub fn run_case(case: &Case, executors: &[&dyn Executor]) -> Vec<Report> {
     }
 
     let inputs = case.input_tensors();
-    executors
+    let mut reports: Vec<Report> = executors
         .iter()
         .map(|exec| run_on(case, op, &inputs, *exec))
-        .collect()
+        .collect();
+    hold_gpu_to_cpu(op, &mut reports);
+    reports
+}
+
+/// Fails each GPU run that passed but disagrees with the CPU reference's
+/// passing run where the outcome is the arithmetic's, not rounding: bit
+/// for bit (any two NaNs match) under an exact contract; under another,
+/// NaN against NaN, each infinity against itself and each zero against a
+/// zero of its sign (the ULP bound itself holds in the spec's domain,
+/// which a case's inputs may leave).
+fn hold_gpu_to_cpu(op: &dyn Operator, reports: &mut [Report]) {
+    let Some(cpu) = reports
+        .iter()
+        .find(|r| r.step == Step::Run(Backend::Cpu) && r.outcome == Outcome::Pass)
+        .and_then(|r| r.outputs.clone())
+    else {
+        return;
+    };
+    let tolerance = match op.tolerance() {
+        Tolerance::Exact => Tolerance::Exact,
+        // Any two values match but zeros of opposite signs.
+        _ => Tolerance::Close {
+            rtol: f64::INFINITY,
+            atol: f64::INFINITY,
+        },
+    };
+    for r in reports.iter_mut() {
+        if r.step != Step::Run(Backend::Gpu) || r.outcome != Outcome::Pass {
+            continue;
+        }
+        let Some(gpu) = &r.outputs else {
+            continue;
+        };
+        if let Err(m) = ops_core::fuzz::compare_within(gpu, &cpu, tolerance) {
+            r.outcome = Outcome::Fail(format!("the GPU disagrees with the CPU reference: {m}"));
+        }
+    }
 }
 
 /// A validation case's outcome once it was rejected with `message`: a pass

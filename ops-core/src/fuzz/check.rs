@@ -80,7 +80,8 @@ pub fn compare_outputs(got: &[HostTensor], want: &[HostTensor]) -> Result<(), St
     compare_within(got, want, crate::Tolerance::Exact)
 }
 
-/// Compares two outputs within `tol` ([`crate::accuracy`]); the first
+/// Compares two backends' outputs within `tol`, the sign of a zero
+/// counting ([`crate::accuracy::first_disagreement`]); the first
 /// difference, if any, with the ULP distance for floats.
 pub fn compare_within(
     got: &[HostTensor],
@@ -100,7 +101,7 @@ pub fn compare_within(
                 w.sizes()
             ));
         }
-        if let Some((i, count)) = crate::accuracy::first_mismatch(w, g, tol) {
+        if let Some((i, count)) = crate::accuracy::first_disagreement(w, g, tol) {
             let width = w.dtype().size_bytes();
             let strides = crate::row_major_strides(w.sizes());
             let coords: Vec<u64> = strides
