@@ -406,12 +406,18 @@ pub enum Binary {
     Min,
     /// `max(a, b)`
     Max,
-    /// `pow(a, b)`, of `a`'s type. An exponent of another type converts
-    /// to it first, but a float exponent of an integer base: that is the
-    /// real power, computed in FLOAT64 by the same steps on both backends
-    /// ([`crate::wgsl::float64_fn::cpu::pow`]: the same bits), taken to an
-    /// integer within 4 ULP of it ([`snap_to_integer`]) and converted as
-    /// `cast` converts (toward zero, saturating, NaN to 0).
+    /// `pow(a, b)`, of `a`'s type. An exponent of another type keeps its
+    /// value: of a float base, a float exponent is used as it is (the
+    /// power computed in the wider float type, FLOAT64 on the GPU for a
+    /// FLOAT64 exponent, `f32` for FLOAT16 and FLOAT32), an integer one
+    /// gives `|a|^b` negated for a negative `a` and an odd `b` (the parity
+    /// read from the integer, exact over its range); of an integer base, a
+    /// float exponent gives the real power, computed in FLOAT64 by the same
+    /// steps on both backends ([`crate::wgsl::float64_fn::cpu::pow`]: the
+    /// same bits), taken to an integer within 4 ULP of it
+    /// ([`snap_to_integer`]) and converted as `cast` converts (toward zero,
+    /// saturating, NaN to 0), and an integer exponent converts to the
+    /// base's type.
     Pow,
     /// `a == b`
     Eq,
@@ -524,18 +530,18 @@ pub enum Scalar {
     Lowest(Ty),
     /// The type's highest value (+infinity, `MAX`, true).
     Highest(Ty),
-    /// A one-operand operation.
-    Unary(Unary, &'static Scalar),
-    /// A two-operand operation.
-    Binary(Binary, &'static Scalar, &'static Scalar),
-    /// `select(c, t, f)` / `if c { t } else { f }`: `t` when `c`, else `f`.
-    Select(&'static Scalar, &'static Scalar, &'static Scalar),
     /// The type's lowest finite value (C++'s `numeric_limits::lowest()`:
     /// `-FLT_MAX`, `MIN`, false).
     FiniteLowest(Ty),
     /// The type's highest finite value (C++'s `numeric_limits::max()`:
     /// `FLT_MAX`, `MAX`, true).
     FiniteHighest(Ty),
+    /// A one-operand operation.
+    Unary(Unary, &'static Scalar),
+    /// A two-operand operation.
+    Binary(Binary, &'static Scalar, &'static Scalar),
+    /// `select(c, t, f)` / `if c { t } else { f }`: `t` when `c`, else `f`.
+    Select(&'static Scalar, &'static Scalar, &'static Scalar),
     /// `cast<TYPE>(e)`: `e` converted to a type ([`cast_value`]).
     Cast(Ty, &'static Scalar),
 }
@@ -875,14 +881,14 @@ impl Scalar {
             | Scalar::Attr(_, _, t)
             | Scalar::Lowest(t)
             | Scalar::Highest(t)
+            | Scalar::FiniteLowest(t)
+            | Scalar::FiniteHighest(t)
             | Scalar::Cast(t, _) => env.resolve(t),
             Scalar::Bool(_) => DataType::Bool,
             Scalar::Unary(Unary::Not, _) => DataType::Bool,
             Scalar::Unary(_, a) => a.type_of(env),
             Scalar::Binary(op, a, _) => {
                 if op.is_comparison() || op.is_logical() {
-            | Scalar::FiniteLowest(t)
-            | Scalar::FiniteHighest(t)
                     DataType::Bool
                 } else {
                     a.type_of(env)
@@ -979,6 +985,19 @@ impl Scalar {
                             ),
                             dt,
                         ),
+                        // A float base: the exponent in its own type (an
+                        // `f64` holds every float exactly).
+                        (Value::F(x), Value::F(y)) => (Value::F(x.powf(y)), dt),
+                        // The sign of a negative base from the integer's own
+                        // parity, exact beyond 2^53.
+                        (Value::F(x), Value::I(y)) => {
+                            let m = x.abs().powf(y as f64);
+                            let odd = y % 2 != 0;
+                            (
+                                Value::F(if x.is_sign_negative() && odd { -m } else { m }),
+                                dt,
+                            )
+                        }
                         (x, y) => (binary(op, x, cast_value(y, dt), dt), dt),
                     };
                 }
@@ -1030,6 +1049,8 @@ impl Scalar {
             | Scalar::Attr(_, _, t)
             | Scalar::Lowest(t)
             | Scalar::Highest(t)
+            | Scalar::FiniteLowest(t)
+            | Scalar::FiniteHighest(t)
             | Scalar::Cast(t, _) => env.resolve(t),
             Scalar::Bool(_) => DataType::Bool,
             Scalar::Unary(Unary::Not, _) => DataType::Bool,
@@ -1049,8 +1070,6 @@ impl Scalar {
             }
             Scalar::Binary(op, _, _) if !crate::wgsl::float64::has_binary(op) => {
                 Some(format!("`{}`", op.symbol()))
-            | Scalar::FiniteLowest(t)
-            | Scalar::FiniteHighest(t)
             }
             _ => None,
         };

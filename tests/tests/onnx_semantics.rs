@@ -7,6 +7,9 @@
 //! - Clip's absent bounds are the type's finite limits.
 //! - ReduceLogSumExp stays finite above `exp`'s overflow.
 //! - Tanh and the other odd functions keep the sign of zero.
+//! - Pow uses its exponent in the exponent's own type (Pow-15): parity of
+//!   large integer exponents, subnormal FLOAT64 exponents, a FLOAT32
+//!   exponent of a FLOAT16 base.
 
 use ops_core::{DataType, FeatureLevel, HostTensor, Operator, TensorDesc};
 use ops_tests::gpu;
@@ -278,5 +281,64 @@ fn odd_functions_keep_the_sign_of_zero() {
         .unwrap();
     for (backend, t) in ["cpu", "gpu"].iter().zip(both(&tanh, &[&x])) {
         assert_eq!(t.bytes(), x.bytes(), "FLOAT16 Tanh of zeros [{backend}]");
+    }
+}
+
+fn pow(x: &HostTensor, y: &HostTensor) -> ops::onnx::PowDesc {
+    ops::onnx::PowDesc::builder()
+        .x(x.desc().clone())
+        .y(y.desc().clone())
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn pow_uses_the_exponent_in_its_own_type() {
+    // An odd INT64 and INT32 exponent above 2^24 (FLOAT32 rounds it even).
+    let x = f32s(&[-1.0, -1.0, -2.0, -0.0, 2.0]);
+    let y = HostTensor::from_slice([5], &[16_777_217i64, 16_777_216, 3, -3, 3]).unwrap();
+    assert_f32s(
+        &pow(&x, &y),
+        &[&x, &y],
+        &[-1.0, 1.0, -8.0, f32::NEG_INFINITY, 8.0],
+        "FLOAT32 ^ INT64",
+    );
+    let y = HostTensor::from_slice([5], &[16_777_217i32, 16_777_216, 3, -3, 3]).unwrap();
+    assert_f32s(
+        &pow(&x, &y),
+        &[&x, &y],
+        &[-1.0, 1.0, -8.0, f32::NEG_INFINITY, 8.0],
+        "FLOAT32 ^ INT32",
+    );
+    // FLOAT64 exponents FLOAT32 cannot hold: an odd integer above 2^24 and
+    // subnormals (not 0: 0^tiny is 0, a negative base gives NaN).
+    let x = f32s(&[-1.0, 0.0, -2.0, 2.0, 0.0]);
+    let y =
+        HostTensor::from_slice([5], &[16_777_217f64, 1e-310, -1e-310, 5e-324, -1e-310]).unwrap();
+    assert_f32s(
+        &pow(&x, &y),
+        &[&x, &y],
+        &[-1.0, 0.0, f32::NAN, 1.0, f32::INFINITY],
+        "FLOAT32 ^ FLOAT64",
+    );
+    // A FLOAT64 base with an odd INT64 exponent above 2^53.
+    let x = HostTensor::from_slice([2], &[-1.0f64, -1.0]).unwrap();
+    let y = HostTensor::from_slice([2], &[(1i64 << 53) + 1, 1i64 << 53]).unwrap();
+    for (backend, t) in ["cpu", "gpu"].iter().zip(both(&pow(&x, &y), &[&x, &y])) {
+        assert_eq!(
+            t.to_vec::<f64>().unwrap(),
+            [-1.0, 1.0],
+            "FLOAT64 ^ INT64 [{backend}]"
+        );
+    }
+    // A FLOAT16 base with a FLOAT32 exponent FLOAT16 rounds (2049 to 2048).
+    let x = HostTensor::from_slice([1], &[half::f16::from_f32(-1.0)]).unwrap();
+    let y = f32s(&[2049.0]);
+    for (backend, t) in ["cpu", "gpu"].iter().zip(both(&pow(&x, &y), &[&x, &y])) {
+        assert_eq!(
+            t.to_vec::<half::f16>().unwrap()[0].to_f32(),
+            -1.0,
+            "FLOAT16 ^ FLOAT32 [{backend}]"
+        );
     }
 }

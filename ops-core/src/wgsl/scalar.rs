@@ -1252,6 +1252,47 @@ fn gen(e: &Scalar, env: &TypeEnv<'_>, var: &dyn Fn(Var) -> String) -> (String, D
                 let r = format!("dx_pow_int({x}, {y})");
                 return (cast_wgsl(&r, DataType::Float64, dt), dt);
             }
+            if dt.is_float() && bt == DataType::Float64 {
+                // A FLOAT64 exponent of a narrower base: the power in FLOAT64.
+                let x = cast_wgsl(&a, dt, DataType::Float64);
+                let r = binary_wgsl(Binary::Pow, x, b, DataType::Float64);
+                return (cast_wgsl(&r, DataType::Float64, dt), dt);
+            }
+            if dt == DataType::Float16 && bt == DataType::Float32 {
+                // FLOAT16 values are `f32`s: the power of both, rounded on store.
+                return (binary_wgsl(Binary::Pow, a, b, DataType::Float32), dt);
+            }
+            if dt.is_float() && bt.is_int() {
+                // |x|^y, negated for a negative base and an odd exponent, the
+                // parity read from the integer itself.
+                let odd = if wide(bt) {
+                    format!("(({b}).x & 1u) == 1u")
+                } else {
+                    format!("(bitcast<u32>({b}) & 1u) == 1u")
+                };
+                let pt = if dt == DataType::Float16 {
+                    DataType::Float32
+                } else {
+                    dt
+                };
+                let y = cast_wgsl(&b, bt, pt);
+                let (abs, neg) = if dt == DataType::Float64 {
+                    (
+                        float64::unary_wgsl(Unary::Abs, &a).unwrap_or_else(|| a.clone()),
+                        format!("(({a}).y >> 31u) == 1u"),
+                    )
+                } else {
+                    (
+                        format!("bitcast<f32>(bitcast<u32>({a}) & 0x7fffffffu)"),
+                        format!("(bitcast<u32>({a}) >> 31u) == 1u"),
+                    )
+                };
+                let m = binary_wgsl(Binary::Pow, abs, y, pt);
+                let minus = unary_wgsl(Unary::Neg, format!("({m})"), pt);
+                return (format!("select({m}, {minus}, ({neg}) && ({odd}))"), dt);
+            }
+            // A narrower float exponent converts exactly; an integer one of
+            // an integer base converts as `cast` does.
             let b = cast_wgsl(&b, bt, dt);
             (binary_wgsl(Binary::Pow, a, b, dt), dt)
         }
