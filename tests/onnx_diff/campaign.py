@@ -4,6 +4,8 @@ operator the cases passed and failed and ONNX Runtime's deviations."""
 
 import argparse
 import json
+import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -113,6 +115,47 @@ def draw_case(specs, op, seed, index, include_known, unsupported):
     return None, None, None, None, TRIES
 
 
+def prepare(specs, op, args, index, name, path, unsupported):
+    """Draws case `index`, asks the oracles and writes its case file: a
+    summary of what happened."""
+    node, ans, defect, rejected, _ = draw_case(specs, op, args.seed, index, args.include_known, unsupported)
+    out = {"unsupported": unsupported, "defect": defect, "deviation": None, "disputed": False, "note": None}
+    if node is None:
+        return {**out, "status": "none"}
+    if ans is None:
+        return {**out, "status": "rejected", "rejected": rejected}
+    extra = {"seed": args.seed, "index": index}
+    if defect:
+        extra["known_defect"] = f"{defect[0]} ({defect[1]})"
+    path.write_text(json.dumps(case_object(name, node, ans, extra)))
+    return {**out, "status": "ok", "deviation": ans.deviation, "disputed": ans.disputed, "note": ans.note}
+
+
+def isolated(work):
+    """`work()` in a child process, so that an oracle that crashes (ONNX
+    Runtime has died with SIGSEGV) ends one case, not the campaign: its
+    result, or None when the child died."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        code = 0
+        try:
+            data = pickle.dumps(work())
+            with os.fdopen(write, "wb") as f:
+                f.write(data)
+        except BaseException:  # noqa: BLE001 (reported as a dead child)
+            code = 1
+        os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as f:
+        data = f.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not data:
+        return None
+    return pickle.loads(data)
+
+
 def run_ops(ops_bin, files, backend):
     """`ops run` over `files`: {(case name, backend): (word, detail)}."""
     proc = subprocess.run(
@@ -183,27 +226,28 @@ def main(argv=None):
         batch = []
         while len(batch) < BATCH and not done(index):
             op = ops[index % len(ops)]
-            node, ans, defect, rejected, _ = draw_case(specs, op, args.seed, index, args.include_known, unsupported)
             name = f"onnx-diff-s{args.seed}-{index:06d}-{op}"
+            path = work / f"{name}.json"
+            r = isolated(lambda: prepare(specs, op, args, index, name, path, unsupported))
             index += 1
-            if node is None:
+            if r is None:
+                stats.add(op, "ORT crashes")
+                stats.disputes[op].append(f"{name}: the oracles' process died (seed {args.seed}, case {index - 1})")
+                continue
+            unsupported |= r["unsupported"]
+            if r["status"] == "none":
                 stats.add(op, "no ORT kernel")
                 continue
-            if ans is None:
+            if r["status"] == "rejected":
                 stats.add(op, "ORT rejects")
-                stats.disputes[op].append(f"{name}: onnxruntime rejects: {rejected}")
+                stats.disputes[op].append(f"{name}: onnxruntime rejects: {r['rejected']}")
                 continue
-            extra = {"seed": args.seed, "index": index - 1}
-            if defect:
-                extra["known_defect"] = f"{defect[0]} ({defect[1]})"
-            obj = case_object(name, node, ans, extra)
-            path = work / f"{name}.json"
-            path.write_text(json.dumps(obj))
-            if ans.deviation:
-                stats.deviations[op][ans.deviation] += 1
-            if ans.disputed:
+            defect = r["defect"]
+            if r["deviation"]:
+                stats.deviations[op][r["deviation"]] += 1
+            if r["disputed"]:
                 stats.add(op, "disputed")
-                stats.disputes[op].append(f"{name}: {ans.note}")
+                stats.disputes[op].append(f"{name}: {r['note']}")
             batch.append((name, op, path, defect))
         if not batch:
             continue
@@ -233,7 +277,7 @@ def main(argv=None):
 
 
 def report(stats, ops, args, work):
-    cols = ["passed", "failed", "known", "skipped", "disputed", "ORT rejects", "no ORT kernel"]
+    cols = ["passed", "failed", "known", "skipped", "disputed", "ORT rejects", "ORT crashes", "no ORT kernel"]
     print(f"{'operator':<18}" + "".join(f"{c:>14}" for c in cols) + "  deviations")
     totals = defaultdict(int)
     for op in ops:
