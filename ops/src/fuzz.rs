@@ -15,8 +15,14 @@
 //! broken). A valid descriptor whose run fails with an error its spec does
 //! not document ([`fuzz::documented_error`]) is a failure. Valid cases hold
 //! up to [`fuzz::FUZZ_ELEMENTS`] elements; one in eight or so has a
-//! dimension of thousands to hundreds of thousands. `--cases 0` runs no
-//! case. Every other valid case is aimed at one of the coverage cells hit
+//! dimension of thousands to hundreds of thousands. One valid case in
+//! [`fuzz::HOSTILE_ONE_IN`] (drawn per case) holds hostile values in its
+//! data tensors, for every operator: NaN, ±inf, ±0, subnormals, values near
+//! overflow, large magnitudes of both signs, mixed ([`fuzz::hostile_tensor`]);
+//! exact contracts still compare exactly, ULP contracts as
+//! [`fuzz::compare_hostile`] says (non-finite where the CPU reference is,
+//! finite results within the bound at the scale of the inputs' magnitudes).
+//! `--cases 0` runs no case. Every other valid case is aimed at one of the coverage cells hit
 //! least so far, so that longer runs reach every cell: a cell is an
 //! operator's support-table entry, data-type combination the rules admit,
 //! and rank of its first input.
@@ -148,6 +154,9 @@ pub struct Report {
     pub variants: BTreeMap<String, u64>,
     /// Valid cases with a dimension of [`LARGE_EXTENT`] or more, per operator.
     pub large: BTreeMap<String, u64>,
+    /// Valid cases with hostile values ([`fuzz::HOSTILE_ONE_IN`]), per
+    /// operator.
+    pub hostile: BTreeMap<String, u64>,
     /// Failures, shrunk.
     pub failures: Vec<Failure>,
 }
@@ -167,6 +176,7 @@ struct OpRun {
     run_errors: u64,
     variants_run: u64,
     large: u64,
+    hostile: u64,
     elapsed: Duration,
     hits: BTreeMap<Cell, u64>,
     levels: BTreeMap<FeatureLevel, u64>,
@@ -873,7 +883,9 @@ pub fn fuzz_catalog(
         runs.push(OpRun {
             info,
             runner: TestRunner::new_with_rng(Config::default(), rng_for(seed, k)),
-            valid: fuzz::valid_cases(info).max_elements(fuzz::FUZZ_ELEMENTS),
+            valid: fuzz::valid_cases(info)
+                .max_elements(fuzz::FUZZ_ELEMENTS)
+                .hostile(fuzz::HOSTILE_ONE_IN),
             invalid: fuzz::invalid_cases(info),
             valid_count: 0,
             invalid_count: 0,
@@ -881,6 +893,7 @@ pub fn fuzz_catalog(
             run_errors: 0,
             variants_run: 0,
             large: 0,
+            hostile: 0,
             elapsed: Duration::ZERO,
             hits: BTreeMap::new(),
             levels: BTreeMap::new(),
@@ -970,6 +983,7 @@ pub fn fuzz_catalog(
         report.invalid.insert(name.clone(), run.invalid_count);
         report.variants.insert(name.clone(), run.variants_run);
         report.large.insert(name.clone(), run.large);
+        report.hostile.insert(name.clone(), run.hostile);
         let (table, counts) = coverage(run);
         total.add(&counts);
         if options.coverage {
@@ -981,8 +995,9 @@ pub fn fuzz_catalog(
             };
             writeln!(
                 err,
-                "{name}: {} valid cases ({} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors, alike on every backend){variants_text}, {} invalid cases, {:.1?}",
+                "{name}: {} valid cases ({} with hostile values, {} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors, alike on every backend){variants_text}, {} invalid cases, {:.1?}",
                 run.valid_count,
+                run.hostile,
                 run.large,
                 run.index_errors,
                 run.run_errors,
@@ -1076,12 +1091,19 @@ fn summary(
         }
         _ => String::new(),
     };
+    let fewest_hostile = runs
+        .iter()
+        .min_by_key(|r| r.hostile)
+        .map_or(String::new(), |r| {
+            format!(", fewest {} for {}", r.hostile, r.info.instance_name())
+        });
     writeln!(
         out,
-        "{} operator{}: {} valid cases ({} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors){variants_text}, {} invalid cases, {:.1?}",
+        "{} operator{}: {} valid cases ({} with hostile values{fewest_hostile}; {} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors){variants_text}, {} invalid cases, {:.1?}",
         runs.len(),
         if runs.len() == 1 { "" } else { "s" },
         sum(|r| r.valid_count),
+        sum(|r| r.hostile),
         sum(|r| r.large),
         sum(|r| r.index_errors),
         sum(|r| r.run_errors),
@@ -1218,6 +1240,7 @@ fn step(
     };
     let case = tree.current();
     run.valid_count += 1;
+    run.hostile += u64::from(case.hostile);
     let check = |c: &ValidCase| check_valid(c, gpu, variants).map(|_| ());
     match check_valid(&case, gpu, variants) {
         Ok((outcome, ran)) => {
