@@ -29,7 +29,8 @@
 //!
 //! On a terminal, a progress bar on stderr counts the cases (or seconds)
 //! with an ETA; elsewhere (CI, a file) a plain line says where the run is
-//! each [`PROGRESS_EVERY`]. The run ends with a summary on stdout of a few
+//! each [`PROGRESS_EVERY`]: the valid cases done of all of them (with
+//! `--time`, the seconds gone of the budget and the cases done). The run ends with a summary on stdout of a few
 //! lines, whatever the number of operators: the totals over them, the cells
 //! no case hit by rank, by data type and by operator (most first), and the
 //! failures. `--coverage` prints, besides, every operator's counts on stderr
@@ -200,16 +201,24 @@ fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "a panic without a message".into())
 }
 
+/// The longest a failure is shrunk.
+pub const SHRINK_FOR: Duration = Duration::from_secs(60);
+
+/// The shortest a failure is shrunk in a `--time` run whose budget is
+/// (nearly) spent.
+pub const SHRINK_AT_LEAST: Duration = Duration::from_secs(5);
+
 /// Shrinks a failing value tree as proptest's runner does: simplify while
-/// the check still fails, complicate back when it passes. Returns the
-/// minimal failing value and its failure.
+/// the check still fails, complicate back when it passes, for at most
+/// `time`. Returns the minimal failing value and its failure.
 fn shrink<T: ValueTree>(
     tree: &mut T,
     mut failure: String,
     check: &dyn Fn(&T::Value) -> Result<(), String>,
+    time: Duration,
 ) -> (T::Value, String) {
     let mut minimal = tree.current();
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + time;
     let mut iterations = 0;
     if !tree.simplify() {
         return (minimal, failure);
@@ -841,7 +850,7 @@ pub struct FuzzOptions {
 }
 
 /// How often a run whose stderr is not a terminal prints a progress line.
-pub const PROGRESS_EVERY: Duration = Duration::from_secs(60);
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(15);
 
 /// Operators the summary names among those with the most cells not hit.
 const SUMMARY_OPERATORS: usize = 5;
@@ -912,8 +921,9 @@ pub fn fuzz_catalog(
     let mut bar_err = Suspend::new(&handle, &mut *err);
     let mut last_line = Instant::now();
     let operators = runs.len();
-    // Valid cases run, operators done, and the bar's count of cases.
-    let (mut valid, mut done, mut cases_pos) = (0u64, 0usize, 0u64);
+    // Valid cases run (hostile ones among them), and the bar's count of
+    // cases.
+    let (mut valid, mut hostile, mut cases_pos) = (0u64, 0u64, 0u64);
     loop {
         let mut any = false;
         for run in runs.iter_mut().filter(|r| !r.done) {
@@ -925,8 +935,17 @@ pub fn fuzz_catalog(
             }
             any = true;
             let before = run.valid_count;
+            let hostile_before = run.hostile;
             let t0 = Instant::now();
-            if let Some(f) = step(run, gpu, variants, seed, out_dir)? {
+            // A failure found late in a `--time` run shrinks within what
+            // is left of the budget (at least a few seconds).
+            let shrink_for = match budget {
+                Budget::Time(t) => t
+                    .saturating_sub(start.elapsed())
+                    .clamp(SHRINK_AT_LEAST, SHRINK_FOR),
+                Budget::Cases(_) => SHRINK_FOR,
+            };
+            if let Some(f) = step(run, gpu, variants, seed, out_dir, shrink_for)? {
                 print_failure(&mut bar_err, &f, color)?;
                 report.failures.push(f);
                 run.done = true;
@@ -938,7 +957,7 @@ pub fn fuzz_catalog(
                 run.done = true;
             }
             valid += run.valid_count - before;
-            done += usize::from(run.done);
+            hostile += run.hostile - hostile_before;
             let failed = report.failures.len();
             if progress_bar {
                 let pos = match budget {
@@ -957,10 +976,20 @@ pub fn fuzz_catalog(
                 bar.update(pos, message);
             } else if progress_lines && last_line.elapsed() >= PROGRESS_EVERY {
                 last_line = Instant::now();
+                let done = match budget {
+                    Budget::Cases(n) => format!(
+                        "{valid} of {} valid cases done",
+                        n.saturating_mul(operators as u64)
+                    ),
+                    Budget::Time(t) => format!(
+                        "{} of {} s, {valid} valid cases done",
+                        start.elapsed().as_secs(),
+                        t.as_secs_f64().ceil()
+                    ),
+                };
                 writeln!(
                     bar_err,
-                    "{:.0?}: {valid} valid cases, {done} of {operators} operators done, {failed} failed",
-                    start.elapsed(),
+                    "{done} ({hostile} with hostile values), {failed} failed"
                 )?;
             }
         }
@@ -1194,6 +1223,7 @@ fn step(
     variants: FuzzVariants,
     seed: u64,
     out_dir: &Path,
+    shrink_for: Duration,
 ) -> io::Result<Option<Failure>> {
     let info = run.info;
     let name = info.name;
@@ -1257,7 +1287,7 @@ fn step(
             }
         }
         Err(first) => {
-            let (minimal, message) = shrink(&mut tree, first, &check);
+            let (minimal, message) = shrink(&mut tree, first, &check, shrink_for);
             let case_file = valid_case_file(&minimal, &base, "");
             let path = write_case_file(out_dir, &case_file, &message)?;
             let reproduces = reproduces(&path, gpu);
@@ -1284,7 +1314,7 @@ fn step(
     let case = tree.current();
     let check = |c: &InvalidCase| fuzz::check_invalid(c);
     if let Err(first) = check(&case) {
-        let (minimal, message) = shrink(&mut tree, first, &check);
+        let (minimal, message) = shrink(&mut tree, first, &check, shrink_for);
         let file = invalid_case_file(&minimal, &format!("{base}-invalid"), "")
             .map(|c| write_case_file(out_dir, &c, &message))
             .transpose()?;
