@@ -15,15 +15,22 @@
 //! broken). A valid descriptor whose run fails with an error its spec does
 //! not document ([`fuzz::documented_error`]) is a failure. Valid cases hold
 //! up to [`fuzz::FUZZ_ELEMENTS`] elements; one in eight or so has a
-//! dimension of thousands to hundreds of thousands. `--cases 0` runs no
-//! case. Every other valid case is aimed at one of the coverage cells hit
+//! dimension of thousands to hundreds of thousands. One valid case in
+//! [`fuzz::HOSTILE_ONE_IN`] (drawn per case) holds hostile values in its
+//! data tensors, for every operator: NaN, ±inf, ±0, subnormals, values near
+//! overflow, large magnitudes of both signs, mixed ([`fuzz::hostile_tensor`]);
+//! exact contracts still compare exactly, ULP contracts as
+//! [`fuzz::compare_hostile`] says (non-finite where the CPU reference is,
+//! finite results within the bound at the scale of the inputs' magnitudes).
+//! `--cases 0` runs no case. Every other valid case is aimed at one of the coverage cells hit
 //! least so far, so that longer runs reach every cell: a cell is an
 //! operator's support-table entry, data-type combination the rules admit,
 //! and rank of its first input.
 //!
 //! On a terminal, a progress bar on stderr counts the cases (or seconds)
 //! with an ETA; elsewhere (CI, a file) a plain line says where the run is
-//! each [`PROGRESS_EVERY`]. The run ends with a summary on stdout of a few
+//! each [`PROGRESS_EVERY`]: the valid cases done of all of them (with
+//! `--time`, the seconds gone of the budget and the cases done). The run ends with a summary on stdout of a few
 //! lines, whatever the number of operators: the totals over them, the cells
 //! no case hit by rank, by data type and by operator (most first), and the
 //! failures. `--coverage` prints, besides, every operator's counts on stderr
@@ -148,6 +155,9 @@ pub struct Report {
     pub variants: BTreeMap<String, u64>,
     /// Valid cases with a dimension of [`LARGE_EXTENT`] or more, per operator.
     pub large: BTreeMap<String, u64>,
+    /// Valid cases with hostile values ([`fuzz::HOSTILE_ONE_IN`]), per
+    /// operator.
+    pub hostile: BTreeMap<String, u64>,
     /// Failures, shrunk.
     pub failures: Vec<Failure>,
 }
@@ -167,6 +177,7 @@ struct OpRun {
     run_errors: u64,
     variants_run: u64,
     large: u64,
+    hostile: u64,
     elapsed: Duration,
     hits: BTreeMap<Cell, u64>,
     levels: BTreeMap<FeatureLevel, u64>,
@@ -190,16 +201,24 @@ fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "a panic without a message".into())
 }
 
+/// The longest a failure is shrunk.
+pub const SHRINK_FOR: Duration = Duration::from_secs(60);
+
+/// The shortest a failure is shrunk in a `--time` run whose budget is
+/// (nearly) spent.
+pub const SHRINK_AT_LEAST: Duration = Duration::from_secs(5);
+
 /// Shrinks a failing value tree as proptest's runner does: simplify while
-/// the check still fails, complicate back when it passes. Returns the
-/// minimal failing value and its failure.
+/// the check still fails, complicate back when it passes, for at most
+/// `time`. Returns the minimal failing value and its failure.
 fn shrink<T: ValueTree>(
     tree: &mut T,
     mut failure: String,
     check: &dyn Fn(&T::Value) -> Result<(), String>,
+    time: Duration,
 ) -> (T::Value, String) {
     let mut minimal = tree.current();
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + time;
     let mut iterations = 0;
     if !tree.simplify() {
         return (minimal, failure);
@@ -833,7 +852,7 @@ pub struct FuzzOptions {
 }
 
 /// How often a run whose stderr is not a terminal prints a progress line.
-pub const PROGRESS_EVERY: Duration = Duration::from_secs(60);
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(15);
 
 /// Operators the summary names among those with the most cells not hit.
 const SUMMARY_OPERATORS: usize = 5;
@@ -875,7 +894,9 @@ pub fn fuzz_catalog(
         runs.push(OpRun {
             info,
             runner: TestRunner::new_with_rng(Config::default(), rng_for(seed, k)),
-            valid: fuzz::valid_cases(info).max_elements(fuzz::FUZZ_ELEMENTS),
+            valid: fuzz::valid_cases(info)
+                .max_elements(fuzz::FUZZ_ELEMENTS)
+                .hostile(fuzz::HOSTILE_ONE_IN),
             invalid: fuzz::invalid_cases(info),
             valid_count: 0,
             invalid_count: 0,
@@ -883,6 +904,7 @@ pub fn fuzz_catalog(
             run_errors: 0,
             variants_run: 0,
             large: 0,
+            hostile: 0,
             elapsed: Duration::ZERO,
             hits: BTreeMap::new(),
             levels: BTreeMap::new(),
@@ -901,8 +923,9 @@ pub fn fuzz_catalog(
     let mut bar_err = Suspend::new(&handle, &mut *err);
     let mut last_line = Instant::now();
     let operators = runs.len();
-    // Valid cases run, operators done, and the bar's count of cases.
-    let (mut valid, mut done, mut cases_pos) = (0u64, 0usize, 0u64);
+    // Valid cases run (hostile ones among them), and the bar's count of
+    // cases.
+    let (mut valid, mut hostile, mut cases_pos) = (0u64, 0u64, 0u64);
     loop {
         let mut any = false;
         for run in runs.iter_mut().filter(|r| !r.done) {
@@ -914,8 +937,17 @@ pub fn fuzz_catalog(
             }
             any = true;
             let before = run.valid_count;
+            let hostile_before = run.hostile;
             let t0 = Instant::now();
-            if let Some(f) = step(run, gpu, variants, seed, out_dir)? {
+            // A failure found late in a `--time` run shrinks within what
+            // is left of the budget (at least a few seconds).
+            let shrink_for = match budget {
+                Budget::Time(t) => t
+                    .saturating_sub(start.elapsed())
+                    .clamp(SHRINK_AT_LEAST, SHRINK_FOR),
+                Budget::Cases(_) => SHRINK_FOR,
+            };
+            if let Some(f) = step(run, gpu, variants, seed, out_dir, shrink_for)? {
                 print_failure(&mut bar_err, &f, color)?;
                 report.failures.push(f);
                 run.done = true;
@@ -927,7 +959,7 @@ pub fn fuzz_catalog(
                 run.done = true;
             }
             valid += run.valid_count - before;
-            done += usize::from(run.done);
+            hostile += run.hostile - hostile_before;
             let failed = report.failures.len();
             if progress_bar {
                 let pos = match budget {
@@ -946,10 +978,20 @@ pub fn fuzz_catalog(
                 bar.update(pos, message);
             } else if progress_lines && last_line.elapsed() >= PROGRESS_EVERY {
                 last_line = Instant::now();
+                let done = match budget {
+                    Budget::Cases(n) => format!(
+                        "{valid} of {} valid cases done",
+                        n.saturating_mul(operators as u64)
+                    ),
+                    Budget::Time(t) => format!(
+                        "{} of {} s, {valid} valid cases done",
+                        start.elapsed().as_secs(),
+                        t.as_secs_f64().ceil()
+                    ),
+                };
                 writeln!(
                     bar_err,
-                    "{:.0?}: {valid} valid cases, {done} of {operators} operators done, {failed} failed",
-                    start.elapsed(),
+                    "{done} ({hostile} with hostile values), {failed} failed"
                 )?;
             }
         }
@@ -972,6 +1014,7 @@ pub fn fuzz_catalog(
         report.invalid.insert(name.clone(), run.invalid_count);
         report.variants.insert(name.clone(), run.variants_run);
         report.large.insert(name.clone(), run.large);
+        report.hostile.insert(name.clone(), run.hostile);
         let (table, counts) = coverage(run);
         total.add(&counts);
         if options.coverage {
@@ -983,8 +1026,9 @@ pub fn fuzz_catalog(
             };
             writeln!(
                 err,
-                "{name}: {} valid cases ({} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors, alike on every backend){variants_text}, {} invalid cases, {:.1?}",
+                "{name}: {} valid cases ({} with hostile values, {} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors, alike on every backend){variants_text}, {} invalid cases, {:.1?}",
                 run.valid_count,
+                run.hostile,
                 run.large,
                 run.index_errors,
                 run.run_errors,
@@ -1078,12 +1122,19 @@ fn summary(
         }
         _ => String::new(),
     };
+    let fewest_hostile = runs
+        .iter()
+        .min_by_key(|r| r.hostile)
+        .map_or(String::new(), |r| {
+            format!(", fewest {} for {}", r.hostile, r.info.instance_name())
+        });
     writeln!(
         out,
-        "{} operator{}: {} valid cases ({} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors){variants_text}, {} invalid cases, {:.1?}",
+        "{} operator{}: {} valid cases ({} with hostile values{fewest_hostile}; {} with a dimension of {LARGE_EXTENT} or more, {} with an index out of range, {} other run-time errors){variants_text}, {} invalid cases, {:.1?}",
         runs.len(),
         if runs.len() == 1 { "" } else { "s" },
         sum(|r| r.valid_count),
+        sum(|r| r.hostile),
         sum(|r| r.large),
         sum(|r| r.index_errors),
         sum(|r| r.run_errors),
@@ -1174,6 +1225,7 @@ fn step(
     variants: FuzzVariants,
     seed: u64,
     out_dir: &Path,
+    shrink_for: Duration,
 ) -> io::Result<Option<Failure>> {
     let info = run.info;
     let name = info.name;
@@ -1220,6 +1272,7 @@ fn step(
     };
     let case = tree.current();
     run.valid_count += 1;
+    run.hostile += u64::from(case.hostile);
     let check = |c: &ValidCase| check_valid(c, gpu, variants).map(|_| ());
     match check_valid(&case, gpu, variants) {
         Ok((outcome, ran)) => {
@@ -1236,7 +1289,7 @@ fn step(
             }
         }
         Err(first) => {
-            let (minimal, message) = shrink(&mut tree, first, &check);
+            let (minimal, message) = shrink(&mut tree, first, &check, shrink_for);
             let case_file = valid_case_file(&minimal, &base, "");
             let path = write_case_file(out_dir, &case_file, &message)?;
             let reproduces = reproduces(&path, gpu);
@@ -1263,7 +1316,7 @@ fn step(
     let case = tree.current();
     let check = |c: &InvalidCase| fuzz::check_invalid(c);
     if let Err(first) = check(&case) {
-        let (minimal, message) = shrink(&mut tree, first, &check);
+        let (minimal, message) = shrink(&mut tree, first, &check, shrink_for);
         let file = invalid_case_file(&minimal, &format!("{base}-invalid"), "")
             .map(|c| write_case_file(out_dir, &c, &message))
             .transpose()?;

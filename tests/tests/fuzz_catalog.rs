@@ -18,6 +18,8 @@
 //! Failures are persisted in `proptest-regressions/fuzz_catalog.txt` and
 //! replayed first on every run.
 
+use std::collections::BTreeSet;
+
 use ops_core::fuzz;
 use ops_core::{DataType, HostTensor, OpError, Operator, OperatorInfo};
 use ops_tests::gpu;
@@ -345,4 +347,102 @@ fn given_outputs_are_drawn_as_cuts_of_unequal_parts() {
             info.instance_name()
         );
     }
+}
+
+#[test]
+fn hostile_values_are_drawn_for_every_operator() {
+    // `ops fuzz` draws hostile data in one case in `HOSTILE_ONE_IN`,
+    // whatever the operator's accuracy contract; the default strategies
+    // draw none.
+    use proptest::strategy::{Strategy, ValueTree};
+    const DRAWS: usize = 48;
+    let (mut hostile_total, mut total) = (0, 0);
+    for info in ops::catalog() {
+        let mut runner = TestRunner::deterministic();
+        let strategy = fuzz::valid_cases(info)
+            .max_elements(1 << 12)
+            .hostile(fuzz::HOSTILE_ONE_IN);
+        let hostile = (0..DRAWS)
+            .filter(|_| strategy.new_tree(&mut runner).unwrap().current().hostile)
+            .count();
+        assert!(
+            hostile > 0,
+            "{}: no hostile case in {DRAWS}",
+            info.qualified_name()
+        );
+        hostile_total += hostile;
+        total += DRAWS;
+        let plain = fuzz::valid_cases(info).max_elements(1 << 12);
+        assert!((0..4).all(|_| !plain.new_tree(&mut runner).unwrap().current().hostile));
+    }
+    let share = hostile_total as f64 / total as f64;
+    let want = 1.0 / f64::from(fuzz::HOSTILE_ONE_IN);
+    assert!(
+        (share - want).abs() < 0.05,
+        "{hostile_total} of {total} cases are hostile, {share:.3}; the stated share is {want}"
+    );
+}
+
+/// `outputs` with the first NaN of a float output made `+inf`, and
+/// whether there was one.
+fn nan_to_infinity(outputs: &[HostTensor]) -> (Vec<HostTensor>, bool) {
+    let mut out = outputs.to_vec();
+    for t in &mut out {
+        let (inf, exp, width): (u64, u64, usize) = match t.dtype() {
+            DataType::Float64 => (0x7FF0_0000_0000_0000, 0x7FF0_0000_0000_0000, 8),
+            DataType::Float32 => (0x7F80_0000, 0x7F80_0000, 4),
+            DataType::Float16 => (0x7C00, 0x7C00, 2),
+            _ => continue,
+        };
+        let mut bytes = t.bytes().to_vec();
+        for chunk in bytes.chunks_mut(width) {
+            let mut b = [0u8; 8];
+            b[..width].copy_from_slice(chunk);
+            let bits = u64::from_le_bytes(b) & !(1 << (8 * width - 1));
+            if bits & exp == exp && bits != inf {
+                chunk.copy_from_slice(&inf.to_le_bytes()[..width]);
+                *t = HostTensor::from_bytes(t.desc().clone(), bytes).unwrap();
+                return (out, true);
+            }
+        }
+    }
+    (out, false)
+}
+
+fn cpu_as_gpu(op: &dyn Operator, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError> {
+    op.run_cpu(inputs)
+}
+
+fn nan_as_infinity(op: &dyn Operator, inputs: &[&HostTensor]) -> Result<Vec<HostTensor>, OpError> {
+    op.run_cpu(inputs).map(|o| nan_to_infinity(&o).0)
+}
+
+#[test]
+fn a_hostile_case_fails_where_the_gpu_gives_infinity_for_nan() {
+    // Hostile cases of operators with a ULP contract, checked against a
+    // stand-in GPU: the CPU reference itself passes, and the same outputs
+    // with one NaN turned into +inf fail.
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut caught = BTreeSet::new();
+    for info in ops::catalog() {
+        let mut runner = TestRunner::deterministic();
+        let strategy = fuzz::valid_cases(info).max_elements(1 << 10).hostile(1);
+        for _ in 0..8 {
+            let case = strategy.new_tree(&mut runner).unwrap().current();
+            if !matches!(case.op.tolerance(), ops_core::Tolerance::Ulp(_)) {
+                continue;
+            }
+            let Ok(cpu) = case.op.run_cpu(&case.input_refs()) else {
+                continue;
+            };
+            if !nan_to_infinity(&cpu).1 {
+                continue;
+            }
+            fuzz::check_valid(&case, Some(&cpu_as_gpu)).unwrap();
+            let e = fuzz::check_valid(&case, Some(&nan_as_infinity)).unwrap_err();
+            assert!(e.contains("GPU != CPU"), "{e}");
+            caught.insert(info.qualified_name());
+        }
+    }
+    assert!(caught.len() >= 10, "only {caught:?}");
 }

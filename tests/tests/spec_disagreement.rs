@@ -26,6 +26,7 @@ fn case(op: Arc<dyn Operator>, inputs: Vec<HostTensor>, expect_index_error: bool
         op,
         inputs,
         expect_index_error,
+        hostile: false,
     }
 }
 

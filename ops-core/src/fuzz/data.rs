@@ -352,6 +352,78 @@ pub fn same_sign_tensor(
     from_words(dtype, sizes, words.into_iter())
 }
 
+/// One valid case in this many draws hostile input data in `ops fuzz`
+/// ([`ValidCases::hostile`](super::ValidCases::hostile), [`hostile_tensor`]),
+/// whatever the operator's accuracy contract.
+pub const HOSTILE_ONE_IN: u32 = 4;
+
+/// Hostile data for a data tensor: for a float type, NaNs (with payloads,
+/// both signs), both infinities, both zeros, subnormals, values near
+/// overflow (the largest finite value and within a factor of 4 of it), large
+/// magnitudes of both signs (the upper quarter of the exponent range) and
+/// ordinary values (`±[0.5, 2)`), mixed; for an integer type, its edge
+/// values ([`edge_bits`]: extremes, 0, -1) among random ones. Each tensor
+/// draws how hostile it is: one element in sixteen, one in two or every
+/// element (the others ordinary).
+pub fn hostile_tensor(dtype: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
+    let n = element_count(sizes);
+    let density = [1u64, 8, 16][rng.index(3)];
+    let edges = edge_bits(dtype);
+    let words: Vec<u64> = (0..n)
+        .map(|_| {
+            let hostile = rng.below(16) < density;
+            match dtype {
+                DataType::Float64 | DataType::Float32 | DataType::Float16 => {
+                    hostile_float(dtype, hostile, rng)
+                }
+                _ if hostile => edges[rng.index(edges.len())],
+                _ => rng.next_u64(),
+            }
+        })
+        .collect();
+    from_words(dtype, sizes, words.into_iter())
+}
+
+/// One float of `dtype` as bits: a hostile value, or an ordinary one in
+/// `±[0.5, 2)`.
+fn hostile_float(dtype: DataType, hostile: bool, rng: &mut Rng) -> u64 {
+    // (sign bit, exponent bits, mantissa bits) of the type.
+    let (width, exp_bits, man_bits) = match dtype {
+        DataType::Float64 => (64u32, 11u32, 52u32),
+        DataType::Float32 => (32, 8, 23),
+        _ => (16, 5, 10),
+    };
+    let sign = u64::from(rng.chance(1, 2)) << (width - 1);
+    let exp_max = (1u64 << exp_bits) - 1;
+    let bias = exp_max >> 1;
+    let man_mask = (1u64 << man_bits) - 1;
+    let with = |e: u64, m: u64| sign | (e << man_bits) | (m & man_mask);
+    let kind = if hostile { rng.below(7) } else { 7 };
+    match kind {
+        // NaN: quiet or signalling, with a payload.
+        0 => with(exp_max, 1 + rng.below(man_mask)),
+        1 => with(exp_max, 0),
+        2 => with(0, 0),
+        // A subnormal.
+        3 => with(0, 1 + rng.below(man_mask)),
+        // The largest finite value, or within a factor of 4 below it.
+        4 => {
+            if rng.chance(1, 2) {
+                with(exp_max - 1, man_mask)
+            } else {
+                with(exp_max - 1 - rng.below(2), rng.next_u64())
+            }
+        }
+        // A large magnitude: the upper quarter of the exponents.
+        5 | 6 => {
+            let low = bias + (exp_max - bias) / 2;
+            with(low + rng.below(exp_max - 1 - low), rng.next_u64())
+        }
+        // Ordinary: `[0.5, 2)`.
+        _ => with(bias - 1 + rng.below(2), rng.next_u64()),
+    }
+}
+
 /// How [`index_tensor`] fills an index tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexMode {

@@ -46,6 +46,31 @@
 //! (negative ones for signed types), often colliding, and sometimes out of
 //! range ([`ValidCase::expect_index_error`]).
 //!
+//! # Hostile values
+//!
+//! The data above keeps ULP contracts checkable: an operator with a
+//! [`Tolerance::Ulp`](crate::Tolerance::Ulp) contract gets float inputs of
+//! one sign in `[0.5, 2)` ([`same_sign_tensor`]). With
+//! [`ValidCases::hostile`] (`ops fuzz`: one case in [`HOSTILE_ONE_IN`]),
+//! a case's data tensors instead hold hostile values, for every operator
+//! ([`hostile_tensor`]: NaN, ±inf, ±0, subnormals, values near overflow,
+//! large magnitudes of both signs, mixed with ordinary ones). Exact
+//! contracts still compare exactly; a ULP contract cannot hold for every
+//! such input (a sum of `2^100`, `1` and `-2^100` loses its `1` in any
+//! order of `f32` additions), so a hostile case checks what must hold
+//! ([`compare_hostile`]):
+//!
+//! - every float output element is non-finite on the GPU exactly where
+//!   it is on the CPU reference: NaN where NaN, `+inf` where `+inf`,
+//!   `-inf` where `-inf`;
+//! - a finite pair is within the contract's `n` ULP *at the scale of the
+//!   element*, `|gpu - cpu| <= n * ulp(s)`, where `s` is the larger of
+//!   `|cpu|` and the CPU reference's result on the inputs' magnitudes
+//!   (every float data input with its sign cleared, [`magnitudes`]): the
+//!   yardstick of a sum with cancellation is its sum of magnitudes. The
+//!   pair is not compared where that magnitude result is not finite: the
+//!   intermediate values come near overflow, where no finite bound holds.
+//!
 //! # Invalid cases
 //!
 //! A valid case with exactly one thing broken ([`Broken`]): a tensor's data
@@ -86,12 +111,13 @@ use proptest::test_runner::{
 };
 
 pub use check::{
-    check_invalid, check_min_level, check_valid, check_variants, compare_contract, compare_outputs,
-    compare_within, documented_error, Backend, Outcome, PlanBackend, EMPTY_REDUCTION,
+    check_invalid, check_min_level, check_valid, check_variants, compare_contract, compare_hostile,
+    compare_outputs, compare_within, documented_error, magnitudes, Backend, Outcome, PlanBackend,
+    EMPTY_REDUCTION,
 };
 pub use data::{
-    data_tensor, edge_bits, host_tensor, index_tensor, random_layout, same_sign_tensor,
-    tensor_with_edges, IndexMode, Rng,
+    data_tensor, edge_bits, host_tensor, hostile_tensor, index_tensor, random_layout,
+    same_sign_tensor, tensor_with_edges, IndexMode, Rng, HOSTILE_ONE_IN,
 };
 pub use invalid::{Broken, InvalidCase, InvalidCases, InvalidTree};
 pub use valid::{
@@ -108,6 +134,7 @@ pub fn valid_cases(info: &'static OperatorInfo) -> ValidCases {
         genome: valid::genome(info),
         aim: Arc::new(Aim::default()),
         limit: CASE_ELEMENTS,
+        hostile_one_in: 0,
     }
 }
 

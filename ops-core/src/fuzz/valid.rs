@@ -10,7 +10,8 @@ use proptest::strategy::{NewTree, ValueTree};
 use proptest::test_runner::TestRunner;
 
 use super::data::{
-    data_tensor, host_tensor, index_tensor, random_layout, same_sign_tensor, IndexMode, Rng,
+    data_tensor, host_tensor, hostile_tensor, index_tensor, random_layout, same_sign_tensor,
+    IndexMode, Rng,
 };
 use crate::support::SupportEntry;
 use crate::{
@@ -241,6 +242,10 @@ pub struct ValidCase {
     /// Some index value is out of range: both backends must fail with the
     /// same [`crate::OpError::IndexOutOfRange`].
     pub expect_index_error: bool,
+    /// The data tensors hold hostile values ([`super::hostile_tensor`]),
+    /// whatever the accuracy contract: a ULP contract is then checked as
+    /// [`super::compare_hostile`] says.
+    pub hostile: bool,
 }
 
 impl ValidCase {
@@ -286,6 +291,9 @@ impl fmt::Debug for ValidCase {
         }
         if self.expect_index_error {
             writeln!(f, "  (some index is out of range)")?;
+        }
+        if self.hostile {
+            writeln!(f, "  (hostile values)")?;
         }
         Ok(())
     }
@@ -919,8 +927,18 @@ fn lay_out(info: &'static OperatorInfo, d: &mut Drawn, seed: u64) {
 /// generator per tensor, so that shrinking one tensor's shape leaves the
 /// others' data alone); a strided input's buffer holds data for every
 /// element it spans.
-pub(crate) fn with_data(info: &'static OperatorInfo, mut d: Drawn, seed: u64) -> ValidCase {
+///
+/// With `hostile_one_in` above 0, one case in that many (drawn from the
+/// seed) is hostile: its data tensors are [`hostile_tensor`]s.
+pub(crate) fn with_data(
+    info: &'static OperatorInfo,
+    mut d: Drawn,
+    seed: u64,
+    hostile_one_in: u32,
+) -> ValidCase {
     lay_out(info, &mut d, seed);
+    let hostile = hostile_one_in > 0
+        && Rng::new(seed ^ 0x4057_11E0_0BAD_F00D).below(hostile_one_in.into()) == 0;
     let bounds = d.op.index_bounds();
     let ulp_contract = matches!(d.op.tolerance(), crate::Tolerance::Ulp(_));
     let mut expect_index_error = false;
@@ -956,7 +974,9 @@ pub(crate) fn with_data(info: &'static OperatorInfo, mut d: Drawn, seed: u64) ->
                         Some(_) => vec![desc.buffer_elements().unwrap_or(0) as u32],
                         None => desc.sizes.clone(),
                     };
-                    let t = if ulp_contract && desc.dtype.is_float() {
+                    let t = if hostile {
+                        hostile_tensor(desc.dtype, &sizes, &mut rng)
+                    } else if ulp_contract && desc.dtype.is_float() {
                         same_sign_tensor(desc.dtype, &sizes, d.op.accuracy_domain(), &mut rng)
                     } else {
                         data_tensor(desc.dtype, &sizes, &mut rng)
@@ -977,6 +997,7 @@ pub(crate) fn with_data(info: &'static OperatorInfo, mut d: Drawn, seed: u64) ->
         op: Arc::from(d.op),
         inputs,
         expect_index_error,
+        hostile,
     }
 }
 
@@ -985,9 +1006,10 @@ pub(crate) fn realize(
     g: &Genome,
     aim: &Aim,
     limit: u64,
+    hostile_one_in: u32,
 ) -> Result<ValidCase, Reject> {
     let d = draw(info, g, aim, limit)?;
-    Ok(with_data(info, d, g.data_seed))
+    Ok(with_data(info, d, g.data_seed, hostile_one_in))
 }
 
 /// The proptest strategy of [`valid_cases`](super::valid_cases).
@@ -997,6 +1019,7 @@ pub struct ValidCases {
     pub(crate) genome: BoxedStrategy<Genome>,
     pub(crate) aim: Arc<Aim>,
     pub(crate) limit: u64,
+    pub(crate) hostile_one_in: u32,
 }
 
 impl fmt::Debug for ValidCases {
@@ -1020,6 +1043,16 @@ impl ValidCases {
         self.limit = n;
         self
     }
+
+    /// The same strategy with hostile input data in one case in
+    /// `one_in` ([`ValidCase::hostile`]; 0, the default, for none; `ops
+    /// fuzz` uses [`HOSTILE_ONE_IN`](super::HOSTILE_ONE_IN)). Whether a
+    /// case is hostile is drawn from its data seed, so a shrunk failure
+    /// stays hostile when it needs to be.
+    pub fn hostile(mut self, one_in: u32) -> ValidCases {
+        self.hostile_one_in = one_in;
+        self
+    }
 }
 
 impl Strategy for ValidCases {
@@ -1029,11 +1062,18 @@ impl Strategy for ValidCases {
     fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
         for _ in 0..MAX_ATTEMPTS {
             let tree = self.genome.new_tree(runner)?;
-            if let Ok(case) = realize(self.info, &tree.current(), &self.aim, self.limit) {
+            if let Ok(case) = realize(
+                self.info,
+                &tree.current(),
+                &self.aim,
+                self.limit,
+                self.hostile_one_in,
+            ) {
                 return Ok(ValidTree {
                     info: self.info,
                     aim: self.aim.clone(),
                     limit: self.limit,
+                    hostile_one_in: self.hostile_one_in,
                     tree,
                     current: case,
                 });
@@ -1054,6 +1094,7 @@ pub struct ValidTree {
     info: &'static OperatorInfo,
     aim: Arc<Aim>,
     limit: u64,
+    hostile_one_in: u32,
     tree: Box<dyn ValueTree<Value = Genome>>,
     current: ValidCase,
 }
@@ -1068,7 +1109,13 @@ impl ValidTree {
     /// After the genome moved: complicate until it realises again.
     fn settle(&mut self) {
         loop {
-            if let Ok(c) = realize(self.info, &self.tree.current(), &self.aim, self.limit) {
+            if let Ok(c) = realize(
+                self.info,
+                &self.tree.current(),
+                &self.aim,
+                self.limit,
+                self.hostile_one_in,
+            ) {
                 self.current = c;
                 return;
             }
