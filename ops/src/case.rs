@@ -485,6 +485,7 @@ fn parse_case(
                     _ => None,
                 };
                 info.instance_with(catalog, &names, outputs.as_deref())
+                    .or_else(|| crate::variadic::widest(catalog, info))
                     .unwrap_or(info)
             }
             _ => info,
@@ -530,8 +531,23 @@ fn parse_case(
     if let Some(info) = info {
         check_attributes(cx, obj, &path, info, &mut attributes);
     }
-    let inputs = parse_tensor_group(cx, obj, &path, "inputs", info.map(|i| i.inputs), true);
-    let outputs = parse_tensor_group(cx, obj, &path, "outputs", info.map(|i| i.outputs), false);
+    // A chained list goes on past the widest instance's tensors.
+    let names = |key: &str, output: bool| {
+        info.map(|i| {
+            let given: Vec<&str> = match obj.get(key) {
+                Some(Value::Object(m)) => m.keys().map(String::as_str).collect(),
+                _ => Vec::new(),
+            };
+            crate::variadic::tensor_names(i, output, &given)
+        })
+    };
+    let (input_names, output_names) = (names("inputs", false), names("outputs", true));
+    fn as_strs(n: &Option<Vec<String>>) -> Option<Vec<&str>> {
+        n.as_ref().map(|n| n.iter().map(String::as_str).collect())
+    }
+    let (input_strs, output_strs) = (as_strs(&input_names), as_strs(&output_names));
+    let inputs = parse_tensor_group(cx, obj, &path, "inputs", input_strs.as_deref(), true);
+    let outputs = parse_tensor_group(cx, obj, &path, "outputs", output_strs.as_deref(), false);
 
     if let (Some(expected), Some(outputs)) = (expect_error, &outputs) {
         for (name, t) in outputs {
@@ -552,14 +568,14 @@ fn parse_case(
         .keys()
         .map(|n| (n.clone(), member(&member(&path, "attributes"), n)))
         .collect();
-    let inputs = order(info.inputs, inputs)
+    let inputs = order(input_strs.as_deref().unwrap_or(info.inputs), inputs)
         .into_iter()
         .map(|(name, t)| CaseInput {
             name,
             tensor: t.data.expect("input data is required"),
         })
         .collect();
-    let outputs = order(info.outputs, outputs)
+    let outputs = order(output_strs.as_deref().unwrap_or(info.outputs), outputs)
         .into_iter()
         .map(|(name, t)| CaseOutput {
             name,

@@ -67,6 +67,48 @@ pub fn chained_group(info: &OperatorInfo) -> Option<&'static TensorGroup> {
     (chains && last.max > 1).then_some(last)
 }
 
+/// The widest instance of `info`'s spec, when it chains a list: the one
+/// a call with more tensors than any instance takes names.
+pub fn widest(
+    catalog: &[&'static OperatorInfo],
+    info: &OperatorInfo,
+) -> Option<&'static OperatorInfo> {
+    let g = chained_group(info).or(chained_outputs(info))?;
+    catalog.iter().copied().find(|i| {
+        i.namespace == info.namespace
+            && i.name == info.name
+            && i.groups
+                .iter()
+                .any(|x| x.name == g.name && x.count == g.max)
+    })
+}
+
+/// The input (or `output`) tensor names of a call of instance `info`:
+/// its own, then, for a chained list, `data_4`, `data_5`, ... up to the
+/// highest that `given` names (so that a missing one in between is
+/// missing), as far as `given` could fill them.
+pub fn tensor_names(info: &OperatorInfo, output: bool, given: &[&str]) -> Vec<String> {
+    let own = if output { info.outputs } else { info.inputs };
+    let mut names: Vec<String> = own.iter().map(|n| (*n).to_owned()).collect();
+    let group = if output {
+        chained_outputs(info)
+    } else {
+        chained_group(info)
+    };
+    if let Some(g) = group.filter(|g| g.count == g.max) {
+        let prefix = format!("{}_", g.name);
+        let highest = given
+            .iter()
+            .filter_map(|n| n.strip_prefix(&prefix)?.parse::<u32>().ok())
+            .filter(|&k| k >= g.max && (k as usize) < g.max as usize + given.len())
+            .max();
+        if let Some(h) = highest {
+            names.extend((g.max..=h).map(|k| format!("{prefix}{k}")));
+        }
+    }
+    names
+}
+
 /// The instance of `info`'s spec whose list `group` has `count` tensors.
 fn instance(info: &OperatorInfo, group: &str, count: u32) -> Option<&'static OperatorInfo> {
     ops::catalog().iter().copied().find(|i| {

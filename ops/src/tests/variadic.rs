@@ -239,3 +239,34 @@ fn split_into_10_equal_parts_stays_a_gap() {
         "{r}"
     );
 }
+
+#[test]
+fn the_projects_own_format_takes_a_chained_list_and_reads_back() {
+    // An ONNX-shaped chained case, written back in the project's format.
+    let onnx = parse_cases(
+        "variadic.json",
+        fold_case("Sum", 9, |a, b| a + b).as_bytes(),
+        ops::catalog(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+    .remove(0);
+    let text = onnx.to_json(None, &[]);
+    let again = parse_cases("back.json", text.as_bytes(), ops::catalog())
+        .unwrap_or_else(|e| panic!("{e}\n{text}"))
+        .remove(0);
+    let names: Vec<&str> = again.inputs.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(
+        names,
+        (0..9).map(|k| format!("data_{k}")).collect::<Vec<_>>()
+    );
+    assert_eq!(run_case(&again, &[&CpuExecutor])[0].outcome, Outcome::Pass);
+    // A tensor left out in between is missing, not skipped.
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["inputs"].as_object_mut().unwrap().remove("data_6");
+    let e = parse_cases("back.json", v.to_string().as_bytes(), ops::catalog()).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("$.inputs: missing input tensor `data_6`"),
+        "{e}"
+    );
+}
