@@ -94,6 +94,16 @@ KNOWN = [
         "of the input instead of the input",
     ),
     (
+        "pow-exponent-narrowed",
+        "unassigned (found by onnx-diff)",
+        lambda n: n.op == "Pow"
+        and str(n.input(0).dtype) in FLOATS
+        and str(n.input(1).dtype) in FLOATS
+        and np.finfo(n.input(1).dtype).bits > np.finfo(n.input(0).dtype).bits,
+        "Pow of a FLOAT16 base and a wider float exponent: the exponent is rounded to the base's "
+        "type first (Pow(-0.2268, 4.9e-37) gives 1, not NaN)",
+    ),
+    (
         "float-accumulation",
         "accum",
         lambda n: n.op in _ACCUMULATING and _float_data(n) and _near_overflow(n),
