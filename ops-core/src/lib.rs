@@ -34,7 +34,7 @@ pub mod wgsl;
 
 pub use accuracy::Tolerance;
 pub use dtype::{DataType, Element};
-pub use error::{OpError, ValidationError};
+pub use error::{quote, OpError, ValidationError, QUOTED_CHARS};
 pub use half::f16;
 pub use level::FeatureLevel;
 pub use op::{

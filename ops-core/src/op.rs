@@ -493,6 +493,16 @@ impl OperatorInfo {
     /// qualified by the operator's namespace (`onnx::ArgMax`) unless that
     /// is the root namespace (`ArgMin`).
     pub fn answers_to(&self, name: &str) -> bool {
+        // Longer than any name this operator answers to (a hostile case
+        // file's): no need to read it.
+        let longest = self
+            .aliases
+            .iter()
+            .map(|a| a.len())
+            .fold(self.name.len(), usize::max);
+        if name.len() > self.namespace.len() + 2 + longest {
+            return false;
+        }
         let bare = match name.rsplit_once("::") {
             Some((ns, bare)) if ns.eq_ignore_ascii_case(self.namespace) => bare,
             Some(_) => return false,

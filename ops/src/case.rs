@@ -74,8 +74,8 @@ use std::fmt;
 use std::path::Path;
 
 use ops_core::{
-    f16, AttrKind, AttrValue, DataType, Element, FeatureLevel, HostTensor, OpArgs, OperatorInfo,
-    TensorDesc, Tolerance,
+    f16, quote, AttrKind, AttrValue, DataType, Element, FeatureLevel, HostTensor, OpArgs,
+    OperatorInfo, TensorDesc, Tolerance,
 };
 use serde_json::{Map, Value};
 
@@ -386,10 +386,13 @@ fn member(base: &str, key: &str) -> String {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if plain {
+    if plain && key.len() <= ops_core::QUOTED_CHARS {
         format!("{base}.{key}")
     } else {
-        format!("{base}[{}]", json_string(key))
+        format!(
+            "{base}[{}]",
+            json_string(&truncate(key, ops_core::QUOTED_CHARS))
+        )
     }
 }
 
@@ -453,12 +456,14 @@ fn parse_case(
                 }));
             }
             let known: Vec<&str> = qualified.iter().map(String::as_str).collect();
-            let message = match suggest(op, &known) {
-                Some(s) => format!("unknown operator `{op}`; did you mean `{s}`?"),
+            let hint = suggest(op, &known);
+            let op = quote(op);
+            let message = match hint {
+                Some(s) => format!("unknown operator {op}; did you mean `{s}`?"),
                 None if known.is_empty() => {
-                    format!("unknown operator `{op}`: the operator catalog is empty")
+                    format!("unknown operator {op}: the operator catalog is empty")
                 }
-                None => format!("unknown operator `{op}`; known: {}", backticked(&known)),
+                None => format!("unknown operator {op}; known: {}", backticked(&known)),
             };
             cx.error(member(&path, "op"), message);
         }
@@ -500,8 +505,8 @@ fn parse_case(
             cx.error(
                 at,
                 format!(
-                    "unknown feature level `{}`; known: {}",
-                    truncate(text, 40),
+                    "unknown feature level {}; known: {}",
+                    quote(text),
                     known.join(", ")
                 ),
             );
@@ -779,13 +784,14 @@ fn check_attributes(
     for name in &written {
         if !declared.contains(&name.as_str()) {
             let op = info.name;
+            let quoted = quote(name);
             let message = match suggest(name, &declared) {
-                Some(s) => format!("{op} has no attribute `{name}`; did you mean `{s}`?"),
+                Some(s) => format!("{op} has no attribute {quoted}; did you mean `{s}`?"),
                 None if declared.is_empty() => {
-                    format!("{op} has no attribute `{name}`: it has none")
+                    format!("{op} has no attribute {quoted}: it has none")
                 }
                 None => format!(
-                    "{op} has no attribute `{name}`; its attributes are {}",
+                    "{op} has no attribute {quoted}; its attributes are {}",
                     backticked(&declared)
                 ),
             };
@@ -900,13 +906,15 @@ fn parse_tensor_group(
         if let Some(names) = expected_names
             && !names.contains(&name.as_str())
         {
-            let message = match suggest(name, names) {
-                Some(s) => format!("no {what} tensor `{name}`; did you mean `{s}`?"),
+            let hint = suggest(name, names);
+            let name = quote(name);
+            let message = match hint {
+                Some(s) => format!("no {what} tensor {name}; did you mean `{s}`?"),
                 None if names.is_empty() => {
-                    format!("no {what} tensor `{name}`: the operator has none")
+                    format!("no {what} tensor {name}: the operator has none")
                 }
                 None => format!(
-                    "no {what} tensor `{name}`; the {what}s are {}",
+                    "no {what} tensor {name}; the {what}s are {}",
                     backticked(names)
                 ),
             };
@@ -971,7 +979,10 @@ fn parse_tensor_with(
                 Some(s) => format!("; did you mean `{s}`?"),
                 None => "; a tensor has `dtype`, `shape` and `data`".into(),
             };
-            cx.error(member(at, key), format!("unknown tensor key `{key}`{hint}"));
+            cx.error(
+                member(at, key),
+                format!("unknown tensor key {}{hint}", quote(key)),
+            );
         }
     }
     let dtype = match obj.get("dtype") {
@@ -981,10 +992,10 @@ fn parse_tensor_with(
                 let names: Vec<&str> = DataType::ALL.iter().map(|t| t.case_name()).collect();
                 let lower = s.to_ascii_lowercase();
                 let message = match suggest(&lower, &names) {
-                    Some(n) => format!("unknown dtype `{}`; did you mean `{n}`?", truncate(s, 40)),
+                    Some(n) => format!("unknown dtype {}; did you mean `{n}`?", quote(s)),
                     None => format!(
-                        "unknown dtype `{}`; expected one of {}",
-                        truncate(s, 40),
+                        "unknown dtype {}; expected one of {}",
+                        quote(s),
                         names.join(", ")
                     ),
                 };
