@@ -82,6 +82,11 @@ use serde_json::{Map, Value};
 /// At most this many bad values are reported per tensor.
 const MAX_VALUE_ERRORS: usize = 8;
 
+/// The largest case file `ops run` reads, in bytes (64 MiB): a larger or
+/// endless file (`/dev/zero`) is a mistake of that file, read no further.
+/// Parsed JSON takes up to about 16 times its text in memory.
+pub const MAX_CASE_FILE_BYTES: u64 = 64 << 20;
+
 /// The error a case expects its operator call to raise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExpectedError {
@@ -273,11 +278,22 @@ fn one_per_line(errors: &[CaseError]) -> String {
     lines.join("\n")
 }
 
-/// Reads the case file at `path` (named in messages as `path.display()`).
+/// Reads the case file at `path` (named in messages as `path.display()`),
+/// refusing one of more than [`MAX_CASE_FILE_BYTES`] without reading past
+/// that size.
 pub fn read_cases(path: &Path, catalog: &[&'static OperatorInfo]) -> Result<Vec<Case>, CaseErrors> {
+    use std::io::Read;
     let file = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => parse_cases(&file, &bytes, catalog),
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_CASE_FILE_BYTES + 1).read_to_end(&mut bytes));
+    match read {
+        Ok(n) if n as u64 > MAX_CASE_FILE_BYTES => Err(CaseErrors::one(
+            &file,
+            "",
+            format!("the file is larger than a case file may be ({MAX_CASE_FILE_BYTES} bytes)"),
+        )),
+        Ok(_) => parse_cases(&file, &bytes, catalog),
         Err(e) => Err(CaseErrors::one(
             &file,
             "",
@@ -1108,7 +1124,21 @@ fn parse_tensor_with(
     }
     let data = match data {
         None => None,
-        Some(v) => Some(parse_data(cx, &member(at, "data"), &desc, v)?),
+        Some(v) => {
+            // Past the host limit, refused before its data is read into a
+            // tensor (a count past `u64` is `parse_data`'s to refuse).
+            let at = member(at, "data");
+            let bytes = desc
+                .buffer_elements()
+                .and_then(|n| n.checked_mul(desc.dtype.size_bytes() as u64));
+            if let Some(b) = bytes {
+                if let Err(e) = ops_core::check_host_bytes(|| "the tensor".into(), Some(b)) {
+                    cx.error(at, e.to_string());
+                    return None;
+                }
+            }
+            Some(parse_data(cx, &at, &desc, v)?)
+        }
     };
     Some(ParsedTensor { desc, data })
 }
