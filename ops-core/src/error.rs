@@ -151,3 +151,54 @@ impl OpError {
         ))
     }
 }
+
+/// The most characters of a user's text that [`quote`] shows.
+pub const QUOTED_CHARS: usize = 64;
+
+/// User-given text (an operator, attribute or tensor name, a value read
+/// from a file) as a message shows it: in backticks, control characters
+/// and backticks escaped (`\n`, `\u{1b}`, `` \` ``), cut after
+/// [`QUOTED_CHARS`] characters with its length in bytes, so that a message
+/// stays one short line whatever a file holds.
+pub fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(QUOTED_CHARS + 2);
+    out.push('`');
+    let mut chars = text.chars();
+    for c in chars.by_ref().take(QUOTED_CHARS) {
+        if c == '`' {
+            out.push_str("\\`");
+        } else if c.is_control() || c == '\\' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('`');
+    if chars.next().is_some() {
+        out.push_str(&format!("... ({} bytes)", text.len()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_text_is_short_and_escaped() {
+        assert_eq!(quote("ArgMin"), "`ArgMin`");
+        assert_eq!(quote("a\nb\u{1b}[31m`"), "`a\\nb\\u{1b}[31m\\``");
+        let long = "x".repeat(10 << 20);
+        let q = quote(&long);
+        assert!(q.len() < QUOTED_CHARS + 40, "{q}");
+        assert!(q.ends_with("... (10485760 bytes)"), "{q}");
+        // Cut by characters, never inside one.
+        assert_eq!(
+            quote(&"é".repeat(100))
+                .chars()
+                .filter(|&c| c == 'é')
+                .count(),
+            QUOTED_CHARS
+        );
+    }
+}

@@ -325,11 +325,23 @@ impl fmt::Display for ListText<'_> {
     }
 }
 
+/// The most steps one [`Env`] evaluates: each iteration of an `all` or a
+/// list comprehension and each list value a built-in reads or makes is one.
+///
+/// Rules iterate over dimensions and over lists of a few per dimension
+/// (axes, pads, a shape), so a descriptor within the support tables' ranks
+/// takes a few thousand steps at most; nested iterations over a list a user
+/// made huge (200,000 `axes`) would take time quadratic in its length. Past
+/// this budget the evaluation fails, so validation time is bounded whatever
+/// the descriptor holds.
+pub const RULE_STEPS: u64 = 1 << 22;
+
 /// What a rule is evaluated against.
 ///
 /// Evaluation is linear in what a rule reads: lists are borrowed from the
 /// environment or shared between values, never copied to be read, and a
-/// tensor's sizes are made into a list once, on first use.
+/// tensor's sizes are made into a list once, on first use. Its work is
+/// bounded by [`RULE_STEPS`].
 pub struct Env<'a> {
     /// Tensor descriptions, in spec order (inputs then outputs).
     tensors: &'a [&'a TensorDesc],
@@ -343,6 +355,8 @@ pub struct Env<'a> {
     sizes: Vec<Option<Rc<[i128]>>>,
     /// Variable slots.
     vars: Vec<Val<'a>>,
+    /// Steps evaluated so far ([`RULE_STEPS`]).
+    steps: u64,
 }
 
 /// Why an evaluation could not finish.
@@ -371,7 +385,33 @@ impl<'a> Env<'a> {
             attrs,
             sizes: vec![None; tensors.len()],
             vars: vec![Val::Int(0); slots],
+            steps: 0,
         }
+    }
+
+    /// Counts `n` steps against [`RULE_STEPS`]; past it, fails naming the
+    /// longest list the descriptor holds.
+    fn spend(&mut self, n: usize) -> R<()> {
+        self.steps = self.steps.saturating_add(n as u64);
+        if self.steps <= RULE_STEPS {
+            return Ok(());
+        }
+        let hosts = self.host_values.iter().enumerate().filter_map(|(t, v)| {
+            let v = v.as_ref()?;
+            Some((v.len(), format!("`values({})`", self.tensor_names[t])))
+        });
+        let attrs = self.attrs.iter().filter_map(|a| match a {
+            Value::List(l) => Some((l.len(), "an attribute".to_string())),
+            _ => None,
+        });
+        let longest = hosts
+            .chain(attrs)
+            .max_by_key(|(n, _)| *n)
+            .map(|(n, what)| format!(" ({what} holds {n} values)"))
+            .unwrap_or_default();
+        err(format!(
+            "evaluating the rules takes more than {RULE_STEPS} steps{longest}"
+        ))
     }
 
     /// Evaluates an expression.
@@ -457,11 +497,15 @@ impl<'a> Env<'a> {
                 };
                 Val::List(match l {
                     List::Borrowed(l) => List::Borrowed(&l[a..b]),
-                    List::Shared(l) => List::owned(l[a..b].to_vec()),
+                    List::Shared(l) => {
+                        self.spend(b - a)?;
+                        List::owned(l[a..b].to_vec())
+                    }
                 })
             }
             Expr::Concat(a, b) => {
                 let (a, b) = (self.list_val(a)?, self.list_val(b)?);
+                self.spend(a.len() + b.len())?;
                 let mut v = Vec::with_capacity(a.len() + b.len());
                 v.extend_from_slice(&a);
                 v.extend_from_slice(&b);
@@ -484,6 +528,9 @@ impl<'a> Env<'a> {
             }
             Expr::Cmp(op, a, b, _, _) => {
                 let (a, b) = (self.val(a)?, self.val(b)?);
+                if let (Val::List(a), Val::List(b)) = (&a, &b) {
+                    self.spend(a.len().min(b.len()))?;
+                }
                 Val::Bool(compare(*op, &a, &b))
             }
             Expr::If(c, a, b) => {
@@ -500,6 +547,7 @@ impl<'a> Env<'a> {
                 let (lo, hi) = (self.int(lo)?, self.int(hi)?);
                 let mut ok = true;
                 for v in lo..hi {
+                    self.spend(1)?;
                     self.vars[*var] = Val::Int(v);
                     if !self.bool(body)? {
                         ok = false;
@@ -518,6 +566,7 @@ impl<'a> Env<'a> {
                 let (lo, hi) = (self.int(lo)?, self.int(hi)?);
                 let mut out = Vec::new();
                 for v in lo..hi {
+                    self.spend(1)?;
                     self.vars[*var] = Val::Int(v);
                     if let Some(f) = filter {
                         if !self.bool(f)? {
@@ -540,11 +589,13 @@ impl<'a> Env<'a> {
             Func::Contains => {
                 let l = self.list_val(&args[0])?;
                 let v = self.int(&args[1])?;
+                self.spend(l.len())?;
                 Val::Bool(l.contains(&v))
             }
             Func::Unique => {
                 let mut l = self.list_val(&args[0])?.to_vec();
                 let n = l.len();
+                self.spend(n)?;
                 l.sort_unstable();
                 l.dedup();
                 Val::Bool(l.len() == n)
@@ -553,6 +604,7 @@ impl<'a> Env<'a> {
                 // Zero-aware, as `element_count`: a 0 makes 0 whatever the
                 // order of the other values.
                 let l = self.list_val(&args[0])?;
+                self.spend(l.len())?;
                 if l.contains(&0) {
                     Val::Int(0)
                 } else {
@@ -563,12 +615,13 @@ impl<'a> Env<'a> {
                     )
                 }
             }
-            Func::Sum => Val::Int(
-                self.list_val(&args[0])?
-                    .iter()
+            Func::Sum => Val::Int({
+                let l = self.list_val(&args[0])?;
+                self.spend(l.len())?;
+                l.iter()
                     .try_fold(0i128, |a, &b| a.checked_add(b))
-                    .ok_or_else(overflow)?,
-            ),
+                    .ok_or_else(overflow)?
+            }),
             Func::Min => Val::Int(self.int(&args[0])?.min(self.int(&args[1])?)),
             Func::Max => Val::Int(self.int(&args[0])?.max(self.int(&args[1])?)),
             Func::IsSigned => Val::Bool(self.dtype(&args[0])?.is_signed_int()),
@@ -576,6 +629,7 @@ impl<'a> Env<'a> {
             Func::Normalize => {
                 let l = self.list_val(&args[0])?;
                 let r = self.int(&args[1])?;
+                self.spend(l.len())?;
                 let l = l
                     .iter()
                     .map(|&v| if v < 0 { v.checked_add(r) } else { Some(v) })
@@ -588,14 +642,17 @@ impl<'a> Env<'a> {
                 if b.checked_sub(a).is_none_or(|n| n > 1 << 20) {
                     return err("range too long");
                 }
+                self.spend(usize::try_from(b.saturating_sub(a).max(0)).unwrap_or(usize::MAX))?;
                 Val::List(List::owned((a..b.max(a)).collect()))
             }
             Func::Broadcastable => {
                 let (a, b) = (self.list_val(&args[0])?, self.list_val(&args[1])?);
+                self.spend(a.len().max(b.len()))?;
                 Val::Bool(broadcast_shapes(&a, &b).is_some())
             }
             Func::Broadcast => {
                 let (a, b) = (self.list_val(&args[0])?, self.list_val(&args[1])?);
+                self.spend(a.len().max(b.len()))?;
                 match broadcast_shapes(&a, &b) {
                     Some(l) => Val::List(List::owned(l)),
                     None => {
@@ -859,6 +916,40 @@ mod tests {
             "rank(input)",
         ),
     };
+
+    /// `all(i in 0..len(axes): contains(axes, i))`: quadratic in `axes`.
+    static QUADRATIC: Expr = Expr::All {
+        var: 0,
+        name: "i",
+        lo: &Expr::Int(0),
+        hi: &Expr::Call(Func::Len, &[Expr::Attr(0)], &["axes"]),
+        body: &Expr::Call(
+            Func::Contains,
+            &[Expr::Attr(0), Expr::Var(0)],
+            &["axes", "i"],
+        ),
+    };
+
+    #[test]
+    fn evaluation_stops_past_its_step_budget() {
+        let t = TensorDesc::new(DataType::Float32, [3, 3]);
+        let tensors = [&t];
+        // 1,000 axes: 1,000 iterations of 1,000 steps each, within budget.
+        let attrs = [Value::List((0..1000).collect())];
+        let mut env = Env::new(&tensors, &["input"], &[None], &attrs, 1);
+        assert_eq!(env.bool(&QUADRATIC), Ok(true));
+        // 1,000,000 axes would take 10^12 steps: refused after RULE_STEPS.
+        let attrs = [Value::List((0..1_000_000).collect())];
+        let mut env = Env::new(&tensors, &["input"], &[None], &attrs, 1);
+        let e = env.bool(&QUADRATIC).unwrap_err();
+        assert_eq!(
+            e.0,
+            format!(
+                "evaluating the rules takes more than {RULE_STEPS} steps (an attribute holds 1000000 values)"
+            )
+        );
+        assert!(env.steps <= RULE_STEPS + 1_000_000);
+    }
 
     #[test]
     fn all_explains_the_failing_element() {

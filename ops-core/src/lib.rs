@@ -22,6 +22,7 @@ mod error;
 pub mod expr;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
+pub mod host;
 mod level;
 mod op;
 mod plan;
@@ -34,8 +35,9 @@ pub mod wgsl;
 
 pub use accuracy::Tolerance;
 pub use dtype::{DataType, Element};
-pub use error::{OpError, ValidationError};
+pub use error::{quote, OpError, ValidationError, QUOTED_CHARS};
 pub use half::f16;
+pub use host::{check_host_bytes, host_limit, set_host_limit, DEFAULT_HOST_LIMIT};
 pub use level::FeatureLevel;
 pub use op::{
     check_call, check_call_descs, AttrInfo, AttrKind, AttrValue, IndexBounds, OpArgs, Operator,

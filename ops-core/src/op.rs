@@ -122,7 +122,10 @@ pub trait Operator: fmt::Debug + Send + Sync {
 ///   tensor otherwise;
 /// - every output has at most `u32::MAX` elements, the element addressing
 ///   of the GPU kernels, which the CPU reference keeps to as well;
-///   [`OpError::TooLarge`] naming the output otherwise.
+///   [`OpError::TooLarge`] naming the output otherwise;
+/// - the outputs, which both backends return in host memory, fit the host
+///   limit together ([`crate::host`]); [`OpError::TooLarge`] naming the
+///   limit otherwise.
 ///
 /// The CPU reference and `ops_gpu::Context::run` both call it before
 /// anything else, so that a mistake gives the same error from either.
@@ -130,6 +133,18 @@ pub fn check_call<O: Operator + ?Sized>(op: &O, inputs: &[&HostTensor]) -> Resul
     let descs: Vec<&TensorDesc> = inputs.iter().map(|t| t.desc()).collect();
     check_call_descs(op, &descs)?;
     let info = op.info();
+    let outputs = op.output_descs();
+    let bytes = outputs
+        .iter()
+        .try_fold(0u64, |sum, d| sum.checked_add(d.byte_size()?));
+    crate::check_host_bytes(
+        || {
+            let names: Vec<String> = info.outputs.iter().map(|n| format!("`{n}`")).collect();
+            let plural = if names.len() == 1 { "" } else { "s" };
+            format!("{}: output{plural} {}", info.name, names.join(", "))
+        },
+        bytes,
+    )?;
     for (i, got) in inputs.iter().enumerate() {
         let name = info.inputs.get(i).copied().unwrap_or("?");
         let want = got.desc();
@@ -507,6 +522,16 @@ impl OperatorInfo {
     /// qualified by the operator's namespace (`onnx::ArgMax`) unless that
     /// is the root namespace (`ArgMin`).
     pub fn answers_to(&self, name: &str) -> bool {
+        // Longer than any name this operator answers to (a hostile case
+        // file's): no need to read it.
+        let longest = self
+            .aliases
+            .iter()
+            .map(|a| a.len())
+            .fold(self.name.len(), usize::max);
+        if name.len() > self.namespace.len() + 2 + longest {
+            return false;
+        }
         let bare = match name.rsplit_once("::") {
             Some((ns, bare)) if ns.eq_ignore_ascii_case(self.namespace) => bare,
             Some(_) => return false,

@@ -76,13 +76,18 @@ use std::fmt;
 use std::path::Path;
 
 use ops_core::{
-    f16, AttrKind, AttrValue, DataType, Element, FeatureLevel, HostTensor, OpArgs, OperatorInfo,
-    TensorDesc, Tolerance,
+    f16, quote, AttrKind, AttrValue, DataType, Element, FeatureLevel, HostTensor, OpArgs,
+    OperatorInfo, TensorDesc, Tolerance,
 };
 use serde_json::{Map, Value};
 
 /// At most this many bad values are reported per tensor.
 const MAX_VALUE_ERRORS: usize = 8;
+
+/// The largest case file `ops run` reads, in bytes (64 MiB): a larger or
+/// endless file (`/dev/zero`) is a mistake of that file, read no further.
+/// Parsed JSON takes up to about 16 times its text in memory.
+pub const MAX_CASE_FILE_BYTES: u64 = 64 << 20;
 
 /// The error a case expects its operator call to raise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -286,11 +291,22 @@ fn one_per_line(errors: &[CaseError]) -> String {
     lines.join("\n")
 }
 
-/// Reads the case file at `path` (named in messages as `path.display()`).
+/// Reads the case file at `path` (named in messages as `path.display()`),
+/// refusing one of more than [`MAX_CASE_FILE_BYTES`] without reading past
+/// that size.
 pub fn read_cases(path: &Path, catalog: &[&'static OperatorInfo]) -> Result<Vec<Case>, CaseErrors> {
+    use std::io::Read;
     let file = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => parse_cases(&file, &bytes, catalog),
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_CASE_FILE_BYTES + 1).read_to_end(&mut bytes));
+    match read {
+        Ok(n) if n as u64 > MAX_CASE_FILE_BYTES => Err(CaseErrors::one(
+            &file,
+            "",
+            format!("the file is larger than a case file may be ({MAX_CASE_FILE_BYTES} bytes)"),
+        )),
+        Ok(_) => parse_cases(&file, &bytes, catalog),
         Err(e) => Err(CaseErrors::one(
             &file,
             "",
@@ -399,10 +415,13 @@ fn member(base: &str, key: &str) -> String {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if plain {
+    if plain && key.len() <= ops_core::QUOTED_CHARS {
         format!("{base}.{key}")
     } else {
-        format!("{base}[{}]", json_string(key))
+        format!(
+            "{base}[{}]",
+            json_string(&truncate(key, ops_core::QUOTED_CHARS))
+        )
     }
 }
 
@@ -466,12 +485,14 @@ fn parse_case(
                 }));
             }
             let known: Vec<&str> = qualified.iter().map(String::as_str).collect();
-            let message = match suggest(op, &known) {
-                Some(s) => format!("unknown operator `{op}`; did you mean `{s}`?"),
+            let hint = suggest(op, &known);
+            let op = quote(op);
+            let message = match hint {
+                Some(s) => format!("unknown operator {op}; did you mean `{s}`?"),
                 None if known.is_empty() => {
-                    format!("unknown operator `{op}`: the operator catalog is empty")
+                    format!("unknown operator {op}: the operator catalog is empty")
                 }
-                None => format!("unknown operator `{op}`; known: {}", backticked(&known)),
+                None => format!("unknown operator {op}; known: {}", backticked(&known)),
             };
             cx.error(member(&path, "op"), message);
         }
@@ -514,8 +535,8 @@ fn parse_case(
             cx.error(
                 at,
                 format!(
-                    "unknown feature level `{}`; known: {}",
-                    truncate(text, 40),
+                    "unknown feature level {}; known: {}",
+                    quote(text),
                     known.join(", ")
                 ),
             );
@@ -814,13 +835,14 @@ fn check_attributes(
     for name in &written {
         if !declared.contains(&name.as_str()) {
             let op = info.name;
+            let quoted = quote(name);
             let message = match suggest(name, &declared) {
-                Some(s) => format!("{op} has no attribute `{name}`; did you mean `{s}`?"),
+                Some(s) => format!("{op} has no attribute {quoted}; did you mean `{s}`?"),
                 None if declared.is_empty() => {
-                    format!("{op} has no attribute `{name}`: it has none")
+                    format!("{op} has no attribute {quoted}: it has none")
                 }
                 None => format!(
-                    "{op} has no attribute `{name}`; its attributes are {}",
+                    "{op} has no attribute {quoted}; its attributes are {}",
                     backticked(&declared)
                 ),
             };
@@ -945,13 +967,15 @@ fn parse_tensor_group(
         if let Some(names) = expected_names
             && !names.contains(&name.as_str())
         {
-            let message = match suggest(name, names) {
-                Some(s) => format!("no {what} tensor `{name}`; did you mean `{s}`?"),
+            let hint = suggest(name, names);
+            let name = quote(name);
+            let message = match hint {
+                Some(s) => format!("no {what} tensor {name}; did you mean `{s}`?"),
                 None if names.is_empty() => {
-                    format!("no {what} tensor `{name}`: the operator has none")
+                    format!("no {what} tensor {name}: the operator has none")
                 }
                 None => format!(
-                    "no {what} tensor `{name}`; the {what}s are {}",
+                    "no {what} tensor {name}; the {what}s are {}",
                     backticked(names)
                 ),
             };
@@ -1016,7 +1040,10 @@ fn parse_tensor_with(
                 Some(s) => format!("; did you mean `{s}`?"),
                 None => "; a tensor has `dtype`, `shape` and `data`".into(),
             };
-            cx.error(member(at, key), format!("unknown tensor key `{key}`{hint}"));
+            cx.error(
+                member(at, key),
+                format!("unknown tensor key {}{hint}", quote(key)),
+            );
         }
     }
     let dtype = match obj.get("dtype") {
@@ -1026,10 +1053,10 @@ fn parse_tensor_with(
                 let names: Vec<&str> = DataType::ALL.iter().map(|t| t.case_name()).collect();
                 let lower = s.to_ascii_lowercase();
                 let message = match suggest(&lower, &names) {
-                    Some(n) => format!("unknown dtype `{}`; did you mean `{n}`?", truncate(s, 40)),
+                    Some(n) => format!("unknown dtype {}; did you mean `{n}`?", quote(s)),
                     None => format!(
-                        "unknown dtype `{}`; expected one of {}",
-                        truncate(s, 40),
+                        "unknown dtype {}; expected one of {}",
+                        quote(s),
                         names.join(", ")
                     ),
                 };
@@ -1142,7 +1169,21 @@ fn parse_tensor_with(
     }
     let data = match data {
         None => None,
-        Some(v) => Some(parse_data(cx, &member(at, "data"), &desc, v)?),
+        Some(v) => {
+            // Past the host limit, refused before its data is read into a
+            // tensor (a count past `u64` is `parse_data`'s to refuse).
+            let at = member(at, "data");
+            let bytes = desc
+                .buffer_elements()
+                .and_then(|n| n.checked_mul(desc.dtype.size_bytes() as u64));
+            if let Some(b) = bytes {
+                if let Err(e) = ops_core::check_host_bytes(|| "the tensor".into(), Some(b)) {
+                    cx.error(at, e.to_string());
+                    return None;
+                }
+            }
+            Some(parse_data(cx, &at, &desc, v)?)
+        }
     };
     Some(ParsedTensor { desc, data })
 }

@@ -9,8 +9,13 @@
 //! ```
 //!
 //! `ops run` exits 0 when every case passed, 1 when a case failed, and 2 for
-//! bad input (an unreadable or malformed case file, an unknown operator, a
-//! descriptor that cannot be built, or `--backend gpu` without a GPU).
+//! bad input (an unreadable or malformed case file, one larger than
+//! [`case::MAX_CASE_FILE_BYTES`], an unknown operator, a descriptor that
+//! cannot be built, or `--backend gpu` without a GPU).
+//!
+//! Every operator call is held to the host limit (`OPS_HOST_LIMIT`, 4 GiB
+//! by default; [`ops_core::host`]): an output past it fails that case with
+//! `too large`; an `OPS_HOST_LIMIT` that does not parse exits 2.
 //!
 //! `run` and `fuzz` start with the adapter line `gpu: NAME [BACKEND, KIND],
 //! CLASS plans` ([`term::gpu_line`]). Long work shows a progress bar on
@@ -99,6 +104,13 @@ enum BackendChoice {
 fn main() -> ExitCode {
     quiet_vulkan_loader();
     let cli = Cli::parse();
+    // A host limit that does not parse is a usage error, not the default.
+    if let Ok(text) = std::env::var(ops_core::host::HOST_LIMIT_VAR) {
+        if let Err(e) = ops_core::host::parse_host_limit(&text) {
+            eprintln!("ops: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let result = match cli.command {
         Command::Run(args) => run(&args),
         Command::List(args) => list(&args),

@@ -185,9 +185,18 @@ pub struct Report {
 }
 
 impl fmt::Display for Report {
-    /// `PASS argmin-columns [cpu]`, `FAIL argmin-columns [gpu]: output[1, 2]: got 3, expected 2`.
+    /// `PASS argmin-columns [cpu]`, `FAIL argmin-columns [gpu]: output[1, 2]: got 3, expected 2`;
+    /// a name with control characters or of more than
+    /// [`ops_core::QUOTED_CHARS`] characters is [quoted](ops_core::quote).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} [{}]", self.outcome.word(), self.case, self.step)?;
+        let plain =
+            self.case.len() <= ops_core::QUOTED_CHARS && !self.case.chars().any(char::is_control);
+        let name = if plain {
+            std::borrow::Cow::from(self.case.as_str())
+        } else {
+            ops_core::quote(&self.case).into()
+        };
+        write!(f, "{} {name} [{}]", self.outcome.word(), self.step)?;
         match &self.outcome {
             Outcome::Pass => Ok(()),
             Outcome::Fail(m) | Outcome::Skip(m) | Outcome::Error(m) => write!(f, ": {m}"),

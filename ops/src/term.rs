@@ -182,10 +182,14 @@ impl<'a, W: Write + ?Sized> Suspend<'a, W> {
 }
 
 impl<W: Write + ?Sized> Write for Suspend<'_, W> {
+    /// Linear in what is written: only `buf` is searched for a newline,
+    /// never the partial line before it (`ops run --json` writes a tensor's
+    /// data as one line, in pieces of a few bytes).
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let before = self.pending.len();
         self.pending.extend_from_slice(buf);
-        if let Some(last) = self.pending.iter().rposition(|&b| b == b'\n') {
-            self.write_out(last + 1)?;
+        if let Some(last) = buf.iter().rposition(|&b| b == b'\n') {
+            self.write_out(before + last + 1)?;
         }
         Ok(buf.len())
     }
@@ -236,4 +240,32 @@ pub fn table_text(table: &comfy_table::Table, indent: &str) -> String {
         text.push('\n');
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line of a million pieces, as `ops run --json` writes a tensor of a
+    /// million elements, passes in time linear in its length: searching
+    /// the whole partial line at each piece took minutes from 100,000.
+    #[test]
+    fn suspend_passes_long_lines_whole() {
+        let mut inner = Vec::new();
+        let bar = ProgressBar::hidden();
+        {
+            let mut out = Suspend::new(&bar, &mut inner);
+            out.write_all(b"[").unwrap();
+            for i in 0..1_000_000 {
+                write!(out, "{i}, ").unwrap();
+            }
+            out.write_all(b"]\nnext").unwrap();
+        }
+        let text = String::from_utf8(inner).unwrap();
+        assert!(text.starts_with("[0, 1, 2, "), "{:.40}", text);
+        assert!(
+            text.ends_with("999999, ]\nnext"),
+            "the rest is written when dropped"
+        );
+    }
 }

@@ -557,6 +557,41 @@ fn huge_host_tensors_and_ranks_are_refused_quickly() {
     }
 }
 
+/// Rules that iterate over a list inside an iteration over another (ONNX
+/// Unsqueeze's output shape: for each output dimension, whether `axes`
+/// holds it) stop after `RULE_STEPS` steps: 200,000 and 2,000,000 axes are
+/// refused naming the list, where the quadratic evaluation took 21 s (and
+/// would take hours in a debug build) before the rank limit refused them.
+#[test]
+fn quadratic_rules_over_huge_lists_are_refused() {
+    let data = TensorDesc::new(DataType::Float32, [2, 3]);
+    for n in [200_000i64, 2_000_000] {
+        let axes: Vec<i64> = (0..n).collect();
+        let axes = HostTensor::from_slice([n as u32], &axes).unwrap();
+        let e = match ops::onnx::UnsqueezeDesc::builder()
+            .data(data.clone())
+            .axes(axes)
+            .build()
+        {
+            Ok(d) => d.validate(FeatureLevel::HIGHEST).unwrap_err(),
+            Err(OpError::Validation(e)) => e,
+            Err(e) => panic!("{n} axes: {e}"),
+        };
+        let steps = ops_core::expr::RULE_STEPS;
+        assert!(
+            e.detail.starts_with(&format!(
+                "evaluating the rules takes more than {steps} steps"
+            )),
+            "{n} axes: {e:.500}"
+        );
+        assert!(
+            e.detail
+                .contains(&format!("(`values(axes)` holds {n} values)")),
+            "{e:.500}"
+        );
+    }
+}
+
 /// An output the caller describes (DirectML SPLIT's `OutputTensors`) has no
 /// inference to fall back on: leaving it out is an error naming it.
 #[test]

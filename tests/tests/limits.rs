@@ -457,7 +457,7 @@ fn outputs_beyond_the_limits_are_too_large() {
     let (d, x, idx) = gather(slice, tuples);
     let (_, limit) = too_large(gpu().run(&d, &[&x, &idx]));
     assert!(
-        limit.contains("max_buffer_size") || limit.contains("u32"),
+        limit.contains("max_buffer_size") || limit.contains("u32") || limit.contains("host limit"),
         "{limit}"
     );
     // 2^33 elements: beyond u32 element addressing, on both backends.
@@ -512,5 +512,81 @@ fn hardware_plans_run_segmented() {
     }
     for k in ["reduce_split_lanes_tree", "reduce_split_columns"] {
         assert!(kernels.contains(k), "{kernels:?}");
+    }
+}
+
+/// Outputs of 65,535² INT64 elements (32 GiB) from inputs of a few bytes
+/// (an Expand, a Pad, a OneHot and a broadcast Add): both backends refuse
+/// them with `TooLarge` naming the host limit, before allocating anything,
+/// and the same operators within the limit still run.
+#[test]
+fn outputs_past_the_host_limit_are_too_large() {
+    let n = 65_535u32;
+    let int64 = |sizes: &[u32], v: &[i64]| HostTensor::from_slice(sizes.to_vec(), v).unwrap();
+    let none = |dtype| HostTensor::zeros(TensorDesc::new(dtype, [0])).unwrap();
+    let cases = |n: u32| -> Vec<(Box<dyn Operator>, Vec<HostTensor>)> {
+        let seven = int64(&[1], &[7]);
+        let shape = int64(&[2], &[n.into(), n.into()]);
+        let expand = ops::onnx::ExpandDesc::builder()
+            .input(seven.desc().clone())
+            .shape(shape.clone())
+            .build()
+            .unwrap();
+        let one = int64(&[1, 1], &[5]);
+        let pads = int64(&[4], &[0, 0, i64::from(n) - 1, i64::from(n) - 1]);
+        let pad = ops::onnx::PadDesc::builder()
+            .data(one.desc().clone())
+            .pads(pads.clone())
+            .constant_value(none(DataType::Int64))
+            .axes(none(DataType::Int64))
+            .build()
+            .unwrap();
+        let index = int64(&[1], &[0]);
+        let depth = int64(&[], &[i64::from(n) * i64::from(n)]);
+        let values = int64(&[2], &[0, 1]);
+        let one_hot = ops::onnx::OneHotDesc::builder()
+            .indices(index.desc().clone())
+            .depth(depth.clone())
+            .values(values.desc().clone())
+            .build()
+            .unwrap();
+        let column = int64(&[n, 1], &vec![1; n as usize]);
+        let row = int64(&[1, n], &vec![2; n as usize]);
+        let add = ops::onnx::AddDesc::builder()
+            .a(column.desc().clone())
+            .b(row.desc().clone())
+            .build()
+            .unwrap();
+        vec![
+            (Box::new(expand), vec![seven, shape]),
+            (
+                Box::new(pad),
+                vec![one, pads, none(DataType::Int64), none(DataType::Int64)],
+            ),
+            (Box::new(one_hot), vec![index, depth, values]),
+            (Box::new(add), vec![column, row]),
+        ]
+    };
+    for (op, inputs) in cases(n) {
+        let inputs: Vec<&HostTensor> = inputs.iter().collect();
+        let bytes = u64::from(n) * u64::from(n) * 8;
+        for (backend, r) in [
+            ("cpu", op.run_cpu(&inputs)),
+            ("gpu", gpu().run(&*op, &inputs)),
+        ] {
+            let (what, limit) = too_large(r);
+            assert!(
+                what.contains(&format!("of {bytes} bytes")),
+                "{backend}: {what}"
+            );
+            assert!(
+                limit.contains("host limit") && limit.contains("OPS_HOST_LIMIT"),
+                "{backend}: {limit}"
+            );
+        }
+    }
+    for (op, inputs) in cases(3) {
+        let inputs: Vec<&HostTensor> = inputs.iter().collect();
+        same_on_both(gpu(), &*op, &inputs);
     }
 }

@@ -323,6 +323,11 @@ pub fn fold_cpu(
         v
     };
     let identity = fold.identity.eval_at(precision, &env, &with(&[]), attrs);
+    let working = std::mem::size_of::<Value>() + dtype.size_bytes();
+    crate::check_host_bytes(
+        || "a fold's accumulators and output".into(),
+        (outputs as u64).checked_mul(working as u64),
+    )?;
     let mut acc = vec![identity; outputs];
     let sizes = input.sizes();
     let mut mask = vec![false; sizes.len()];

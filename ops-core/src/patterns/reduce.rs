@@ -1309,6 +1309,15 @@ fn select_cpu<T: Element>(
         what: "output".into(),
         limit: "host address space".into(),
     })?;
+    let candidates =
+        (out_count as u64).checked_mul(std::mem::size_of::<Option<(u64, usize)>>() as u64);
+    crate::check_host_bytes(
+        || "a selection's input copy and candidates".into(),
+        (input.len() as u64)
+            .checked_mul(std::mem::size_of::<T>() as u64)
+            .zip(candidates)
+            .and_then(|(a, b)| a.checked_add(b)),
+    )?;
     let values: Vec<T> = input.to_vec::<T>().unwrap_or_default();
     let mut best: Vec<Option<(u64, usize)>> = vec![None; out_count];
     let mut coords = vec![0u32; sizes.len()];

@@ -157,7 +157,10 @@ pub(super) fn parse_onnx_case(
             };
             cx.unsupported(
                 member(&path, "op"),
-                format!("no ONNX operator {op} in the catalog{hint}"),
+                format!(
+                    "no ONNX operator {} in the catalog{hint}",
+                    ops_core::quote(op)
+                ),
             );
         }
         found
@@ -279,7 +282,10 @@ pub(super) fn parse_onnx_case(
                 Some(s) => format!("; did you mean `{s}`?"),
                 None => String::new(),
             };
-            cx.unsupported(at, format!("{qualified} has no attribute `{n}`{hint}"));
+            cx.unsupported(
+                at,
+                format!("{qualified} has no attribute {}{hint}", ops_core::quote(n)),
+            );
         }
     }
     for attr in info.attrs {
@@ -561,7 +567,7 @@ fn node_names(
                     ok = false;
                     cx.error(
                         format!("{at}[{i}]"),
-                        format!("no tensor named `{}` in `{list}`", truncate(n, 40)),
+                        format!("no tensor named {} in `{list}`", ops_core::quote(n)),
                     );
                 }
             },

@@ -9,6 +9,7 @@ mod common;
 mod case_reader;
 mod conformance;
 mod fuzz_files;
+mod hostile;
 mod never_panics;
 mod onnx_cases;
 mod runner;

@@ -161,7 +161,7 @@ fn what_the_catalog_lacks_is_unsupported_not_malformed() {
     assert!(e.all_unsupported());
     assert_eq!(
         e.to_string(),
-        "cases/onnx__t.json: $.op: no ONNX operator Einsum in the catalog"
+        "cases/onnx__t.json: $.op: no ONNX operator `Einsum` in the catalog"
     );
     let e = parse(&ARGMAX.replace("\"keepdims\": 0", "\"keepdims\": 0, \"foo\": 1")).unwrap_err();
     assert!(e.all_unsupported());
@@ -413,7 +413,7 @@ fn ops_run_counts_an_unsupported_case_as_failed() {
     );
     assert_eq!(summary.exit_code(), 1);
     assert!(
-        out.contains("FAIL ") && out.contains("$.op: no ONNX operator Einsum in the catalog"),
+        out.contains("FAIL ") && out.contains("$.op: no ONNX operator `Einsum` in the catalog"),
         "{out}"
     );
     let _ = std::fs::remove_dir_all(&dir);
