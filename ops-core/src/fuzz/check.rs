@@ -439,7 +439,13 @@ pub fn check_valid(case: &ValidCase, other: Option<Backend<'_>>) -> Result<Outco
         let yardstick = yardstick(op, &inputs, &cpu)?;
         let gpu = catch_unwind(AssertUnwindSafe(|| run(op, &inputs)))
             .map_err(|p| format!("the GPU run panicked: {}", panic_text(p)))?;
-        agree(case, &cpu, yardstick.as_deref(), &gpu, &hostile_magnitudes(case, &cpu))?;
+        agree(
+            case,
+            &cpu,
+            yardstick.as_deref(),
+            &gpu,
+            &hostile_magnitudes(case, &cpu),
+        )?;
     }
     Ok(match cpu {
         Ok(o) => Outcome::Outputs(o),
