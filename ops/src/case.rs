@@ -1176,11 +1176,11 @@ fn parse_tensor_with(
             let bytes = desc
                 .buffer_elements()
                 .and_then(|n| n.checked_mul(desc.dtype.size_bytes() as u64));
-            if let Some(b) = bytes {
-                if let Err(e) = ops_core::check_host_bytes(|| "the tensor".into(), Some(b)) {
-                    cx.error(at, e.to_string());
-                    return None;
-                }
+            if let Some(b) = bytes
+                && let Err(e) = ops_core::check_host_bytes(|| "the tensor".into(), Some(b))
+            {
+                cx.error(at, e.to_string());
+                return None;
             }
             Some(parse_data(cx, &at, &desc, v)?)
         }

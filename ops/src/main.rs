@@ -105,11 +105,11 @@ fn main() -> ExitCode {
     quiet_vulkan_loader();
     let cli = Cli::parse();
     // A host limit that does not parse is a usage error, not the default.
-    if let Ok(text) = std::env::var(ops_core::host::HOST_LIMIT_VAR) {
-        if let Err(e) = ops_core::host::parse_host_limit(&text) {
-            eprintln!("ops: {e}");
-            return ExitCode::from(2);
-        }
+    if let Ok(text) = std::env::var(ops_core::host::HOST_LIMIT_VAR)
+        && let Err(e) = ops_core::host::parse_host_limit(&text)
+    {
+        eprintln!("ops: {e}");
+        return ExitCode::from(2);
     }
     let result = match cli.command {
         Command::Run(args) => run(&args),
