@@ -1,6 +1,7 @@
 """A differential campaign: draw nodes, let the oracles answer, write ONNX-
-shaped case files, run them with `ops run` on both backends, and print per
-operator the cases passed and failed and ONNX Runtime's deviations."""
+shaped case files and their DirectML twins' (`dml.py`), run them with `ops
+run` on both backends, and print per operator the cases passed and failed
+and ONNX Runtime's deviations, and per DirectML operator its twins."""
 
 import argparse
 import json
@@ -17,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import known, oracle, spec
+from . import dml, known, oracle, spec
 from .operators import DRAWERS
-from .values import FLOATS, Draw
+from .values import Draw, encode
 
 ROOT = Path(__file__).resolve().parents[2]
 # Cases written and run by one `ops run` call.
@@ -34,23 +35,6 @@ _LINE = re.compile(r"^(PASS|FAIL|SKIP|ERROR) (?:\S*/)?([^\s/]+?)(?:\.json)?(?: \
 def case_seed(seed, index):
     """Each case has a seed of its own: one case is redrawn alone."""
     return (seed * 1_000_003 + index) % (1 << 63)
-
-
-def encode(a):
-    """A tensor's elements as case-file JSON values."""
-    a = np.asarray(a)
-    dt = str(a.dtype)
-    if dt == "bool":
-        return [bool(x) for x in a.reshape(-1)]
-    if dt in FLOATS:
-        out = a.astype(np.float64).reshape(-1).tolist()
-        if not np.isfinite(a).all():
-            out = [
-                "NaN" if x != x else "Infinity" if x == float("inf") else "-Infinity" if x == float("-inf") else x
-                for x in out
-            ]
-        return out
-    return [int(x) for x in a.reshape(-1)]
 
 
 def tensor(name, a):
@@ -85,6 +69,8 @@ class Stats:
         self.deviations = defaultdict(lambda: defaultdict(int))
         self.disputes = defaultdict(list)
         self.failures = []
+        # Why DirectML twins were not expressed: {operator: {reason: count}}.
+        self.reasons = defaultdict(lambda: defaultdict(int))
 
     def add(self, op, key, n=1):
         self.rows[op][key] += n
@@ -115,9 +101,10 @@ def draw_case(specs, op, seed, index, include_known, unsupported):
     return None, None, None, None, TRIES
 
 
-def prepare(specs, op, args, index, name, path, unsupported):
-    """Draws case `index`, asks the oracles and writes its case file: a
-    summary of what happened."""
+def prepare(specs, op, args, index, name, path, unsupported, twins):
+    """Draws case `index`, asks the oracles and writes its case file, and
+    its DirectML twin's beside it when `twins` (the DirectML specs) are
+    given: a summary of what happened."""
     node, ans, defect, rejected, _ = draw_case(specs, op, args.seed, index, args.include_known, unsupported)
     out = {"unsupported": unsupported, "defect": defect, "deviation": None, "disputed": False, "note": None}
     if node is None:
@@ -128,6 +115,13 @@ def prepare(specs, op, args, index, name, path, unsupported):
     if defect:
         extra["known_defect"] = f"{defect[0]} ({defect[1]})"
     path.write_text(json.dumps(case_object(name, node, ans, extra)))
+    twin = dml.twin(twins, node, ans.outputs) if twins else None
+    if twin and isinstance(twin[1], dict):
+        source = f"{ans.source} ({oracle.VERSIONS})"
+        obj = {"name": f"{name}-dml", **twin[1], "expected_from": source, "onnx_diff": extra}
+        twin = (twin[0], path.with_name(f"{name}-dml.json"))
+        twin[1].write_text(json.dumps(obj))
+    out["twin"] = twin
     return {**out, "status": "ok", "deviation": ans.deviation, "disputed": ans.disputed, "note": ans.note}
 
 
@@ -188,6 +182,7 @@ def parse_args(argv):
     p.add_argument("--keep-all", action="store_true", help="keep every case, not only failing ones")
     p.add_argument("--include-known", action="store_true", help="draw the known ops defects too")
     p.add_argument("--backend", default="all", choices=["cpu", "gpu", "all"])
+    p.add_argument("--no-dml", action="store_true", help="leave out the DirectML twins of the draws")
     p.add_argument("--ops", type=Path, default=ROOT / "target" / "release" / "ops", help="the ops binary")
     args = p.parse_args(argv)
     if args.cases is None and args.time is None:
@@ -211,7 +206,8 @@ def main(argv=None):
             return 2
         ops = sorted(set(want))
     work = Path(tempfile.mkdtemp(prefix="onnx-diff-"))
-    stats = Stats()
+    stats, twins = Stats(), Stats()
+    dml_specs = None if args.no_dml else dml.load(ROOT)
     unsupported = set()
     start = time.monotonic()
     print(f"onnx-diff: seed {args.seed}, {len(ops)} operators, {oracle.VERSIONS}", flush=True)
@@ -228,7 +224,7 @@ def main(argv=None):
             op = ops[index % len(ops)]
             name = f"onnx-diff-s{args.seed}-{index:06d}-{op}"
             path = work / f"{name}.json"
-            r = isolated(lambda: prepare(specs, op, args, index, name, path, unsupported))
+            r = isolated(lambda: prepare(specs, op, args, index, name, path, unsupported, dml_specs))
             index += 1
             if r is None:
                 stats.add(op, "ORT crashes")
@@ -248,35 +244,42 @@ def main(argv=None):
             if r["disputed"]:
                 stats.add(op, "disputed")
                 stats.disputes[op].append(f"{name}: {r['note']}")
-            batch.append((name, op, path, defect))
+            batch.append((name, op, path, defect, stats))
+            if r.get("twin"):
+                twin_op, twin = r["twin"]
+                if isinstance(twin, str):
+                    twins.add(twin_op, "not expressed")
+                    twins.reasons[twin_op][twin] += 1
+                else:
+                    batch.append((twin.stem, twin_op, twin, defect, twins))
         if not batch:
             continue
-        results, proc = run_ops(args.ops, [p for _, _, p, _ in batch], args.backend)
-        for name, op, path, defect in batch:
+        results, proc = run_ops(args.ops, [p for _, _, p, _, _ in batch], args.backend)
+        for name, op, path, defect, into in batch:
             word, detail = results.get(name, ("ERROR", f": no result from ops run (exit {proc.returncode})"))
             if word == "PASS":
-                stats.add(op, "passed")
+                into.add(op, "passed")
                 if defect:
-                    stats.add(op, "known passed")
+                    into.add(op, "known passed")
                 if not args.keep_all:
                     path.unlink()
                 continue
             if word == "SKIP":
-                stats.add(op, "skipped")
+                into.add(op, "skipped")
                 if not args.keep_all:
                     path.unlink()
                 continue
-            stats.add(op, "known" if defect else "failed")
-            stats.failures.append((op, name, defect, detail.strip(), path))
+            into.add(op, "known" if defect else "failed")
+            into.failures.append((op, name, defect, detail.strip(), path))
         elapsed = time.monotonic() - start
         print(f"onnx-diff: {index} cases, {elapsed:.0f} s", file=sys.stderr, flush=True)
 
-    report(stats, ops, args, work)
-    failed = sum(stats.rows[op]["failed"] for op in ops)
+    report(stats, twins, ops, args, work)
+    failed = sum(row["failed"] for s in (stats, twins) for row in s.rows.values())
     return 1 if failed else 0
 
 
-def report(stats, ops, args, work):
+def report(stats, twins, ops, args, work):
     cols = ["passed", "failed", "known", "skipped", "disputed", "ORT rejects", "ORT crashes", "no ORT kernel"]
     print(f"{'operator':<18}" + "".join(f"{c:>14}" for c in cols) + "  deviations")
     totals = defaultdict(int)
@@ -287,13 +290,24 @@ def report(stats, ops, args, work):
         for c in cols:
             totals[c] += row[c]
     print(f"{'total':<18}" + "".join(f"{totals[c]:>14}" for c in cols))
+    if twins.rows:
+        cols = ["passed", "failed", "known", "skipped", "not expressed"]
+        print(f"{'DirectML twin':<38}" + "".join(f"{c:>14}" for c in cols) + "  not expressed: why")
+        totals = defaultdict(int)
+        for op in sorted(twins.rows):
+            row = twins.rows[op]
+            why = ", ".join(f"{k} {v}" for k, v in sorted(twins.reasons[op].items(), key=lambda kv: -kv[1]))
+            print(f"{op:<38}" + "".join(f"{row[c]:>14}" for c in cols) + (f"  {why[:200]}" if why else ""))
+            for c in cols:
+                totals[c] += row[c]
+        print(f"{'total':<38}" + "".join(f"{totals[c]:>14}" for c in cols))
     for op in ops:
         for line in stats.disputes[op][:3]:
             print(f"disputed {line[:400]}")
     keep = args.keep
     if keep:
         keep.mkdir(parents=True, exist_ok=True)
-    for op, name, defect, detail, path in stats.failures:
+    for op, name, defect, detail, path in stats.failures + twins.failures:
         tag = f" (known defect {defect[0]}, {defect[1]})" if defect else ""
         print(f"FAIL {name}{tag} {detail[:300]}")
         if keep and path.exists():

@@ -21,7 +21,7 @@ DTYPES = {
     "BOOL": "bool",
 }
 
-_RANKS = re.compile(r"ranks\s+(\d+)\.\.=(\d+)")
+_RANKS = re.compile(r"ranks\s+(\d+)(?:\.\.=(\d+))?")
 _LINE = re.compile(r"^\s*([a-z_][a-z0-9_]*)\s*:\s*([A-Z0-9 ]+?)\s*(ranks\s+\d+\.\.=\d+)?\s*;\s*$")
 _SOURCE = re.compile(r'^\s*source\s+"ONNX\s+(\w+)-(\d+)')
 _OPERATOR = re.compile(r"^operator\s+(\w+)")
@@ -81,16 +81,18 @@ def parse_spec(text):
         if stripped.startswith("when ") and stripped.endswith("{"):
             inside = stripped[stripped.index("[") + 1 : stripped.index("]")]
             when = {v.strip().lower() for v in inside.split(",")}
-        elif stripped.startswith("ranks") and stripped.endswith("{"):
+        elif stripped.startswith(("ranks", "level")) and stripped.endswith("{"):
+            # A DirectML table (`level 5.1 ranks 1..=8 {`) comes first at
+            # its highest feature level.
             m = _RANKS.search(stripped)
-            ranks = (int(m.group(1)), int(m.group(2)))
+            ranks = (int(m.group(1)), int(m.group(2) or m.group(1)))
             tensors = {}
             tables.append((when, tensors))
         elif m := _LINE.match(line):
             own = _RANKS.search(m.group(3) or "")
             tensors[m.group(1)] = TensorSupport(
                 [DTYPES[d] for d in m.group(2).split()],
-                (int(own.group(1)), int(own.group(2))) if own else ranks,
+                (int(own.group(1)), int(own.group(2) or own.group(1))) if own else ranks,
             )
         elif line.rstrip() == "    }":
             in_support = False

@@ -201,3 +201,20 @@ class Draw:
             flip = self.g.random(size(shape)) < 0.3
             x[flip] -= bound
         return x.astype(NUMPY[dtype]).reshape(shape)
+
+
+def encode(a):
+    """A tensor's elements as case-file JSON values."""
+    a = np.asarray(a)
+    dt = str(a.dtype)
+    if dt == "bool":
+        return [bool(x) for x in a.reshape(-1)]
+    if dt in FLOATS:
+        out = a.astype(np.float64).reshape(-1).tolist()
+        if not np.isfinite(a).all():
+            out = [
+                "NaN" if x != x else "Infinity" if x == float("inf") else "-Infinity" if x == float("-inf") else x
+                for x in out
+            ]
+        return out
+    return [int(x) for x in a.reshape(-1)]
