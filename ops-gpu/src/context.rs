@@ -409,7 +409,8 @@ impl Context {
         self.cache.stats()
     }
 
-    /// The device's limits (the adapter's own, requested in full).
+    /// The device's limits (the adapter's own, requested in full, less
+    /// what [`Context::with_max_workgroups_per_dimension`] lowered).
     pub fn limits(&self) -> &wgpu::Limits {
         &self.limits
     }
@@ -439,6 +440,16 @@ impl Context {
             self.max_binding,
             self.limits.min_storage_buffer_offset_alignment,
         );
+        self
+    }
+
+    /// This context spreading a pass's workgroups over x and y with at
+    /// most `count` in each (never more than the device allows), so that
+    /// small dispatches take the two-dimensional grid kernels linearise: for
+    /// tests of that path without 65,536 workgroups of data.
+    pub fn with_max_workgroups_per_dimension(mut self, count: u32) -> Context {
+        let max = &mut self.limits.max_compute_workgroups_per_dimension;
+        *max = count.clamp(1, *max);
         self
     }
 

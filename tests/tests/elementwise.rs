@@ -16,6 +16,8 @@
 //!   slot, the segmented variant of one-input kernels, the error of
 //!   several-input kernels beyond one binding, and a dispatch of more than
 //!   65,535 workgroups.
+//! - The planner's schedules (`Walk`, `Rows`) at and across their
+//!   thresholds, each checked in every schedule the call can run in.
 
 use std::collections::BTreeMap;
 
@@ -466,6 +468,117 @@ fn one_input_kernels_run_segmented_and_wider_ones_refuse_beyond_a_binding() {
             assert!(limit.contains("max_storage_buffer_binding_size"), "{limit}")
         }
         other => panic!("Add beyond one binding: {other:?}"),
+    }
+}
+
+/// The planner's schedules at and across their thresholds: two merged
+/// dimensions whose rows hold one workgroup's items (`ROWS_MIN_ITEMS`) or
+/// more in whole output words run `Rows`, one item fewer, a partial word or
+/// another rank `Walk`; each schedule the call can run in (the planner's
+/// and `Walk`) agrees with the CPU for row and column broadcasts, three
+/// inputs, packed 8- and 16-bit outputs and 64-bit ones.
+#[test]
+fn schedules_at_and_across_their_thresholds() {
+    use ops_core::patterns::elementwise::{Schedule, ROWS_MIN_ITEMS};
+    let n = ROWS_MIN_ITEMS as u32;
+    let mut rng = Rng::new(22);
+    let run_all = |name: &str, inputs: &[(&str, &HostTensor)], want: Schedule| {
+        let op = build(name, inputs);
+        let tensors: Vec<&HostTensor> = inputs.iter().map(|(_, t)| *t).collect();
+        let context = format!(
+            "{name} {:?}",
+            inputs
+                .iter()
+                .map(|(_, t)| (t.dtype(), t.sizes().to_vec()))
+                .collect::<Vec<_>>()
+        );
+        let variants = op.gpu_plan_variants().unwrap();
+        assert_eq!(variants[0].0, want.name(), "{context}: the planner's pick");
+        assert_eq!(op.gpu_plan().unwrap(), variants[0].1, "{context}");
+        let want_cpu = op.run_cpu(&tensors).unwrap();
+        let yardstick = op.run_yardstick(&tensors).unwrap();
+        for (variant, plan) in &variants {
+            let got = gpu()
+                .run_plan(op.as_ref(), &tensors, plan)
+                .unwrap_or_else(|e| panic!("{context} {variant}: {e}"));
+            if let Err(e) = compare_contract(&got, &want_cpu, &yardstick, op.tolerance()) {
+                panic!("{context} {variant}: {e}");
+            }
+        }
+    };
+    let walk = Schedule::Walk;
+    let rows = Schedule::Rows;
+    for (dt, lanes) in [
+        (DataType::Float32, 1u32),
+        (DataType::Float16, 2),
+        (DataType::Int8, 4),
+        (DataType::Int64, 1),
+    ] {
+        let row = n * lanes;
+        // (rows, columns, schedule): below, at and past one workgroup's
+        // items, a partial last block, a partial last word.
+        let mut shapes = vec![
+            (3, row - lanes, walk),
+            (3, row, rows),
+            (3, row + lanes, rows),
+            (2, 2 * row + lanes, rows),
+        ];
+        if lanes > 1 {
+            shapes.push((3, row + 1, walk));
+        }
+        for (m, cols, want) in shapes {
+            let mut r = Rng::new(u64::from(m * cols));
+            let a = tensor_with_edges(dt, &[m, cols], &mut r);
+            let b_row = tensor_with_edges(dt, &[cols], &mut r);
+            let b_col = tensor_with_edges(dt, &[m, 1], &mut r);
+            run_all("Add", &[("a", &a), ("b", &b_row)], want);
+            run_all("Sub", &[("a", &b_col), ("b", &a)], want);
+            // Same shapes merge to one dimension.
+            run_all("Mul", &[("a", &a), ("b", &a)], walk);
+            let cond = tensor_with_edges(DataType::Bool, &[m, 1], &mut r);
+            run_all(
+                "Where",
+                &[("condition", &cond), ("x", &b_row), ("y", &a)],
+                want,
+            );
+        }
+    }
+    // A leading dimension of 1 and a scalar do not count as dimensions.
+    let a = tensor_with_edges(DataType::Float32, &[1, 4, 1, n], &mut rng);
+    let b = tensor_with_edges(DataType::Float32, &[1], &mut rng);
+    let c = tensor_with_edges(DataType::Float32, &[4, 1, 1], &mut rng);
+    run_all("Add", &[("a", &a), ("b", &b)], walk);
+    run_all("Add", &[("a", &a), ("b", &c)], rows);
+    // Three merged dimensions walk.
+    let d = tensor_with_edges(DataType::Float32, &[2, 1, n], &mut rng);
+    let e = tensor_with_edges(DataType::Float32, &[3, 1], &mut rng);
+    run_all("Add", &[("a", &d), ("b", &e)], walk);
+}
+
+/// Both schedules over a grid of several rows of workgroups (a context
+/// allowing 4 workgroups per dimension): the kernels linearise `x + y *
+/// num_workgroups.x` and leave the grid's workgroups past the plan's.
+#[test]
+fn schedules_on_a_two_dimensional_grid() {
+    use ops_core::patterns::elementwise::ROWS_MIN_ITEMS;
+    let ctx = Context::new()
+        .unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+        .with_max_workgroups_per_dimension(4);
+    let n = ROWS_MIN_ITEMS as u32;
+    let mut rng = Rng::new(23);
+    for (m, cols) in [(7u32, n), (4, 2 * n + 5), (1, 9 * n + 1)] {
+        let a = tensor_with_edges(DataType::Float32, &[m, cols], &mut rng);
+        let b = tensor_with_edges(DataType::Float32, &[cols], &mut rng);
+        let op = build("Add", &[("a", &a), ("b", &b)]);
+        for (variant, plan) in op.gpu_plan_variants().unwrap() {
+            assert!(plan.passes[0].workgroups > 4, "{variant}");
+            let got = ctx.run_plan(op.as_ref(), &[&a, &b], &plan).unwrap();
+            let want = op.run_cpu(&[&a, &b]).unwrap();
+            let yardstick = op.run_yardstick(&[&a, &b]).unwrap();
+            if let Err(e) = compare_contract(&got, &want, &yardstick, op.tolerance()) {
+                panic!("Add [{m}, {cols}] {variant}: {e}");
+            }
+        }
     }
 }
 

@@ -31,10 +31,24 @@
 //! One pass: a work item per output element (32- and 64-bit outputs) or
 //! per output `u32` word (8- and 16-bit ones, assembled in a register and
 //! stored once, no atomics), [`ELEMENTS_PER_THREAD`] items a thread. Each
-//! walks its coordinates from the last dimension, adding each input's
-//! stride (0 where it broadcasts), loads one element per input, and
-//! evaluates the expression in the compute types of [`crate::scalar`]
-//! (FLOAT16 in `f32`, rounded once on store).
+//! item loads one element per input and evaluates the expression in the
+//! compute types of [`crate::scalar`] (FLOAT16 in `f32`, rounded once on
+//! store).
+//!
+//! The plan first merges the output's dimensions ([`merge_dims`]): size-1
+//! dimensions go, and neighbours that every input walks as one (contiguous
+//! in each, or broadcast in each) become one. The merged shape picks the
+//! [`Schedule`]:
+//! - [`Schedule::Walk`]: each item walks its merged coordinates from the
+//!   last dimension, one division per merged dimension but the first, and
+//!   adds each input's stride (0 where it broadcasts). Where every input is
+//!   the output's shape or a scalar (one merged dimension), that is no
+//!   division at all.
+//! - [`Schedule::Rows`]: two merged dimensions (a row broadcast, a column
+//!   broadcast, a transposed input) whose rows hold at least
+//!   [`ROWS_MIN_ITEMS`] items: a workgroup takes a block of one row, so an
+//!   item's row and column come from its workgroup and thread, with no
+//!   division per element.
 
 use crate::accuracy::Tolerance;
 use crate::scalar::{Precision, Scalar, Ty, TypeEnv, Value, Var};
@@ -60,20 +74,57 @@ pub const MAX_INPUTS: usize = Var::INPUTS.len();
 /// Most attributes an expression reads (two parameter words each).
 pub const MAX_ATTRS: usize = 8;
 
+/// Items in a row from which [`Schedule::Rows`] is chosen: one workgroup's
+/// items (`ELEMENTS_PER_THREAD * WORKGROUP_SIZE`), so that a row's blocks
+/// are at least half full.
+pub const ROWS_MIN_ITEMS: u64 = ELEMENTS_PER_THREAD * WORKGROUP_SIZE as u64;
+
+/// How the work items of an element-wise pass find their elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// Each item walks its merged coordinates (any shape).
+    Walk,
+    /// A workgroup takes a block of one row of a two-dimensional merged
+    /// shape (the row and column of an item need no division).
+    Rows,
+}
+
+impl Schedule {
+    /// The schedule's name among a call's plan variants.
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::Walk => "elementwise",
+            Schedule::Rows => "elementwise-rows",
+        }
+    }
+}
+
 /// The parameter words of the kernel (the uniform `params` block):
 ///
 /// | words | meaning |
 /// | --- | --- |
 /// | 0 | output element count |
 /// | 1 | work items |
-/// | 8..16 | output sizes (unused slots 1) |
-/// | 16 + 8i..24 + 8i | input `i`'s strides per output dimension, in elements (0 where it broadcasts) |
+/// | 2 | merged dimensions (at least 1) |
+/// | 3 | [`Schedule::Rows`]: blocks per row (0: [`Schedule::Walk`]) |
+/// | 4 | [`Schedule::Rows`]: rows |
+/// | 5 | [`Schedule::Rows`]: work items per row |
+/// | 8..16 | merged output sizes (unused slots 1) |
+/// | 16 + 8i..24 + 8i | input `i`'s strides per merged dimension, in elements (0 where it broadcasts) |
 /// | 48..64 | attribute words ([`crate::scalar::attr_words`]) |
 pub mod params {
     /// Output element count.
     pub const OUTPUT_COUNT: usize = 0;
     /// Work items.
     pub const WORK_COUNT: usize = 1;
+    /// Merged dimensions.
+    pub const RANK: usize = 2;
+    /// Blocks per row ([`super::Schedule::Rows`]; 0 otherwise).
+    pub const ROW_BLOCKS: usize = 3;
+    /// Rows ([`super::Schedule::Rows`]).
+    pub const ROWS: usize = 4;
+    /// Work items per row ([`super::Schedule::Rows`]).
+    pub const ROW_ITEMS: usize = 5;
     /// First output size.
     pub const SIZES: usize = 8;
     /// Input 0's first stride; input `i`'s are `8 * i` words further.
@@ -332,15 +383,97 @@ pub fn call_params(e: &Elementwise, call: &ElementwiseCall<'_>) -> Result<Vec<Da
     e.bind(&dtypes)
 }
 
+/// The output's dimensions merged for the kernels: `sizes` (the output's)
+/// and `strides` (each input's per output dimension) without the size-1
+/// dimensions, and with each dimension joined to the next where every
+/// input walks the two as one (its stride is the next one's times the next
+/// size: contiguous, or 0 in both). At least one dimension (`[1]` for a
+/// scalar output); each input's strides keep their order.
+pub fn merge_dims(sizes: &[u32], strides: &[Vec<u64>]) -> (Vec<u64>, Vec<Vec<u64>>) {
+    let mut merged: Vec<u64> = Vec::with_capacity(sizes.len());
+    let mut out: Vec<Vec<u64>> = vec![Vec::with_capacity(sizes.len()); strides.len()];
+    for (d, &size) in sizes.iter().enumerate() {
+        if size == 1 {
+            continue;
+        }
+        let size = u64::from(size);
+        let joins = merged.last().is_some()
+            && strides
+                .iter()
+                .zip(&out)
+                .all(|(s, o)| o.last() == Some(&(s[d] * size)));
+        if joins {
+            *merged.last_mut().expect("joins needs a dimension") *= size;
+            for (s, o) in strides.iter().zip(out.iter_mut()) {
+                *o.last_mut().expect("one stride per dimension") = s[d];
+            }
+        } else {
+            merged.push(size);
+            for (s, o) in strides.iter().zip(out.iter_mut()) {
+                o.push(s[d]);
+            }
+        }
+    }
+    if merged.is_empty() {
+        merged.push(1);
+        for o in &mut out {
+            o.push(0);
+        }
+    }
+    (merged, out)
+}
+
+/// The schedule the plan picks for merged `sizes` and an output of
+/// `dtype`: [`Schedule::Rows`] for two merged dimensions whose rows hold
+/// at least [`ROWS_MIN_ITEMS`] work items, a whole number of them (8- and
+/// 16-bit outputs: rows of whole words), else [`Schedule::Walk`].
+pub fn schedule_for(sizes: &[u64], dtype: DataType) -> Schedule {
+    let lanes = 4 / dtype.size_bytes().min(4) as u64;
+    match sizes {
+        [_, n] if n % lanes == 0 && n / lanes >= ROWS_MIN_ITEMS => Schedule::Rows,
+        _ => Schedule::Walk,
+    }
+}
+
 /// The GPU plan: one pass of `kernel` (the generated kernel of the call's
 /// type parameters, workgroup size [`WORKGROUP_SIZE`]; `None` fails with
 /// [`OpError::Unsupported`]) binding `[Params, Input(slot) per input,
-/// Output(output_slot)]`; the output is stored whole. An empty output has
-/// no pass.
+/// Output(output_slot)]`, in the schedule [`schedule_for`] picks; the
+/// output is stored whole. An empty output has no pass.
 pub fn elementwise_plan(
     e: &Elementwise,
     call: &ElementwiseCall<'_>,
     kernel: Option<&'static Kernel>,
+) -> Result<GpuPlan, OpError> {
+    elementwise_plan_with(e, call, kernel, None)
+}
+
+/// Every schedule the call can run in, by name ([`Schedule::name`]): the
+/// planner's first, then [`Schedule::Walk`] where the planner picked
+/// another (it runs any shape).
+pub fn elementwise_plans(
+    e: &Elementwise,
+    call: &ElementwiseCall<'_>,
+    kernel: Option<&'static Kernel>,
+) -> Result<Vec<(String, GpuPlan)>, OpError> {
+    let chosen = elementwise_plan(e, call, kernel)?;
+    let mut plans = vec![(Schedule::Walk.name().to_string(), chosen)];
+    let walk = elementwise_plan_with(e, call, kernel, Some(Schedule::Walk))?;
+    if walk.passes != plans[0].1.passes {
+        plans[0].0 = Schedule::Rows.name().to_string();
+        plans.push((Schedule::Walk.name().to_string(), walk));
+    }
+    Ok(plans)
+}
+
+/// [`elementwise_plan`] in `schedule` (`None`: the planner's choice;
+/// [`Schedule::Rows`] where the shape does not allow it is the planner's
+/// choice too).
+pub fn elementwise_plan_with(
+    e: &Elementwise,
+    call: &ElementwiseCall<'_>,
+    kernel: Option<&'static Kernel>,
+    schedule: Option<Schedule>,
 ) -> Result<GpuPlan, OpError> {
     let (params, strides) = check_call(e, call.inputs, call.output)?;
     let kernel = kernel.ok_or_else(|| {
@@ -374,22 +507,42 @@ pub fn elementwise_plan(
     if work == 0 {
         return Ok(plan);
     }
+    let (merged, merged_strides) = merge_dims(sizes, &strides);
+    let chosen = schedule_for(&merged, call.output.dtype);
+    let schedule = match schedule {
+        Some(Schedule::Walk) => Schedule::Walk,
+        _ => chosen,
+    };
+    // Every merged size and stride is at most the output's count or an
+    // input's span, which the check bounded by u32::MAX.
     let mut p = vec![0u32; params::LEN];
     p[params::OUTPUT_COUNT] = count as u32;
     p[params::WORK_COUNT] = work as u32;
+    p[params::RANK] = merged.len() as u32;
     for d in 0..MAX_DIMS {
-        p[params::SIZES + d] = sizes.get(d).copied().unwrap_or(1);
+        p[params::SIZES + d] = merged.get(d).map_or(1, |&s| s as u32);
     }
-    for (i, s) in strides.iter().enumerate() {
+    for (i, s) in merged_strides.iter().enumerate() {
         for (d, &stride) in s.iter().enumerate() {
-            // Below the input's buffer element count, which the check
-            // bounded by u32::MAX.
             p[params::STRIDES + 8 * i + d] = stride as u32;
         }
     }
     for (k, w) in attr_words.into_iter().enumerate() {
         p[params::ATTRS + k] = w;
     }
+    let per_group = ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE);
+    let workgroups = match schedule {
+        Schedule::Walk => work.div_ceil(per_group),
+        Schedule::Rows => {
+            let rows = merged[0];
+            let row_items = work / rows;
+            let blocks = row_items.div_ceil(per_group);
+            p[params::ROW_BLOCKS] = blocks as u32;
+            p[params::ROWS] = rows as u32;
+            p[params::ROW_ITEMS] = row_items as u32;
+            rows * blocks
+        }
+    };
     let mut buffers = vec![BufferRef::Params];
     buffers.extend(call.input_slots.iter().map(|&s| BufferRef::Input(s)));
     buffers.push(BufferRef::Output(call.output_slot));
@@ -397,7 +550,7 @@ pub fn elementwise_plan(
         kernel,
         buffers,
         params: p,
-        workgroups: work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
+        workgroups,
     });
     Ok(plan)
 }
@@ -432,6 +585,57 @@ mod tests {
         assert_eq!(broadcast_strides(&[3], &[4, 2, 3]).unwrap(), [0, 0, 1]);
         assert!(broadcast_strides(&[2], &[2, 3]).is_err());
         assert!(broadcast_strides(&[1, 2, 3], &[2, 3]).is_err());
+    }
+
+    #[test]
+    fn merges_dimensions_every_input_walks_as_one() {
+        let s = |v: &[u64]| v.to_vec();
+        // A row broadcast: the leading dimensions join, the last stays.
+        assert_eq!(
+            merge_dims(&[2, 3, 4], &[s(&[12, 4, 1]), s(&[0, 0, 1])]),
+            (vec![6, 4], vec![s(&[4, 1]), s(&[0, 1])])
+        );
+        // Same shapes and a scalar: one dimension.
+        assert_eq!(
+            merge_dims(&[2, 1, 3, 4], &[s(&[12, 0, 4, 1]), s(&[0, 0, 0, 0])]),
+            (vec![24], vec![s(&[1]), s(&[0])])
+        );
+        // A column broadcast and a transposed input stay two-dimensional.
+        assert_eq!(
+            merge_dims(&[5, 7], &[s(&[1, 0]), s(&[1, 5])]),
+            (vec![5, 7], vec![s(&[1, 0]), s(&[1, 5])])
+        );
+        // A scalar output, and no inputs.
+        assert_eq!(merge_dims(&[], &[s(&[])]), (vec![1], vec![s(&[0])]));
+        assert_eq!(merge_dims(&[1, 1], &[]), (vec![1], vec![]));
+        assert_eq!(merge_dims(&[3, 1, 2], &[]), (vec![6], vec![]));
+    }
+
+    #[test]
+    fn rows_from_one_workgroup_of_whole_words() {
+        let n = ROWS_MIN_ITEMS;
+        assert_eq!(schedule_for(&[3, n], DataType::Float32), Schedule::Rows);
+        assert_eq!(schedule_for(&[3, n - 1], DataType::Float32), Schedule::Walk);
+        assert_eq!(schedule_for(&[3 * n], DataType::Float32), Schedule::Walk);
+        assert_eq!(schedule_for(&[2, 3, n], DataType::Float32), Schedule::Walk);
+        assert_eq!(schedule_for(&[3, 2 * n], DataType::Float16), Schedule::Rows);
+        assert_eq!(
+            schedule_for(&[3, 2 * n - 2], DataType::Float16),
+            Schedule::Walk
+        );
+        assert_eq!(
+            schedule_for(&[3, 2 * n + 1], DataType::Float16),
+            Schedule::Walk
+        );
+        assert_eq!(
+            schedule_for(&[3, 4 * n + 4], DataType::Int8),
+            Schedule::Rows
+        );
+        assert_eq!(
+            schedule_for(&[3, 4 * n + 2], DataType::Int8),
+            Schedule::Walk
+        );
+        assert_eq!(schedule_for(&[3, n], DataType::Int64), Schedule::Rows);
     }
 
     #[test]

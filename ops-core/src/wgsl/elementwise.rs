@@ -6,20 +6,19 @@
 //! [`crate::patterns::elementwise::params`]), `in0`.. (read, one per
 //! input), `output` (read_write). A work item is an output element (32-
 //! and 64-bit outputs) or an output `u32` word of 4 or 2 elements (8- and
-//! 16-bit ones, assembled in a register and stored once, no atomics). Each
-//! element walks its coordinates from the last dimension (every dimension
-//! slot unrolled, unused ones of size 1), adds each input's stride (0
-//! where the input broadcasts), decodes one element per input into its
-//! compute type and evaluates the spec's expression ([`super::scalar`]).
+//! 16-bit ones, assembled in a register and stored once, no atomics). An
+//! element finds its input elements in the plan's schedule
+//! ([`crate::patterns::elementwise::Schedule`]: walking its merged
+//! coordinates, or from its row and column), decodes one element per input
+//! into its compute type and evaluates the spec's expression
+//! ([`super::scalar`]).
 //!
 //! A kernel of one input also has a segmented variant (tensors beyond one
 //! binding); with more inputs the segments would exceed core WebGPU's 8
 //! storage buffers per stage, and such a call is limited to one binding
 //! per tensor.
 
-use crate::patterns::elementwise::{
-    params, Elementwise, ELEMENTS_PER_THREAD, MAX_DIMS, WORKGROUP_SIZE,
-};
+use crate::patterns::elementwise::{params, Elementwise, ELEMENTS_PER_THREAD, WORKGROUP_SIZE};
 use crate::scalar::Var;
 use crate::DataType;
 
@@ -112,6 +111,10 @@ fn module(
     for (name, word) in [
         ("P_OUTPUT_COUNT", params::OUTPUT_COUNT),
         ("P_WORK_COUNT", params::WORK_COUNT),
+        ("P_RANK", params::RANK),
+        ("P_ROW_BLOCKS", params::ROW_BLOCKS),
+        ("P_ROWS", params::ROWS),
+        ("P_ROW_ITEMS", params::ROW_ITEMS),
         ("P_SIZES", params::SIZES),
         ("P_STRIDES", params::STRIDES),
         ("P_ATTRS", params::ATTRS),
@@ -140,28 +143,10 @@ fn module(
         dtype::gen_store_to(&mut w, "store_output", &bufs[n + 1], layout, out_dt);
         w.blank();
     }
-    w.comment("Output element o: its coordinates (last dimension first) times");
-    w.comment("each input's strides name the input elements it reads.");
-    w.open(format!("fn value_at(o: u32) -> {}", compute_type(out_dt)));
-    w.line("var rest = o;");
-    for i in 0..n {
-        w.line(format!("var at{i} = 0u;"));
-    }
-    for d in (0..MAX_DIMS).rev() {
-        w.line(format!("let s{d} = max(param(P_SIZES + {d}u), 1u);"));
-        if n > 0 {
-            w.line(format!("let c{d} = rest % s{d};"));
-        }
-        for i in 0..n {
-            w.line(format!(
-                "at{i} = at{i} + c{d} * param(P_STRIDES + {}u);",
-                8 * i + d
-            ));
-        }
-        if d > 0 {
-            w.line(format!("rest = rest / s{d};"));
-        }
-    }
+    let ct = compute_type(out_dt);
+    let args: Vec<String> = (0..n).map(|i| format!("at{i}: u32")).collect();
+    w.comment("The output element of the input elements at0.. (element offsets).");
+    w.open(format!("fn value_of({}) -> {ct}", args.join(", ")));
     for (i, name) in INPUT_NAMES[..n].iter().enumerate() {
         w.line(format!("let v{i} = {name}_decode(load_{name}(at{i}));"));
     }
@@ -172,16 +157,101 @@ fn module(
     w.line(format!("return {};", scalar_wgsl(e.value, &env, &var)));
     w.close();
     w.blank();
-    super::gen_output_entry(
-        &mut w,
-        ELEMENTWISE_ENTRY,
-        out_dt,
-        &bufs[n + 1],
-        layout,
-        &[],
-        &|i| format!("out_encode(value_at({i}))"),
+    let offsets = |w: &mut Writer, at: &dyn Fn(usize) -> String| {
+        let ats: Vec<String> = (0..n).map(at).collect();
+        w.line(format!("return value_of({});", ats.join(", ")));
+    };
+    w.comment("Output element o (Walk): its merged coordinates, last dimension first,");
+    w.comment("times each input's strides; the first needs no division.");
+    w.open(format!("fn value_at(o: u32) -> {ct}"));
+    w.line("var rest = o;");
+    for i in 0..n {
+        w.line(format!("var at{i} = 0u;"));
+    }
+    w.block(
+        "for (var d = param(P_RANK) - 1u; d > 0u; d = d - 1u)",
+        |w| {
+            w.line("let s = param(P_SIZES + d);");
+            w.line("let q = rest / s;");
+            w.line("let c = rest - q * s;");
+            for i in 0..n {
+                w.line(format!(
+                    "at{i} = at{i} + c * param(P_STRIDES + {}u + d);",
+                    8 * i
+                ));
+            }
+            w.line("rest = q;");
+        },
     );
+    offsets(&mut w, &|i| {
+        format!("at{i} + rest * param(P_STRIDES + {}u)", 8 * i)
+    });
+    w.close();
+    w.blank();
+    w.comment("Row r, column c of the two merged dimensions (Rows).");
+    w.open(format!("fn value_rc(r: u32, c: u32) -> {ct}"));
+    offsets(&mut w, &|i| {
+        format!(
+            "r * param(P_STRIDES + {}u) + c * param(P_STRIDES + {}u)",
+            8 * i,
+            8 * i + 1
+        )
+    });
+    w.close();
+    w.blank();
+    gen_entry(&mut w, out_dt, &bufs[n + 1], layout);
     w.finish()
+}
+
+/// The entry point: [`Schedule::Rows`](crate::patterns::elementwise::Schedule)
+/// where `P_ROW_BLOCKS` is set (a workgroup takes `ELEMENTS_PER_THREAD *
+/// WORKGROUP_SIZE` items of one row; rows hold whole output words), else
+/// `ELEMENTS_PER_THREAD` items a thread, `WORKGROUP_SIZE` apart, each
+/// walking its coordinates.
+fn gen_entry(w: &mut Writer, out: DataType, output: &Buffer, layout: Layout) {
+    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
+    w.open(format!(
+        "fn {ELEMENTWISE_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
+    ));
+    w.line("let group = wg.x + wg.y * num_workgroups.x;");
+    w.line("let work = param(P_WORK_COUNT);");
+    w.line("let outputs = param(P_OUTPUT_COUNT);");
+    w.line("let row_blocks = param(P_ROW_BLOCKS);");
+    w.block("if (row_blocks != 0u)", |w| {
+        w.comment("Rows: the workgroup's row and block, once; an item's column is its");
+        w.comment("thread's place in the block.");
+        w.line("let row = group / row_blocks;");
+        w.block("if (row >= param(P_ROWS))", |w| {
+                    w.line("return;");
+                });
+        w.line("let row_items = param(P_ROW_ITEMS);");
+        w.line("let first_col = (group - row * row_blocks) * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
+        w.line("let row_start = row * row_items;");
+        let lanes = 4 / out.size_bytes().min(4);
+        w.line(format!("let row_first = row_start * {lanes}u;"));
+        w.block(
+            "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
+            |w| {
+                w.line("let col = first_col + k * WORKGROUP_SIZE;");
+                w.block("if (col >= row_items)", |w| {
+                    w.line("return;");
+                });
+                w.line("let item = row_start + col;");
+                super::store_item(w, out, output, layout, &|i| {
+                    format!("out_encode(value_rc(row, {i} - row_first))")
+                });
+            },
+        );
+        w.line("return;");
+    });
+    w.comment("Walk: ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart.");
+    w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
+    super::each_item(w, |w| {
+        super::store_item(w, out, output, layout, &|i| {
+            format!("out_encode(value_at({i}))")
+        })
+    });
+    w.close();
 }
 
 #[cfg(test)]

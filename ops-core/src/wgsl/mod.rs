@@ -62,28 +62,41 @@ pub(crate) fn gen_output_entry(
     }
     w.comment("ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart.");
     w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
-    each_item(w, |w| {
-        if dtype::is_packed(out) {
-            let width = out.size_bits();
-            let lanes = 32 / width;
-            w.comment(format!(
-                "One output word: {lanes} elements of {width} bits, stored at once."
-            ));
-            w.line(format!("let o0 = item * {lanes}u;"));
-            w.line(format!("let lanes = min({lanes}u, outputs - o0);"));
-            w.line("var word = 0u;");
-            w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
-                w.line(format!(
-                    "word = word | ({} << (e * {width}u));",
-                    value("o0 + e")
-                ));
-            });
-            w.line(output.set(layout, "item", "word"));
-        } else {
-            w.line(format!("store_output(item, {});", value("item")));
-        }
-    });
+    each_item(w, |w| store_item(w, out, output, layout, value));
     w.close();
+}
+
+/// Stores work item `item` of a kernel that writes each output element
+/// once (`value(i)` the WGSL of output element `i`'s raw value): an output
+/// element (32- and 64-bit outputs, through `store_output`) or an output
+/// `u32` word (8- and 16-bit ones: its lanes below `outputs`, assembled in
+/// a register and stored once through `output`, no atomics).
+pub(crate) fn store_item(
+    w: &mut Writer,
+    out: crate::DataType,
+    output: &segments::Buffer,
+    layout: segments::Layout,
+    value: &dyn Fn(&str) -> String,
+) {
+    if dtype::is_packed(out) {
+        let width = out.size_bits();
+        let lanes = 32 / width;
+        w.comment(format!(
+            "One output word: {lanes} elements of {width} bits, stored at once."
+        ));
+        w.line(format!("let o0 = item * {lanes}u;"));
+        w.line(format!("let lanes = min({lanes}u, outputs - o0);"));
+        w.line("var word = 0u;");
+        w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
+            w.line(format!(
+                "word = word | ({} << (e * {width}u));",
+                value("o0 + e")
+            ));
+        });
+        w.line(output.set(layout, "item", "word"));
+    } else {
+        w.line(format!("store_output(item, {});", value("item")));
+    }
 }
 
 /// A loop over the thread's work items (`ELEMENTS_PER_THREAD` of them,

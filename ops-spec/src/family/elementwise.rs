@@ -501,7 +501,8 @@ impl Pattern for ElementwisePattern {
             },
             gpu_plan_variants: quote! {
                 #call
-                ::core::result::Result::Ok(::std::vec![(::std::string::String::from("elementwise"), __plan?)])
+                let _ = __plan;
+                #rt::elementwise_plans(&ELEMENTWISE, &__call, kernel_for(&__params))
             },
             tolerance: quote!(ELEMENTWISE.tolerance(self.#out_f.dtype)),
             domain: match self.domain {
