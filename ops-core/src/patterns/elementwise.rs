@@ -457,13 +457,15 @@ pub fn elementwise_plans(
     kernel: Option<&'static Kernel>,
 ) -> Result<Vec<(String, GpuPlan)>, OpError> {
     let chosen = elementwise_plan(e, call, kernel)?;
-    let mut plans = vec![(Schedule::Walk.name().to_string(), chosen)];
     let walk = elementwise_plan_with(e, call, kernel, Some(Schedule::Walk))?;
-    if walk.passes != plans[0].1.passes {
-        plans[0].0 = Schedule::Rows.name().to_string();
-        plans.push((Schedule::Walk.name().to_string(), walk));
+    let name = |s: Schedule| s.name().to_string();
+    if walk.passes == chosen.passes {
+        return Ok(vec![(name(Schedule::Walk), chosen)]);
     }
-    Ok(plans)
+    Ok(vec![
+        (name(Schedule::Rows), chosen),
+        (name(Schedule::Walk), walk),
+    ])
 }
 
 /// [`elementwise_plan`] in `schedule` (`None`: the planner's choice;
