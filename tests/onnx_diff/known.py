@@ -84,17 +84,6 @@ KNOWN = [
         "ReduceLogSumExp of infinities, NaN or large values",
     ),
     (
-        "reduce-noop-applies-map",
-        "the pinned oracles (ops follows ONNX 1.23 and ONNX Runtime 1.32)",
-        lambda n: n.op in {"ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}
-        and n.attrs.get("noop_with_empty_axes") == 1
-        and (n.input(1) is None or n.input(1).size == 0),
-        "not an ops defect: with noop_with_empty_axes and empty axes, ONNX 1.23's attribute text ("
-        "'composite-reduction operators will still perform the non-reduction steps ... ReduceLogSum "
-        "returns the Log of input tensor, and ReduceSumSquare returns the Square') and ONNX Runtime "
-        "1.32 apply the map, as ops does; the pinned ONNX Runtime 1.20.1 returns the input",
-    ),
-    (
         "float-accumulation",
         "unassigned (found by onnx-diff)",
         lambda n: n.op in _ACCUMULATING
