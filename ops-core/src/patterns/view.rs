@@ -45,7 +45,8 @@ pub const MAX_DIMS: usize = 8;
 /// | 0 | output element count |
 /// | 1 | work items |
 /// | 2 | the offset (two's complement) |
-/// | 8..16 | output sizes (unused slots 1) |
+/// | 3 | merged dimensions (at least 1, [`View::merged`]) |
+/// | 8..16 | merged output sizes (unused slots 1) |
 /// | 16..24 | strides in input elements (two's complement; unused slots 0) |
 /// | 24..32 | wraps (0: none) |
 pub mod params {
@@ -55,6 +56,8 @@ pub mod params {
     pub const WORK_COUNT: usize = 1;
     /// The offset.
     pub const OFFSET: usize = 2;
+    /// Merged dimensions.
+    pub const RANK: usize = 3;
     /// First output size.
     pub const SIZES: usize = 8;
     /// First stride.
@@ -148,6 +151,54 @@ impl View {
         Ok(view)
     }
 
+    /// The same view over the fewest dimensions: dimensions of size 1 are
+    /// dropped, a wrap at or past its dimension's size is none, and a
+    /// dimension joins the one before it where neither wraps and the
+    /// outer stride is the inner's times the inner size (a contiguous
+    /// run of the source). A view of one element or none keeps one
+    /// dimension. The GPU walks these, so that a reshape or a copy is one
+    /// dimension with no division per element.
+    pub fn merged(&self) -> View {
+        let mut out = View {
+            sizes: Vec::with_capacity(self.sizes.len()),
+            offset: self.offset,
+            strides: Vec::with_capacity(self.sizes.len()),
+            wraps: Vec::with_capacity(self.sizes.len()),
+        };
+        for d in 0..self.sizes.len() {
+            let size = self.sizes[d];
+            if size == 1 {
+                continue;
+            }
+            let wrap = if self.wraps[d] >= u64::from(size) {
+                0
+            } else {
+                self.wraps[d]
+            };
+            let stride = self.strides[d];
+            let joins = wrap == 0
+                && out.wraps.last() == Some(&0)
+                && out.strides.last().copied() == i64::from(size).checked_mul(stride);
+            if joins {
+                let last = out.sizes.len() - 1;
+                // The product is an output extent: it fits u32 (checked
+                // against the element count by the plan).
+                out.sizes[last] = out.sizes[last].saturating_mul(size);
+                out.strides[last] = stride;
+            } else {
+                out.sizes.push(size);
+                out.strides.push(stride);
+                out.wraps.push(wrap);
+            }
+        }
+        if out.sizes.is_empty() {
+            out.sizes.push(1);
+            out.strides.push(0);
+            out.wraps.push(0);
+        }
+        out
+    }
+
     /// The source offset of output element `o`.
     pub fn source(&self, o: u64) -> u64 {
         let mut rest = o;
@@ -231,6 +282,7 @@ pub fn view_plan(
     let view = check_call(input, output, offset, strides, wraps)?;
     let kernel = kernel
         .ok_or_else(|| OpError::Unsupported(format!("no view kernel for {} data", input.dtype)))?;
+    let view = view.merged();
     if view.sizes.len() > MAX_DIMS {
         return Err(OpError::TooLarge {
             what: format!("a view of {} dimensions", view.sizes.len()),
@@ -252,6 +304,7 @@ pub fn view_plan(
     p[params::OUTPUT_COUNT] = count as u32;
     p[params::WORK_COUNT] = work as u32;
     p[params::OFFSET] = view.offset as u32;
+    p[params::RANK] = view.sizes.len() as u32;
     for d in 0..MAX_DIMS {
         p[params::SIZES + d] = view.sizes.get(d).copied().unwrap_or(1);
         // Two's complement: the kernel's wrapping sum is exact, the total
@@ -350,6 +403,55 @@ pub fn split_plan(
 mod tests {
     use super::*;
     use crate::DataType;
+
+    #[test]
+    fn merged_views_read_the_same_elements() {
+        // (sizes, offset, strides, wraps, merged sizes)
+        type Case<'a> = (&'a [u32], i64, &'a [i64], &'a [i64], &'a [u32]);
+        let cases: &[Case] = &[
+            // A reshape: one dimension.
+            (&[2, 3, 4], 0, &[12, 4, 1], &[0, 0, 0], &[24]),
+            // A transpose of the last two axes: nothing joins.
+            (&[2, 4, 3], 0, &[12, 1, 4], &[0, 0, 0], &[2, 4, 3]),
+            // NCHW to NHWC: H and W join.
+            (
+                &[2, 3, 4, 5],
+                0,
+                &[60, 4, 1, 12],
+                &[0, 0, 0, 0],
+                &[2, 12, 5],
+            ),
+            // Size-1 dimensions drop; broadcast dimensions join.
+            (
+                &[1, 3, 1, 4, 5],
+                7,
+                &[99, 0, 5, 0, 1],
+                &[0, 0, 0, 0, 0],
+                &[12, 5],
+            ),
+            // A Tile: a wrapped dimension stays; a wrap at its size is none.
+            (&[2, 6, 4], 0, &[12, 4, 1], &[0, 3, 4], &[2, 6, 4]),
+            (&[3, 4], 0, &[4, 1], &[3, 0], &[12]),
+            // Backwards.
+            (&[3, 4], 11, &[-4, -1], &[0, 0], &[12]),
+            // One element, and none.
+            (&[1, 1], 5, &[3, 2], &[0, 0], &[1]),
+            (&[3, 0, 2], 0, &[0, 2, 1], &[0, 0, 0], &[0]),
+        ];
+        for &(sizes, offset, strides, wraps, want) in cases {
+            let view = View::new(sizes, offset, strides, Some(wraps), 1 << 20).unwrap();
+            let merged = view.merged();
+            assert_eq!(merged.sizes, want, "{sizes:?} {strides:?} {wraps:?}");
+            let count: u64 = sizes.iter().map(|&s| u64::from(s)).product();
+            for o in 0..count {
+                assert_eq!(
+                    merged.source(o),
+                    view.source(o),
+                    "{sizes:?} {strides:?} element {o}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn transposes_repeats_and_wraps() {

@@ -6,11 +6,11 @@
 //! (32- and 64-bit data) or an output `u32` word of 4 or 2 elements (8- and
 //! 16-bit data, assembled in a register and stored once, no atomics). Its
 //! source offset is `offset + sum((c_d mod wrap_d) * stride_d)` over its
-//! coordinates, unrolled over every dimension slot (unused ones have size
-//! 1, stride 0), in wrapping `u32` arithmetic, exact because the plan
-//! checked the sum to lie within the input.
+//! coordinates in the plan's merged dimensions (a loop over the `RANK`
+//! word, no unused slots), in wrapping `u32` arithmetic, exact because the
+//! plan checked the sum to lie within the input.
 
-use crate::patterns::view::{params, ELEMENTS_PER_THREAD, MAX_DIMS, WORKGROUP_SIZE};
+use crate::patterns::view::{params, ELEMENTS_PER_THREAD, WORKGROUP_SIZE};
 use crate::DataType;
 
 use super::dtype;
@@ -58,6 +58,7 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
         ("P_OUTPUT_COUNT", params::OUTPUT_COUNT),
         ("P_WORK_COUNT", params::WORK_COUNT),
         ("P_OFFSET", params::OFFSET),
+        ("P_RANK", params::RANK),
         ("P_SIZES", params::SIZES),
         ("P_STRIDES", params::STRIDES),
         ("P_WRAPS", params::WRAPS),
@@ -74,24 +75,28 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
         dtype::gen_store_to(&mut w, "store_output", &BUFFERS[2], layout, data);
         w.blank();
     }
-    w.comment("The input element output element o reads: its coordinates (last");
-    w.comment("dimension first), each wrapped, times the strides, plus the offset.");
+    w.comment("The input element output element o reads: its merged coordinates");
+    w.comment("(last dimension first), each wrapped, times the strides, plus the");
+    w.comment("offset. The outermost coordinate is what the divisions leave.");
     w.open("fn source_of(o: u32) -> u32");
     w.line("var rest = o;");
     w.line("var offset = param(P_OFFSET);");
-    for d in (0..MAX_DIMS).rev() {
-        w.line(format!("let s{d} = max(param(P_SIZES + {d}u), 1u);"));
-        w.line(format!("var c{d} = rest % s{d};"));
-        w.line(format!("let w{d} = param(P_WRAPS + {d}u);"));
-        w.block(format!("if (w{d} != 0u)"), |w| {
-            w.line(format!("c{d} = c{d} % w{d};"));
+    w.line("let rank = param(P_RANK);");
+    w.block("for (var d = rank - 1u; d > 0u; d = d - 1u)", |w| {
+        w.line("let s = param(P_SIZES + d);");
+        w.line("var c = rest % s;");
+        w.line("rest = rest / s;");
+        w.line("let w = param(P_WRAPS + d);");
+        w.block("if (w != 0u)", |w| {
+            w.line("c = c % w;");
         });
-        w.line(format!("offset = offset + c{d} * param(P_STRIDES + {d}u);"));
-        if d > 0 {
-            w.line(format!("rest = rest / s{d};"));
-        }
-    }
-    w.line("return offset;");
+        w.line("offset = offset + c * param(P_STRIDES + d);");
+    });
+    w.line("let w0 = param(P_WRAPS);");
+    w.block("if (w0 != 0u)", |w| {
+        w.line("rest = rest % w0;");
+    });
+    w.line("return offset + rest * param(P_STRIDES);");
     w.close();
     w.blank();
     super::gen_output_entry(&mut w, VIEW_ENTRY, data, &BUFFERS[2], layout, &[], &|i| {
