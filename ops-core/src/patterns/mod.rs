@@ -6,6 +6,7 @@
 //! `ops_spec::family`. Generated code fills in the operator-specific parts.
 
 pub mod concat;
+pub mod divisor;
 pub mod elementwise;
 pub mod fold;
 pub mod gather_elements;

@@ -22,10 +22,13 @@
 //!
 //! One pass: a work item per output element (32- and 64-bit data) or per
 //! output `u32` word (8- and 16-bit data, assembled in a register),
-//! [`ELEMENTS_PER_THREAD`] items a thread; each walks its coordinates from
-//! the last dimension and adds their terms with wrapping `u32` arithmetic
-//! (exact, the sum being checked to fit).
+//! [`ELEMENTS_PER_THREAD`] items a thread; each walks its coordinates in
+//! the merged dimensions ([`View::merged`]) from the last, dividing by the
+//! sizes and wraps with the plan's [`Divisor`]s (no division instruction),
+//! and adds their terms with wrapping `u32` arithmetic (exact, the sum
+//! being checked to fit).
 
+use super::divisor::Divisor;
 use crate::{BufferRef, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc};
 
 /// Threads per workgroup of the kernels.
@@ -49,6 +52,8 @@ pub const MAX_DIMS: usize = 8;
 /// | 8..16 | merged output sizes (unused slots 1) |
 /// | 16..24 | strides in input elements (two's complement; unused slots 0) |
 /// | 24..32 | wraps (0: none) |
+/// | 32..40, 40..48 | each merged size's [`Divisor`] (multiplier, shifts) |
+/// | 48..56, 56..64 | each wrap's [`Divisor`] (multiplier, shifts) |
 pub mod params {
     /// Output element count.
     pub const OUTPUT_COUNT: usize = 0;
@@ -64,8 +69,16 @@ pub mod params {
     pub const STRIDES: usize = 16;
     /// First wrap.
     pub const WRAPS: usize = 24;
+    /// First size divisor's multiplier.
+    pub const SIZE_MAGIC: usize = 32;
+    /// First size divisor's shifts.
+    pub const SIZE_SHIFTS: usize = 40;
+    /// First wrap divisor's multiplier.
+    pub const WRAP_MAGIC: usize = 48;
+    /// First wrap divisor's shifts.
+    pub const WRAP_SHIFTS: usize = 56;
     /// Total word count.
-    pub const LEN: usize = 32;
+    pub const LEN: usize = 64;
 }
 
 /// The kernel bindings: params (uniform), input, output.
@@ -316,6 +329,12 @@ pub fn view_plan(
             .copied()
             .unwrap_or(0)
             .min(u64::from(u32::MAX)) as u32;
+        let size = Divisor::new(p[params::SIZES + d]);
+        let wrap = Divisor::new(p[params::WRAPS + d]);
+        p[params::SIZE_MAGIC + d] = size.magic;
+        p[params::SIZE_SHIFTS + d] = size.shifts;
+        p[params::WRAP_MAGIC + d] = wrap.magic;
+        p[params::WRAP_SHIFTS + d] = wrap.shifts;
     }
     plan.passes.push(Pass {
         kernel,

@@ -7,8 +7,10 @@
 //! 16-bit data, assembled in a register and stored once, no atomics). Its
 //! source offset is `offset + sum((c_d mod wrap_d) * stride_d)` over its
 //! coordinates in the plan's merged dimensions (a loop over the `RANK`
-//! word, no unused slots), in wrapping `u32` arithmetic, exact because the
-//! plan checked the sum to lie within the input.
+//! word, no unused slots; divisions by the sizes and wraps through the
+//! plan's [`crate::patterns::divisor::Divisor`]s), in wrapping `u32`
+//! arithmetic, exact because the plan checked the sum to lie within the
+//! input.
 
 use crate::patterns::view::{params, ELEMENTS_PER_THREAD, WORKGROUP_SIZE};
 use crate::DataType;
@@ -62,6 +64,10 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
         ("P_SIZES", params::SIZES),
         ("P_STRIDES", params::STRIDES),
         ("P_WRAPS", params::WRAPS),
+        ("P_SIZE_MAGIC", params::SIZE_MAGIC),
+        ("P_SIZE_SHIFTS", params::SIZE_SHIFTS),
+        ("P_WRAP_MAGIC", params::WRAP_MAGIC),
+        ("P_WRAP_SHIFTS", params::WRAP_SHIFTS),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }
@@ -69,6 +75,8 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
     segments::declare(&mut w, &BUFFERS, layout);
     w.blank();
     segments::gen_accessors(&mut w, &BUFFERS, layout);
+    w.lines(crate::patterns::divisor::WGSL);
+    w.blank();
     dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
     w.blank();
     if !dtype::is_packed(data) {
@@ -83,18 +91,18 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
     w.line("var offset = param(P_OFFSET);");
     w.line("let rank = param(P_RANK);");
     w.block("for (var d = rank - 1u; d > 0u; d = d - 1u)", |w| {
-        w.line("let s = param(P_SIZES + d);");
-        w.line("var c = rest % s;");
-        w.line("rest = rest / s;");
+        w.line("let q = divide(rest, param(P_SIZE_MAGIC + d), param(P_SIZE_SHIFTS + d));");
+        w.line("var c = rest - q * param(P_SIZES + d);");
+        w.line("rest = q;");
         w.line("let w = param(P_WRAPS + d);");
         w.block("if (w != 0u)", |w| {
-            w.line("c = c % w;");
+            w.line("c = c - divide(c, param(P_WRAP_MAGIC + d), param(P_WRAP_SHIFTS + d)) * w;");
         });
         w.line("offset = offset + c * param(P_STRIDES + d);");
     });
     w.line("let w0 = param(P_WRAPS);");
     w.block("if (w0 != 0u)", |w| {
-        w.line("rest = rest % w0;");
+        w.line("rest = rest - divide(rest, param(P_WRAP_MAGIC), param(P_WRAP_SHIFTS)) * w0;");
     });
     w.line("return offset + rest * param(P_STRIDES);");
     w.close();
