@@ -58,8 +58,14 @@ pub mod params {
     pub const STARTS: usize = 4;
     /// First input's extent along the axis.
     pub const EXTENTS: usize = 4 + super::MAX_INPUTS;
+    /// [`INNER`]'s [`Divisor`](crate::patterns::divisor::Divisor):
+    /// multiplier, then shifts.
+    pub const INNER_DIVISOR: usize = 48;
+    /// [`EXTENT`]'s divisor: multiplier, then shifts.
+    pub const EXTENT_DIVISOR: usize = 50;
     /// Total word count.
-    pub const LEN: usize = 4 + 2 * super::MAX_INPUTS;
+    pub const LEN: usize = 52;
+    const _: () = assert!(EXTENTS + super::MAX_INPUTS <= INNER_DIVISOR);
 }
 
 /// The kernel bindings of a kernel of `inputs` inputs: params (uniform),
@@ -201,6 +207,14 @@ pub fn concat_plan(
     p[params::WORK_COUNT] = work as u32;
     p[params::INNER] = l.inner as u32;
     p[params::EXTENT] = l.extent as u32;
+    for (at, size) in [
+        (params::INNER_DIVISOR, p[params::INNER]),
+        (params::EXTENT_DIVISOR, p[params::EXTENT]),
+    ] {
+        let d = super::divisor::Divisor::new(size);
+        p[at] = d.magic;
+        p[at + 1] = d.shifts;
+    }
     let mut start = 0u64;
     for (k, &e) in l.extents.iter().enumerate() {
         p[params::STARTS + k] = start as u32;

@@ -6,7 +6,8 @@
 //! element (32- and 64-bit data) or an output `u32` word of 4 or 2
 //! elements (8- and 16-bit data, assembled in a register and stored once,
 //! no atomics). An element splits its index into outer, axis and inner
-//! parts, takes the last input whose start is at most its axis coordinate,
+//! parts (dividing by the plan's [`crate::patterns::divisor::Divisor`]s,
+//! no division instruction), takes the last input whose start is at most its axis coordinate,
 //! and reads that input's element. A kernel of one input also has a
 //! segmented variant (tensors beyond one binding); with more, the segments
 //! would exceed core WebGPU's 8 storage buffers per stage, and each tensor
@@ -81,6 +82,8 @@ fn module(data: DataType, n: usize, key: &str, origin: &str, layout: Layout) -> 
         ("P_EXTENT", params::EXTENT),
         ("P_STARTS", params::STARTS),
         ("P_EXTENTS", params::EXTENTS),
+        ("P_INNER_DIVISOR", params::INNER_DIVISOR),
+        ("P_EXTENT_DIVISOR", params::EXTENT_DIVISOR),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }
@@ -88,6 +91,8 @@ fn module(data: DataType, n: usize, key: &str, origin: &str, layout: Layout) -> 
     segments::declare(&mut w, &bufs, layout);
     w.blank();
     segments::gen_accessors(&mut w, &bufs, layout);
+    w.lines(crate::patterns::divisor::WGSL);
+    w.blank();
     for (i, name) in INPUT_NAMES[..n].iter().enumerate() {
         dtype::gen_load_from(&mut w, &format!("load_{name}"), &bufs[1 + i], layout, data);
         w.blank();
@@ -100,12 +105,11 @@ fn module(data: DataType, n: usize, key: &str, origin: &str, layout: Layout) -> 
     w.comment("Output element o: the input whose range along the axis holds its");
     w.comment("coordinate there, and the element of that input it is.");
     w.open(format!("fn element(o: u32) -> {ty}"));
-    w.line("let inner = max(param(P_INNER), 1u);");
-    w.line("let extent = max(param(P_EXTENT), 1u);");
-    w.line("let j = o % inner;");
-    w.line("let rest = o / inner;");
-    w.line("let c = rest % extent;");
-    w.line("let outer = rest / extent;");
+    w.line("let inner = param(P_INNER);");
+    w.line("let rest = divide(o, param(P_INNER_DIVISOR), param(P_INNER_DIVISOR + 1u));");
+    w.line("let j = o - rest * inner;");
+    w.line("let outer = divide(rest, param(P_EXTENT_DIVISOR), param(P_EXTENT_DIVISOR + 1u));");
+    w.line("let c = rest - outer * param(P_EXTENT);");
     for k in (1..n).rev() {
         w.block(format!("if (c >= param(P_STARTS + {k}u))"), |w| {
             w.line(format!(
