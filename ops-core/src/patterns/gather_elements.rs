@@ -73,8 +73,13 @@ pub mod params {
     pub const SIZES: usize = 8;
     /// First walked input stride.
     pub const STRIDES: usize = 16;
+    /// First walked size's [`Divisor`](crate::patterns::divisor::Divisor)
+    /// multiplier.
+    pub const SIZE_MAGIC: usize = 24;
+    /// First walked size's divisor shifts.
+    pub const SIZE_SHIFTS: usize = 32;
     /// Total word count.
-    pub const LEN: usize = 24;
+    pub const LEN: usize = 40;
 }
 
 /// How a gather of elements walks its tensors.
@@ -346,6 +351,9 @@ pub fn gather_elements_params(
     for d in 0..MAX_DIMS {
         p[params::SIZES + d] = g.sizes.get(d).copied().unwrap_or(1);
         p[params::STRIDES + d] = word(g.strides.get(d).copied().unwrap_or(0), "input stride")?;
+        let size = super::divisor::Divisor::new(p[params::SIZES + d]);
+        p[params::SIZE_MAGIC + d] = size.magic;
+        p[params::SIZE_SHIFTS + d] = size.shifts;
     }
     Ok(p)
 }

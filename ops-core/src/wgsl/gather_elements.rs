@@ -104,6 +104,8 @@ fn module(data: DataType, index: DataType, key: &str, origin: &str, layout: Layo
         ("P_AXIS_LEN", params::AXIS_LEN),
         ("P_SIZES", params::SIZES),
         ("P_STRIDES", params::STRIDES),
+        ("P_SIZE_MAGIC", params::SIZE_MAGIC),
+        ("P_SIZE_SHIFTS", params::SIZE_SHIFTS),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }
@@ -113,6 +115,8 @@ fn module(data: DataType, index: DataType, key: &str, origin: &str, layout: Layo
     segments::declare(&mut w, &BUFFERS, layout);
     w.blank();
     segments::gen_accessors(&mut w, &BUFFERS, layout);
+    w.lines(crate::patterns::divisor::WGSL);
+    w.blank();
     dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
     w.blank();
     dtype::gen_load_from(&mut w, "load_index", &BUFFERS[2], layout, index);
@@ -160,8 +164,9 @@ fn gen_source(w: &mut Writer) {
     });
     w.blank();
     w.comment("The input offset output element o reads: its coordinates (last dimension");
-    w.comment("first) times the input's strides, the axis coordinate replaced by its index");
-    w.comment("value; BAD after reporting o when that value is out of range.");
+    w.comment("first, divided out with the plan's divisors) times the input's strides,");
+    w.comment("the axis coordinate replaced by its index value; BAD after reporting o");
+    w.comment("when that value is out of range.");
     w.open("fn source_of(o: u32, g: Walk) -> u32");
     w.line("let i = resolve(load_index(o), g.len);");
     w.block("if (i == BAD)", |w| {
@@ -172,9 +177,9 @@ fn gen_source(w: &mut Writer) {
     w.line("var offset = 0u;");
     w.block("for (var k = 0u; k < g.dims; k = k + 1u)", |w| {
         w.line("let d = g.dims - 1u - k;");
-        w.line("let size = max(param(P_SIZES + d), 1u);");
-        w.line("let c = select(rest % size, i, d == g.axis);");
-        w.line("rest = rest / size;");
+        w.line("let q = divide(rest, param(P_SIZE_MAGIC + d), param(P_SIZE_SHIFTS + d));");
+        w.line("let c = select(rest - q * param(P_SIZES + d), i, d == g.axis);");
+        w.line("rest = q;");
         w.line("offset = offset + c * param(P_STRIDES + d);");
     });
     w.line("return offset;");
