@@ -21,7 +21,7 @@
 //!
 //! - [`scatter_elements_cpu`] is the CPU reference.
 //! - [`scatter_elements_plan`] builds the GPU plan from the kernels of
-//!   `ops_spec::wgsl::scatter_elements` ([`ScatterKernels`]), with the
+//!   [`crate::wgsl::scatter_elements`] ([`ScatterKernels`]), with the
 //!   parameter words of [`scatter_params`] laid out as [`params`] documents.
 //! - [`scatter_elements_index_error`] phrases a failed GPU index check as the
 //!   CPU reference's error.
@@ -251,7 +251,7 @@ impl ScatterTuning {
 }
 
 /// The parameter words of both kernels, shared by [`scatter_params`] and the
-/// WGSL generator (`ops_spec::wgsl::scatter_elements`).
+/// WGSL generator ([`crate::wgsl::scatter_elements`]).
 ///
 /// Every constant is a word index into the pass's parameter words (the
 /// kernels' uniform `params` block, [`crate::Access::Uniform`]):

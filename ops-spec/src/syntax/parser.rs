@@ -379,7 +379,7 @@ impl Parser {
             "compute" => {
                 let start = self.bump().span;
                 let pattern = self.name(
-                    "a pattern name (`fold`, `reduce`, `gather_nd`, `scatter_elements`) or `switch`",
+                    "a compute family (`elementwise`, `fold`, `reduce`, `view`, ...: an unknown name lists them all) or `switch`",
                 )?;
                 if pattern.text == "switch" {
                     let attr = self.name("an enum attribute")?;
