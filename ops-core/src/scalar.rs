@@ -135,7 +135,8 @@ use crate::DataType;
 
 /// A variable of an expression; which ones a parameter may name is the
 /// pattern's choice (a fold's `map` sees [`Var::X`], its `combine`
-/// [`Var::A`] and [`Var::B`], its `finish` [`Var::Acc`] and [`Var::N`]).
+/// [`Var::A`] and [`Var::B`], its `finish` [`Var::Acc`] and [`Var::N`], and
+/// a shifted fold's `map` and `finish` [`Var::M`] too).
 /// Its type is the [`TypeEnv`]'s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Var {
@@ -149,6 +150,9 @@ pub enum Var {
     Acc,
     /// The number of elements reduced (`n`).
     N,
+    /// A shifted fold's shift (`m`): the maximum of the output's
+    /// sub-tensor ([`crate::patterns::fold::Shift`]).
+    M,
     /// An element-wise pattern's first input (the spec names it by its
     /// tensor's name).
     In0,
@@ -162,7 +166,7 @@ pub enum Var {
 
 impl Var {
     /// How many variables there are.
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 10;
 
     /// Every variable.
     pub const ALL: [Var; Var::COUNT] = [
@@ -171,6 +175,7 @@ impl Var {
         Var::B,
         Var::Acc,
         Var::N,
+        Var::M,
         Var::In0,
         Var::In1,
         Var::In2,
@@ -188,6 +193,7 @@ impl Var {
             Var::B => "b",
             Var::Acc => "acc",
             Var::N => "n",
+            Var::M => "m",
             Var::In0 => "in0",
             Var::In1 => "in1",
             Var::In2 => "in2",

@@ -6,8 +6,9 @@
 //! pass, and how many passes), and runs every plan variant of the call
 //! (`Operator::gpu_plan_variants`: both classes' picks, one pass, two
 //! chunks, and chunks of three combined three at a time) at `n - 1`, `n`
-//! and `n + 1` of each change, through DirectML REDUCE's SUM, MAX, L2 and
-//! MULTIPLY on every data type their tables list, against the CPU
+//! and `n + 1` of each change, through DirectML REDUCE's SUM, MAX, L2,
+//! MULTIPLY and LOG_SUM_EXP (a fold shifted by the maximum: two folds a
+//! plan) on every data type their tables list, against the CPU
 //! backend and the yardstick within the spec's accuracy contract. The planner's own picks
 //! also run through the segmented kernels (the largest buffer bound in
 //! several bindings).
@@ -58,9 +59,13 @@ fn boundaries(outputs: u64, max: u64, steps: u64) -> Vec<u64> {
     out
 }
 
-fn data(dtype: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
+/// Data for `f` on `dtype`: floats from the accuracy domain of `f`'s
+/// contract, integers with their edge values.
+fn data(f: ReduceFunction, dtype: DataType, sizes: &[u32], rng: &mut Rng) -> HostTensor {
     if dtype.is_float() {
-        same_sign_tensor(dtype, sizes, None, rng)
+        let probe = HostTensor::zeros(TensorDesc::new(dtype, [1])).unwrap();
+        let domain = reduce(&probe, f, &[0]).accuracy_domain();
+        same_sign_tensor(dtype, sizes, domain, rng)
     } else {
         tensor_with_edges(dtype, sizes, rng)
     }
@@ -104,7 +109,7 @@ fn check_with<O: Operator>(op: &O, x: &HostTensor, inputs: &[&HostTensor], what:
     runs
 }
 
-const FUNCTIONS: [(ReduceFunction, &[DataType]); 4] = [
+const FUNCTIONS: [(ReduceFunction, &[DataType]); 5] = [
     (
         ReduceFunction::Sum,
         &[
@@ -127,6 +132,10 @@ const FUNCTIONS: [(ReduceFunction, &[DataType]); 4] = [
     (
         ReduceFunction::Multiply,
         &[DataType::Int64, DataType::Float32],
+    ),
+    (
+        ReduceFunction::LogSumExp,
+        &[DataType::Float32, DataType::Float16],
     ),
 ];
 
@@ -163,7 +172,7 @@ fn every_threshold_of_every_shape_family() {
                     // sizes to keep the run short.
                     let (f, types) = FUNCTIONS[(k + len as usize) % FUNCTIONS.len()];
                     let dtype = types[(len as usize / 3 + k) % types.len()];
-                    let x = data(dtype, shape, &mut rng);
+                    let x = data(f, dtype, shape, &mut rng);
                     let op = reduce(&x, f, axes);
                     runs += check(&op, &x, &format!("{f:?} {dtype} {shape:?} over {axes:?}"));
                     sizes_run += 1;
@@ -186,7 +195,7 @@ fn deep_combine_trees_and_empty_sub_tensors() {
     ] {
         for (f, types) in FUNCTIONS {
             for &dtype in types {
-                let x = data(dtype, &shape, &mut rng);
+                let x = data(f, dtype, &shape, &mut rng);
                 let op = reduce(&x, f, &axes);
                 check(&op, &x, &format!("{f:?} {dtype} {shape:?}"));
             }
@@ -216,8 +225,14 @@ fn the_planners_picks_through_segmented_bindings() {
             vec![4, 30_000, 2],
             vec![1],
         ),
+        (
+            ReduceFunction::LogSumExp,
+            DataType::Float32,
+            vec![3, 40_000],
+            vec![1],
+        ),
     ] {
-        let x = data(dtype, &shape, &mut rng);
+        let x = data(f, dtype, &shape, &mut rng);
         let op = reduce(&x, f, &axes);
         let bytes = x.bytes().len() as u64;
         let ctx = segmented_context_for(bytes).expect("a binding size below the input");
@@ -309,6 +324,169 @@ fn integer_folds_wrap_and_floats_meet_their_bounds() {
     let d = accuracy::max_ulp_distance(&cpu, &got).unwrap();
     println!("FLOAT32 sum of 100000: {d} ULP from the f64 reference");
     assert!(d <= 100_000);
+}
+
+/// Log-sum-exp shifted by each output's maximum (`shift: max`), ONNX
+/// ReduceLogSumExp and DirectML REDUCE's LOG_SUM_EXP, on both backends and
+/// through every GPU plan variant: finite where `exp` of the elements
+/// overflows the compute type (`f32` for FLOAT16 and FLOAT32, `f64` for
+/// FLOAT64), and the unshifted formula's infinities and NaN.
+#[test]
+fn log_sum_exp_is_shifted_by_the_maximum() {
+    use ops::onnx::ReduceLogSumExpDesc;
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let ln2 = std::f64::consts::LN_2;
+    // (row, log-sum-exp).
+    let rows = [
+        ([100.0, 100.0], 100.0 + ln2),
+        ([-inf, -inf], -inf),
+        ([inf, 1.0], inf),
+        ([-inf, inf], inf),
+        ([nan, 1.0], nan),
+        ([nan, inf], nan),
+        ([-inf, 2.0], 2.0),
+        ([1000.0, 0.0], 1000.0),
+    ];
+    let flat: Vec<f64> = rows.iter().flat_map(|r| r.0).collect();
+    let sizes = [rows.len() as u32, 2];
+    let axes = HostTensor::from_slice([1u32].as_slice(), &[1i64]).unwrap();
+    // Each row's result, as `f64`, for every backend and plan variant.
+    fn results<O: Operator>(op: &O, inputs: &[&HostTensor]) -> Vec<(String, Vec<f64>)> {
+        let as_f64 = |t: HostTensor| match t.dtype() {
+            DataType::Float16 => t
+                .to_vec::<half::f16>()
+                .unwrap()
+                .iter()
+                .map(|v| v.to_f64())
+                .collect(),
+            DataType::Float32 => t
+                .to_vec::<f32>()
+                .unwrap()
+                .iter()
+                .map(|&v| f64::from(v))
+                .collect(),
+            _ => t.to_vec::<f64>().unwrap(),
+        };
+        let mut out = vec![(
+            "cpu".to_string(),
+            as_f64(op.run_cpu(inputs).unwrap().remove(0)),
+        )];
+        for (name, plan) in op.gpu_plan_variants().unwrap() {
+            let got = gpu().run_plan(op, inputs, &plan).unwrap().remove(0);
+            out.push((format!("gpu {name}"), as_f64(got)));
+        }
+        out
+    }
+    for dtype in [DataType::Float32, DataType::Float16, DataType::Float64] {
+        let x = match dtype {
+            DataType::Float32 => {
+                let v: Vec<f32> = flat.iter().map(|&v| v as f32).collect();
+                HostTensor::from_slice(sizes.as_slice(), &v).unwrap()
+            }
+            DataType::Float16 => {
+                let v: Vec<half::f16> = flat.iter().map(|&v| half::f16::from_f64(v)).collect();
+                HostTensor::from_slice(sizes.as_slice(), &v).unwrap()
+            }
+            _ => HostTensor::from_slice(sizes.as_slice(), &flat).unwrap(),
+        };
+        // The expected value rounded to the type, and how far the GPU's
+        // `exp` and `log` may leave it.
+        let (round, slack): (fn(f64) -> f64, f64) = match dtype {
+            DataType::Float32 => (|v| f64::from(v as f32), 1e-4),
+            DataType::Float16 => (|v| half::f16::from_f64(v).to_f64(), 0.0),
+            _ => (|v| v, 1e-12),
+        };
+        let onnx = ReduceLogSumExpDesc::builder()
+            .data(x.desc().clone())
+            .axes(axes.clone())
+            .build()
+            .unwrap();
+        let mut runs = results(&onnx, &[&x, &axes]);
+        if dtype != DataType::Float64 {
+            runs.extend(results(&reduce(&x, ReduceFunction::LogSumExp, &[1]), &[&x]));
+        }
+        for (name, got) in runs {
+            for ((row, want), got) in rows.iter().zip(got) {
+                let want = round(*want);
+                let ok = if want.is_finite() {
+                    (got - want).abs() <= slack * want.abs()
+                } else {
+                    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan())
+                };
+                assert!(
+                    ok,
+                    "{dtype} {name}: log-sum-exp of {row:?} is {got}, expected {want}"
+                );
+            }
+        }
+    }
+    // Beyond `f64`'s `exp` too.
+    let x = HostTensor::from_slice([2u32].as_slice(), &[800f64, 800.0]).unwrap();
+    let axes0 = HostTensor::from_slice([1u32].as_slice(), &[0i64]).unwrap();
+    let onnx = ReduceLogSumExpDesc::builder()
+        .data(x.desc().clone())
+        .axes(axes0.clone())
+        .build()
+        .unwrap();
+    for (name, got) in results(&onnx, &[&x, &axes0]) {
+        assert!(
+            (got[0] - (800.0 + ln2)).abs() < 1e-12,
+            "FLOAT64 {name}: {}",
+            got[0]
+        );
+    }
+}
+
+/// Each output's shift is the maximum of its whole sub-tensor, however
+/// its plan splits it into chunks: one element of 1000 among values in
+/// `[0, 1)`, first, in the middle or last of a row, gives 1000 exactly,
+/// where a shift that missed it would leave `exp(1000 - m)` to overflow.
+#[test]
+fn the_shift_spans_every_chunk() {
+    let mut rng = Rng::new(0x15E);
+    let mut runs = 0;
+    for len in [2u32, 3, 1000, 1025, 5000] {
+        for dtype in [DataType::Float32, DataType::Float16] {
+            let mut v: Vec<f64> = (0..3 * len)
+                .map(|_| rng.below(1 << 20) as f64 / f64::from(1u32 << 20))
+                .collect();
+            for (row, at) in [0, len / 2, len - 1].into_iter().enumerate() {
+                v[row * len as usize + at as usize] = 1000.0;
+            }
+            let x = match dtype {
+                DataType::Float32 => {
+                    let v: Vec<f32> = v.iter().map(|&v| v as f32).collect();
+                    HostTensor::from_slice([3u32, len].as_slice(), &v).unwrap()
+                }
+                _ => {
+                    let v: Vec<half::f16> = v.iter().map(|&v| half::f16::from_f64(v)).collect();
+                    HostTensor::from_slice([3u32, len].as_slice(), &v).unwrap()
+                }
+            };
+            let op = reduce(&x, ReduceFunction::LogSumExp, &[1]);
+            let want = op.run_cpu(&[&x]).unwrap().remove(0);
+            let thousand = HostTensor::from_bytes(
+                want.desc().clone(),
+                match dtype {
+                    DataType::Float32 => {
+                        [1000f32; 3].iter().flat_map(|v| v.to_le_bytes()).collect()
+                    }
+                    _ => [half::f16::from_f32(1000.0); 3]
+                        .iter()
+                        .flat_map(|v| v.to_le_bytes())
+                        .collect(),
+                },
+            )
+            .unwrap();
+            assert_eq!(want, thousand, "cpu {dtype} {len}");
+            for (name, plan) in op.gpu_plan_variants().unwrap() {
+                let got = gpu().run_plan(&op, &[&x], &plan).unwrap().remove(0);
+                assert_eq!(got, thousand, "{dtype} {len} {name}");
+                runs += 1;
+            }
+        }
+    }
+    println!("{runs} GPU runs");
 }
 
 /// The most values a thread of `op` folds (its plans' `cap` but for the
@@ -470,7 +648,7 @@ fn many_reduced_dimensions_stay_within_the_loop_budget() {
                 continue;
             };
             let (shape, axes) = shape_of(&f);
-            let x = data(DataType::Float32, &shape, &mut rng);
+            let x = data(ReduceFunction::Sum, DataType::Float32, &shape, &mut rng);
             let op = reduce(&x, ReduceFunction::Sum, &axes);
             check(
                 &op,

@@ -21,6 +21,20 @@
 //! what is checked where it cannot hold. An empty sub-tensor gives
 //! `finish(identity)` with `n = 0`.
 //!
+//! # Shifted folds
+//!
+//! A fold may declare a shift ([`Fold::shift`]; `shift: max` in a spec):
+//! each output's `m` is found first, by the fold [`SHIFT_MAX`] over the
+//! same sub-tensor, and `map` and `finish` read it as the variable `m`
+//! ([`Var::M`]). Log-sum-exp is `map: exp(x - m)`, `finish: log(acc) + m`:
+//! every mapped value is at most 1 and the sum at least 1, so no `exp`
+//! overflows and `log` is finite wherever the answer is.
+//! The maximum propagates NaN, and `m` is 0 where the maximum is not
+//! finite (NaN, an infinity, or the -infinity of an empty sub-tensor), so
+//! that such an output is what the unshifted fold gives: -infinity when
+//! every value is -infinity or there are none, +infinity with a +infinity
+//! among the values, NaN with a NaN.
+//!
 //! # GPU plan
 //!
 //! Two kernels per data type ([`FoldVariant`]): `fold_input` folds chunks of
@@ -30,6 +44,13 @@
 //! scratch and `fold_partials` passes combine them, each thread folding at
 //! most [`FoldStrategy::cap`] values, until one per output remains and is
 //! finished into the output.
+//!
+//! A shifted fold runs the same passes twice with one strategy: first
+//! `shift_input` and `shift_partials` over the shift's fold, whose final
+//! pass writes each output's `m` to a scratch buffer of one partial per
+//! output, then `fold_input` and `fold_partials`, which bind that buffer
+//! as a fifth binding (four storage buffers in all, within core WebGPU's
+//! eight) and read output `o`'s `m`.
 
 use crate::accuracy::Tolerance;
 use crate::scalar::{f16_bits, wrap, Precision, Scalar, TypeEnv, Value, Var};
@@ -59,7 +80,58 @@ pub struct Fold {
     /// fuzzed (`None`: magnitudes in `[0.5, 2)` of one sign; see
     /// [`crate::Operator::accuracy_domain`]).
     pub domain: Option<(f64, f64)>,
+    /// The shift `map` and `finish` read as `m`, or `None` (see the
+    /// [module docs](self)).
+    pub shift: Option<Shift>,
 }
+
+/// What a shifted fold's `m` is, per output ([`Fold::shift`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shift {
+    /// The maximum of the sub-tensor ([`SHIFT_MAX`]), 0 where it is not
+    /// finite.
+    Max,
+}
+
+impl Shift {
+    /// The name a spec writes (`shift: max`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Shift::Max => "max",
+        }
+    }
+
+    /// The fold that computes the shift: its result is `m`.
+    pub const fn fold(self) -> &'static Fold {
+        match self {
+            Shift::Max => &SHIFT_MAX,
+        }
+    }
+}
+
+/// The fold of [`Shift::Max`]: the maximum, NaN propagating, with
+/// `finish: if abs(acc) < highest { acc } else { 0 }`. Float types only.
+pub static SHIFT_MAX: Fold = {
+    use crate::scalar::{Binary, Ty, Unary};
+    const ACC: Scalar = Scalar::Var(Var::Acc);
+    Fold {
+        identity: &Scalar::Lowest(Ty::T),
+        map: &Scalar::Var(Var::X),
+        combine: &Scalar::Binary(Binary::Max, &Scalar::Var(Var::A), &Scalar::Var(Var::B)),
+        finish: &Scalar::Select(
+            &Scalar::Binary(
+                Binary::Lt,
+                &Scalar::Unary(Unary::Abs, &ACC),
+                &Scalar::Highest(Ty::T),
+            ),
+            &ACC,
+            &Scalar::Int(0, Ty::T),
+        ),
+        accuracy: None,
+        domain: None,
+        shift: None,
+    }
+};
 
 /// Threads per workgroup of the fold kernels.
 pub const WORKGROUP_SIZE: u32 = 64;
@@ -71,27 +143,89 @@ pub enum FoldVariant {
     Input,
     /// Folds chunks of partial results: combine, and finish or store partials.
     Partials,
+    /// A shifted fold's first stage: [`FoldVariant::Input`] of the shift's
+    /// fold ([`Shift::fold`]), whose final pass stores each output's `m` as
+    /// a partial.
+    ShiftInput,
+    /// [`FoldVariant::Partials`] of the shift's fold.
+    ShiftPartials,
 }
 
 impl FoldVariant {
     /// Every variant.
-    pub const ALL: [FoldVariant; 2] = [FoldVariant::Input, FoldVariant::Partials];
+    pub const ALL: [FoldVariant; 4] = [
+        FoldVariant::Input,
+        FoldVariant::Partials,
+        FoldVariant::ShiftInput,
+        FoldVariant::ShiftPartials,
+    ];
+
+    /// The variants `fold` runs: the shift's too when it has one.
+    pub fn of(fold: &Fold) -> &'static [FoldVariant] {
+        if fold.shift.is_some() {
+            &FoldVariant::ALL
+        } else {
+            &FoldVariant::ALL[..2]
+        }
+    }
 
     /// The name in kernel keys.
     pub const fn name(self) -> &'static str {
         match self {
             FoldVariant::Input => "fold_input",
             FoldVariant::Partials => "fold_partials",
+            FoldVariant::ShiftInput => "shift_input",
+            FoldVariant::ShiftPartials => "shift_partials",
+        }
+    }
+
+    /// Whether the variant folds the shift rather than the spec's fold.
+    pub const fn is_shift(self) -> bool {
+        matches!(self, FoldVariant::ShiftInput | FoldVariant::ShiftPartials)
+    }
+
+    /// Whether the variant reads the input (else partial results).
+    pub const fn reads_input(self) -> bool {
+        matches!(self, FoldVariant::Input | FoldVariant::ShiftInput)
+    }
+
+    /// The bindings of the variant's kernel for `fold`: [`BINDINGS`],
+    /// [`SHIFTED_BINDINGS`] for the main kernels of a shifted fold, or
+    /// [`SHIFT_BINDINGS`].
+    pub fn bindings(self, fold: &Fold) -> &'static [crate::Access] {
+        match (self.is_shift(), fold.shift.is_some()) {
+            (true, _) => SHIFT_BINDINGS,
+            (false, true) => SHIFTED_BINDINGS,
+            (false, false) => BINDINGS,
         }
     }
 }
 
-/// The bindings of every fold kernel: params, source (input or partials),
-/// partials written, output.
+/// The bindings of an unshifted fold's kernels: params, source (input or
+/// partials), partials written, output.
 pub const BINDINGS: &[crate::Access] = &[
     crate::Access::Uniform,
     crate::Access::Read,
     crate::Access::ReadWrite,
+    crate::Access::ReadWrite,
+];
+
+/// The bindings of a shifted fold's main kernels: [`BINDINGS`], then the
+/// shifts (one partial per output, read).
+pub const SHIFTED_BINDINGS: &[crate::Access] = &[
+    crate::Access::Uniform,
+    crate::Access::Read,
+    crate::Access::ReadWrite,
+    crate::Access::ReadWrite,
+    crate::Access::Read,
+];
+
+/// The bindings of the shift's kernels: params, source (input or
+/// partials), partials written (the shifts, one per output, in a final
+/// pass).
+pub const SHIFT_BINDINGS: &[crate::Access] = &[
+    crate::Access::Uniform,
+    crate::Access::Read,
     crate::Access::ReadWrite,
 ];
 
@@ -297,7 +431,8 @@ fn count_value(n: u64, dtype: DataType) -> Value {
 /// for FLOAT16 and FLOAT32; [`Precision::Yardstick`]: in `f64`) and
 /// integers exactly (wrapping), and rounding once to the output type;
 /// `attrs` are the descriptor's attribute values in spec order
-/// ([`Scalar::eval_at`]).
+/// ([`Scalar::eval_at`]). A shifted fold makes two passes over the input,
+/// the shift's fold first, at the same precision.
 pub fn fold_cpu(
     fold: &Fold,
     input: &HostTensor,
@@ -313,65 +448,102 @@ pub fn fold_cpu(
         what: "output".into(),
         limit: "host address space".into(),
     })?;
-    let zero = Value::I(0);
-    let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
-    let with = |pairs: &[(Var, Value)]| {
-        let mut v = [zero; Var::COUNT];
-        for &(var, x) in pairs {
-            v[var as usize] = x;
-        }
-        v
-    };
-    let identity = fold.identity.eval_at(precision, &env, &with(&[]), attrs);
-    let working = std::mem::size_of::<Value>() + dtype.size_bytes();
+    let working =
+        (1 + usize::from(fold.shift.is_some())) * std::mem::size_of::<Value>() + dtype.size_bytes();
     crate::check_host_bytes(
         || "a fold's accumulators and output".into(),
         (outputs as u64).checked_mul(working as u64),
     )?;
-    let mut acc = vec![identity; outputs];
-    let sizes = input.sizes();
-    let mut mask = vec![false; sizes.len()];
-    for &a in axes {
-        mask[a as usize] = true;
-    }
-    let mut coords = vec![0u32; sizes.len()];
-    for offset in 0..input.len() {
-        if offset > 0 {
-            for d in (0..sizes.len()).rev() {
-                coords[d] += 1;
-                if coords[d] < sizes[d] {
-                    break;
-                }
-                coords[d] = 0;
-            }
-        }
-        let mut out = 0usize;
-        for d in 0..sizes.len() {
-            if !mask[d] {
-                out = out * sizes[d] as usize + coords[d] as usize;
-            }
-        }
-        let x = value_of(input, offset);
-        let mapped = fold
-            .map
-            .eval_at(precision, &env, &with(&[(Var::X, x)]), attrs);
-        acc[out] = fold.combine.eval_at(
-            precision,
-            &env,
-            &with(&[(Var::A, acc[out]), (Var::B, mapped)]),
-            attrs,
-        );
-    }
-    // The GPU reads `n` as an `f32` for FLOAT16 and FLOAT32.
-    let n = precision.settle(count_value(geometry.reduce_len, dtype), dtype);
+    let cx = CpuFold {
+        input,
+        axes,
+        outputs,
+        attrs,
+        precision,
+        env: TypeEnv::uniform(std::slice::from_ref(&dtype)),
+        // The GPU reads `n` as an `f32` for FLOAT16 and FLOAT32.
+        n: precision.settle(count_value(geometry.reduce_len, dtype), dtype),
+    };
+    let shifts = fold.shift.map(|s| {
+        let shift = s.fold();
+        let acc = cx.accumulate(shift, None);
+        acc.into_iter()
+            .map(|a| cx.finish(shift, a, Value::I(0)))
+            .collect::<Vec<_>>()
+    });
+    let acc = cx.accumulate(fold, shifts.as_deref());
     let mut bytes = Vec::with_capacity(outputs * dtype.size_bytes());
-    for a in acc {
-        let v = fold
-            .finish
-            .eval_at(precision, &env, &with(&[(Var::Acc, a), (Var::N, n)]), attrs);
-        write_value(v, dtype, &mut bytes);
+    for (o, a) in acc.into_iter().enumerate() {
+        let m = shifts.as_ref().map_or(Value::I(0), |s| s[o]);
+        write_value(cx.finish(fold, a, m), dtype, &mut bytes);
     }
     HostTensor::from_bytes(output.clone(), bytes)
+}
+
+/// A call of [`fold_cpu`]: what every fold over its input shares.
+struct CpuFold<'a> {
+    input: &'a HostTensor,
+    axes: &'a [u32],
+    outputs: usize,
+    attrs: &'a [Value],
+    precision: Precision,
+    env: TypeEnv<'a>,
+    /// `n` as `finish` reads it.
+    n: Value,
+}
+
+impl CpuFold<'_> {
+    /// `e` evaluated with the variables `pairs` (the others 0).
+    fn eval(&self, e: &Scalar, pairs: &[(Var, Value)]) -> Value {
+        let mut vars = [Value::I(0); Var::COUNT];
+        for &(var, x) in pairs {
+            vars[var as usize] = x;
+        }
+        e.eval_at(self.precision, &self.env, &vars, self.attrs)
+    }
+
+    /// Each output's accumulator: `fold`'s identity combined with the
+    /// mapped values of its sub-tensor in row-major order, `map` reading
+    /// the output's shift from `shifts`.
+    fn accumulate(&self, fold: &Fold, shifts: Option<&[Value]>) -> Vec<Value> {
+        let mut acc = vec![self.eval(fold.identity, &[]); self.outputs];
+        let sizes = self.input.sizes();
+        let mut mask = vec![false; sizes.len()];
+        for &a in self.axes {
+            mask[a as usize] = true;
+        }
+        let mut coords = vec![0u32; sizes.len()];
+        for offset in 0..self.input.len() {
+            if offset > 0 {
+                for d in (0..sizes.len()).rev() {
+                    coords[d] += 1;
+                    if coords[d] < sizes[d] {
+                        break;
+                    }
+                    coords[d] = 0;
+                }
+            }
+            let mut out = 0usize;
+            for d in 0..sizes.len() {
+                if !mask[d] {
+                    out = out * sizes[d] as usize + coords[d] as usize;
+                }
+            }
+            let x = value_of(self.input, offset);
+            let m = shifts.map_or(Value::I(0), |s| s[out]);
+            let mapped = self.eval(fold.map, &[(Var::X, x), (Var::M, m)]);
+            acc[out] = self.eval(fold.combine, &[(Var::A, acc[out]), (Var::B, mapped)]);
+        }
+        acc
+    }
+
+    /// `fold`'s finish of accumulator `acc` with shift `m`.
+    fn finish(&self, fold: &Fold, acc: Value, m: Value) -> Value {
+        self.eval(
+            fold.finish,
+            &[(Var::Acc, acc), (Var::N, self.n), (Var::M, m)],
+        )
+    }
 }
 
 /// The accuracy contract of a fold of `input` over `axes`: its ULP bound at
@@ -415,6 +587,8 @@ pub struct FoldCall<'a> {
     pub attrs: &'a [Value],
     /// The loops of the fold's arithmetic on the input's type.
     pub loops: FoldLoops,
+    /// The fold's shift ([`Fold::shift`]): its passes run first.
+    pub shift: Option<Shift>,
 }
 
 impl FoldCall<'_> {
@@ -436,12 +610,23 @@ pub struct FoldLoops {
 }
 
 impl FoldLoops {
-    /// The loops of `fold` on `dtype`.
+    /// The loops of `fold` on `dtype`: the most of its own and its
+    /// shift's, whose passes share the plan's strategy.
     pub fn of(fold: &Fold, dtype: DataType) -> FoldLoops {
         let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
-        FoldLoops {
+        let own = FoldLoops {
             per_value: fold.map.gpu_loop_steps(&env) + fold.combine.gpu_loop_steps(&env),
             once: fold.finish.gpu_loop_steps(&env),
+        };
+        match fold.shift {
+            Some(s) => {
+                let shift = FoldLoops::of(s.fold(), dtype);
+                FoldLoops {
+                    per_value: own.per_value.max(shift.per_value),
+                    once: own.once.max(shift.once),
+                }
+            }
+            None => own,
         }
     }
 }
@@ -607,6 +792,12 @@ fn plan(
         plan.scratch_bytes.push(16);
         BufferRef::Scratch(plan.scratch_bytes.len() - 1)
     };
+    // A shifted fold's shifts: one partial per output, which the shift's
+    // final pass stores and the main passes read.
+    let shifts = call.shift.map(|_| {
+        plan.scratch_bytes.push(outputs * acc_bytes);
+        BufferRef::Scratch(plan.scratch_bytes.len() - 1)
+    });
     let pass = |plan: &mut GpuPlan,
                 variant: FoldVariant,
                 source: BufferRef,
@@ -618,47 +809,60 @@ fn plan(
             .filter(|&t| t <= u64::from(u32::MAX))
             .ok_or_else(|| too_large(format!("{outputs} outputs of {chunks} chunks")))?;
         let final_pass = chunks == 1;
-        let target = if final_pass {
-            placeholder(plan)
-        } else {
-            plan.scratch_bytes.push(threads * acc_bytes);
-            BufferRef::Scratch(plan.scratch_bytes.len() - 1)
+        let target = match shifts {
+            Some(s) if final_pass && variant.is_shift() => s,
+            _ if final_pass => placeholder(plan),
+            _ => {
+                plan.scratch_bytes.push(threads * acc_bytes);
+                BufferRef::Scratch(plan.scratch_bytes.len() - 1)
+            }
         };
         let mut p = base.clone();
         p[params::LEN] = to_u32(len)?;
         p[params::CHUNK] = to_u32(chunk_len(len.max(1), chunks))?;
         p[params::CHUNKS] = to_u32(chunks)?;
         p[params::FINAL] = u32::from(final_pass);
+        let mut buffers = vec![BufferRef::Params, source, target];
+        if !variant.is_shift() {
+            buffers.push(BufferRef::Output(output_slot));
+            buffers.extend(shifts);
+        }
         plan.passes.push(Pass {
             kernel: kernel(variant)?,
-            buffers: vec![
-                BufferRef::Params,
-                source,
-                target,
-                BufferRef::Output(output_slot),
-            ],
+            buffers,
             params: p,
             workgroups: threads.div_ceil(u64::from(WORKGROUP_SIZE)),
         });
         Ok((!final_pass).then_some(target))
     };
-    let len = geometry.reduce_len;
-    let mut partials = pass(
-        &mut plan,
-        FoldVariant::Input,
-        BufferRef::Input(input_slot),
-        len,
-        strategy.chunks,
-    )?;
-    let mut count = strategy.chunks;
-    while let Some(source) = partials {
-        let next = if count <= strategy.cap {
-            1
-        } else {
-            balanced_chunks(count, count.div_ceil(strategy.cap))
-        };
-        partials = pass(&mut plan, FoldVariant::Partials, source, count, next)?;
-        count = next;
+    // The shift's fold, then the spec's, each a first pass over the input
+    // and combine passes down to one partial per output.
+    let stages: &[(FoldVariant, FoldVariant)] = if shifts.is_some() {
+        &[
+            (FoldVariant::ShiftInput, FoldVariant::ShiftPartials),
+            (FoldVariant::Input, FoldVariant::Partials),
+        ]
+    } else {
+        &[(FoldVariant::Input, FoldVariant::Partials)]
+    };
+    for &(first, combine) in stages {
+        let mut partials = pass(
+            &mut plan,
+            first,
+            BufferRef::Input(input_slot),
+            geometry.reduce_len,
+            strategy.chunks,
+        )?;
+        let mut count = strategy.chunks;
+        while let Some(source) = partials {
+            let next = if count <= strategy.cap {
+                1
+            } else {
+                balanced_chunks(count, count.div_ceil(strategy.cap))
+            };
+            partials = pass(&mut plan, combine, source, count, next)?;
+            count = next;
+        }
     }
     Ok(plan)
 }
@@ -681,6 +885,7 @@ mod tests {
         finish: &ACC,
         accuracy: Some(&N),
         domain: None,
+        shift: None,
     };
     static L2: Fold = Fold {
         identity: &Scalar::Int(0, Ty::T),
@@ -689,6 +894,7 @@ mod tests {
         finish: &Scalar::Unary(Unary::Sqrt, &ACC),
         accuracy: None,
         domain: None,
+        shift: None,
     };
     static MEAN: Fold = Fold {
         identity: &Scalar::Int(0, Ty::T),
@@ -697,6 +903,19 @@ mod tests {
         finish: &Scalar::Binary(Binary::Div, &ACC, &N),
         accuracy: None,
         domain: None,
+        shift: None,
+    };
+
+    const M: Scalar = Scalar::Var(Var::M);
+    /// Log-sum-exp as the specs declare it: shifted by the maximum.
+    static LSE: Fold = Fold {
+        identity: &Scalar::Int(0, Ty::T),
+        map: &Scalar::Unary(Unary::Exp, &Scalar::Binary(Binary::Sub, &X, &M)),
+        combine: &Scalar::Binary(Binary::Add, &A, &B),
+        finish: &Scalar::Binary(Binary::Add, &Scalar::Unary(Unary::Log, &ACC), &M),
+        accuracy: None,
+        domain: None,
+        shift: Some(Shift::Max),
     };
 
     fn t<T: Element>(sizes: &[u32], v: &[T]) -> HostTensor {
@@ -798,6 +1017,70 @@ mod tests {
         assert_eq!(s.to_vec::<half::f16>().unwrap(), [half::f16::MAX]);
     }
 
+    /// Log-sum-exp of each row of `x` (rows of 2) at `p`.
+    fn lse_rows(x: &HostTensor, p: Precision) -> HostTensor {
+        let rows = x.sizes()[0];
+        let out = TensorDesc::new(x.dtype(), [rows]);
+        fold_cpu(&LSE, x, &[1], &out, &[], p).unwrap()
+    }
+
+    #[test]
+    fn shifted_log_sum_exp_stays_finite_and_keeps_the_special_values() {
+        let inf = f32::INFINITY;
+        let x = t(
+            &[6, 2],
+            &[
+                100f32,
+                100.,
+                -inf,
+                -inf,
+                inf,
+                1.,
+                f32::NAN,
+                1.,
+                -inf,
+                2.,
+                1e30,
+                -1e30,
+            ],
+        );
+        for p in [Precision::Compute, Precision::Yardstick] {
+            let got = lse_rows(&x, p).to_vec::<f32>().unwrap();
+            assert_eq!(got[0], 100.0 + std::f32::consts::LN_2, "{p:?}");
+            assert_eq!(got[1], -inf, "{p:?}");
+            assert_eq!(got[2], inf, "{p:?}");
+            assert!(got[3].is_nan(), "{p:?}");
+            assert_eq!(got[4], 2.0, "{p:?}");
+            assert_eq!(got[5], 1e30, "{p:?}");
+        }
+        // Unshifted, `exp(100)` overflows `f32`.
+        let plain = Fold {
+            map: &Scalar::Unary(Unary::Exp, &X),
+            finish: &Scalar::Unary(Unary::Log, &ACC),
+            shift: None,
+            ..LSE
+        };
+        let out = TensorDesc::new(DataType::Float32, [6]);
+        let unshifted = fold_cpu(&plain, &x, &[1], &out, &[], Precision::Compute).unwrap();
+        assert_eq!(unshifted.to_vec::<f32>().unwrap()[0], inf);
+        // FLOAT16 computes in `f32`: 1000 + ln 2 rounds to 1000.5.
+        let h = t(&[1, 2], &[half::f16::from_f32(1000.0); 2]);
+        let got = lse_rows(&h, Precision::Compute);
+        assert_eq!(got.to_vec::<half::f16>().unwrap()[0].to_f32(), 1000.5);
+        // FLOAT64 shifts in `f64`: `exp(800)` overflows it.
+        let d = t(&[1, 2], &[800f64, 800.]);
+        let got = lse_rows(&d, Precision::Compute).to_vec::<f64>().unwrap();
+        assert_eq!(got[0], 800.0 + std::f64::consts::LN_2);
+        // No elements: the log of 0, shifted by 0.
+        let empty = t::<f32>(&[2, 0], &[]);
+        assert_eq!(
+            lse_rows(&empty, Precision::Compute)
+                .to_vec::<f32>()
+                .unwrap(),
+            [-inf, -inf]
+        );
+    }
+
     #[test]
     fn integer_sums_wrap() {
         let x = t(&[3], &[100i8, 100, 100]);
@@ -875,6 +1158,7 @@ mod tests {
             output_slot: 0,
             attrs: &[],
             loops: FoldLoops::default(),
+            shift: None,
         };
         let p = fold_plan_with(&call, s, &|_| Some(&K)).unwrap();
         // 334 -> 112 -> 38 -> 13 -> 5 -> 2 -> 1.
@@ -883,5 +1167,27 @@ mod tests {
         assert_eq!(p.passes.last().unwrap().params[params::FINAL], 1);
         let bad = FoldStrategy { chunks: 2, cap: 3 };
         assert!(fold_plan_with(&call, bad, &|_| Some(&K)).is_err());
+        // Shifted: the shift's passes first, their last writing the shifts
+        // that every main pass binds.
+        let shifted = FoldCall {
+            shift: Some(Shift::Max),
+            ..call
+        };
+        static SHIFT: Kernel = Kernel::new("shift", "", "main", SHIFT_BINDINGS, WORKGROUP_SIZE);
+        static MAIN: Kernel = Kernel::new("main", "", "main", SHIFTED_BINDINGS, WORKGROUP_SIZE);
+        let kernel = |v: FoldVariant| Some(if v.is_shift() { &SHIFT } else { &MAIN });
+        let p = fold_plan_with(&shifted, s, &kernel).unwrap();
+        let keys: Vec<&str> = p.passes.iter().map(|p| p.kernel.key).collect();
+        assert_eq!(keys, [["shift"; 7], ["main"; 7]].concat());
+        for first in [&p.passes[0], &p.passes[7]] {
+            assert_eq!(first.buffers[1], BufferRef::Input(0));
+        }
+        let shifts = BufferRef::Scratch(0);
+        assert_eq!(p.scratch_bytes[0], 4);
+        assert_eq!(p.passes[6].buffers[2], shifts);
+        for pass in &p.passes[7..] {
+            assert_eq!(pass.buffers.len(), 5);
+            assert_eq!(pass.buffers[4], shifts);
+        }
     }
 }

@@ -5,8 +5,14 @@
 //! applies `finish` and stores the output, other passes store partial
 //! results for a `fold_partials` pass. The arithmetic is the spec's, turned
 //! into WGSL by [`super::scalar`].
+//!
+//! A shifted fold ([`Fold::shift`]) has two more kernels, `shift_input` and
+//! `shift_partials`, the same loops over the shift's fold, whose final pass
+//! stores each output's `m` as a partial (words in the compute type) in
+//! their `partials` binding; the main kernels bind those as `shifts`, and
+//! pass output `o`'s to `map` and `finish`.
 
-use crate::patterns::fold::{params, Fold, FoldVariant, WORKGROUP_SIZE};
+use crate::patterns::fold::{params, Fold, FoldVariant, Shift, WORKGROUP_SIZE};
 use crate::scalar::Var;
 use crate::DataType;
 
@@ -23,20 +29,33 @@ pub fn fold_kernel_key(operator: &str, variant: FoldVariant, dtype: DataType) ->
 
 /// Why `fold` cannot run on tensors of `dtype` on the GPU, or `None`.
 pub fn fold_unsupported(fold: &Fold, dtype: DataType) -> Option<String> {
+    if let Some(s) = fold.shift.filter(|_| !dtype.is_float()) {
+        return Some(format!("`shift: {}` is for float types", s.name()));
+    }
     let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
-    [fold.identity, fold.map, fold.combine, fold.finish]
-        .iter()
+    let shift = fold.shift.map(Shift::fold);
+    [Some(fold), shift]
+        .into_iter()
+        .flatten()
+        .flat_map(|f| [f.identity, f.map, f.combine, f.finish])
         .find_map(|e| e.unsupported_for(&env))
 }
 
-/// The buffers of a fold kernel, in binding order.
-fn buffers(dtype: DataType) -> [Buffer<'static>; 4] {
-    [
+/// The buffers of `variant`'s kernel for `fold`, in binding order
+/// ([`FoldVariant::bindings`]).
+fn buffers(fold: &Fold, variant: FoldVariant, dtype: DataType) -> Vec<Buffer<'static>> {
+    let mut out = vec![
         Buffer::params(),
         Buffer::read("src", true),
         Buffer::read_write("partials", false, true),
-        Buffer::read_write("output", is_packed(dtype), true),
-    ]
+    ];
+    if !variant.is_shift() {
+        out.push(Buffer::read_write("output", is_packed(dtype), true));
+        if fold.shift.is_some() {
+            out.push(Buffer::read("shifts", true));
+        }
+    }
+    out
 }
 
 /// The complete WGSL of one fold kernel, plain and segmented
@@ -69,7 +88,7 @@ pub fn fold_kernel_text(
 ) -> crate::KernelText {
     let plain = module(fold, variant, dtype, key, origin, text, Layout::Plain);
     let segmented = module(fold, variant, dtype, key, origin, text, Layout::Segmented);
-    segments::kernel_text(plain, segmented, &buffers(dtype))
+    segments::kernel_text(plain, segmented, &buffers(fold, variant, dtype))
 }
 
 /// The spec's text of each expression, for the kernel's comments.
@@ -94,15 +113,26 @@ fn module(
     text: &FoldText,
     layout: Layout,
 ) -> String {
-    let bufs = buffers(dtype);
-    let [_, src, partials, output] = bufs;
+    let bufs = buffers(fold, variant, dtype);
+    let (src, partials) = (bufs[1], bufs[2]);
+    // The shift's kernels fold the shift's arithmetic; the main kernels of
+    // a shifted fold read `m`.
+    let (arith, shift_text, shifted) = match (variant.is_shift(), fold.shift) {
+        (true, Some(s)) => (s.fold(), Some(shift_fold_text(s)), false),
+        (false, Some(_)) => (fold, None, true),
+        _ => (fold, None, false),
+    };
+    let text = shift_text.as_ref().unwrap_or(text);
     let t = compute_type(dtype);
     let wide = dtype.size_bits() == 64;
     let mut w = Writer::new();
     w.comment(format!("@generated from {origin}"));
     w.comment(format!("kernel: {key}"));
+    let shift = fold
+        .shift
+        .map_or(String::new(), |s| format!("; shift {}", s.name()));
     w.comment(format!(
-        "fold ({}) of {dtype} in {t}: identity {}; map {}; combine {}; finish {}",
+        "fold ({}) of {dtype} in {t}: identity {}; map {}; combine {}; finish {}{shift}",
         variant.name(),
         text.identity,
         text.map,
@@ -137,27 +167,32 @@ fn module(
     let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
     gen_expr_helpers(
         &mut w,
-        &[fold.identity, fold.map, fold.combine, fold.finish],
+        &[arith.identity, arith.map, arith.combine, arith.finish],
         &env,
     );
     w.blank();
-    match variant {
-        FoldVariant::Input => {
-            dtype::gen_load_from(&mut w, "load_input", &src, layout, dtype);
+    // Partial `i` of a buffer of partials (words in the compute type).
+    let load_acc = |w: &mut Writer, name: &str, buf: &Buffer<'_>| {
+        w.open(format!("fn {name}(i: u32) -> {t}"));
+        if wide {
+            w.line(format!(
+                "return acc_value(vec2<u32>({}, {}));",
+                buf.word(layout, "2u * i"),
+                buf.word(layout, "2u * i + 1u")
+            ));
+        } else {
+            w.line(format!("return acc_value({});", buf.word(layout, "i")));
         }
-        FoldVariant::Partials => {
-            w.open(format!("fn load_partial(i: u32) -> {t}"));
-            if wide {
-                w.line(format!(
-                    "return acc_value(vec2<u32>({}, {}));",
-                    src.word(layout, "2u * i"),
-                    src.word(layout, "2u * i + 1u")
-                ));
-            } else {
-                w.line(format!("return acc_value({});", src.word(layout, "i")));
-            }
-            w.close();
-        }
+        w.close();
+    };
+    if variant.reads_input() {
+        dtype::gen_load_from(&mut w, "load_input", &src, layout, dtype);
+    } else {
+        load_acc(&mut w, "load_partial", &src);
+    }
+    if shifted {
+        w.blank();
+        load_acc(&mut w, "load_shift", &bufs[4]);
     }
     w.blank();
     w.open(format!("fn store_partial(i: u32, v: {t})"));
@@ -170,26 +205,37 @@ fn module(
     }
     w.close();
     w.blank();
-    dtype::gen_store_to(&mut w, "store_output", &output, layout, dtype);
-    w.blank();
+    if !variant.is_shift() {
+        dtype::gen_store_to(&mut w, "store_output", &bufs[3], layout, dtype);
+        w.blank();
+    }
     let var = |v: Var| v.name().to_string();
+    // `m` after the pattern's own parameters where the fold reads it.
+    let m = if shifted {
+        format!(", m: {t}")
+    } else {
+        String::new()
+    };
     w.open(format!("fn identity() -> {t}"));
     w.line(format!(
         "return {};",
-        scalar_wgsl(fold.identity, &env, &var)
+        scalar_wgsl(arith.identity, &env, &var)
     ));
     w.close();
     w.blank();
-    w.open(format!("fn map(x: {t}) -> {t}"));
-    w.line(format!("return {};", scalar_wgsl(fold.map, &env, &var)));
+    w.open(format!("fn map(x: {t}{m}) -> {t}"));
+    w.line(format!("return {};", scalar_wgsl(arith.map, &env, &var)));
     w.close();
     w.blank();
     w.open(format!("fn combine(a: {t}, b: {t}) -> {t}"));
-    w.line(format!("return {};", scalar_wgsl(fold.combine, &env, &var)));
+    w.line(format!(
+        "return {};",
+        scalar_wgsl(arith.combine, &env, &var)
+    ));
     w.close();
     w.blank();
-    w.open(format!("fn finish(acc: {t}, n: {t}) -> {t}"));
-    w.line(format!("return {};", scalar_wgsl(fold.finish, &env, &var)));
+    w.open(format!("fn finish(acc: {t}, n: {t}{m}) -> {t}"));
+    w.line(format!("return {};", scalar_wgsl(arith.finish, &env, &var)));
     w.close();
     w.blank();
     let n = match t {
@@ -198,6 +244,7 @@ fn module(
         "u32" => "param(P_N_LO)",
         _ => "vec2<u32>(param(P_N_LO), param(P_N_HI))",
     };
+    let m = if shifted { ", m" } else { "" };
     w.line(format!("@compute @workgroup_size({WORKGROUP_SIZE})"));
     w.open("fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>)");
     w.line("let t = gid.x + gid.y * nwg.x * WORKGROUP_SIZE;");
@@ -210,58 +257,74 @@ fn module(
     w.line("let len = param(P_LEN);");
     w.line("let begin = min(c * param(P_CHUNK), len);");
     w.line("let end = min(begin + param(P_CHUNK), len);");
+    if shifted {
+        w.line("let m = load_shift(o);");
+    }
     w.line("var acc = identity();");
-    match variant {
-        FoldVariant::Input => {
-            w.comment("The first element of output o's sub-tensor.");
-            w.line("var rest = o;");
-            w.line("var base = 0u;");
-            w.block(
-                "for (var d = param(P_KEPT_DIMS); d > 0u; d = d - 1u)",
-                |w| {
-                    w.line("let size = param(P_KEPT_SIZES + d - 1u);");
-                    w.line("base = base + (rest % size) * param(P_KEPT_STRIDES + d - 1u);");
-                    w.line("rest = rest / size;");
-                },
-            );
-            w.block("if (param(P_REDUCED_DIMS) <= 1u)", |w| {
-                w.line("let stride = param(P_REDUCED_STRIDES);");
-                w.block("for (var r = begin; r < end; r = r + 1u)", |w| {
-                    w.line("acc = combine(acc, map(decode(load_input(base + r * stride))));");
-                });
+    if variant.reads_input() {
+        let fold_value = format!("acc = combine(acc, map(decode(load_input(OFFSET)){m}));");
+        w.comment("The first element of output o's sub-tensor.");
+        w.line("var rest = o;");
+        w.line("var base = 0u;");
+        w.block(
+            "for (var d = param(P_KEPT_DIMS); d > 0u; d = d - 1u)",
+            |w| {
+                w.line("let size = param(P_KEPT_SIZES + d - 1u);");
+                w.line("base = base + (rest % size) * param(P_KEPT_STRIDES + d - 1u);");
+                w.line("rest = rest / size;");
+            },
+        );
+        w.block("if (param(P_REDUCED_DIMS) <= 1u)", |w| {
+            w.line("let stride = param(P_REDUCED_STRIDES);");
+            w.block("for (var r = begin; r < end; r = r + 1u)", |w| {
+                w.line(fold_value.replace("OFFSET", "base + r * stride"));
             });
-            w.block("else", |w| {
-                w.block("for (var r = begin; r < end; r = r + 1u)", |w| {
-                    w.line("var q = r;");
-                    w.line("var offset = base;");
-                    w.block(
-                        "for (var d = param(P_REDUCED_DIMS); d > 0u; d = d - 1u)",
-                        |w| {
-                            w.line("let size = param(P_REDUCED_SIZES + d - 1u);");
-                            w.line(
-                                "offset = offset + (q % size) * param(P_REDUCED_STRIDES + d - 1u);",
-                            );
-                            w.line("q = q / size;");
-                        },
-                    );
-                    w.line("acc = combine(acc, map(decode(load_input(offset))));");
-                });
+        });
+        w.block("else", |w| {
+            w.block("for (var r = begin; r < end; r = r + 1u)", |w| {
+                w.line("var q = r;");
+                w.line("var offset = base;");
+                w.block(
+                    "for (var d = param(P_REDUCED_DIMS); d > 0u; d = d - 1u)",
+                    |w| {
+                        w.line("let size = param(P_REDUCED_SIZES + d - 1u);");
+                        w.line("offset = offset + (q % size) * param(P_REDUCED_STRIDES + d - 1u);");
+                        w.line("q = q / size;");
+                    },
+                );
+                w.line(fold_value.replace("OFFSET", "offset"));
             });
-        }
-        FoldVariant::Partials => {
-            w.block("for (var j = begin; j < end; j = j + 1u)", |w| {
-                w.line("acc = combine(acc, load_partial(o * len + j));");
-            });
-        }
+        });
+    } else {
+        w.block("for (var j = begin; j < end; j = j + 1u)", |w| {
+            w.line("acc = combine(acc, load_partial(o * len + j));");
+        });
     }
     w.block("if (param(P_FINAL) == 1u)", |w| {
-        w.line(format!("store_output(o, encode(finish(acc, {n})));"));
+        if variant.is_shift() {
+            w.comment("The shift of output o (t = o in a final pass).");
+            w.line(format!("store_partial(t, finish(acc, {n}));"));
+        } else {
+            w.line(format!("store_output(o, encode(finish(acc, {n}{m})));"));
+        }
     });
     w.block("else", |w| {
         w.line("store_partial(t, acc);");
     });
     w.close();
     w.finish()
+}
+
+/// The comment text of the shift's fold.
+fn shift_fold_text(shift: Shift) -> FoldText {
+    match shift {
+        Shift::Max => FoldText {
+            identity: "lowest".into(),
+            map: "x".into(),
+            combine: "max(a, b)".into(),
+            finish: "if abs(acc) < highest { acc } else { 0 }".into(),
+        },
+    }
 }
 
 #[cfg(test)]
@@ -274,6 +337,7 @@ mod tests {
     const B: Scalar = Scalar::Var(Var::B);
     const ACC: Scalar = Scalar::Var(Var::Acc);
     const N: Scalar = Scalar::Var(Var::N);
+    const M: Scalar = Scalar::Var(Var::M);
 
     static FOLDS: [Fold; 3] = [
         Fold {
@@ -283,6 +347,7 @@ mod tests {
             finish: &Scalar::Binary(Binary::Div, &ACC, &N),
             accuracy: None,
             domain: None,
+            shift: None,
         },
         Fold {
             identity: &Scalar::Lowest(Ty::T),
@@ -295,6 +360,7 @@ mod tests {
             ),
             accuracy: None,
             domain: None,
+            shift: None,
         },
         Fold {
             identity: &Scalar::Int(1, Ty::T),
@@ -303,6 +369,7 @@ mod tests {
             finish: &Scalar::Unary(Unary::Round, &Scalar::Unary(Unary::Log, &ACC)),
             accuracy: None,
             domain: None,
+            shift: None,
         },
     ];
 
@@ -316,7 +383,7 @@ mod tests {
                 if fold_unsupported(fold, dt).is_some() {
                     continue;
                 }
-                for v in FoldVariant::ALL {
+                for &v in FoldVariant::of(fold) {
                     let key = fold_kernel_key("Test", v, dt);
                     let wgsl = fold_kernel(fold, v, dt, &key, "test", &FoldText::default());
                     let plain = segments::plain_part(&wgsl);
@@ -343,6 +410,47 @@ mod tests {
         assert_eq!(fold_unsupported(&FOLDS[2], DataType::Float64), None);
     }
 
+    /// Log-sum-exp shifted by the maximum: `exp(x - m)`, `log(acc) + m`.
+    static LSE: Fold = Fold {
+        identity: &Scalar::Int(0, Ty::T),
+        map: &Scalar::Unary(Unary::Exp, &Scalar::Binary(Binary::Sub, &X, &M)),
+        combine: &Scalar::Binary(Binary::Add, &A, &B),
+        finish: &Scalar::Binary(Binary::Add, &Scalar::Unary(Unary::Log, &ACC), &M),
+        accuracy: None,
+        domain: None,
+        shift: Some(Shift::Max),
+    };
+
+    /// A shifted fold's four kernels validate on every float type, plain
+    /// and segmented; the main ones bind the shifts, the shift's do not
+    /// bind the output.
+    #[test]
+    fn shifted_kernels_validate() {
+        assert_eq!(FoldVariant::of(&LSE), &FoldVariant::ALL);
+        assert_eq!(FoldVariant::of(&FOLDS[0]).len(), 2);
+        for dt in [DataType::Float16, DataType::Float32, DataType::Float64] {
+            assert_eq!(fold_unsupported(&LSE, dt), None, "{dt}");
+            for v in FoldVariant::ALL {
+                let key = fold_kernel_key("Lse", v, dt);
+                let wgsl = fold_kernel(&LSE, v, dt, &key, "test", &FoldText::default());
+                let plain = segments::plain_part(&wgsl);
+                let module = super::super::validated_module(&key, plain, "main", WORKGROUP_SIZE);
+                let bindings = module
+                    .global_variables
+                    .iter()
+                    .filter(|(_, g)| g.binding.is_some());
+                assert_eq!(bindings.count(), v.bindings(&LSE).len(), "{key}");
+                assert_eq!(plain.contains("fn load_shift"), !v.is_shift(), "{key}");
+                assert_eq!(plain.contains("fn store_output"), !v.is_shift(), "{key}");
+                let (_, seg) = segments::segmented_part(&wgsl).expect("segmented variant");
+                super::super::validated_module(&key, seg, "main", WORKGROUP_SIZE);
+            }
+        }
+        assert!(fold_unsupported(&LSE, DataType::Int32)
+            .unwrap()
+            .contains("float types"));
+    }
+
     /// A round trip through every type, `cast<T>(cast<U>(x))`, and a
     /// typed integer attribute: every kernel validates.
     #[test]
@@ -363,6 +471,7 @@ mod tests {
                 finish: attr,
                 accuracy: None,
                 domain: None,
+                shift: None,
             };
             for dt in DataType::ALL {
                 assert_eq!(fold_unsupported(&fold, dt), None);

@@ -1,6 +1,7 @@
 //! The `fold` family: each output element folds its reduced sub-tensor with
 //! arithmetic the spec declares (`identity`, `map`, `combine`, `finish`),
-//! under a declared accuracy contract. Runtime: [`ops_core::patterns::fold`];
+//! under a declared accuracy contract, optionally shifted (`shift: max`:
+//! `map` and `finish` read `m`, the sub-tensor's maximum). Runtime: [`ops_core::patterns::fold`];
 //! kernels: [`crate::wgsl::fold`].
 
 use quote::{format_ident, quote};
@@ -51,7 +52,7 @@ impl Family for FoldFamily {
         const KEYS: &[&str] = &[
             "input", "output", "axes", "identity", "map", "combine", "accuracy",
         ];
-        let params = cx.params_optional(c, KEYS, &["finish", "domain"], errors)?;
+        let params = cx.params_optional(c, KEYS, &["finish", "domain", "shift"], errors)?;
         let input = cx.param_tensor(&params, "input", false, c, errors);
         let output = cx.param_tensor(&params, "output", true, c, errors);
         let axes = match params.get("axes") {
@@ -85,10 +86,20 @@ impl Family for FoldFamily {
                 None => Some((leak(Scalar::Var(Var::Acc)), "acc".to_string())),
             }
         };
+        let shift = shift_param(params.get("shift").copied(), errors);
+        // A shifted fold's `map` and `finish` also see `m`.
+        let m: &[(Var, STy)] = match shift {
+            Some(Some(_)) => &[(Var::M, STy::T)],
+            _ => &[],
+        };
         let identity = scalar("identity", &[], errors);
-        let map = scalar("map", &[(Var::X, STy::T)], errors);
+        let map = scalar("map", &[&[(Var::X, STy::T)], m].concat(), errors);
         let combine = scalar("combine", &[(Var::A, STy::T), (Var::B, STy::T)], errors);
-        let finish = scalar("finish", &[(Var::Acc, STy::T), (Var::N, STy::T)], errors);
+        let finish = scalar(
+            "finish",
+            &[&[(Var::Acc, STy::T), (Var::N, STy::T)], m].concat(),
+            errors,
+        );
         let accuracy = match params.get("accuracy") {
             Some(ParamValue::Expr(ast::Expr {
                 kind: ExprKind::Name(n),
@@ -122,8 +133,9 @@ impl Family for FoldFamily {
             _ => None,
         };
         let domain = super::domain_param(params.get("domain").copied(), errors);
-        let (identity, map, combine, finish, accuracy, domain) =
-            (identity?, map?, combine?, finish?, accuracy?, domain?);
+        let (identity, map, combine, finish, accuracy, domain, shift) = (
+            identity?, map?, combine?, finish?, accuracy?, domain?, shift?,
+        );
         Some(Box::new(FoldPattern {
             input: input?,
             output: output?,
@@ -135,6 +147,7 @@ impl Family for FoldFamily {
                 finish: finish.0,
                 accuracy: accuracy.0,
                 domain,
+                shift,
             },
             text: FoldText {
                 identity: identity.1,
@@ -145,6 +158,30 @@ impl Family for FoldFamily {
             accuracy: accuracy.1,
             docs: c.docs.clone(),
         }))
+    }
+}
+
+/// The `shift` parameter: absent, or `max` ([`ops_core::patterns::fold::Shift`]).
+fn shift_param(
+    param: Option<&ParamValue>,
+    errors: &mut Errors,
+) -> Option<Option<ops_core::patterns::fold::Shift>> {
+    use ops_core::patterns::fold::Shift;
+    match param {
+        None => Some(None),
+        Some(ParamValue::Expr(ast::Expr {
+            kind: ExprKind::Name(n),
+            ..
+        })) if n == Shift::Max.name() => Some(Some(Shift::Max)),
+        Some(
+            ParamValue::Expr(ast::Expr { span, .. }) | ParamValue::Map(ast::Name { span, .. }, _),
+        ) => {
+            errors.push(
+                Diagnostic::new(*span, "`shift` is `max`")
+                    .help("`shift: max` lets `map` and `finish` read `m`, the maximum of the output's elements"),
+            );
+            None
+        }
     }
 }
 
@@ -197,13 +234,13 @@ impl Pattern for FoldPattern {
         } = self;
 
         use crate::wgsl::fold::{fold_kernel_key, fold_unsupported};
-        use ops_core::patterns::fold::{FoldVariant, BINDINGS};
+        use ops_core::patterns::fold::FoldVariant;
         let mut kernels = VariantKernels::default();
         for (a, b) in dtype_pairs(spec, *input, *output) {
             if a != b || fold_unsupported(fold, a).is_some() {
                 continue;
             }
-            for v in FoldVariant::ALL {
+            for &v in FoldVariant::of(fold) {
                 let key = fold_kernel_key(key_name, v, a);
                 let vi = format_ident!("{}", format!("{v:?}"));
                 let da = gen_dtype(a);
@@ -227,7 +264,7 @@ impl Pattern for FoldPattern {
                     (a, b),
                     &key,
                     generate,
-                    BINDINGS,
+                    v.bindings(fold),
                     quote!(::ops_core::__private::patterns::fold::WORKGROUP_SIZE),
                 );
             }
@@ -251,6 +288,13 @@ impl Pattern for FoldPattern {
             Some((lo, hi)) => quote!(::core::option::Option::Some((#lo, #hi))),
             None => quote!(::core::option::Option::None),
         };
+        let shift_tok = match fold.shift {
+            Some(s) => {
+                let s = format_ident!("{}", format!("{s:?}"));
+                quote!(::core::option::Option::Some(::ops_core::__private::patterns::fold::Shift::#s))
+            }
+            None => quote!(::core::option::Option::None),
+        };
         let axes_expr = gen_expr(axes);
         let in_f = format_ident!("{}", spec.tensors[*input].name);
         let out_f = format_ident!("{}", spec.tensors[*output].name);
@@ -270,6 +314,7 @@ impl Pattern for FoldPattern {
                 finish: #finish,
                 accuracy: #accuracy_tok,
                 domain: #domain_tok,
+                shift: #shift_tok,
             };
             pub(crate) static AXES: ::ops_core::__private::expr::Expr = #axes_expr;
         };
@@ -295,6 +340,7 @@ impl Pattern for FoldPattern {
                 output_slot: #out_slot,
                 attrs: &__attrs,
                 loops: ::ops_core::__private::patterns::fold::FoldLoops::of(&FOLD, (#in_desc).dtype),
+                shift: FOLD.shift,
             };
             let __dt = (#in_desc).dtype;
         };
@@ -325,6 +371,12 @@ impl Pattern for FoldPattern {
         let mut docs = docs.clone();
         docs.push(String::new());
         docs.push("Computed as a fold (`ops_core::patterns::fold`):".into());
+        if let Some(s) = fold.shift {
+            docs.push(format!(
+                "- shift `m`: the `{}` of the output's elements, 0 where it is not finite, found first",
+                s.name()
+            ));
+        }
         docs.push(format!("- identity `{}`", text.identity));
         docs.push(format!("- map `x` to `{}`", text.map));
         docs.push(format!("- combine `a`, `b` as `{}`", text.combine));
@@ -392,6 +444,47 @@ mod tests {
         let scaled = "identity: 0 map: x combine: a + b finish: acc * s accuracy: ulp(n + 1)";
         let with_attr = spec("FLOAT32 FLOAT16", "attr s: f32 = 0.5 \"S\"", "", scaled);
         assert_eq!(errors(&with_attr), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_shift_lets_map_and_finish_read_m() {
+        let lse = "identity: 0 shift: max map: exp(x - m) combine: a + b \
+                   finish: log(acc) + m accuracy: ulp(2 * n + 18)";
+        assert_eq!(
+            errors(&spec("FLOAT32 FLOAT16 FLOAT64", "", "", lse)),
+            Vec::<String>::new()
+        );
+        let e = errors(&spec(
+            "FLOAT32",
+            "",
+            "",
+            "identity: 0 map: exp(x - m) combine: a + b accuracy: exact",
+        ));
+        assert_eq!(e, ["`map` cannot use `m`"]);
+        let e = errors(&spec(
+            "FLOAT32",
+            "",
+            "",
+            "identity: 0 shift: max map: x combine: a + m accuracy: exact",
+        ));
+        assert_eq!(e, ["`combine` cannot use `m`"]);
+        let e = errors(&spec(
+            "FLOAT32",
+            "",
+            "",
+            "identity: 0 shift: min map: x combine: a + b accuracy: exact",
+        ));
+        assert_eq!(e, ["`shift` is `max`"]);
+        let e = errors(&spec(
+            "FLOAT32 INT32",
+            "",
+            "",
+            "identity: 0 shift: max map: x - m combine: a + b accuracy: exact",
+        ));
+        assert_eq!(
+            e,
+            ["INT32 cannot be folded: `shift: max` is for float types"]
+        );
     }
 
     #[test]
