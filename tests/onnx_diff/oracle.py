@@ -3,8 +3,8 @@ ONNX's reference evaluator (`onnx.reference.ReferenceEvaluator`) runs it
 too, and where the two disagree a listed deviation of ONNX Runtime from
 ONNX (`DEVIATIONS`) names the evidence and the expected value comes from
 the reference evaluator, or from numpy where the evaluator's answer is no
-better (`NUMPY_ORACLE`). Where ONNX Runtime gives NaN that ONNX's function
-body of the operator does not (`BODY_NANS`), those elements come from the
+better (`NUMPY_ORACLE`). Where ONNX Runtime and ONNX's function body of the
+operator disagree on NaN (`BODY_NANS`), those elements come from the
 function body."""
 
 import numpy as np
@@ -401,28 +401,28 @@ NUMPY_ORACLE = [
 ]
 
 
-# ONNX Runtime's NaN where ONNX's function body of the operator
-# (`run_function_body`) gives a number: (name, operators, condition on the
-# node, evidence). Those elements are expected from the function body, the
-# others from ONNX Runtime (whose shifted log-sum-exp stays finite where the
-# body's `exp` in double overflows).
+# Where ONNX Runtime and ONNX's function body of the operator
+# (`run_function_body`) disagree on which elements are NaN: (name,
+# operators, condition on the node, evidence). Those elements are expected
+# from the function body, the others from ONNX Runtime (whose shifted
+# log-sum-exp stays finite where the body's `exp` in double overflows).
 BODY_NANS = [
     (
         "ort-log-sum-exp-infinity",
         {"ReduceLogSumExp"},
-        lambda node: _has_inf(node) and not _reduces_nothing(node),
+        lambda node: (_has_inf(node) or _has_nan(node)) and not _reduces_nothing(node),
         "ONNX ReduceLogSumExp-18's function body (Cast to double, Exp, ReduceSum, Log, CastLike): elements "
-        "with a +infinity give +infinity, elements all -infinity give -infinity; ONNX Runtime 1.20.1 reducing "
-        "over every axis shifts by a maximum taken with the infinities and gives NaN (inf - inf) for both "
-        "(over some of the axes it gives the body's values)",
+        "with a NaN give NaN, else with a +infinity +infinity, all -infinity -infinity; ONNX Runtime 1.32 "
+        "takes a maximum that skips a NaN after a +infinity and gives +infinity for [+inf, NaN] (NaN for "
+        "[NaN, +inf]); 1.20.1, reducing over every axis, gave NaN for a +infinity or all -infinity",
     ),
 ]
 
 
 def _from_body(node, got):
-    """ONNX Runtime's outputs `got` with its NaN replaced by the function
-    body's numbers per `BODY_NANS`, the deviation's name and a note; None
-    when no element changes."""
+    """ONNX Runtime's outputs `got` with the function body's values where
+    the two disagree on NaN (per `BODY_NANS`), the deviation's name and a
+    note; None when no element changes."""
     found = deviation(node, BODY_NANS)
     if not found:
         return None
@@ -435,7 +435,7 @@ def _from_body(node, got):
             out.append(g)
             continue
         b = b.astype(g.dtype)
-        fix = np.isnan(g) & ~np.isnan(b)
+        fix = np.isnan(g) != np.isnan(b)
         if fix.any() and where is None:
             at = tuple(int(k) for k in np.argwhere(fix)[0])
             where = f"{node.outputs[i]} at {list(at)}: {g[at]!r} and {b[at]!r}"
@@ -468,7 +468,7 @@ REFERENCE_ERRORS = [
     (
         "reference-log-sum-exp-infinite-max",
         {"ReduceLogSumExp"},
-        _has_inf,
+        lambda node: _has_inf(node) or _has_nan(node),
         "ONNX ReduceLogSumExp-18's function body (Cast to double, Exp, ReduceSum, Log, CastLike): elements "
         "all infinite give +infinity with a +infinity among them, -infinity otherwise; onnx.reference shifts "
         "by the maximum of the finite elements, -infinity when there is none, and gives NaN (inf - inf)",
