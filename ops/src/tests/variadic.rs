@@ -178,7 +178,7 @@ fn mean_past_its_instances_stays_a_gap() {
     assert!(e.all_unsupported(), "{e}");
     assert!(
         e.to_string()
-            .contains("onnx::Mean: `data` takes 1 to 4 tensors, the node gives 9"),
+            .contains("onnx::Mean: `data` takes 1 to 7 tensors, the node gives 9"),
         "{e}"
     );
 }
