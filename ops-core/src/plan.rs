@@ -44,8 +44,10 @@ pub const LOOP_BUDGET: u64 = 65_535;
 pub const MAX_THREAD_STEPS: u64 = 16_384;
 
 /// Parameter words a pass's [`Access::Uniform`] binding holds: the runtime
-/// binds that many (256 bytes), the words beyond the pass's zero.
-pub const PARAM_WORDS: usize = 64;
+/// binds that many (384 bytes), the words beyond the pass's zero. The most
+/// a kernel takes is an element-wise kernel's 88: the strides of seven
+/// inputs over eight dimensions, and eight attributes.
+pub const PARAM_WORDS: usize = 96;
 
 /// The variant of a kernel for tensors larger than one storage binding:
 /// every tensor binding of the kernel becomes several consecutive bindings

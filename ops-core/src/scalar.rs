@@ -162,11 +162,18 @@ pub enum Var {
     In2,
     /// Its fourth input.
     In3,
+    /// Its fifth input.
+    In4,
+    /// Its sixth input.
+    In5,
+    /// Its seventh input: with the output, the eight storage buffers core
+    /// WebGPU binds per stage.
+    In6,
 }
 
 impl Var {
     /// How many variables there are.
-    pub const COUNT: usize = 10;
+    pub const COUNT: usize = 13;
 
     /// Every variable.
     pub const ALL: [Var; Var::COUNT] = [
@@ -180,10 +187,21 @@ impl Var {
         Var::In1,
         Var::In2,
         Var::In3,
+        Var::In4,
+        Var::In5,
+        Var::In6,
     ];
 
     /// The variables of an element-wise pattern's inputs, in input order.
-    pub const INPUTS: [Var; 4] = [Var::In0, Var::In1, Var::In2, Var::In3];
+    pub const INPUTS: [Var; 7] = [
+        Var::In0,
+        Var::In1,
+        Var::In2,
+        Var::In3,
+        Var::In4,
+        Var::In5,
+        Var::In6,
+    ];
 
     /// The name a spec writes.
     pub const fn name(self) -> &'static str {
@@ -198,6 +216,9 @@ impl Var {
             Var::In1 => "in1",
             Var::In2 => "in2",
             Var::In3 => "in3",
+            Var::In4 => "in4",
+            Var::In5 => "in5",
+            Var::In6 => "in6",
         }
     }
 }

@@ -44,8 +44,8 @@
 //!   each zero against a zero of its sign (the sign of a zero is the
 //!   arithmetic's; the ULP bound holds in the spec's domain, which a case's
 //!   inputs may leave). A difference fails the GPU run.
-//! * A descriptor the builder refuses with [`OpError::Unsupported`] (Split
-//!   into more equal parts than [`crate::variadic`] chains) fails the
+//! * A descriptor the builder refuses with [`OpError::Unsupported`] (a
+//!   [`crate::variadic`] chain needing a call the catalog lacks) fails the
 //!   case, a gap of the catalog like the reader's below.
 //! * A case file that is well formed but needs what the catalog lacks (an
 //!   ONNX-shaped case of an operator the `onnx` namespace does not have,
@@ -234,8 +234,8 @@ pub fn run_case(case: &Case, executors: &[&dyn Executor]) -> Vec<Report> {
             return vec![report(Step::Validate, outcome, Some(e.to_string()))];
         }
         Ok(Err(OpError::Unsupported(m))) => {
-            // What the catalog cannot build (Split into more equal parts
-            // than it chains) is a gap, as the reader's are.
+            // What the catalog cannot build (a chain needing a call it
+            // lacks) is a gap, as the reader's are.
             let m = format!("cannot build the {op_name} descriptor: {m}");
             return vec![report(Step::Validate, Outcome::Fail(m.clone()), Some(m))];
         }

@@ -47,10 +47,6 @@ def _near_overflow(node):
     return False
 
 
-def _inputs(node):
-    return sum(1 for _, a in node.inputs if a is not None)
-
-
 def _prod_overflows(node):
     """ReduceProd terms whose product may leave float32's range while a
     zero or a small term brings the float64 product back."""
@@ -62,16 +58,6 @@ def _prod_overflows(node):
 
 # (defect, owner, predicate on the node, what fails).
 KNOWN = [
-    (
-        "variadic-inputs",
-        "unassigned (found by onnx-diff)",
-        lambda n: (n.op == "Mean" and _inputs(n) > 4)
-        or (n.op == "Sum" and _float_data(n) and _inputs(n) > 4)
-        or (n.op == "Split" and len(n.outputs) > 6 and "num_outputs" in n.attrs),
-        "Mean beyond 4 inputs and Split into more than 6 equal parts are not chained (ops/src/variadic.rs); "
-        "a chained float Sum beyond 4 inputs rounds each partial to the element type (Sum of 5 FLOAT16 "
-        "gives 0.38476563, not 0.38378906)",
-    ),
     (
         "float-accumulation",
         "unassigned (found by onnx-diff)",

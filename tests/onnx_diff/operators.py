@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .values import FLOATS, INTS, NUMPY, SIGNED, size
+from .values import FLOATS, INTS, MAX_ELEMENTS, NUMPY, SIGNED, size
 
 # The opset of every model (ONNX Runtime 1.20 knows up to 21); the
 # deprecated Scatter exists up to opset 10 only.
@@ -78,6 +78,12 @@ def _nonzero_divisor(b, dt):
     if dt in SIGNED:
         b[b == -1] = -2
     return b
+
+
+# The most tensors a variadic list draws (ONNX's have no bound): past the
+# widest instances (seven inputs, six Split outputs), so that `ops run`
+# chains them (`ops/src/variadic.rs`).
+VARIADIC = 12
 
 
 def _variadic(op, limit):
@@ -425,7 +431,7 @@ def concat(d, s):
     r = d.rank(1, 8)
     axis = d.int(-r, r - 1)
     shape = d.shape(r)
-    n = d.int(1, 8)
+    n = d.int(1, VARIADIC)
     xs = []
     for _ in range(n):
         sh = list(shape)
@@ -439,16 +445,25 @@ def split(d, s):
     r = d.rank(1, 8)
     axis = d.int(-r, r - 1)
     shape = d.shape(r)
+    attrs = {"axis": axis}
+    k = d.int(1, VARIADIC)
+    lengths = d.chance(0.5) or shape[axis] == 0
+    if not lengths and shape[axis] < k:
+        # Equal parts need an axis of at least as many elements: k - 1
+        # parts of c and a last one of 1 to c (opset 18's rule).
+        c = d.int(1, 3)
+        shape[axis] = c * (k - 1) + d.int(1, c)
+        while size(shape) > MAX_ELEMENTS:
+            others = [i for i in range(r) if i != axis % r]
+            big = max(others, key=lambda i: shape[i])
+            shape[big] //= 2
     n = shape[axis]
     inputs = [_in("input", d.values(dt, shape))]
-    attrs = {"axis": axis}
-    if d.chance(0.5) or n == 0:
-        k = d.int(1, 8)
+    if lengths:
         cuts = sorted(d.g.integers(0, n + 1, k - 1).tolist())
         sizes = [b - a for a, b in zip([0] + cuts, cuts + [n])]
         inputs.append(_in("split", _i64(sizes)))
     else:
-        k = d.int(1, min(8, n))
         attrs["num_outputs"] = k
     return Node("Split", inputs, [f"out_{i}" for i in range(k)], attrs)
 
@@ -616,10 +631,10 @@ DRAWERS = {
     "Div": _binary("Div", nonzero_b=True),
     "Pow": pow_,
     "Mod": mod,
-    "Max": _variadic("Max", 6),
-    "Min": _variadic("Min", 6),
-    "Sum": _variadic("Sum", 6),
-    "Mean": _variadic("Mean", 6),
+    "Max": _variadic("Max", VARIADIC),
+    "Min": _variadic("Min", VARIADIC),
+    "Sum": _variadic("Sum", VARIADIC),
+    "Mean": _variadic("Mean", VARIADIC),
     "Clip": clip,
     "Equal": _binary("Equal"),
     "Less": _binary("Less"),

@@ -24,7 +24,7 @@ const NO_POSITION: u32 = 0xffffffffu;
 // Words of a partial result: the selected element's raw bits, then its position.
 const PARTIAL_WORDS: u32 = 2u;
 
-@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 24>;
 @group(0) @binding(1) var<storage, read> input: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> partials: array<u32>;
 
@@ -242,7 +242,7 @@ const NO_POSITION: u32 = 0xffffffffu;
 // Words of a partial result: the selected element's raw bits, then its position.
 const PARTIAL_WORDS: u32 = 2u;
 
-@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 24>;
 @group(0) @binding(1) var<storage, read> input_s0: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> input_s1: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read> input_s2: array<vec4<u32>>;

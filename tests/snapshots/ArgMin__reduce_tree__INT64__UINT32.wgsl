@@ -22,7 +22,7 @@ const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
 
-@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 24>;
 @group(0) @binding(1) var<storage, read> input: array<u32>;
 @group(0) @binding(2) var<storage, read_write> output: array<u32>;
 
@@ -240,7 +240,7 @@ const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
 
-@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 24>;
 @group(0) @binding(1) var<storage, read> input_s0: array<u32>;
 @group(0) @binding(2) var<storage, read> input_s1: array<u32>;
 @group(0) @binding(3) var<storage, read> input_s2: array<u32>;

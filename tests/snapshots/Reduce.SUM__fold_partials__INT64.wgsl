@@ -18,7 +18,7 @@ const P_REDUCED_SIZES: u32 = 32u;
 const P_REDUCED_STRIDES: u32 = 40u;
 const P_ATTRS: u32 = 48u;
 
-@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 24>;
 @group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> partials: array<u32>;
 @group(0) @binding(3) var<storage, read_write> output: array<u32>;
@@ -162,7 +162,7 @@ const P_REDUCED_SIZES: u32 = 32u;
 const P_REDUCED_STRIDES: u32 = 40u;
 const P_ATTRS: u32 = 48u;
 
-@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 24>;
 @group(0) @binding(1) var<storage, read> src_s0: array<u32>;
 @group(0) @binding(2) var<storage, read> src_s1: array<u32>;
 @group(0) @binding(3) var<storage, read> src_s2: array<u32>;

@@ -16,7 +16,7 @@ const PER_VECTOR: u32 = 8u;
 // Rows a thread walks between two workgroup barriers.
 const LOCKSTEP_ROWS: u32 = 64u;
 
-@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 24>;
 @group(0) @binding(1) var<storage, read> indices: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> updates: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read_write> status: array<atomic<u32>>;
@@ -175,7 +175,7 @@ const PER_VECTOR: u32 = 8u;
 // Rows a thread walks between two workgroup barriers.
 const LOCKSTEP_ROWS: u32 = 64u;
 
-@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;
+@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 24>;
 @group(0) @binding(1) var<storage, read> indices_s0: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read> indices_s1: array<vec4<u32>>;
 @group(0) @binding(3) var<storage, read> indices_s2: array<vec4<u32>>;

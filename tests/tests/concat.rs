@@ -1,6 +1,7 @@
 //! ONNX Concat and Split on the GPU against the CPU reference at the sizes where
 //! their kernels change behaviour: packed 8- and 16-bit outputs whose words
-//! straddle two inputs, every axis of a rank-8 tensor, one to six inputs,
+//! straddle two inputs, every axis of a rank-8 tensor, one to seven inputs
+//! (the widest kernel: seven inputs and the output), Split into one to six,
 //! the one-input kernel's segmented variant (tensors beyond one binding)
 //! and the TooLarge error of several inputs beyond one binding.
 
@@ -60,6 +61,7 @@ fn packed_words_straddle_inputs_on_every_axis() {
             vec![1, 2],
             vec![3, 1, 5],
             vec![1, 1, 1, 1, 1, 2],
+            vec![2, 1, 1, 3, 1, 1, 2],
         ] {
             let parts: Vec<HostTensor> = extents
                 .iter()
@@ -152,7 +154,12 @@ fn split_parts_cut_packed_words_on_every_output() {
         DataType::Bool,
         DataType::Uint64,
     ] {
-        for (axis, lengths) in [(1i64, vec![1i64, 2, 4]), (-1, vec![7]), (0, vec![1, 0, 2])] {
+        for (axis, lengths) in [
+            (1i64, vec![1i64, 2, 4]),
+            (-1, vec![7]),
+            (0, vec![1, 0, 2]),
+            (1, vec![1, 0, 1, 1, 1, 3]),
+        ] {
             let x = tensor_with_edges(dt, &[3, 7], &mut rng);
             let (op, s) = split(&x, axis, &lengths);
             op.validate(ops::FeatureLevel::FL6_0)

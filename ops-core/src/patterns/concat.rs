@@ -33,7 +33,7 @@ pub const ELEMENTS_PER_THREAD: u64 = 4;
 
 /// The most inputs a kernel binds (with the output and the parameters,
 /// within core WebGPU's 8 storage buffers per stage).
-pub const MAX_INPUTS: usize = 6;
+pub const MAX_INPUTS: usize = 7;
 
 /// The parameter words of the kernel (the uniform `params` block):
 ///
@@ -43,8 +43,8 @@ pub const MAX_INPUTS: usize = 6;
 /// | 1 | work items |
 /// | 2 | `I`, the product of the sizes after the axis |
 /// | 3 | `A`, the output's extent along the axis |
-/// | 4..10 | `start_k` of each input |
-/// | 10..16 | `extent_k` of each input |
+/// | 4..11 | `start_k` of each input |
+/// | 11..18 | `extent_k` of each input |
 pub mod params {
     /// Output element count.
     pub const OUTPUT_COUNT: usize = 0;
@@ -80,6 +80,7 @@ pub fn bindings(inputs: usize) -> &'static [crate::Access] {
         &[U, R, R, R, R, W],
         &[U, R, R, R, R, R, W],
         &[U, R, R, R, R, R, R, W],
+        &[U, R, R, R, R, R, R, R, W],
     ];
     ALL[inputs.min(MAX_INPUTS)]
 }

@@ -68,7 +68,8 @@ pub const ELEMENTS_PER_THREAD: u64 = 4;
 /// Most output dimensions the kernels walk.
 pub const MAX_DIMS: usize = 8;
 
-/// Most inputs an element-wise expression reads.
+/// Most inputs an element-wise expression reads: with the output, core
+/// WebGPU's 8 storage buffers per stage (the parameters are a uniform).
 pub const MAX_INPUTS: usize = Var::INPUTS.len();
 
 /// Most attributes an expression reads (two parameter words each).
@@ -111,7 +112,7 @@ impl Schedule {
 /// | 5 | [`Schedule::Rows`]: work items per row |
 /// | 8..16 | merged output sizes (unused slots 1) |
 /// | 16 + 8i..24 + 8i | input `i`'s strides per merged dimension, in elements (0 where it broadcasts) |
-/// | 48..64 | attribute words ([`crate::scalar::attr_words`]) |
+/// | 72..88 | attribute words ([`crate::scalar::attr_words`]) |
 pub mod params {
     /// Output element count.
     pub const OUTPUT_COUNT: usize = 0;
@@ -129,10 +130,13 @@ pub mod params {
     pub const SIZES: usize = 8;
     /// Input 0's first stride; input `i`'s are `8 * i` words further.
     pub const STRIDES: usize = 16;
-    /// First attribute word.
-    pub const ATTRS: usize = 48;
-    /// Total word count.
-    pub const LEN: usize = 64;
+    /// First attribute word: after the strides of
+    /// [`MAX_INPUTS`](super::MAX_INPUTS) inputs.
+    pub const ATTRS: usize = STRIDES + 8 * super::MAX_INPUTS;
+    /// Total word count (within [`crate::PARAM_WORDS`]).
+    pub const LEN: usize = ATTRS + 2 * super::MAX_ATTRS;
+
+    const _: () = assert!(LEN <= crate::PARAM_WORDS);
 }
 
 /// The kernel bindings of an expression of `inputs` inputs: params
@@ -146,7 +150,10 @@ pub const fn bindings(inputs: usize) -> &'static [Access] {
         1 => &[U, R, W],
         2 => &[U, R, R, W],
         3 => &[U, R, R, R, W],
-        _ => &[U, R, R, R, R, W],
+        4 => &[U, R, R, R, R, W],
+        5 => &[U, R, R, R, R, R, W],
+        6 => &[U, R, R, R, R, R, R, W],
+        _ => &[U, R, R, R, R, R, R, R, W],
     }
 }
 

@@ -23,7 +23,7 @@ use super::writer::Writer;
 /// The entry point's name.
 pub const CONCAT_ENTRY: &str = "main";
 
-const INPUT_NAMES: [&str; MAX_INPUTS] = ["in0", "in1", "in2", "in3", "in4", "in5"];
+const INPUT_NAMES: [&str; MAX_INPUTS] = ["in0", "in1", "in2", "in3", "in4", "in5", "in6"];
 
 /// The kernel key by the framework's convention,
 /// `{operator}/concat{n}/{DATA}`.

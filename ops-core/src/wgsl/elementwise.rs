@@ -18,7 +18,9 @@
 //! storage buffers per stage, and such a call is limited to one binding
 //! per tensor.
 
-use crate::patterns::elementwise::{params, Elementwise, ELEMENTS_PER_THREAD, WORKGROUP_SIZE};
+use crate::patterns::elementwise::{
+    params, Elementwise, ELEMENTS_PER_THREAD, MAX_INPUTS, WORKGROUP_SIZE,
+};
 use crate::scalar::Var;
 use crate::DataType;
 
@@ -30,7 +32,7 @@ use super::writer::Writer;
 /// The entry point's name.
 pub const ELEMENTWISE_ENTRY: &str = "main";
 
-const INPUT_NAMES: [&str; 4] = ["in0", "in1", "in2", "in3"];
+const INPUT_NAMES: [&str; MAX_INPUTS] = ["in0", "in1", "in2", "in3", "in4", "in5", "in6"];
 
 /// The kernel key by the framework's convention,
 /// `{operator}/elementwise/{T0}.{T1}..` (the type parameters' bindings).
@@ -278,8 +280,37 @@ mod tests {
             types: &[Ty::T, Ty::T],
             accuracy: None,
         };
+        // The widest: seven inputs and the output, core WebGPU's 8 storage
+        // buffers per stage.
+        static SUM7: Scalar = {
+            use crate::scalar::Binary::Add;
+            const V: [Scalar; 7] = [
+                Scalar::Var(Var::In0),
+                Scalar::Var(Var::In1),
+                Scalar::Var(Var::In2),
+                Scalar::Var(Var::In3),
+                Scalar::Var(Var::In4),
+                Scalar::Var(Var::In5),
+                Scalar::Var(Var::In6),
+            ];
+            const A: Scalar = Scalar::Binary(Add, &V[0], &V[1]);
+            const B: Scalar = Scalar::Binary(Add, &A, &V[2]);
+            const C: Scalar = Scalar::Binary(Add, &B, &V[3]);
+            const D: Scalar = Scalar::Binary(Add, &C, &V[4]);
+            const E: Scalar = Scalar::Binary(Add, &D, &V[5]);
+            Scalar::Binary(Add, &E, &V[6])
+        };
+        let sum7 = Elementwise {
+            value: &SUM7,
+            types: &[Ty::T; MAX_INPUTS + 1],
+            accuracy: None,
+        };
+        assert_eq!(
+            crate::patterns::elementwise::bindings(MAX_INPUTS).len(),
+            MAX_INPUTS + 2
+        );
         for data in DataType::ALL {
-            for e in [&where_add, &neg] {
+            for e in [&where_add, &neg, &sum7] {
                 let key = elementwise_kernel_key("T", &[data]);
                 let text = elementwise_kernel(e, &[data], &key, "test", "test");
                 crate::wgsl::validated_module(

@@ -514,9 +514,9 @@ mod tests {
         assert!(plain.contains("@group(0) @binding(1) var<storage, read> input: array<u32>;"));
         assert!(plain.contains("let x = input[param(0)];"));
         // Parameter words: a uniform block read through `param`.
-        assert!(plain.contains("@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 16>;"));
+        assert!(plain.contains("@group(0) @binding(0) var<uniform> params: array<vec4<u32>, 24>;"));
         assert!(plain.contains("fn param(i: u32) -> u32 {"));
-        assert_eq!(PARAM_WORDS, 64);
+        assert_eq!(PARAM_WORDS, 96);
         assert!(plain.contains("atomicOr(&output[param(1)], x);"));
         assert_eq!(validate(&plain).global_variables.len(), 3);
     }

@@ -1,7 +1,11 @@
-//! ONNX's variadic operators past their widest instance: Sum, Max, Min and
-//! Concat of any number of inputs, as chains of instances, on the CPU
-//! reference and the GPU, against values computed here.
+//! ONNX's variadic operators past their widest instance: Sum, Max, Min,
+//! Mean and Concat of any number of inputs and Split into any number of
+//! outputs, as chains of catalog calls, on the CPU reference and the GPU,
+//! against values computed here (bit for bit the spec's single call where
+//! it has one).
 
+use half::f16;
+use ops::HostTensor;
 use serde_json::{json, Value};
 
 use crate::case::parse_cases;
@@ -166,36 +170,17 @@ fn a_wrong_expected_value_of_a_chain_fails() {
     );
 }
 
-#[test]
-fn mean_past_its_instances_stays_a_gap() {
-    // A chain of Means is no Mean (the division comes once, at the end).
-    let e = parse_cases(
-        "variadic.json",
-        fold_case("Mean", 9, |a, b| a + b).as_bytes(),
-        ops::catalog(),
-    )
-    .unwrap_err();
-    assert!(e.all_unsupported(), "{e}");
-    assert!(
-        e.to_string()
-            .contains("onnx::Mean: `data` takes 1 to 4 tensors, the node gives 9"),
-        "{e}"
-    );
-}
-
 /// An ONNX Split of `x` ([2, 55] INT16, `x[r][c] = 100 r + c`) along
-/// axis 1 into 10 parts of lengths 1 to 10, with `split` given or not.
-fn split_case(with_lengths: bool) -> String {
+/// axis 1 into 10 parts of lengths 1 to 10 given by `split`.
+fn split_case() -> String {
     let x: Vec<i32> = (0..2)
         .flat_map(|r| (0..55).map(move |c| 100 * r + c))
         .collect();
-    let mut names = vec!["x".to_owned()];
-    let mut inputs = vec![json!({"name": "x", "dtype": "int16", "shape": [2, 55], "data": x})];
-    if with_lengths {
-        names.push("s".to_owned());
-        let lengths: Vec<i64> = (1..=10).collect();
-        inputs.push(json!({"name": "s", "dtype": "int64", "shape": [10], "data": lengths}));
-    }
+    let lengths: Vec<i64> = (1..=10).collect();
+    let inputs = [
+        json!({"name": "x", "dtype": "int16", "shape": [2, 55], "data": x}),
+        json!({"name": "s", "dtype": "int64", "shape": [10], "data": lengths}),
+    ];
     let mut outputs = Vec::new();
     let mut start = 0;
     for k in 0..10 {
@@ -212,7 +197,7 @@ fn split_case(with_lengths: bool) -> String {
     json!({
         "source": "Split into 10", "op": "Split", "opset": 18,
         "attributes": {"axis": 1},
-        "node_inputs": names, "node_outputs": node_outputs,
+        "node_inputs": ["x", "s"], "node_outputs": node_outputs,
         "inputs": inputs, "outputs": outputs,
     })
     .to_string()
@@ -220,24 +205,7 @@ fn split_case(with_lengths: bool) -> String {
 
 #[test]
 fn split_into_10_outputs() {
-    passes_on_both(&split_case(true));
-}
-
-#[test]
-fn split_into_10_equal_parts_stays_a_gap() {
-    // Without `split`, the parts are the spec's rule of the whole count.
-    let case = parse_cases(
-        "variadic.json",
-        split_case(false).as_bytes(),
-        ops::catalog(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"))
-    .remove(0);
-    let r = &run_case(&case, &[&CpuExecutor])[0];
-    assert!(
-        matches!(&r.outcome, Outcome::Fail(m) if m.contains("equal parts of more than 6 outputs: give `split`")),
-        "{r}"
-    );
+    passes_on_both(&split_case());
 }
 
 #[test]
@@ -268,5 +236,260 @@ fn the_projects_own_format_takes_a_chained_list_and_reads_back() {
         e.to_string()
             .ends_with("$.inputs: missing input tensor `data_6`"),
         "{e}"
+    );
+}
+
+/// Runs the case `text` on the CPU and the GPU: both pass, and each gives
+/// `expected` bit for bit.
+fn bits_on_both(text: &str, expected: &[HostTensor]) {
+    let case = parse_cases("variadic.json", text.as_bytes(), ops::catalog())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .remove(0);
+    let gpu = ops_gpu::shared().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"));
+    let gpu = GpuExecutor(gpu);
+    let executors: [&dyn Executor; 2] = [&CpuExecutor, &gpu];
+    for r in run_case(&case, &executors) {
+        assert_eq!(r.outcome, Outcome::Pass, "{r}");
+        let got = r.outputs.as_deref().unwrap_or_default();
+        assert_eq!(got.len(), expected.len(), "{r}");
+        for (k, (g, e)) in got.iter().zip(expected).enumerate() {
+            assert_eq!(g.desc(), e.desc(), "{r}: output {k}");
+            assert!(
+                g.bytes() == e.bytes(),
+                "{r}: output {k} differs from the single call's value:\n got {g:?}\nwant {e:?}"
+            );
+        }
+    }
+}
+
+/// The `n` inputs of [`float_inputs`] scaled into FLOAT16 values whose
+/// `f32` sums round differently when a partial is rounded to FLOAT16.
+fn half_inputs(n: usize) -> Vec<(Vec<u32>, Vec<f32>)> {
+    float_inputs(n)
+        .into_iter()
+        .enumerate()
+        .map(|(k, (s, d))| {
+            let d = d
+                .iter()
+                .map(|x| f16::from_f32(x * 0.0371 + 0.01 * k as f32).to_f32())
+                .collect();
+            (s, d)
+        })
+        .collect()
+}
+
+/// An ONNX case of `op` over `inputs` as `dtype` (`float16`, `float32` or
+/// `float64`), expecting `expected`'s values (its bits are checked apart).
+fn float_case(op: &str, dtype: &str, inputs: &[(Vec<u32>, Vec<f32>)], expected: Value) -> String {
+    let given: Vec<(&str, Vec<u32>, Value)> = inputs
+        .iter()
+        .map(|(s, d)| (dtype, s.clone(), json!(d)))
+        .collect();
+    onnx_case(op, json!({}), &given, (dtype, vec![2, 3], expected))
+}
+
+#[test]
+fn float16_sum_of_9_and_of_20_inputs_rounds_once() {
+    // The spec: FLOAT16 inputs added left to right in `f32`, rounded once.
+    for n in [9, 20] {
+        let inputs = half_inputs(n);
+        let sum = fold(&inputs, |a, b| a + b);
+        let want: Vec<f16> = sum.iter().map(|&x| f16::from_f32(x)).collect();
+        // A chain rounding its partials to FLOAT16 gives another answer.
+        let rounded = fold(&inputs, |a, b| f16::from_f32(a + b).to_f32());
+        assert_ne!(
+            want,
+            rounded
+                .iter()
+                .map(|&x| f16::from_f32(x))
+                .collect::<Vec<_>>()
+        );
+        let text = float_case("Sum", "float16", &inputs, json!(sum));
+        bits_on_both(&text, &[HostTensor::from_slice([2, 3], &want).unwrap()]);
+    }
+}
+
+#[test]
+fn mean_of_10_and_of_20_inputs_divides_once() {
+    // The spec: the sum in `f32` (FLOAT16 too; FLOAT64 in `f64`), divided
+    // by the count once, rounded once to the output type.
+    for n in [10, 20] {
+        let inputs = float_inputs(n);
+        let mean: Vec<f32> = fold(&inputs, |a, b| a + b)
+            .iter()
+            .map(|&s| s / n as f32)
+            .collect();
+        let text = float_case("Mean", "float32", &inputs, json!(mean));
+        bits_on_both(&text, &[HostTensor::from_slice([2, 3], &mean).unwrap()]);
+
+        let halves = half_inputs(n);
+        let mean: Vec<f32> = fold(&halves, |a, b| a + b)
+            .iter()
+            .map(|&s| s / n as f32)
+            .collect();
+        let want: Vec<f16> = mean.iter().map(|&x| f16::from_f32(x)).collect();
+        let text = float_case("Mean", "float16", &halves, json!(mean));
+        bits_on_both(&text, &[HostTensor::from_slice([2, 3], &want).unwrap()]);
+
+        // FLOAT64: thirds, which `f64` adds and divides with rounding.
+        let doubles: Vec<(Vec<u32>, Vec<f64>)> = inputs
+            .iter()
+            .map(|(s, d)| (s.clone(), d.iter().map(|&x| f64::from(x) / 3.0).collect()))
+            .collect();
+        let mean: Vec<f64> = (0..6)
+            .map(|i| {
+                let at = |(s, d): &(Vec<u32>, Vec<f64>)| match s.as_slice() {
+                    [2, 3] => d[i],
+                    [3] => d[i % 3],
+                    _ => d[0],
+                };
+                doubles[1..].iter().fold(at(&doubles[0]), |a, x| a + at(x)) / n as f64
+            })
+            .collect();
+        let given: Vec<(&str, Vec<u32>, Value)> = doubles
+            .iter()
+            .map(|(s, d)| ("float64", s.clone(), json!(d)))
+            .collect();
+        let text = onnx_case(
+            "Mean",
+            json!({}),
+            &given,
+            ("float64", vec![2, 3], json!(mean)),
+        );
+        bits_on_both(&text, &[HostTensor::from_slice([2, 3], &mean).unwrap()]);
+    }
+}
+
+#[test]
+fn mean_of_8_scalars_and_of_mixed_types() {
+    // Rank 0: the count is a scalar too.
+    let xs: Vec<f32> = (0..8).map(|k| 0.1 * k as f32 + 0.3).collect();
+    let mean = xs[1..].iter().fold(xs[0], |a, &x| a + x) / 8.0;
+    let given: Vec<(&str, Vec<u32>, Value)> =
+        xs.iter().map(|x| ("float32", vec![], json!([x]))).collect();
+    let text = onnx_case(
+        "Mean",
+        json!({}),
+        &given,
+        ("float32", vec![], json!([mean])),
+    );
+    bits_on_both(&text, &[HostTensor::from_slice([], &[mean]).unwrap()]);
+    // One FLOAT32 among FLOAT16 inputs breaks the spec's rule.
+    let mut given: Vec<(&str, Vec<u32>, Value)> =
+        xs.iter().map(|x| ("float16", vec![], json!([x]))).collect();
+    given[7].0 = "float32";
+    let text = onnx_case(
+        "Mean",
+        json!({}),
+        &given,
+        ("float16", vec![], json!([mean])),
+    );
+    let case = parse_cases("variadic.json", text.as_bytes(), ops::catalog())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .remove(0);
+    let r = &run_case(&case, &[&CpuExecutor])[0];
+    assert!(
+        matches!(&r.outcome, Outcome::Fail(m) if m.contains("all inputs must have the same element type T")),
+        "{r}"
+    );
+}
+
+/// An ONNX Split of `x` ([rows, cols] INT16, `x[r][c] = 100 r + c`) along
+/// `axis` into `n` equal parts (opset 18's `num_outputs`, or opset 13's
+/// count of outputs): the case and the parts, each `ceil(dim / n)` long
+/// but the last, which holds what remains.
+fn equal_split_case(
+    rows: u32,
+    cols: u32,
+    axis: i64,
+    n: usize,
+    opset18: bool,
+) -> (String, Vec<HostTensor>) {
+    let x: Vec<i16> = (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| (100 * r + c) as i16))
+        .collect();
+    let a = if axis < 0 { axis + 2 } else { axis } as usize;
+    let dim = if a == 0 { rows } else { cols };
+    let chunk = dim.div_ceil(n as u32);
+    let (mut outputs, mut parts, mut start) = (Vec::new(), Vec::new(), 0);
+    for k in 0..n {
+        let len = if k + 1 < n {
+            chunk
+        } else {
+            dim - chunk * (n as u32 - 1)
+        };
+        let mut sizes = vec![rows, cols];
+        sizes[a] = len;
+        let data: Vec<i16> = (0..sizes[0])
+            .flat_map(|r| (0..sizes[1]).map(move |c| (r, c)))
+            .map(|(r, c)| {
+                let (r, c) = if a == 0 {
+                    (r + start, c)
+                } else {
+                    (r, c + start)
+                };
+                x[(r * cols + c) as usize]
+            })
+            .collect();
+        outputs
+            .push(json!({"name": format!("y{k}"), "dtype": "int16", "shape": sizes, "data": data}));
+        parts.push(HostTensor::from_slice(sizes, &data).unwrap());
+        start += len;
+    }
+    let mut attributes = json!({"axis": axis});
+    if opset18 {
+        attributes["num_outputs"] = json!(n);
+    }
+    let node_outputs: Vec<String> = (0..n).map(|k| format!("y{k}")).collect();
+    let text = json!({
+        "source": format!("Split into {n} equal parts"), "op": "Split",
+        "opset": if opset18 { 18 } else { 13 },
+        "attributes": attributes,
+        "node_inputs": ["x"], "node_outputs": node_outputs,
+        "inputs": [{"name": "x", "dtype": "int16", "shape": [rows, cols], "data": x}],
+        "outputs": outputs,
+    })
+    .to_string();
+    (text, parts)
+}
+
+#[test]
+fn split_into_20_equal_parts() {
+    // Opset 18: 59 columns in 20 parts, 19 of 3 and the last of 2.
+    let (text, parts) = equal_split_case(2, 59, 1, 20, true);
+    bits_on_both(&text, &parts);
+    // Opset 13, no `split`: 40 rows in 20 parts of 2.
+    let (text, parts) = equal_split_case(40, 3, 0, 20, false);
+    bits_on_both(&text, &parts);
+    // Along axis -1, 25 columns in 9 parts: 8 of 3 and the last of 1.
+    let (text, parts) = equal_split_case(2, 25, -1, 9, true);
+    bits_on_both(&text, &parts);
+}
+
+#[test]
+fn split_into_too_many_equal_parts_breaks_the_rule() {
+    // 55 in 20 parts: parts of 3 need 57 for the first 19.
+    let x: Vec<i16> = (0..110).collect();
+    let outputs: Vec<Value> = (0..20)
+        .map(|k| json!({"name": format!("y{k}"), "dtype": "int16", "shape": [2, 3]}))
+        .collect();
+    let v = json!({
+        "op": "Split", "opset": 18,
+        "attributes": {"axis": 1, "num_outputs": 20},
+        "node_inputs": ["x"], "node_outputs": (0..20).map(|k| format!("y{k}")).collect::<Vec<_>>(),
+        "inputs": [{"name": "x", "dtype": "int16", "shape": [2, 55], "data": x}],
+        "outputs": outputs,
+        "expect_error": "validation",
+    });
+    let case = parse_cases("variadic.json", v.to_string().as_bytes(), ops::catalog())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .remove(0);
+    let r = &run_case(&case, &[&CpuExecutor])[0];
+    assert_eq!(r.outcome, Outcome::Pass, "{r}");
+    assert!(
+        r.error
+            .as_deref()
+            .is_some_and(|m| m.contains("the split axis is too short for that many equal parts")),
+        "{r:?}"
     );
 }
