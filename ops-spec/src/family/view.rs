@@ -156,15 +156,20 @@ impl Pattern for ViewPattern {
                 ::core::option::Option::None => ::core::option::Option::None,
             };
         };
-        let plan = quote! {
-            #values
-            #rt::view_plan(#in_desc, #in_slot, &self.#out_f, #out_slot, __offset, &__strides, __wrap.as_deref(),
-                kernel_for((), (#in_desc).dtype, (#in_desc).dtype))
-                .map_err(|e| match e {
-                    ::ops_core::OpError::Unsupported(m) => ::ops_core::OpError::Unsupported(::std::format!("{}: {m}", #name)),
-                    e => e,
-                })
+        let plan_by = |planner: &str| {
+            let planner = format_ident!("{planner}");
+            quote! {
+                #values
+                #rt::#planner(#in_desc, #in_slot, &self.#out_f, #out_slot, __offset, &__strides, __wrap.as_deref(),
+                    kernel_for((), (#in_desc).dtype, (#in_desc).dtype))
+                    .map_err(|e| match e {
+                        ::ops_core::OpError::Unsupported(m) => ::ops_core::OpError::Unsupported(::std::format!("{}: {m}", #name)),
+                        e => e,
+                    })
+            }
         };
+        let plan = plan_by("view_plan");
+        let plans = plan_by("view_plans");
         ComputeCode {
             items: quote! {
                 #lookup
@@ -185,8 +190,7 @@ impl Pattern for ViewPattern {
                 #plan
             },
             gpu_plan_variants: quote! {
-                let plan = { #plan }?;
-                ::core::result::Result::Ok(::std::vec![(::std::string::String::from("view"), plan)])
+                #plans
             },
             index_error: quote! {
                 ::ops_core::OpError::Device(::std::format!("{} has no index checks, but the GPU reported check {} at {}", #name, check, position))
