@@ -20,8 +20,9 @@
 //!
 //! # GPU algorithm
 //!
-//! One pass, in one of two [`Schedule`]s of the same kernel (a uniform
-//! branch on a parameter word):
+//! One pass, in one of two [`Schedule`]s, each its own kernel (the walk's
+//! having no workgroup memory or barrier, which cost even unused on some
+//! adapters):
 //!
 //! - [`Schedule::Walk`] (any view): a work item per output element (32-
 //!   and 64-bit data) or per output `u32` word (8- and 16-bit data,
@@ -170,7 +171,7 @@ pub fn schedule_for(merged: &View, data: crate::DataType) -> Schedule {
     }
 }
 
-/// The parameter words of the kernel (the uniform `params` block):
+/// The parameter words of both kernels (the uniform `params` block):
 ///
 /// | words | meaning |
 /// | --- | --- |
@@ -183,7 +184,7 @@ pub fn schedule_for(merged: &View, data: crate::DataType) -> Schedule {
 /// | 24..32 | wraps (0: none) |
 /// | 32..40, 40..48 | each merged size's [`Divisor`] (multiplier, shifts) |
 /// | 48..56, 56..64 | each wrap's [`Divisor`] (multiplier, shifts) |
-/// | 64 | [`Schedule::Tiled`]: tiles across a matrix's columns (0: [`Schedule::Walk`]) |
+/// | 64 | [`Schedule::Tiled`]: tiles across a matrix's columns |
 /// | 65 | [`Schedule::Tiled`]: tiles of a matrix |
 /// | 66 | [`Schedule::Tiled`]: matrices |
 /// | 67 | [`Schedule::Tiled`]: rows of a matrix |
@@ -213,8 +214,7 @@ pub mod params {
     pub const WRAP_MAGIC: usize = 48;
     /// First wrap divisor's shifts.
     pub const WRAP_SHIFTS: usize = 56;
-    /// Tiles across a matrix's columns ([`super::Schedule::Tiled`]; 0
-    /// otherwise).
+    /// Tiles across a matrix's columns ([`super::Schedule::Tiled`]).
     pub const COLUMN_TILES: usize = 64;
     /// Tiles of a matrix.
     pub const MATRIX_TILES: usize = 65;
@@ -426,12 +426,16 @@ pub fn view_cpu(
     HostTensor::from_bytes(output.clone(), bytes)
 }
 
-/// The GPU plan: one pass of `kernel` (the generated kernel of this data
-/// type, workgroup size [`WORKGROUP_SIZE`]; `None` fails with
-/// [`OpError::Unsupported`]) binding `[Params, Input(input_slot),
-/// Output(output_slot)]`, in the schedule [`schedule_for`] picks; the
-/// output (`output_slot + 1` outputs, [`OutputInit::Overwritten`]) is
-/// stored whole. An empty output has no pass.
+/// The kernels of each schedule, for one data type: the generated kernels
+/// (workgroup size [`WORKGROUP_SIZE`]), `None` where there is none.
+pub type KernelFor<'a> = &'a dyn Fn(Schedule) -> Option<&'static Kernel>;
+
+/// The GPU plan: one pass, in the schedule [`schedule_for`] picks (the
+/// walk where `kernels` has no tiled kernel), of that schedule's kernel
+/// (no walk kernel fails with [`OpError::Unsupported`]) binding `[Params,
+/// Input(input_slot), Output(output_slot)]`; the output (`output_slot +
+/// 1` outputs, [`OutputInit::Overwritten`]) is stored whole. An empty
+/// output has no pass.
 #[allow(clippy::too_many_arguments)]
 pub fn view_plan(
     input: &TensorDesc,
@@ -441,7 +445,7 @@ pub fn view_plan(
     offset: i64,
     strides: &[i64],
     wraps: Option<&[i64]>,
-    kernel: Option<&'static Kernel>,
+    kernels: KernelFor<'_>,
 ) -> Result<GpuPlan, OpError> {
     let call = ViewCall {
         input,
@@ -452,7 +456,7 @@ pub fn view_plan(
         strides,
         wraps,
     };
-    view_plan_with(&call, kernel, None).map(|(plan, _)| plan)
+    view_plan_with(&call, kernels, None).map(|(plan, _)| plan)
 }
 
 /// Every schedule the call can run in, by name ([`Schedule::name`]): the
@@ -468,7 +472,7 @@ pub fn view_plans(
     offset: i64,
     strides: &[i64],
     wraps: Option<&[i64]>,
-    kernel: Option<&'static Kernel>,
+    kernels: KernelFor<'_>,
 ) -> Result<Vec<(String, GpuPlan)>, OpError> {
     let call = ViewCall {
         input,
@@ -479,13 +483,13 @@ pub fn view_plans(
         strides,
         wraps,
     };
-    let (chosen, picked) = view_plan_with(&call, kernel, None)?;
+    let (chosen, picked) = view_plan_with(&call, kernels, None)?;
     let mut out = vec![(picked.name().to_string(), chosen)];
     for schedule in [Schedule::Tiled, Schedule::Walk] {
         if schedule == picked {
             continue;
         }
-        let (plan, ran) = view_plan_with(&call, kernel, Some(schedule))?;
+        let (plan, ran) = view_plan_with(&call, kernels, Some(schedule))?;
         if ran == schedule {
             out.push((schedule.name().to_string(), plan));
         }
@@ -505,16 +509,17 @@ struct ViewCall<'a> {
 }
 
 /// [`view_plan`] in `schedule` (`None`: the planner's choice;
-/// [`Schedule::Tiled`] where the view is no batched transpose is the
-/// walk), with the schedule it runs in (the walk for an empty output).
+/// [`Schedule::Tiled`] where the view is no batched transpose or there is
+/// no tiled kernel is the walk), with the schedule it runs in (the walk
+/// for an empty output).
 fn view_plan_with(
     call: &ViewCall<'_>,
-    kernel: Option<&'static Kernel>,
+    kernels: KernelFor<'_>,
     schedule: Option<Schedule>,
 ) -> Result<(GpuPlan, Schedule), OpError> {
     let (input, output) = (call.input, call.output);
     let view = check_call(input, output, call.offset, call.strides, call.wraps)?;
-    let kernel = kernel
+    let walk = kernels(Schedule::Walk)
         .ok_or_else(|| OpError::Unsupported(format!("no view kernel for {} data", input.dtype)))?;
     let view = view.merged();
     if view.sizes.len() > MAX_DIMS {
@@ -557,17 +562,16 @@ fn view_plan_with(
         p[params::WRAP_MAGIC + d] = wrap.magic;
         p[params::WRAP_SHIFTS + d] = wrap.shifts;
     }
-    let tiled = match schedule {
-        Some(Schedule::Walk) => None,
-        Some(Schedule::Tiled) => TiledShape::of(&view, input.dtype),
-        None => match schedule_for(&view, input.dtype) {
-            Schedule::Tiled => TiledShape::of(&view, input.dtype),
-            Schedule::Walk => None,
-        },
+    let tiled = match schedule.unwrap_or_else(|| schedule_for(&view, input.dtype)) {
+        Schedule::Walk => None,
+        Schedule::Tiled => TiledShape::of(&view, input.dtype).zip(kernels(Schedule::Tiled)),
     };
-    let workgroups = match tiled {
-        None => work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
-        Some(t) => {
+    let (kernel, workgroups) = match tiled {
+        None => (
+            walk,
+            work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
+        ),
+        Some((t, kernel)) => {
             // Each count is at most the output's elements (a tile holds
             // at least one), which the check bounded by u32::MAX; the
             // steps are two's complement, as the walk's.
@@ -578,7 +582,7 @@ fn view_plan_with(
             p[params::COLUMNS] = t.columns;
             p[params::MATRIX_STRIDE] = t.matrix_stride as u32;
             p[params::ROW_LENGTH] = t.row_length as u32;
-            u64::from(t.matrices) * t.matrix_tiles()
+            (kernel, u64::from(t.matrices) * t.matrix_tiles())
         }
     };
     plan.passes.push(Pass {
@@ -661,7 +665,8 @@ pub fn split_plan(
         .zip(outputs)
         .enumerate()
     {
-        let one = view_plan(input, input_slot, o, k, offset, &strides, None, kernel)?;
+        let walk = |s| (s == Schedule::Walk).then_some(kernel).flatten();
+        let one = view_plan(input, input_slot, o, k, offset, &strides, None, &walk)?;
         plan.passes.extend(one.passes);
     }
     Ok(plan)

@@ -12,9 +12,10 @@
 //! arithmetic, exact because the plan checked the sum to lie within the
 //! input.
 //!
-//! The same entry point runs [`Schedule::Tiled`] when the plan's
-//! `COLUMN_TILES` word is not 0 (a uniform branch): `transpose_tile` moves
-//! one [`TILE`] x [`TILE`] tile of one matrix through `var<workgroup>
+//! The tiled kernels ([`Schedule::Tiled`], [`view_tiled_kernel`]; their own
+//! kernels, so that the walk's carry no workgroup memory and no barrier)
+//! bind the same buffers and read the same parameter words. A workgroup
+//! moves one [`TILE`] x [`TILE`] tile of one matrix through `var<workgroup>
 //! tile` (`TILE * (TILE + 1)` raw elements; 8- and 16-bit elements held
 //! one a word), its matrix and tile from the workgroup's index. Reading,
 //! consecutive threads take consecutive input words of one input row (an
@@ -46,6 +47,11 @@ pub fn view_kernel_key(operator: &str, data: DataType) -> String {
     format!("{operator}/view/{}", data.spec_name())
 }
 
+/// The tiled kernel's key, `{operator}/view_tiled/{DATA}`.
+pub fn view_tiled_kernel_key(operator: &str, data: DataType) -> String {
+    format!("{operator}/view_tiled/{}", data.spec_name())
+}
+
 /// The complete WGSL of one kernel: the module and its segmented variant.
 pub fn view_kernel(data: DataType, key: &str, origin: &str) -> String {
     segments::combined(view_kernel_text(data, key, origin))
@@ -54,16 +60,33 @@ pub fn view_kernel(data: DataType, key: &str, origin: &str) -> String {
 /// The parts of [`view_kernel`], for a kernel generated on first use
 /// ([`crate::Kernel::generated`]).
 pub fn view_kernel_text(data: DataType, key: &str, origin: &str) -> crate::KernelText {
-    let plain = module(data, key, origin, Layout::Plain);
-    let segmented = module(data, key, origin, Layout::Segmented);
+    let plain = module(data, key, origin, Layout::Plain, false);
+    let segmented = module(data, key, origin, Layout::Segmented, false);
     segments::kernel_text(plain, segmented, &BUFFERS)
 }
 
-fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
+/// The complete WGSL of one tiled kernel
+/// ([`crate::patterns::view::Schedule::Tiled`]): the module and its
+/// segmented variant.
+pub fn view_tiled_kernel(data: DataType, key: &str, origin: &str) -> String {
+    segments::combined(view_tiled_kernel_text(data, key, origin))
+}
+
+/// The parts of [`view_tiled_kernel`], for a kernel generated on first
+/// use ([`crate::Kernel::generated`]).
+pub fn view_tiled_kernel_text(data: DataType, key: &str, origin: &str) -> crate::KernelText {
+    let plain = module(data, key, origin, Layout::Plain, true);
+    let segmented = module(data, key, origin, Layout::Segmented, true);
+    segments::kernel_text(plain, segmented, &BUFFERS)
+}
+
+/// The module of the walk, or of the tiled transpose when `tiled`.
+fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) -> String {
     let mut w = Writer::new();
     w.comment(format!("@generated from {origin}"));
     w.comment(format!("kernel: {key}"));
-    w.comment(format!("view: data {data}"));
+    let schedule = if tiled { "tiled" } else { "walk" };
+    w.comment(format!("view: data {data}, {schedule}"));
     w.blank();
     w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
     w.line(format!(
@@ -95,13 +118,26 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
     segments::declare(&mut w, &BUFFERS, layout);
     w.blank();
     segments::gen_accessors(&mut w, &BUFFERS, layout);
-    w.lines(crate::patterns::divisor::WGSL);
+    if !tiled {
+        w.lines(crate::patterns::divisor::WGSL);
+    }
     w.blank();
     dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
     w.blank();
     if !dtype::is_packed(data) {
         dtype::gen_store_to(&mut w, "store_output", &BUFFERS[2], layout, data);
         w.blank();
+    }
+    if tiled {
+        gen_transpose_tile(&mut w, data, layout);
+        w.blank();
+        w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
+        w.open(format!(
+            "fn {VIEW_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
+        ));
+        w.line("transpose_tile(wg.x + wg.y * num_workgroups.x, lid);");
+        w.close();
+        return w.finish();
     }
     w.comment("The input element output element o reads: its merged coordinates");
     w.comment("(last dimension first), each wrapped, times the strides, plus the");
@@ -127,17 +163,9 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
     w.line("return offset + rest * param(P_STRIDES);");
     w.close();
     w.blank();
-    gen_transpose_tile(&mut w, data, layout);
-    w.blank();
-    super::gen_output_entry(
-        &mut w,
-        VIEW_ENTRY,
-        data,
-        &BUFFERS[2],
-        layout,
-        &["if (param(P_COLUMN_TILES) != 0u) { transpose_tile(group, lid); return; }"],
-        &|i| format!("load_input(source_of({i}))"),
-    );
+    super::gen_output_entry(&mut w, VIEW_ENTRY, data, &BUFFERS[2], layout, &[], &|i| {
+        format!("load_input(source_of({i}))")
+    });
     w.finish()
 }
 
@@ -248,12 +276,23 @@ mod tests {
     #[test]
     fn every_kernel_validates_on_core_webgpu() {
         for data in DataType::ALL {
-            let key = view_kernel_key("T", data);
-            let text = view_kernel(data, &key, "test");
-            let (_, segmented) = segments::segmented_part(&text)
-                .unwrap_or_else(|| panic!("{key}: no segmented variant"));
-            for wgsl in [segments::plain_part(&text), segmented] {
-                crate::wgsl::validated_module(&key, wgsl, VIEW_ENTRY, WORKGROUP_SIZE);
+            for (key, text) in [
+                (
+                    view_kernel_key("T", data),
+                    view_kernel as fn(_, &_, &_) -> _,
+                ),
+                (view_tiled_kernel_key("T", data), view_tiled_kernel),
+            ] {
+                let text = text(data, &key, "test");
+                let (_, segmented) = segments::segmented_part(&text)
+                    .unwrap_or_else(|| panic!("{key}: no segmented variant"));
+                for wgsl in [segments::plain_part(&text), segmented] {
+                    crate::wgsl::validated_module(&key, wgsl, VIEW_ENTRY, WORKGROUP_SIZE);
+                }
+                // Only the tiled kernel has workgroup memory and a barrier.
+                let tiled = key.contains("view_tiled");
+                assert_eq!(text.contains("workgroupBarrier"), tiled, "{key}");
+                assert_eq!(text.contains("var<workgroup>"), tiled, "{key}");
             }
         }
     }
