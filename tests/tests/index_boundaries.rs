@@ -558,3 +558,73 @@ fn views_at_their_boundaries() {
     println!("views: {sizes} sizes, {runs} plans run");
     assert!(sizes >= 36, "{sizes} sizes");
 }
+
+/// The tiled transpose of the `view` family (`Schedule::Tiled`): ONNX
+/// Transpose of the last two axes, `[batch, columns, rows]` to `[batch,
+/// rows, columns]`, at extents around the tile's side and the planner's
+/// threshold (`TILED_MIN_EXTENT`), ragged and tile-aligned, one matrix
+/// and several, for 8-, 16-, 32- and 64-bit data (8- and 16-bit tiles
+/// need whole words: the extents that are not run the walk alone),
+/// every plan (tiled and walk), plain and segmented; and a transpose of
+/// more than 65,535 tiles, which the runtime spreads over two grid
+/// dimensions.
+#[test]
+fn transposes_in_tiles() {
+    use ops_core::patterns::view::{Schedule, TILE, TILED_MIN_EXTENT};
+    let mut rng = Rng::new(0x711e);
+    let t = TILE;
+    let m = TILED_MIN_EXTENT;
+    let extents = [1, 2, m - 1, m, m + 1, t - 1, t, t + 1, 100];
+    let (mut tiled, mut runs) = (0usize, 0usize);
+    let transpose = |data: &HostTensor| {
+        ops::onnx::TransposeDesc::builder()
+            .data(data.desc().clone())
+            .perm([0i64, 2, 1])
+            .build()
+            .unwrap()
+    };
+    for dt in [
+        DataType::Uint8,
+        DataType::Float16,
+        DataType::Float32,
+        DataType::Int64,
+    ] {
+        for (k, &rows) in extents.iter().enumerate() {
+            for (j, &columns) in extents.iter().enumerate() {
+                // One matrix, or three (a batch stride that is whole words
+                // whenever the rows and columns are).
+                let batch = if (k + j) % 2 == 0 { 1 } else { 3 };
+                let data = data_tensor(dt, &[batch, columns, rows], &mut rng);
+                let op = transpose(&data);
+                let plans = op.gpu_plan_variants().unwrap();
+                if plans.iter().any(|(n, _)| n == Schedule::Tiled.name()) {
+                    tiled += 1;
+                }
+                runs += every_plan(
+                    &op,
+                    &[&data],
+                    &format!("onnx::Transpose {dt} [{batch}, {columns}, {rows}]"),
+                );
+            }
+        }
+    }
+    // 66,000 matrices of 4 x 4: a tile each, past the 65,535 workgroups
+    // of one grid dimension.
+    for dt in [DataType::Uint8, DataType::Float16, DataType::Int64] {
+        let data = data_tensor(dt, &[66_000, 4, 4], &mut rng);
+        let op = transpose(&data);
+        let plans = op.gpu_plan_variants().unwrap();
+        let (_, plan) = plans
+            .iter()
+            .find(|(n, _)| n == Schedule::Tiled.name())
+            .expect("a tiled plan");
+        assert_eq!(plan.passes[0].workgroups, 66_000);
+        runs += every_plan(
+            &op,
+            &[&data],
+            &format!("onnx::Transpose {dt} [66000, 4, 4]"),
+        );
+    }
+    println!("tiled transposes: {tiled} shapes with a tiled plan, {runs} plans run");
+    assert!(tiled >= 150, "{tiled} shapes with a tiled plan");
+}

@@ -20,13 +20,35 @@
 //!
 //! # GPU algorithm
 //!
-//! One pass: a work item per output element (32- and 64-bit data) or per
-//! output `u32` word (8- and 16-bit data, assembled in a register),
-//! [`ELEMENTS_PER_THREAD`] items a thread; each walks its coordinates in
-//! the merged dimensions ([`View::merged`]) from the last, dividing by the
-//! sizes and wraps with the plan's [`Divisor`]s (no division instruction),
-//! and adds their terms with wrapping `u32` arithmetic (exact, the sum
-//! being checked to fit).
+//! One pass, in one of two [`Schedule`]s, each its own kernel (the walk's
+//! having no workgroup memory or barrier, which cost even unused on some
+//! adapters):
+//!
+//! - [`Schedule::Walk`] (any view): a work item per output element (32-
+//!   and 64-bit data) or per output `u32` word (8- and 16-bit data,
+//!   assembled in a register), [`ELEMENTS_PER_THREAD`] items a thread;
+//!   each walks its coordinates in the merged dimensions
+//!   ([`View::merged`]) from the last, dividing by the sizes and wraps
+//!   with the plan's [`Divisor`]s (no division instruction), and adds
+//!   their terms with wrapping `u32` arithmetic (exact, the sum being
+//!   checked to fit).
+//! - [`Schedule::Tiled`] (a batched transpose, [`TiledShape`]): the
+//!   merged output is `[B, R, C]` (or `[R, C]`) whose rows step through
+//!   the input by 1 and whose columns by a row length `L`, so reading it
+//!   in output order strides through memory. A workgroup takes one
+//!   [`TILE`] x [`TILE`] tile of one matrix (batch and tile from its
+//!   workgroup id: two divisions a workgroup, none an element): its
+//!   threads read the tile along the input's contiguous rows into
+//!   workgroup memory (a `u32` or `vec2<u32>` per element, rows padded
+//!   by one element so that a column spreads over the banks), wait at a
+//!   barrier, and write it along the output's contiguous rows. Elements
+//!   outside `R` or `C` (ragged edge tiles) are neither read nor
+//!   written. 8- and 16-bit data move whole words: a reading thread
+//!   unpacks one input word into 4 or 2 tile elements, a writing thread
+//!   packs one output word from 4 or 2; this needs `C`, `L`, the batch
+//!   stride and the offset to be whole words (else the walk runs).
+//!   The planner picks the tiled schedule where both `R` and `C` are at
+//!   least [`TILED_MIN_EXTENT`].
 
 use super::divisor::Divisor;
 use crate::{BufferRef, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc};
@@ -41,7 +63,115 @@ pub const ELEMENTS_PER_THREAD: u64 = 4;
 /// Most output dimensions the kernels walk.
 pub const MAX_DIMS: usize = 8;
 
-/// The parameter words of the kernel (the uniform `params` block):
+/// The side of the square tile of [`Schedule::Tiled`], in elements: a
+/// tile is `TILE * TILE / WORKGROUP_SIZE` elements a thread (4), and its
+/// workgroup memory `TILE * (TILE + 1)` elements (8448 bytes for 64-bit
+/// data, 4224 for the rest, stored one element a word).
+pub const TILE: u32 = 32;
+
+/// The least output rows and columns for which the planner picks
+/// [`Schedule::Tiled`]: half a tile, so that at least a quarter of a
+/// tile's threads move data. Below it the walk's strided reads touch few
+/// input rows at a time.
+pub const TILED_MIN_EXTENT: u32 = TILE / 2;
+
+/// How the threads of a view pass find their elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// Each work item walks its merged coordinates (any view).
+    Walk,
+    /// A workgroup transposes a tile through workgroup memory (a batched
+    /// transpose, [`TiledShape`]).
+    Tiled,
+}
+
+impl Schedule {
+    /// The schedule's name among a call's plan variants.
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::Walk => "view",
+            Schedule::Tiled => "view-tiled",
+        }
+    }
+}
+
+/// A merged view that is a batched transpose: output `[matrices, rows,
+/// columns]` where output element `(b, r, c)` is input element `offset +
+/// b * matrix_stride + r + c * row_length`, no wraps. For 8- and 16-bit
+/// data, `columns`, `row_length`, `matrix_stride` and the offset are whole
+/// words, so that the tiles read and write whole words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TiledShape {
+    /// Matrices (1 for a two-dimensional view).
+    pub matrices: u32,
+    /// Output rows of a matrix (the input's contiguous dimension).
+    pub rows: u32,
+    /// Output columns of a matrix.
+    pub columns: u32,
+    /// The input step between matrices (0 for one matrix).
+    pub matrix_stride: i64,
+    /// The input step between output columns.
+    pub row_length: i64,
+}
+
+impl TiledShape {
+    /// The batched transpose that `merged` ([`View::merged`]) of `data`
+    /// is, if it is one the tiled kernel can move.
+    pub fn of(merged: &View, data: crate::DataType) -> Option<TiledShape> {
+        if merged.wraps.iter().any(|&w| w != 0) {
+            return None;
+        }
+        let (matrices, matrix_stride, r, c) = match merged.sizes.len() {
+            2 => (1, 0, 0, 1),
+            3 => (merged.sizes[0], merged.strides[0], 1, 2),
+            _ => return None,
+        };
+        let shape = TiledShape {
+            matrices,
+            rows: merged.sizes[r],
+            columns: merged.sizes[c],
+            matrix_stride,
+            row_length: merged.strides[c],
+        };
+        if merged.strides[r] != 1 {
+            return None;
+        }
+        let lanes = i64::from(lanes(data));
+        let whole = |x: i64| x.rem_euclid(lanes) == 0;
+        let words = whole(i64::from(shape.columns))
+            && whole(shape.row_length)
+            && whole(shape.matrix_stride)
+            && whole(merged.offset);
+        words.then_some(shape)
+    }
+
+    /// Tiles across a matrix's columns.
+    pub fn column_tiles(&self) -> u32 {
+        self.columns.div_ceil(TILE)
+    }
+
+    /// Tiles of one matrix.
+    pub fn matrix_tiles(&self) -> u64 {
+        u64::from(self.rows.div_ceil(TILE)) * u64::from(self.column_tiles())
+    }
+}
+
+/// Elements of `data` in a `u32` word (1 for 32- and 64-bit data).
+fn lanes(data: crate::DataType) -> u32 {
+    4 / data.size_bytes().min(4) as u32
+}
+
+/// The schedule the planner picks for a merged view: [`Schedule::Tiled`]
+/// for a batched transpose ([`TiledShape::of`]) of at least
+/// [`TILED_MIN_EXTENT`] rows and columns, else [`Schedule::Walk`].
+pub fn schedule_for(merged: &View, data: crate::DataType) -> Schedule {
+    match TiledShape::of(merged, data) {
+        Some(t) if t.rows.min(t.columns) >= TILED_MIN_EXTENT => Schedule::Tiled,
+        _ => Schedule::Walk,
+    }
+}
+
+/// The parameter words of both kernels (the uniform `params` block):
 ///
 /// | words | meaning |
 /// | --- | --- |
@@ -54,6 +184,13 @@ pub const MAX_DIMS: usize = 8;
 /// | 24..32 | wraps (0: none) |
 /// | 32..40, 40..48 | each merged size's [`Divisor`] (multiplier, shifts) |
 /// | 48..56, 56..64 | each wrap's [`Divisor`] (multiplier, shifts) |
+/// | 64 | [`Schedule::Tiled`]: tiles across a matrix's columns |
+/// | 65 | [`Schedule::Tiled`]: tiles of a matrix |
+/// | 66 | [`Schedule::Tiled`]: matrices |
+/// | 67 | [`Schedule::Tiled`]: rows of a matrix |
+/// | 68 | [`Schedule::Tiled`]: columns of a matrix |
+/// | 69 | [`Schedule::Tiled`]: the input step between matrices (two's complement) |
+/// | 70 | [`Schedule::Tiled`]: the input step between columns (two's complement) |
 pub mod params {
     /// Output element count.
     pub const OUTPUT_COUNT: usize = 0;
@@ -77,8 +214,22 @@ pub mod params {
     pub const WRAP_MAGIC: usize = 48;
     /// First wrap divisor's shifts.
     pub const WRAP_SHIFTS: usize = 56;
+    /// Tiles across a matrix's columns ([`super::Schedule::Tiled`]).
+    pub const COLUMN_TILES: usize = 64;
+    /// Tiles of a matrix.
+    pub const MATRIX_TILES: usize = 65;
+    /// Matrices.
+    pub const MATRICES: usize = 66;
+    /// Rows of a matrix.
+    pub const ROWS: usize = 67;
+    /// Columns of a matrix.
+    pub const COLUMNS: usize = 68;
+    /// The input step between matrices.
+    pub const MATRIX_STRIDE: usize = 69;
+    /// The input step between columns.
+    pub const ROW_LENGTH: usize = 70;
     /// Total word count.
-    pub const LEN: usize = 64;
+    pub const LEN: usize = 72;
 }
 
 /// The kernel bindings: params (uniform), input, output.
@@ -275,12 +426,16 @@ pub fn view_cpu(
     HostTensor::from_bytes(output.clone(), bytes)
 }
 
-/// The GPU plan: one pass of `kernel` (the generated kernel of this data
-/// type, workgroup size [`WORKGROUP_SIZE`]; `None` fails with
-/// [`OpError::Unsupported`]) binding `[Params, Input(input_slot),
-/// Output(output_slot)]`; the output (`output_slot + 1` outputs,
-/// [`OutputInit::Overwritten`]) is stored whole. An empty output has no
-/// pass.
+/// The kernels of each schedule, for one data type: the generated kernels
+/// (workgroup size [`WORKGROUP_SIZE`]), `None` where there is none.
+pub type KernelFor<'a> = &'a dyn Fn(Schedule) -> Option<&'static Kernel>;
+
+/// The GPU plan: one pass, in the schedule [`schedule_for`] picks (the
+/// walk where `kernels` has no tiled kernel), of that schedule's kernel
+/// (no walk kernel fails with [`OpError::Unsupported`]) binding `[Params,
+/// Input(input_slot), Output(output_slot)]`; the output (`output_slot +
+/// 1` outputs, [`OutputInit::Overwritten`]) is stored whole. An empty
+/// output has no pass.
 #[allow(clippy::too_many_arguments)]
 pub fn view_plan(
     input: &TensorDesc,
@@ -290,10 +445,81 @@ pub fn view_plan(
     offset: i64,
     strides: &[i64],
     wraps: Option<&[i64]>,
-    kernel: Option<&'static Kernel>,
+    kernels: KernelFor<'_>,
 ) -> Result<GpuPlan, OpError> {
-    let view = check_call(input, output, offset, strides, wraps)?;
-    let kernel = kernel
+    let call = ViewCall {
+        input,
+        input_slot,
+        output,
+        output_slot,
+        offset,
+        strides,
+        wraps,
+    };
+    view_plan_with(&call, kernels, None).map(|(plan, _)| plan)
+}
+
+/// Every schedule the call can run in, by name ([`Schedule::name`]): the
+/// planner's first, then [`Schedule::Tiled`] where the view is a batched
+/// transpose ([`TiledShape::of`]) the planner left to the walk, then
+/// [`Schedule::Walk`] (it runs any view). Arguments as [`view_plan`].
+#[allow(clippy::too_many_arguments)]
+pub fn view_plans(
+    input: &TensorDesc,
+    input_slot: usize,
+    output: &TensorDesc,
+    output_slot: usize,
+    offset: i64,
+    strides: &[i64],
+    wraps: Option<&[i64]>,
+    kernels: KernelFor<'_>,
+) -> Result<Vec<(String, GpuPlan)>, OpError> {
+    let call = ViewCall {
+        input,
+        input_slot,
+        output,
+        output_slot,
+        offset,
+        strides,
+        wraps,
+    };
+    let (chosen, picked) = view_plan_with(&call, kernels, None)?;
+    let mut out = vec![(picked.name().to_string(), chosen)];
+    for schedule in [Schedule::Tiled, Schedule::Walk] {
+        if schedule == picked {
+            continue;
+        }
+        let (plan, ran) = view_plan_with(&call, kernels, Some(schedule))?;
+        if ran == schedule {
+            out.push((schedule.name().to_string(), plan));
+        }
+    }
+    Ok(out)
+}
+
+/// The arguments of [`view_plan`].
+struct ViewCall<'a> {
+    input: &'a TensorDesc,
+    input_slot: usize,
+    output: &'a TensorDesc,
+    output_slot: usize,
+    offset: i64,
+    strides: &'a [i64],
+    wraps: Option<&'a [i64]>,
+}
+
+/// [`view_plan`] in `schedule` (`None`: the planner's choice;
+/// [`Schedule::Tiled`] where the view is no batched transpose or there is
+/// no tiled kernel is the walk), with the schedule it runs in (the walk
+/// for an empty output).
+fn view_plan_with(
+    call: &ViewCall<'_>,
+    kernels: KernelFor<'_>,
+    schedule: Option<Schedule>,
+) -> Result<(GpuPlan, Schedule), OpError> {
+    let (input, output) = (call.input, call.output);
+    let view = check_call(input, output, call.offset, call.strides, call.wraps)?;
+    let walk = kernels(Schedule::Walk)
         .ok_or_else(|| OpError::Unsupported(format!("no view kernel for {} data", input.dtype)))?;
     let view = view.merged();
     if view.sizes.len() > MAX_DIMS {
@@ -305,13 +531,13 @@ pub fn view_plan(
     let count = output.element_count().unwrap_or(0);
     let work = super::word_items(count, input.dtype);
     let mut plan = GpuPlan {
-        outputs: vec![OutputInit::Overwritten; output_slot + 1],
+        outputs: vec![OutputInit::Overwritten; call.output_slot + 1],
         scratch_bytes: Vec::new(),
         passes: Vec::new(),
         index_checks: Vec::new(),
     };
     if work == 0 {
-        return Ok(plan);
+        return Ok((plan, Schedule::Walk));
     }
     let mut p = vec![0u32; params::LEN];
     p[params::OUTPUT_COUNT] = count as u32;
@@ -336,17 +562,44 @@ pub fn view_plan(
         p[params::WRAP_MAGIC + d] = wrap.magic;
         p[params::WRAP_SHIFTS + d] = wrap.shifts;
     }
+    let tiled = match schedule.unwrap_or_else(|| schedule_for(&view, input.dtype)) {
+        Schedule::Walk => None,
+        Schedule::Tiled => TiledShape::of(&view, input.dtype).zip(kernels(Schedule::Tiled)),
+    };
+    let (kernel, workgroups) = match tiled {
+        None => (
+            walk,
+            work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
+        ),
+        Some((t, kernel)) => {
+            // Each count is at most the output's elements (a tile holds
+            // at least one), which the check bounded by u32::MAX; the
+            // steps are two's complement, as the walk's.
+            p[params::COLUMN_TILES] = t.column_tiles();
+            p[params::MATRIX_TILES] = t.matrix_tiles() as u32;
+            p[params::MATRICES] = t.matrices;
+            p[params::ROWS] = t.rows;
+            p[params::COLUMNS] = t.columns;
+            p[params::MATRIX_STRIDE] = t.matrix_stride as u32;
+            p[params::ROW_LENGTH] = t.row_length as u32;
+            (kernel, u64::from(t.matrices) * t.matrix_tiles())
+        }
+    };
     plan.passes.push(Pass {
         kernel,
         buffers: vec![
             BufferRef::Params,
-            BufferRef::Input(input_slot),
-            BufferRef::Output(output_slot),
+            BufferRef::Input(call.input_slot),
+            BufferRef::Output(call.output_slot),
         ],
         params: p,
-        workgroups: work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
+        workgroups,
     });
-    Ok(plan)
+    let ran = match tiled {
+        Some(_) => Schedule::Tiled,
+        None => Schedule::Walk,
+    };
+    Ok((plan, ran))
 }
 
 /// The views of a split: output `k` is the input's slab along `axis` that
@@ -412,7 +665,8 @@ pub fn split_plan(
         .zip(outputs)
         .enumerate()
     {
-        let one = view_plan(input, input_slot, o, k, offset, &strides, None, kernel)?;
+        let walk = |s| (s == Schedule::Walk).then_some(kernel).flatten();
+        let one = view_plan(input, input_slot, o, k, offset, &strides, None, &walk)?;
         plan.passes.extend(one.passes);
     }
     Ok(plan)
@@ -470,6 +724,65 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn tiles_batched_transposes_of_whole_words() {
+        let tiled = |sizes: &[u32], offset, strides: &[i64], wraps: &[i64], data| {
+            let view = View::new(sizes, offset, strides, Some(wraps), 1 << 24).unwrap();
+            TiledShape::of(&view.merged(), data)
+        };
+        let f32 = DataType::Float32;
+        // [2, 40, 48] transposed: 2 matrices of 48 x 40 (rows step 1).
+        assert_eq!(
+            tiled(&[2, 48, 40], 0, &[1920, 1, 48], &[0, 0, 0], f32),
+            Some(TiledShape {
+                matrices: 2,
+                rows: 48,
+                columns: 40,
+                matrix_stride: 1920,
+                row_length: 48,
+            })
+        );
+        // One matrix: [R, C]; NCHW [2, 3, 4, 5] to NHWC merges to [N, HW, C].
+        assert_eq!(
+            tiled(&[40, 48], 0, &[1, 40], &[0, 0], f32).map(|t| t.matrices),
+            Some(1)
+        );
+        assert_eq!(
+            tiled(&[2, 4, 5, 3], 0, &[60, 5, 1, 20], &[0; 4], f32).map(|t| (
+                t.matrices,
+                t.rows,
+                t.columns,
+                t.row_length
+            )),
+            Some((2, 20, 3, 20))
+        );
+        // Not transposes: a copy, a wrap, four dimensions, a column step.
+        assert_eq!(tiled(&[40, 48], 0, &[48, 1], &[0, 0], f32), None);
+        assert_eq!(tiled(&[40, 48], 0, &[1, 40], &[20, 0], f32), None);
+        assert_eq!(tiled(&[2, 2, 3, 4], 0, &[7, 1, 100, 3], &[0; 4], f32), None);
+        assert_eq!(tiled(&[40, 48], 0, &[2, 80], &[0, 0], f32), None);
+        // 8- and 16-bit data: columns, row length, batch step and offset
+        // in whole words.
+        let (f16, u8) = (DataType::Float16, DataType::Uint8);
+        assert!(tiled(&[3, 6, 4], 0, &[24, 1, 6], &[0; 3], f16).is_some());
+        assert!(tiled(&[3, 6, 5], 0, &[30, 1, 6], &[0; 3], f16).is_none());
+        assert!(tiled(&[3, 5, 4], 0, &[20, 1, 5], &[0; 3], f16).is_none());
+        assert!(tiled(&[6, 4], 2, &[1, 6], &[0; 2], f16).is_some());
+        assert!(tiled(&[6, 4], 1, &[1, 6], &[0; 2], f16).is_none());
+        assert!(tiled(&[3, 6, 4], 0, &[24, 1, 6], &[0; 3], u8).is_none());
+        assert!(tiled(&[3, 8, 4], 0, &[32, 1, 8], &[0; 3], u8).is_some());
+        assert!(tiled(&[3, 8, 4], 2, &[32, 1, 8], &[0; 3], u8).is_none());
+        // The planner's threshold, on rows and on columns.
+        let schedule = |r: u32, c: u32| {
+            let view = View::new(&[r, c], 0, &[1, i64::from(r)], None, 1 << 24).unwrap();
+            schedule_for(&view.merged(), f32)
+        };
+        let m = TILED_MIN_EXTENT;
+        assert_eq!(schedule(m, m), Schedule::Tiled);
+        assert_eq!(schedule(m - 1, 1000), Schedule::Walk);
+        assert_eq!(schedule(1000, m - 1), Schedule::Walk);
     }
 
     #[test]

@@ -11,8 +11,22 @@
 //! plan's [`crate::patterns::divisor::Divisor`]s), in wrapping `u32`
 //! arithmetic, exact because the plan checked the sum to lie within the
 //! input.
+//!
+//! The tiled kernels ([`Schedule::Tiled`], [`view_tiled_kernel`]; their own
+//! kernels, so that the walk's carry no workgroup memory and no barrier)
+//! bind the same buffers and read the same parameter words. A workgroup
+//! moves one [`TILE`] x [`TILE`] tile of one matrix through `var<workgroup>
+//! tile` (`TILE * (TILE + 1)` raw elements; 8- and 16-bit elements held
+//! one a word), its matrix and tile from the workgroup's index. Reading,
+//! consecutive threads take consecutive input words of one input row (an
+//! output column); after a `workgroupBarrier`, consecutive threads write
+//! consecutive output words of one output row, each word packed from 1, 2
+//! or 4 tile elements. A whole workgroup past the last tile returns
+//! before the barrier (its index is uniform).
+//!
+//! [`Schedule::Tiled`]: crate::patterns::view::Schedule::Tiled
 
-use crate::patterns::view::{params, ELEMENTS_PER_THREAD, WORKGROUP_SIZE};
+use crate::patterns::view::{params, ELEMENTS_PER_THREAD, TILE, WORKGROUP_SIZE};
 use crate::DataType;
 
 use super::dtype;
@@ -33,6 +47,11 @@ pub fn view_kernel_key(operator: &str, data: DataType) -> String {
     format!("{operator}/view/{}", data.spec_name())
 }
 
+/// The tiled kernel's key, `{operator}/view_tiled/{DATA}`.
+pub fn view_tiled_kernel_key(operator: &str, data: DataType) -> String {
+    format!("{operator}/view_tiled/{}", data.spec_name())
+}
+
 /// The complete WGSL of one kernel: the module and its segmented variant.
 pub fn view_kernel(data: DataType, key: &str, origin: &str) -> String {
     segments::combined(view_kernel_text(data, key, origin))
@@ -41,16 +60,33 @@ pub fn view_kernel(data: DataType, key: &str, origin: &str) -> String {
 /// The parts of [`view_kernel`], for a kernel generated on first use
 /// ([`crate::Kernel::generated`]).
 pub fn view_kernel_text(data: DataType, key: &str, origin: &str) -> crate::KernelText {
-    let plain = module(data, key, origin, Layout::Plain);
-    let segmented = module(data, key, origin, Layout::Segmented);
+    let plain = module(data, key, origin, Layout::Plain, false);
+    let segmented = module(data, key, origin, Layout::Segmented, false);
     segments::kernel_text(plain, segmented, &BUFFERS)
 }
 
-fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
+/// The complete WGSL of one tiled kernel
+/// ([`crate::patterns::view::Schedule::Tiled`]): the module and its
+/// segmented variant.
+pub fn view_tiled_kernel(data: DataType, key: &str, origin: &str) -> String {
+    segments::combined(view_tiled_kernel_text(data, key, origin))
+}
+
+/// The parts of [`view_tiled_kernel`], for a kernel generated on first
+/// use ([`crate::Kernel::generated`]).
+pub fn view_tiled_kernel_text(data: DataType, key: &str, origin: &str) -> crate::KernelText {
+    let plain = module(data, key, origin, Layout::Plain, true);
+    let segmented = module(data, key, origin, Layout::Segmented, true);
+    segments::kernel_text(plain, segmented, &BUFFERS)
+}
+
+/// The module of the walk, or of the tiled transpose when `tiled`.
+fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) -> String {
     let mut w = Writer::new();
     w.comment(format!("@generated from {origin}"));
     w.comment(format!("kernel: {key}"));
-    w.comment(format!("view: data {data}"));
+    let schedule = if tiled { "tiled" } else { "walk" };
+    w.comment(format!("view: data {data}, {schedule}"));
     w.blank();
     w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
     w.line(format!(
@@ -68,6 +104,13 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
         ("P_SIZE_SHIFTS", params::SIZE_SHIFTS),
         ("P_WRAP_MAGIC", params::WRAP_MAGIC),
         ("P_WRAP_SHIFTS", params::WRAP_SHIFTS),
+        ("P_COLUMN_TILES", params::COLUMN_TILES),
+        ("P_MATRIX_TILES", params::MATRIX_TILES),
+        ("P_MATRICES", params::MATRICES),
+        ("P_ROWS", params::ROWS),
+        ("P_COLUMNS", params::COLUMNS),
+        ("P_MATRIX_STRIDE", params::MATRIX_STRIDE),
+        ("P_ROW_LENGTH", params::ROW_LENGTH),
     ] {
         w.line(format!("const {name}: u32 = {word}u;"));
     }
@@ -75,13 +118,26 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
     segments::declare(&mut w, &BUFFERS, layout);
     w.blank();
     segments::gen_accessors(&mut w, &BUFFERS, layout);
-    w.lines(crate::patterns::divisor::WGSL);
+    if !tiled {
+        w.lines(crate::patterns::divisor::WGSL);
+    }
     w.blank();
     dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
     w.blank();
     if !dtype::is_packed(data) {
         dtype::gen_store_to(&mut w, "store_output", &BUFFERS[2], layout, data);
         w.blank();
+    }
+    if tiled {
+        gen_transpose_tile(&mut w, data, layout);
+        w.blank();
+        w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
+        w.open(format!(
+            "fn {VIEW_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
+        ));
+        w.line("transpose_tile(wg.x + wg.y * num_workgroups.x, lid);");
+        w.close();
+        return w.finish();
     }
     w.comment("The input element output element o reads: its merged coordinates");
     w.comment("(last dimension first), each wrapped, times the strides, plus the");
@@ -113,6 +169,106 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
     w.finish()
 }
 
+/// Writes the tile's constants and workgroup memory and `fn
+/// transpose_tile(group: u32, lid: u32)`, which moves tile `group` of
+/// [`crate::patterns::view::Schedule::Tiled`].
+fn gen_transpose_tile(w: &mut Writer, data: DataType, layout: Layout) {
+    let lanes = if dtype::is_packed(data) {
+        32 / data.size_bits()
+    } else {
+        1
+    };
+    let raw = if dtype::is_packed(data) {
+        "u32"
+    } else {
+        dtype::raw_type(data)
+    };
+    w.line(format!("const TILE: u32 = {TILE}u;"));
+    w.comment("A tile row's pitch: one element more, so that a column of the tile");
+    w.comment("spreads over the memory banks.");
+    w.line("const TILE_PITCH: u32 = TILE + 1u;");
+    w.comment("Elements a word; a tile row of TILE elements is TILE_WORDS words.");
+    w.line(format!("const LANES: u32 = {lanes}u;"));
+    w.line("const TILE_WORDS: u32 = TILE / LANES;");
+    w.line("const WORDS_PER_THREAD: u32 = TILE * TILE_WORDS / WORKGROUP_SIZE;");
+    w.line(format!(
+        "var<workgroup> tile: array<{raw}, {}>;",
+        TILE * (TILE + 1)
+    ));
+    w.blank();
+    w.comment("Tile `group` of a batched transpose: output element (b, r, c) is input");
+    w.comment("element offset + b * MATRIX_STRIDE + r + c * ROW_LENGTH. Read along");
+    w.comment("the input's rows (r), write along the output's (c).");
+    w.open("fn transpose_tile(group: u32, lid: u32)");
+    w.line("let matrix_tiles = param(P_MATRIX_TILES);");
+    w.line("let b = group / matrix_tiles;");
+    w.block("if (b >= param(P_MATRICES))", |w| {
+        w.line("return;");
+    });
+    w.line("let t = group - b * matrix_tiles;");
+    w.line("let tile_row = t / param(P_COLUMN_TILES);");
+    w.line("let r0 = tile_row * TILE;");
+    w.line("let c0 = (t - tile_row * param(P_COLUMN_TILES)) * TILE;");
+    w.line("let rows = param(P_ROWS);");
+    w.line("let columns = param(P_COLUMNS);");
+    w.line("let row_length = param(P_ROW_LENGTH);");
+    w.line("let base = param(P_OFFSET) + b * param(P_MATRIX_STRIDE);");
+    w.comment("Tile element (c - c0, r - r0) at tile[(c - c0) * TILE_PITCH + r - r0].");
+    w.block("for (var k = 0u; k < WORDS_PER_THREAD; k = k + 1u)", |w| {
+        w.line("let u = lid + k * WORKGROUP_SIZE;");
+        w.line("let lc = u / TILE_WORDS;");
+        w.line("let lr = (u % TILE_WORDS) * LANES;");
+        w.line("let c = c0 + lc;");
+        w.line("let r = r0 + lr;");
+        w.block("if (c < columns && r < rows)", |w| {
+            w.line("let i = base + c * row_length + r;");
+            if lanes == 1 {
+                w.line("tile[lc * TILE_PITCH + lr] = load_input(i);");
+            } else {
+                // The word holding element i (a whole word of the
+                // input row, whose elements past `rows` stay unused).
+                let width = data.size_bits();
+                let mask = dtype::lane_mask(data).expect("a packed type");
+                w.line(format!(
+                    "let word = {};",
+                    BUFFERS[1].word(layout, "i / LANES")
+                ));
+                w.block("for (var e = 0u; e < LANES; e = e + 1u)", |w| {
+                    w.line(format!(
+                        "tile[lc * TILE_PITCH + lr + e] = (word >> (e * {width}u)) & {mask};"
+                    ));
+                });
+            }
+        });
+    });
+    w.line("workgroupBarrier();");
+    w.block("for (var k = 0u; k < WORDS_PER_THREAD; k = k + 1u)", |w| {
+        w.line("let u = lid + k * WORKGROUP_SIZE;");
+        w.line("let lr = u / TILE_WORDS;");
+        w.line("let lc = (u % TILE_WORDS) * LANES;");
+        w.line("let r = r0 + lr;");
+        w.line("let c = c0 + lc;");
+        w.block("if (r < rows && c < columns)", |w| {
+            w.line("let o = (b * rows + r) * columns + c;");
+            if lanes == 1 {
+                w.line("store_output(o, tile[lc * TILE_PITCH + lr]);");
+            } else {
+                // `columns` is whole words: every lane is an element
+                // of this row.
+                let width = data.size_bits();
+                w.line("var word = 0u;");
+                w.block("for (var e = 0u; e < LANES; e = e + 1u)", |w| {
+                    w.line(format!(
+                        "word = word | (tile[(lc + e) * TILE_PITCH + lr] << (e * {width}u));"
+                    ));
+                });
+                w.line(BUFFERS[2].set(layout, "o / LANES", "word"));
+            }
+        });
+    });
+    w.close();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,12 +276,23 @@ mod tests {
     #[test]
     fn every_kernel_validates_on_core_webgpu() {
         for data in DataType::ALL {
-            let key = view_kernel_key("T", data);
-            let text = view_kernel(data, &key, "test");
-            let (_, segmented) = segments::segmented_part(&text)
-                .unwrap_or_else(|| panic!("{key}: no segmented variant"));
-            for wgsl in [segments::plain_part(&text), segmented] {
-                crate::wgsl::validated_module(&key, wgsl, VIEW_ENTRY, WORKGROUP_SIZE);
+            for (key, text) in [
+                (
+                    view_kernel_key("T", data),
+                    view_kernel as fn(_, &_, &_) -> _,
+                ),
+                (view_tiled_kernel_key("T", data), view_tiled_kernel),
+            ] {
+                let text = text(data, &key, "test");
+                let (_, segmented) = segments::segmented_part(&text)
+                    .unwrap_or_else(|| panic!("{key}: no segmented variant"));
+                for wgsl in [segments::plain_part(&text), segmented] {
+                    crate::wgsl::validated_module(&key, wgsl, VIEW_ENTRY, WORKGROUP_SIZE);
+                }
+                // Only the tiled kernel has workgroup memory and a barrier.
+                let tiled = key.contains("view_tiled");
+                assert_eq!(text.contains("workgroupBarrier"), tiled, "{key}");
+                assert_eq!(text.contains("var<workgroup>"), tiled, "{key}");
             }
         }
     }

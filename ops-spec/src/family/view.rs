@@ -94,27 +94,43 @@ impl Pattern for ViewPattern {
     }
 
     fn generate(&self, spec: &Spec, origin: &str, key_name: &str) -> ComputeCode {
-        use crate::wgsl::view::view_kernel_key;
+        use crate::wgsl::view::{view_kernel_key, view_tiled_kernel_key};
         let n_inputs = spec.tensors.iter().filter(|t| !t.output).count();
+        let rt = quote!(::ops_core::__private::patterns::view);
         let mut kernels = VariantKernels::default();
         for (a, b) in dtype_pairs(spec, self.input, self.output) {
             if a != b {
                 continue;
             }
-            let key = view_kernel_key(key_name, a);
             let da = gen_dtype(a);
-            kernels.push(
-                quote!(()),
-                "view",
-                (a, b),
-                &key,
-                quote!(::ops_core::wgsl::view::view_kernel_text(#da, #key, #origin)),
-                ops_core::patterns::view::BINDINGS,
-                quote!(::ops_core::__private::patterns::view::WORKGROUP_SIZE),
-            );
+            // The walk (any view) and the tiled transpose, each its own kernel.
+            for (name, schedule, key, text) in [
+                (
+                    "view",
+                    quote!(#rt::Schedule::Walk),
+                    view_kernel_key(key_name, a),
+                    quote!(view_kernel_text),
+                ),
+                (
+                    "view_tiled",
+                    quote!(#rt::Schedule::Tiled),
+                    view_tiled_kernel_key(key_name, a),
+                    quote!(view_tiled_kernel_text),
+                ),
+            ] {
+                kernels.push(
+                    schedule,
+                    name,
+                    (a, b),
+                    &key,
+                    quote!(::ops_core::wgsl::view::#text(#da, #key, #origin)),
+                    ops_core::patterns::view::BINDINGS,
+                    quote!(#rt::WORKGROUP_SIZE),
+                );
+            }
         }
         let kernel_ids = kernels.ids();
-        let lookup = kernels.items(quote!(()));
+        let lookup = kernels.items(quote!(#rt::Schedule));
         let (offset, strides) = (gen_expr(&self.offset), gen_expr(&self.strides));
         let (wrap_static, wrap_value) = match &self.wrap {
             Some(w) => {
@@ -135,7 +151,6 @@ impl Pattern for ViewPattern {
         };
         let (in_slot, out_slot) = (self.input, self.output - n_inputs);
         let name = &spec.name;
-        let rt = quote!(::ops_core::__private::patterns::view);
         let values = quote! {
             let __list = |v: ::std::vec::Vec<i128>| -> ::core::result::Result<::std::vec::Vec<i64>, ::ops_core::OpError> {
                 v.into_iter()
@@ -156,15 +171,20 @@ impl Pattern for ViewPattern {
                 ::core::option::Option::None => ::core::option::Option::None,
             };
         };
-        let plan = quote! {
-            #values
-            #rt::view_plan(#in_desc, #in_slot, &self.#out_f, #out_slot, __offset, &__strides, __wrap.as_deref(),
-                kernel_for((), (#in_desc).dtype, (#in_desc).dtype))
-                .map_err(|e| match e {
-                    ::ops_core::OpError::Unsupported(m) => ::ops_core::OpError::Unsupported(::std::format!("{}: {m}", #name)),
-                    e => e,
-                })
+        let plan_by = |planner: &str| {
+            let planner = format_ident!("{planner}");
+            quote! {
+                #values
+                #rt::#planner(#in_desc, #in_slot, &self.#out_f, #out_slot, __offset, &__strides, __wrap.as_deref(),
+                    &|s| kernel_for(s, (#in_desc).dtype, (#in_desc).dtype))
+                    .map_err(|e| match e {
+                        ::ops_core::OpError::Unsupported(m) => ::ops_core::OpError::Unsupported(::std::format!("{}: {m}", #name)),
+                        e => e,
+                    })
+            }
         };
+        let plan = plan_by("view_plan");
+        let plans = plan_by("view_plans");
         ComputeCode {
             items: quote! {
                 #lookup
@@ -185,8 +205,7 @@ impl Pattern for ViewPattern {
                 #plan
             },
             gpu_plan_variants: quote! {
-                let plan = { #plan }?;
-                ::core::result::Result::Ok(::std::vec![(::std::string::String::from("view"), plan)])
+                #plans
             },
             index_error: quote! {
                 ::ops_core::OpError::Device(::std::format!("{} has no index checks, but the GPU reported check {} at {}", #name, check, position))
