@@ -16,8 +16,8 @@
 //!   slot, the segmented variant of one-input kernels, the error of
 //!   several-input kernels beyond one binding, and a dispatch of more than
 //!   65,535 workgroups.
-//! - The planner's schedules (`Walk`, `Rows`) at and across their
-//!   thresholds, each checked in every schedule the call can run in.
+//! - The planner's schedules (`Walk`, `Rows`, `Vectors`) at and across
+//!   their thresholds, each checked in every schedule the call can run in.
 
 use std::collections::BTreeMap;
 
@@ -534,7 +534,7 @@ fn schedules_at_and_across_their_thresholds() {
             run_all("Add", &[("a", &a), ("b", &b_row)], want);
             run_all("Sub", &[("a", &b_col), ("b", &a)], want);
             // Same shapes merge to one dimension.
-            run_all("Mul", &[("a", &a), ("b", &a)], walk);
+            run_all("Mul", &[("a", &a), ("b", &a)], Schedule::Vectors);
             let cond = tensor_with_edges(DataType::Bool, &[m, 1], &mut r);
             run_all(
                 "Where",
@@ -547,7 +547,7 @@ fn schedules_at_and_across_their_thresholds() {
     let a = tensor_with_edges(DataType::Float32, &[1, 4, 1, n], &mut rng);
     let b = tensor_with_edges(DataType::Float32, &[1], &mut rng);
     let c = tensor_with_edges(DataType::Float32, &[4, 1, 1], &mut rng);
-    run_all("Add", &[("a", &a), ("b", &b)], walk);
+    run_all("Add", &[("a", &a), ("b", &b)], Schedule::Vectors);
     run_all("Add", &[("a", &a), ("b", &c)], rows);
     // Three merged dimensions walk.
     let d = tensor_with_edges(DataType::Float32, &[2, 1, n], &mut rng);
@@ -555,7 +555,90 @@ fn schedules_at_and_across_their_thresholds() {
     run_all("Add", &[("a", &d), ("b", &e)], walk);
 }
 
-/// Both schedules over a grid of several rows of workgroups (a context
+/// `Vectors` at and across its threshold (one output vector: 16, 8 and 4
+/// elements of 8-, 16- and 32/64-bit outputs) and with a partial last
+/// vector, for every pairing of input and output widths the kernels
+/// specialise: inputs read as words, one vector or several (`Where`'s BOOL
+/// condition beside 64-bit values, comparisons of 64-bit inputs into BOOL),
+/// an input of the output's shape beside a scalar one, and seven inputs.
+#[test]
+fn vectors_at_and_across_their_threshold() {
+    use ops_core::patterns::elementwise::{vector_elements, Schedule};
+    let run = |name: &str, inputs: &[(&str, &HostTensor)], want: Schedule| {
+        let op = build(name, inputs);
+        let tensors: Vec<&HostTensor> = inputs.iter().map(|(_, t)| *t).collect();
+        let context = format!(
+            "{name} {:?}",
+            inputs
+                .iter()
+                .map(|(_, t)| (t.dtype(), t.sizes().to_vec()))
+                .collect::<Vec<_>>()
+        );
+        let variants = op.gpu_plan_variants().unwrap();
+        assert_eq!(variants[0].0, want.name(), "{context}: the planner's pick");
+        let want_cpu = op.run_cpu(&tensors).unwrap();
+        let yardstick = op.run_yardstick(&tensors).unwrap();
+        for (variant, plan) in &variants {
+            let got = gpu()
+                .run_plan(op.as_ref(), &tensors, plan)
+                .unwrap_or_else(|e| panic!("{context} {variant}: {e}"));
+            if let Err(e) = compare_contract(&got, &want_cpu, &yardstick, op.tolerance()) {
+                panic!("{context} {variant}: {e}");
+            }
+        }
+    };
+    for dt in [
+        DataType::Uint8,
+        DataType::Int16,
+        DataType::Float16,
+        DataType::Float32,
+        DataType::Int64,
+        DataType::Float64,
+    ] {
+        let g = vector_elements(dt) as u32;
+        for count in [g - 1, g, g + 1, 2 * g - 1, 5 * g, 5 * g + 3, 1021 * g + 7] {
+            let want = if count >= g {
+                Schedule::Vectors
+            } else {
+                Schedule::Walk
+            };
+            let mut r = Rng::new(u64::from(count) * 31 + dt.size_bytes() as u64);
+            let a = tensor_with_edges(dt, &[count], &mut r);
+            let b = tensor_with_edges(dt, &[count], &mut r);
+            let scalar = tensor_with_edges(dt, &[], &mut r);
+            let cond = tensor_with_edges(DataType::Bool, &[count], &mut r);
+            let cond_scalar = tensor_with_edges(DataType::Bool, &[1], &mut r);
+            run("Max", &[("data_0", &a), ("data_1", &b)], want);
+            run("Max", &[("data_0", &scalar), ("data_1", &b)], want);
+            run(
+                "Where",
+                &[("condition", &cond), ("x", &a), ("y", &scalar)],
+                want,
+            );
+            run(
+                "Where",
+                &[("condition", &cond_scalar), ("x", &a), ("y", &b)],
+                want,
+            );
+            run("Equal", &[("a", &a), ("b", &b)], {
+                let g_bool = vector_elements(DataType::Bool) as u32;
+                if count >= g_bool {
+                    Schedule::Vectors
+                } else {
+                    Schedule::Walk
+                }
+            });
+            let seven: Vec<(String, &HostTensor)> = (0..7)
+                .map(|i| (format!("data_{i}"), if i % 3 == 1 { &scalar } else { &a }))
+                .collect();
+            let seven: Vec<(&str, &HostTensor)> =
+                seven.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+            run("Min", &seven, want);
+        }
+    }
+}
+
+/// Every schedule over a grid of several rows of workgroups (a context
 /// allowing 4 workgroups per dimension): the kernels linearise `x + y *
 /// num_workgroups.x` and leave the grid's workgroups past the plan's.
 #[test]
@@ -566,12 +649,18 @@ fn schedules_on_a_two_dimensional_grid() {
         .with_max_workgroups_per_dimension(4);
     let n = ROWS_MIN_ITEMS as u32;
     let mut rng = Rng::new(23);
-    for (m, cols) in [(7u32, n), (4, 2 * n + 5), (1, 9 * n + 1)] {
+    // The last shape runs `Vectors` in 8 workgroups; its `Walk` (30) does
+    // not fit the 16 of this grid.
+    for (m, cols) in [(7u32, n), (4, 2 * n + 5), (1, 30_001)] {
         let a = tensor_with_edges(DataType::Float32, &[m, cols], &mut rng);
         let b = tensor_with_edges(DataType::Float32, &[cols], &mut rng);
         let op = build("Add", &[("a", &a), ("b", &b)]);
         for (variant, plan) in op.gpu_plan_variants().unwrap() {
-            assert!(plan.passes[0].workgroups > 4, "{variant}");
+            if plan.passes[0].workgroups > 16 {
+                assert_eq!(variant, "elementwise", "[{m}, {cols}]");
+                continue;
+            }
+            assert!(plan.passes[0].workgroups > 4, "[{m}, {cols}] {variant}");
             let got = ctx.run_plan(op.as_ref(), &[&a, &b], &plan).unwrap();
             let want = op.run_cpu(&[&a, &b]).unwrap();
             let yardstick = op.run_yardstick(&[&a, &b]).unwrap();
@@ -590,15 +679,23 @@ fn more_than_65535_workgroups() {
     let bits = (0..u64::from(n)).map(|i| (i * 2_654_435_761) & 0xffff_ffff);
     let x = from_bits(DataType::Float32, bits.clone());
     let op = build("Neg", &[("x", &x)]);
-    let plan = op.gpu_plan().unwrap();
-    assert!(
-        plan.passes[0].workgroups > 65_535,
-        "{}",
-        plan.passes[0].workgroups
-    );
-    let got = gpu().run(op.as_ref(), &[&x]).unwrap();
     let want = from_bits(DataType::Float32, bits.map(|b| b ^ 0x8000_0000));
-    assert!(got[0].bytes() == want.bytes(), "Neg of 2^26 + 7 elements");
+    // `Walk` (an element a work item) spreads its workgroups over two grid
+    // dimensions; `Vectors` takes 4 elements an item.
+    let variants = op.gpu_plan_variants().unwrap();
+    let walk = &variants.iter().find(|(v, _)| v == "elementwise").unwrap().1;
+    assert!(
+        walk.passes[0].workgroups > 65_535,
+        "{}",
+        walk.passes[0].workgroups
+    );
+    for (variant, plan) in &variants {
+        let got = gpu().run_plan(op.as_ref(), &[&x], plan).unwrap();
+        assert!(
+            got[0].bytes() == want.bytes(),
+            "Neg of 2^26 + 7 elements, {variant}"
+        );
+    }
 }
 
 /// FLOAT64 values for `exp`, `log`, `tanh` and `pow` beyond

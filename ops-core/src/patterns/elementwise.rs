@@ -49,6 +49,13 @@
 //!   [`ROWS_MIN_ITEMS`] items: a workgroup takes a block of one row, so an
 //!   item's row and column come from its workgroup and thread, with no
 //!   division per element.
+//! - [`Schedule::Vectors`]: one merged dimension (every input the output's
+//!   shape or a scalar) of at least one output `vec4<u32>`: a work item is
+//!   16 bytes of output ([`vector_elements`] elements; two vectors of 64-bit
+//!   ones), its inputs read a `vec4<u32>` at a time where they hold one
+//!   (a scalar input is read once and repeated), the output stored a vector
+//!   at a time. The last item also takes the elements after the last whole
+//!   vector, one word at a time.
 
 use crate::accuracy::Tolerance;
 use crate::scalar::{Precision, Scalar, Ty, TypeEnv, Value, Var};
@@ -88,6 +95,8 @@ pub enum Schedule {
     /// A workgroup takes a block of one row of a two-dimensional merged
     /// shape (the row and column of an item need no division).
     Rows,
+    /// A work item is an output `vec4<u32>` of one merged dimension.
+    Vectors,
 }
 
 impl Schedule {
@@ -96,6 +105,7 @@ impl Schedule {
         match self {
             Schedule::Walk => "elementwise",
             Schedule::Rows => "elementwise-rows",
+            Schedule::Vectors => "elementwise-vectors",
         }
     }
 }
@@ -110,6 +120,7 @@ impl Schedule {
 /// | 3 | [`Schedule::Rows`]: blocks per row (0: [`Schedule::Walk`]) |
 /// | 4 | [`Schedule::Rows`]: rows |
 /// | 5 | [`Schedule::Rows`]: work items per row |
+/// | 6 | [`Schedule::Vectors`]: whole output vectors (0: another schedule) |
 /// | 8..16 | merged output sizes (unused slots 1) |
 /// | 16 + 8i..24 + 8i | input `i`'s strides per merged dimension, in elements (0 where it broadcasts) |
 /// | 72..88 | attribute words ([`crate::scalar::attr_words`]) |
@@ -126,6 +137,8 @@ pub mod params {
     pub const ROWS: usize = 4;
     /// Work items per row ([`super::Schedule::Rows`]).
     pub const ROW_ITEMS: usize = 5;
+    /// Whole output vectors ([`super::Schedule::Vectors`]; 0 otherwise).
+    pub const VECTORS: usize = 6;
     /// First output size.
     pub const SIZES: usize = 8;
     /// Input 0's first stride; input `i`'s are `8 * i` words further.
@@ -430,13 +443,37 @@ pub fn merge_dims(sizes: &[u32], strides: &[Vec<u64>]) -> (Vec<u64>, Vec<Vec<u64
     (merged, out)
 }
 
+/// Output elements of one [`Schedule::Vectors`] work item: a `vec4<u32>`
+/// of 8-, 16- and 32-bit outputs (16, 8 and 4 elements), two of 64-bit
+/// ones (4 elements). Each input's elements of an item are a whole number
+/// of its words, 4 words or more a whole number of its vectors.
+pub const fn vector_elements(dtype: DataType) -> u64 {
+    let bytes = dtype.size_bytes() as u64;
+    16 / if bytes < 4 { bytes } else { 4 }
+}
+
+/// Whether the kernel of `e` with type parameters `params` has the
+/// [`Schedule::Vectors`] code: when its expression runs no loop
+/// ([`Scalar::gpu_loop_steps`]). A vector thread takes
+/// [`ELEMENTS_PER_THREAD`] times [`vector_elements`] elements, which would
+/// take a looping expression (FLOAT64 `%`: 2,098 iterations an element)
+/// past llvmpipe's [`crate::LOOP_BUDGET`]; such an expression is bound by
+/// its arithmetic, not by memory, anyway.
+pub fn vectorizes(e: &Elementwise, params: &[DataType]) -> bool {
+    e.value.gpu_loop_steps(&e.env(params)) == 0
+}
+
 /// The schedule the plan picks for merged `sizes` and an output of
-/// `dtype`: [`Schedule::Rows`] for two merged dimensions whose rows hold
-/// at least [`ROWS_MIN_ITEMS`] work items, a whole number of them (8- and
-/// 16-bit outputs: rows of whole words), else [`Schedule::Walk`].
-pub fn schedule_for(sizes: &[u64], dtype: DataType) -> Schedule {
+/// `dtype`, `vectors` where the kernel has [`Schedule::Vectors`]
+/// ([`vectorizes`]): [`Schedule::Vectors`] for one merged dimension of at
+/// least [`vector_elements`] elements; [`Schedule::Rows`] for two merged
+/// dimensions whose rows hold at least [`ROWS_MIN_ITEMS`] work items, a
+/// whole number of them (8- and 16-bit outputs: rows of whole words); else
+/// [`Schedule::Walk`].
+pub fn schedule_for(sizes: &[u64], dtype: DataType, vectors: bool) -> Schedule {
     let lanes = 4 / dtype.size_bytes().min(4) as u64;
     match sizes {
+        [n] if vectors && *n >= vector_elements(dtype) => Schedule::Vectors,
         [_, n] if n % lanes == 0 && n / lanes >= ROWS_MIN_ITEMS => Schedule::Rows,
         _ => Schedule::Walk,
     }
@@ -463,16 +500,13 @@ pub fn elementwise_plans(
     call: &ElementwiseCall<'_>,
     kernel: Option<&'static Kernel>,
 ) -> Result<Vec<(String, GpuPlan)>, OpError> {
-    let chosen = elementwise_plan(e, call, kernel)?;
-    let walk = elementwise_plan_with(e, call, kernel, Some(Schedule::Walk))?;
+    let (chosen, schedule) = plan_and_schedule(e, call, kernel, None)?;
     let name = |s: Schedule| s.name().to_string();
-    if walk.passes == chosen.passes {
+    if schedule == Schedule::Walk {
         return Ok(vec![(name(Schedule::Walk), chosen)]);
     }
-    Ok(vec![
-        (name(Schedule::Rows), chosen),
-        (name(Schedule::Walk), walk),
-    ])
+    let walk = elementwise_plan_with(e, call, kernel, Some(Schedule::Walk))?;
+    Ok(vec![(name(schedule), chosen), (name(Schedule::Walk), walk)])
 }
 
 /// [`elementwise_plan`] in `schedule` (`None`: the planner's choice;
@@ -484,6 +518,17 @@ pub fn elementwise_plan_with(
     kernel: Option<&'static Kernel>,
     schedule: Option<Schedule>,
 ) -> Result<GpuPlan, OpError> {
+    plan_and_schedule(e, call, kernel, schedule).map(|(plan, _)| plan)
+}
+
+/// [`elementwise_plan_with`] and the schedule its pass runs in
+/// ([`Schedule::Walk`] when it has none).
+fn plan_and_schedule(
+    e: &Elementwise,
+    call: &ElementwiseCall<'_>,
+    kernel: Option<&'static Kernel>,
+    schedule: Option<Schedule>,
+) -> Result<(GpuPlan, Schedule), OpError> {
     let (params, strides) = check_call(e, call.inputs, call.output)?;
     let kernel = kernel.ok_or_else(|| {
         let names: Vec<String> = params.iter().map(DataType::to_string).collect();
@@ -514,10 +559,10 @@ pub fn elementwise_plan_with(
         index_checks: Vec::new(),
     };
     if work == 0 {
-        return Ok(plan);
+        return Ok((plan, Schedule::Walk));
     }
     let (merged, merged_strides) = merge_dims(sizes, &strides);
-    let chosen = schedule_for(&merged, call.output.dtype);
+    let chosen = schedule_for(&merged, call.output.dtype, vectorizes(e, &params));
     let schedule = match schedule {
         Some(Schedule::Walk) => Schedule::Walk,
         _ => chosen,
@@ -551,6 +596,14 @@ pub fn elementwise_plan_with(
             p[params::ROW_ITEMS] = row_items as u32;
             rows * blocks
         }
+        Schedule::Vectors => {
+            // One merged dimension: every input's stride is 1 or 0.
+            let vectors = count / vector_elements(call.output.dtype);
+            let items = vectors + u64::from(count % vector_elements(call.output.dtype) != 0);
+            p[params::VECTORS] = vectors as u32;
+            p[params::WORK_COUNT] = items as u32;
+            items.div_ceil(per_group)
+        }
     };
     let mut buffers = vec![BufferRef::Params];
     buffers.extend(call.input_slots.iter().map(|&s| BufferRef::Input(s)));
@@ -561,7 +614,7 @@ pub fn elementwise_plan_with(
         params: p,
         workgroups,
     });
-    Ok(plan)
+    Ok((plan, schedule))
 }
 
 #[cfg(test)]
@@ -623,28 +676,60 @@ mod tests {
     #[test]
     fn rows_from_one_workgroup_of_whole_words() {
         let n = ROWS_MIN_ITEMS;
-        assert_eq!(schedule_for(&[3, n], DataType::Float32), Schedule::Rows);
-        assert_eq!(schedule_for(&[3, n - 1], DataType::Float32), Schedule::Walk);
-        assert_eq!(schedule_for(&[3 * n], DataType::Float32), Schedule::Walk);
-        assert_eq!(schedule_for(&[2, 3, n], DataType::Float32), Schedule::Walk);
-        assert_eq!(schedule_for(&[3, 2 * n], DataType::Float16), Schedule::Rows);
         assert_eq!(
-            schedule_for(&[3, 2 * n - 2], DataType::Float16),
-            Schedule::Walk
-        );
-        assert_eq!(
-            schedule_for(&[3, 2 * n + 1], DataType::Float16),
-            Schedule::Walk
-        );
-        assert_eq!(
-            schedule_for(&[3, 4 * n + 4], DataType::Int8),
+            schedule_for(&[3, n], DataType::Float32, true),
             Schedule::Rows
         );
         assert_eq!(
-            schedule_for(&[3, 4 * n + 2], DataType::Int8),
+            schedule_for(&[3, n - 1], DataType::Float32, true),
             Schedule::Walk
         );
-        assert_eq!(schedule_for(&[3, n], DataType::Int64), Schedule::Rows);
+        assert_eq!(
+            schedule_for(&[3 * n], DataType::Float32, true),
+            Schedule::Vectors
+        );
+        assert_eq!(
+            schedule_for(&[2, 3, n], DataType::Float32, true),
+            Schedule::Walk
+        );
+        assert_eq!(
+            schedule_for(&[3, 2 * n], DataType::Float16, true),
+            Schedule::Rows
+        );
+        assert_eq!(
+            schedule_for(&[3, 2 * n - 2], DataType::Float16, true),
+            Schedule::Walk
+        );
+        assert_eq!(
+            schedule_for(&[3, 2 * n + 1], DataType::Float16, true),
+            Schedule::Walk
+        );
+        assert_eq!(
+            schedule_for(&[3, 4 * n + 4], DataType::Int8, true),
+            Schedule::Rows
+        );
+        assert_eq!(
+            schedule_for(&[3, 4 * n + 2], DataType::Int8, true),
+            Schedule::Walk
+        );
+        assert_eq!(schedule_for(&[3, n], DataType::Int64, true), Schedule::Rows);
+    }
+
+    #[test]
+    fn vectors_from_one_whole_vector_of_one_dimension() {
+        for (dtype, g) in [
+            (DataType::Uint8, 16),
+            (DataType::Float16, 8),
+            (DataType::Float32, 4),
+            (DataType::Float64, 4),
+        ] {
+            assert_eq!(vector_elements(dtype), g);
+            assert_eq!(schedule_for(&[g], dtype, true), Schedule::Vectors);
+            assert_eq!(schedule_for(&[g + 1], dtype, true), Schedule::Vectors);
+            assert_eq!(schedule_for(&[g - 1], dtype, true), Schedule::Walk);
+            assert_eq!(schedule_for(&[1], dtype, true), Schedule::Walk);
+            assert_eq!(schedule_for(&[g], dtype, false), Schedule::Walk);
+        }
     }
 
     #[test]

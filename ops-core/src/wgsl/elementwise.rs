@@ -4,7 +4,8 @@
 //! One kernel per binding of the expression's type parameters. Bindings of
 //! group 0: `params` (uniform, the words of
 //! [`crate::patterns::elementwise::params`]), `in0`.. (read, one per
-//! input), `output` (read_write). A work item is an output element (32-
+//! input), `output` (read_write), tensors bound as `array<vec4<u32>>`
+//! (accessed a word at a time but in the vector schedule). A work item is an output element (32-
 //! and 64-bit outputs) or an output `u32` word of 4 or 2 elements (8- and
 //! 16-bit ones, assembled in a register and stored once, no atomics). An
 //! element finds its input elements in the plan's schedule
@@ -19,7 +20,8 @@
 //! per tensor.
 
 use crate::patterns::elementwise::{
-    params, Elementwise, ELEMENTS_PER_THREAD, MAX_INPUTS, WORKGROUP_SIZE,
+    params, vector_elements, vectorizes, Elementwise, ELEMENTS_PER_THREAD, MAX_INPUTS,
+    WORKGROUP_SIZE,
 };
 use crate::scalar::Var;
 use crate::DataType;
@@ -78,8 +80,8 @@ pub fn elementwise_kernel_text(
 
 fn buffers(inputs: usize) -> Vec<Buffer<'static>> {
     let mut b = vec![Buffer::params()];
-    b.extend(INPUT_NAMES[..inputs].iter().map(|n| Buffer::read(n, true)));
-    b.push(Buffer::read_write("output", false, true));
+    b.extend(INPUT_NAMES[..inputs].iter().map(|n| Buffer::read_vec4(n)));
+    b.push(Buffer::read_write_vec4("output"));
     b
 }
 
@@ -117,6 +119,7 @@ fn module(
         ("P_ROW_BLOCKS", params::ROW_BLOCKS),
         ("P_ROWS", params::ROWS),
         ("P_ROW_ITEMS", params::ROW_ITEMS),
+        ("P_VECTORS", params::VECTORS),
         ("P_SIZES", params::SIZES),
         ("P_STRIDES", params::STRIDES),
         ("P_ATTRS", params::ATTRS),
@@ -146,17 +149,30 @@ fn module(
         w.blank();
     }
     let ct = compute_type(out_dt);
-    let args: Vec<String> = (0..n).map(|i| format!("at{i}: u32")).collect();
-    w.comment("The output element of the input elements at0.. (element offsets).");
-    w.open(format!("fn value_of({}) -> {ct}", args.join(", ")));
+    let raws: Vec<String> = (0..n)
+        .map(|i| format!("r{i}: {}", dtype::raw_type(in_dts[i])))
+        .collect();
+    w.comment("The output element of the raw input elements r0..");
+    w.open(format!("fn value_raw({}) -> {ct}", raws.join(", ")));
     for (i, name) in INPUT_NAMES[..n].iter().enumerate() {
-        w.line(format!("let v{i} = {name}_decode(load_{name}(at{i}));"));
+        w.line(format!("let v{i} = {name}_decode(r{i});"));
     }
     let var = |v: Var| match Var::INPUTS.iter().position(|&x| x == v) {
         Some(i) => format!("v{i}"),
         None => "0".to_string(),
     };
     w.line(format!("return {};", scalar_wgsl(e.value, &env, &var)));
+    w.close();
+    w.blank();
+    let args: Vec<String> = (0..n).map(|i| format!("at{i}: u32")).collect();
+    let loads: Vec<String> = INPUT_NAMES[..n]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| format!("load_{name}(at{i})"))
+        .collect();
+    w.comment("The output element of the input elements at0.. (element offsets).");
+    w.open(format!("fn value_of({}) -> {ct}", args.join(", ")));
+    w.line(format!("return value_raw({});", loads.join(", ")));
     w.close();
     w.blank();
     let offsets = |w: &mut Writer, at: &dyn Fn(usize) -> String| {
@@ -201,8 +217,136 @@ fn module(
     });
     w.close();
     w.blank();
-    gen_entry(&mut w, out_dt, &bufs[n + 1], layout);
+    w.comment("Output work item `item` of the walk (an element, or a word of 8- and");
+    w.comment("16-bit ones).");
+    w.open("fn walk_item(item: u32, outputs: u32)");
+    super::store_item(&mut w, out_dt, &bufs[n + 1], layout, &|i| {
+        format!("out_encode(value_at({i}))")
+    });
+    w.close();
+    w.blank();
+    let vectors = vectorizes(e, types);
+    if vectors {
+        gen_vector_item(&mut w, &in_dts, out_dt, &bufs, layout);
+        w.blank();
+    }
+    gen_entry(&mut w, out_dt, &bufs[n + 1], layout, vectors);
     w.finish()
+}
+
+/// `fn vector_item(v: u32)`: output vector item `v` of
+/// [`Schedule::Vectors`](crate::patterns::elementwise::Schedule). Each
+/// input's words of the item go to a register array, read as vectors (4
+/// words or more) or words, or, for a scalar input (stride 0), its one
+/// element repeated in words of the same layout; one loop over the item's
+/// [`vector_elements`] elements (a loop, so that the expression is compiled
+/// once) takes element `j` of each from its array and assembles the output
+/// words, stored as one vector (two of 64-bit outputs).
+fn gen_vector_item(
+    w: &mut Writer,
+    in_dts: &[DataType],
+    out: DataType,
+    bufs: &[Buffer],
+    layout: Layout,
+) {
+    let g = vector_elements(out) as usize;
+    let xyzw = ["x", "y", "z", "w"];
+    w.open("fn vector_item(v: u32)");
+    for (i, &dt) in in_dts.iter().enumerate() {
+        let bytes = dt.size_bytes();
+        let words = g * bytes / 4;
+        let name = INPUT_NAMES[i];
+        let buf = &bufs[1 + i];
+        w.line(format!("var a{i}: array<u32, {words}>;"));
+        w.block(&format!("if (param(P_STRIDES + {}u) == 0u)", 8 * i), |w| {
+            w.comment("A scalar: its element in every lane.");
+            w.line(format!("let r = load_{name}(0u);"));
+            let splat = match bytes {
+                8 => "vec2<u32>(r.x, r.y)",
+                4 => "vec2<u32>(r)",
+                2 => "vec2<u32>(r | (r << 16u))",
+                _ => "vec2<u32>(r * 0x01010101u)",
+            };
+            w.line(format!("let s = {splat};"));
+            w.block(
+                &format!("for (var m = 0u; m < {words}u; m = m + 1u)"),
+                |w| {
+                    w.line(format!("a{i}[m] = s[m & 1u];"));
+                },
+            );
+        });
+        w.block("else", |w| {
+            if words >= 4 {
+                let per = words / 4;
+                w.block(&format!("for (var k = 0u; k < {per}u; k = k + 1u)"), |w| {
+                    w.line(format!(
+                        "let q = {};",
+                        buf.vector(layout, &format!("v * {per}u + k"))
+                    ));
+                    for (c, x) in xyzw.iter().enumerate() {
+                        w.line(format!("a{i}[4u * k + {c}u] = q.{x};"));
+                    }
+                });
+            } else {
+                for m in 0..words {
+                    w.line(format!(
+                        "a{i}[{m}u] = {};",
+                        buf.word(layout, &format!("v * {words}u + {m}u"))
+                    ));
+                }
+            }
+        });
+    }
+    let out_words = g * out.size_bytes() / 4;
+    w.line(format!("var o: array<u32, {out_words}>;"));
+    w.block(&format!("for (var j = 0u; j < {g}u; j = j + 1u)"), |w| {
+        let raws: Vec<String> = in_dts
+            .iter()
+            .enumerate()
+            .map(|(i, dt)| match dt.size_bytes() {
+                8 => format!("vec2<u32>(a{i}[2u * j], a{i}[2u * j + 1u])"),
+                4 => format!("a{i}[j]"),
+                2 => format!("((a{i}[j >> 1u] >> ((j & 1u) * 16u)) & 0xffffu)"),
+                _ => format!("((a{i}[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu)"),
+            })
+            .collect();
+        w.line(format!(
+            "let e = out_encode(value_raw({}));",
+            raws.join(", ")
+        ));
+        match out.size_bytes() {
+            8 => {
+                w.line("o[2u * j] = e.x;");
+                w.line("o[2u * j + 1u] = e.y;");
+            }
+            4 => {
+                w.line("o[j] = e;");
+            }
+            2 => {
+                w.line("o[j >> 1u] = o[j >> 1u] | (e << ((j & 1u) * 16u));");
+            }
+            _ => {
+                w.line("o[j >> 2u] = o[j >> 2u] | (e << ((j & 3u) * 8u));");
+            }
+        }
+    });
+    let output = &bufs[bufs.len() - 1];
+    for k in 0..out_words / 4 {
+        let index = if out_words > 4 {
+            format!("{}u * v + {k}u", out_words / 4)
+        } else {
+            "v".to_string()
+        };
+        let value = format!(
+            "vec4<u32>(o[{}u], o[{}u], o[{}u], o[{}u])",
+            4 * k,
+            4 * k + 1,
+            4 * k + 2,
+            4 * k + 3
+        );
+        w.line(output.store_vector(layout, &index, &value));
+    }
+    w.close();
 }
 
 /// The entry point: [`Schedule::Rows`](crate::patterns::elementwise::Schedule)
@@ -210,7 +354,7 @@ fn module(
 /// WORKGROUP_SIZE` items of one row; rows hold whole output words), else
 /// `ELEMENTS_PER_THREAD` items a thread, `WORKGROUP_SIZE` apart, each
 /// walking its coordinates.
-fn gen_entry(w: &mut Writer, out: DataType, output: &Buffer, layout: Layout) {
+fn gen_entry(w: &mut Writer, out: DataType, output: &Buffer, layout: Layout, vectors: bool) {
     w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
     w.open(format!(
         "fn {ELEMENTWISE_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
@@ -246,12 +390,34 @@ fn gen_entry(w: &mut Writer, out: DataType, output: &Buffer, layout: Layout) {
         );
         w.line("return;");
     });
-    w.comment("Walk: ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart.");
     w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
+    if vectors {
+        w.line("let vectors = param(P_VECTORS);");
+    }
+    w.comment("Walk: ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart.");
+    if vectors {
+        w.comment("Vectors: as many output vectors; the item after the last whole vector");
+        w.comment("takes the rest, a walk item (4 of them a vector) at a time.");
+    }
     super::each_item(w, |w| {
-        super::store_item(w, out, output, layout, &|i| {
-            format!("out_encode(value_at({i}))")
-        })
+        if !vectors {
+            w.line("walk_item(item, outputs);");
+            return;
+        }
+        w.line("var lo = item;");
+        w.line("var hi = item + 1u;");
+        w.block("if (vectors != 0u)", |w| {
+            w.block("if (item < vectors)", |w| {
+                w.line("vector_item(item);");
+                w.line("continue;");
+            });
+            let lanes = 4 / out.size_bytes().min(4);
+            w.line("lo = vectors * 4u;");
+            w.line(format!("hi = (outputs + {}u) / {lanes}u;", lanes - 1));
+        });
+        w.block("for (var t = lo; t < hi; t = t + 1u)", |w| {
+            w.line("walk_item(t, outputs);");
+        });
     });
     w.close();
 }
