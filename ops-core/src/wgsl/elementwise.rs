@@ -258,7 +258,7 @@ fn gen_vector_item(
         let name = INPUT_NAMES[i];
         let buf = &bufs[1 + i];
         w.line(format!("var a{i}: array<u32, {words}>;"));
-        w.block(&format!("if (param(P_STRIDES + {}u) == 0u)", 8 * i), |w| {
+        w.block(format!("if (param(P_STRIDES + {}u) == 0u)", 8 * i), |w| {
             w.comment("A scalar: its element in every lane.");
             w.line(format!("let r = load_{name}(0u);"));
             let splat = match bytes {
@@ -268,17 +268,14 @@ fn gen_vector_item(
                 _ => "vec2<u32>(r * 0x01010101u)",
             };
             w.line(format!("let s = {splat};"));
-            w.block(
-                &format!("for (var m = 0u; m < {words}u; m = m + 1u)"),
-                |w| {
-                    w.line(format!("a{i}[m] = s[m & 1u];"));
-                },
-            );
+            w.block(format!("for (var m = 0u; m < {words}u; m = m + 1u)"), |w| {
+                w.line(format!("a{i}[m] = s[m & 1u];"));
+            });
         });
         w.block("else", |w| {
             if words >= 4 {
                 let per = words / 4;
-                w.block(&format!("for (var k = 0u; k < {per}u; k = k + 1u)"), |w| {
+                w.block(format!("for (var k = 0u; k < {per}u; k = k + 1u)"), |w| {
                     w.line(format!(
                         "let q = {};",
                         buf.vector(layout, &format!("v * {per}u + k"))
@@ -299,7 +296,7 @@ fn gen_vector_item(
     }
     let out_words = g * out.size_bytes() / 4;
     w.line(format!("var o: array<u32, {out_words}>;"));
-    w.block(&format!("for (var j = 0u; j < {g}u; j = j + 1u)"), |w| {
+    w.block(format!("for (var j = 0u; j < {g}u; j = j + 1u)"), |w| {
         let raws: Vec<String> = in_dts
             .iter()
             .enumerate()
