@@ -22,6 +22,7 @@
 use std::collections::BTreeMap;
 
 use ops_core::fuzz::{compare_contract, edge_bits};
+use ops_core::patterns::elementwise::Schedule;
 use ops_core::{DataType, HostTensor, OpArgs, OpError, Operator, TensorDesc};
 use ops_gpu::Context;
 use ops_tests::{gpu, tensor_with_edges, Rng};
@@ -471,6 +472,34 @@ fn one_input_kernels_run_segmented_and_wider_ones_refuse_beyond_a_binding() {
     }
 }
 
+/// Runs `name` over `inputs` in every schedule the call can run in, each
+/// held to the contract against the CPU, after checking that the planner
+/// picks `want`.
+fn run_every_schedule(name: &str, inputs: &[(&str, &HostTensor)], want: Schedule) {
+    let op = build(name, inputs);
+    let tensors: Vec<&HostTensor> = inputs.iter().map(|(_, t)| *t).collect();
+    let context = format!(
+        "{name} {:?}",
+        inputs
+            .iter()
+            .map(|(_, t)| (t.dtype(), t.sizes().to_vec()))
+            .collect::<Vec<_>>()
+    );
+    let variants = op.gpu_plan_variants().unwrap();
+    assert_eq!(variants[0].0, want.name(), "{context}: the planner's pick");
+    assert_eq!(op.gpu_plan().unwrap(), variants[0].1, "{context}");
+    let want_cpu = op.run_cpu(&tensors).unwrap();
+    let yardstick = op.run_yardstick(&tensors).unwrap();
+    for (variant, plan) in &variants {
+        let got = gpu()
+            .run_plan(op.as_ref(), &tensors, plan)
+            .unwrap_or_else(|e| panic!("{context} {variant}: {e}"));
+        if let Err(e) = compare_contract(&got, &want_cpu, &yardstick, op.tolerance()) {
+            panic!("{context} {variant}: {e}");
+        }
+    }
+}
+
 /// The planner's schedules at and across their thresholds: two merged
 /// dimensions whose rows hold one workgroup's items (`ROWS_MIN_ITEMS`) or
 /// more in whole output words run `Rows`, one item fewer, a partial word or
@@ -479,33 +508,9 @@ fn one_input_kernels_run_segmented_and_wider_ones_refuse_beyond_a_binding() {
 /// inputs, packed 8- and 16-bit outputs and 64-bit ones.
 #[test]
 fn schedules_at_and_across_their_thresholds() {
-    use ops_core::patterns::elementwise::{Schedule, ROWS_MIN_ITEMS};
+    use ops_core::patterns::elementwise::ROWS_MIN_ITEMS;
     let n = ROWS_MIN_ITEMS as u32;
     let mut rng = Rng::new(22);
-    let run_all = |name: &str, inputs: &[(&str, &HostTensor)], want: Schedule| {
-        let op = build(name, inputs);
-        let tensors: Vec<&HostTensor> = inputs.iter().map(|(_, t)| *t).collect();
-        let context = format!(
-            "{name} {:?}",
-            inputs
-                .iter()
-                .map(|(_, t)| (t.dtype(), t.sizes().to_vec()))
-                .collect::<Vec<_>>()
-        );
-        let variants = op.gpu_plan_variants().unwrap();
-        assert_eq!(variants[0].0, want.name(), "{context}: the planner's pick");
-        assert_eq!(op.gpu_plan().unwrap(), variants[0].1, "{context}");
-        let want_cpu = op.run_cpu(&tensors).unwrap();
-        let yardstick = op.run_yardstick(&tensors).unwrap();
-        for (variant, plan) in &variants {
-            let got = gpu()
-                .run_plan(op.as_ref(), &tensors, plan)
-                .unwrap_or_else(|e| panic!("{context} {variant}: {e}"));
-            if let Err(e) = compare_contract(&got, &want_cpu, &yardstick, op.tolerance()) {
-                panic!("{context} {variant}: {e}");
-            }
-        }
-    };
     let walk = Schedule::Walk;
     let rows = Schedule::Rows;
     for (dt, lanes) in [
@@ -531,12 +536,12 @@ fn schedules_at_and_across_their_thresholds() {
             let a = tensor_with_edges(dt, &[m, cols], &mut r);
             let b_row = tensor_with_edges(dt, &[cols], &mut r);
             let b_col = tensor_with_edges(dt, &[m, 1], &mut r);
-            run_all("Add", &[("a", &a), ("b", &b_row)], want);
-            run_all("Sub", &[("a", &b_col), ("b", &a)], want);
+            run_every_schedule("Add", &[("a", &a), ("b", &b_row)], want);
+            run_every_schedule("Sub", &[("a", &b_col), ("b", &a)], want);
             // Same shapes merge to one dimension.
-            run_all("Mul", &[("a", &a), ("b", &a)], Schedule::Vectors);
+            run_every_schedule("Mul", &[("a", &a), ("b", &a)], Schedule::Vectors);
             let cond = tensor_with_edges(DataType::Bool, &[m, 1], &mut r);
-            run_all(
+            run_every_schedule(
                 "Where",
                 &[("condition", &cond), ("x", &b_row), ("y", &a)],
                 want,
@@ -547,12 +552,12 @@ fn schedules_at_and_across_their_thresholds() {
     let a = tensor_with_edges(DataType::Float32, &[1, 4, 1, n], &mut rng);
     let b = tensor_with_edges(DataType::Float32, &[1], &mut rng);
     let c = tensor_with_edges(DataType::Float32, &[4, 1, 1], &mut rng);
-    run_all("Add", &[("a", &a), ("b", &b)], Schedule::Vectors);
-    run_all("Add", &[("a", &a), ("b", &c)], rows);
+    run_every_schedule("Add", &[("a", &a), ("b", &b)], Schedule::Vectors);
+    run_every_schedule("Add", &[("a", &a), ("b", &c)], rows);
     // Three merged dimensions walk.
     let d = tensor_with_edges(DataType::Float32, &[2, 1, n], &mut rng);
     let e = tensor_with_edges(DataType::Float32, &[3, 1], &mut rng);
-    run_all("Add", &[("a", &d), ("b", &e)], walk);
+    run_every_schedule("Add", &[("a", &d), ("b", &e)], walk);
 }
 
 /// `Vectors` at and across its threshold (one output vector: 16, 8 and 4
@@ -563,30 +568,7 @@ fn schedules_at_and_across_their_thresholds() {
 /// an input of the output's shape beside a scalar one, and seven inputs.
 #[test]
 fn vectors_at_and_across_their_threshold() {
-    use ops_core::patterns::elementwise::{vector_elements, Schedule};
-    let run = |name: &str, inputs: &[(&str, &HostTensor)], want: Schedule| {
-        let op = build(name, inputs);
-        let tensors: Vec<&HostTensor> = inputs.iter().map(|(_, t)| *t).collect();
-        let context = format!(
-            "{name} {:?}",
-            inputs
-                .iter()
-                .map(|(_, t)| (t.dtype(), t.sizes().to_vec()))
-                .collect::<Vec<_>>()
-        );
-        let variants = op.gpu_plan_variants().unwrap();
-        assert_eq!(variants[0].0, want.name(), "{context}: the planner's pick");
-        let want_cpu = op.run_cpu(&tensors).unwrap();
-        let yardstick = op.run_yardstick(&tensors).unwrap();
-        for (variant, plan) in &variants {
-            let got = gpu()
-                .run_plan(op.as_ref(), &tensors, plan)
-                .unwrap_or_else(|e| panic!("{context} {variant}: {e}"));
-            if let Err(e) = compare_contract(&got, &want_cpu, &yardstick, op.tolerance()) {
-                panic!("{context} {variant}: {e}");
-            }
-        }
-    };
+    use ops_core::patterns::elementwise::vector_elements;
     for dt in [
         DataType::Uint8,
         DataType::Int16,
@@ -608,19 +590,19 @@ fn vectors_at_and_across_their_threshold() {
             let scalar = tensor_with_edges(dt, &[], &mut r);
             let cond = tensor_with_edges(DataType::Bool, &[count], &mut r);
             let cond_scalar = tensor_with_edges(DataType::Bool, &[1], &mut r);
-            run("Max", &[("data_0", &a), ("data_1", &b)], want);
-            run("Max", &[("data_0", &scalar), ("data_1", &b)], want);
-            run(
+            run_every_schedule("Max", &[("data_0", &a), ("data_1", &b)], want);
+            run_every_schedule("Max", &[("data_0", &scalar), ("data_1", &b)], want);
+            run_every_schedule(
                 "Where",
                 &[("condition", &cond), ("x", &a), ("y", &scalar)],
                 want,
             );
-            run(
+            run_every_schedule(
                 "Where",
                 &[("condition", &cond_scalar), ("x", &a), ("y", &b)],
                 want,
             );
-            run("Equal", &[("a", &a), ("b", &b)], {
+            run_every_schedule("Equal", &[("a", &a), ("b", &b)], {
                 let g_bool = vector_elements(DataType::Bool) as u32;
                 if count >= g_bool {
                     Schedule::Vectors
@@ -633,7 +615,7 @@ fn vectors_at_and_across_their_threshold() {
                 .collect();
             let seven: Vec<(&str, &HostTensor)> =
                 seven.iter().map(|(n, t)| (n.as_str(), *t)).collect();
-            run("Min", &seven, want);
+            run_every_schedule("Min", &seven, want);
         }
     }
 }
