@@ -50,7 +50,7 @@
 //!   item's row and column come from its workgroup and thread, with no
 //!   division per element.
 //! - [`Schedule::Vectors`]: one merged dimension (every input the output's
-//!   shape or a scalar) of at least one output `vec4<u32>`: a work item is
+//!   shape, contiguous, or a scalar) of at least one output `vec4<u32>`: a work item is
 //!   16 bytes of output ([`vector_elements`] elements; two vectors of 64-bit
 //!   ones), its inputs read a `vec4<u32>` at a time where they hold one
 //!   (a scalar input is read once and repeated), the output stored a vector
@@ -562,7 +562,12 @@ fn plan_and_schedule(
         return Ok((plan, Schedule::Walk));
     }
     let (merged, merged_strides) = merge_dims(sizes, &strides);
-    let chosen = schedule_for(&merged, call.output.dtype, vectorizes(e, &params));
+    // Vectors read each input's elements of an item together: contiguous
+    // (stride 1) or one element (stride 0); a strided input (DirectML's
+    // explicit strides) walks.
+    let unit_strides = merged_strides.iter().flatten().all(|&s| s <= 1);
+    let vectors = unit_strides && vectorizes(e, &params);
+    let chosen = schedule_for(&merged, call.output.dtype, vectors);
     let schedule = match schedule {
         Some(Schedule::Walk) => Schedule::Walk,
         _ => chosen,
