@@ -223,6 +223,16 @@ def only_finite_differences(got, want, exact):
     return True
 
 
+def first_output_difference(node, got, want, exact):
+    """Where the outputs `got` and `want` of `node` first differ, named by
+    output (`first_difference`); None when they agree."""
+    for name, a, b in zip(node.outputs, got, want):
+        d = first_difference(a, b, exact)
+        if d:
+            return f"{name} {d}"
+    return None
+
+
 def first_difference(a, b, exact):
     """Where two outputs differ (None when they agree): NaN matches NaN,
     -0.0 matches 0.0; floats of an inexact operator within a relative
@@ -670,8 +680,7 @@ def answer(node, exact):
     if node.op in ACCUMULATING and not precise:
         wide = run_reference_wide(node)
         if wide is not None:
-            diffs = [first_difference(a, b, exact) for a, b in zip(got, wide)]
-            where = next((f"{node.outputs[i]} {d}" for i, d in enumerate(diffs) if d), None)
+            where = first_output_difference(node, got, wide, exact)
             if where is not None:
                 return Answer(
                     wide,
@@ -684,8 +693,7 @@ def answer(node, exact):
     for name, ops, cond, evidence, expect in NUMPY_ORACLE:
         if node.op in ops and cond(node):
             want = _like(expect(node), got)
-            diffs = [first_difference(a, b, exact) for a, b in zip(got, want)]
-            where = next((f"{node.outputs[i]} {d}" for i, d in enumerate(diffs) if d), None)
+            where = first_output_difference(node, got, want, exact)
             if where is not None:
                 return Answer(
                     want,
@@ -698,8 +706,7 @@ def answer(node, exact):
         ref = run_reference(m, node)
     except Exception as e:  # noqa: BLE001 (the evaluator raises anything)
         return ort_answer(f"onnx reference evaluator failed or was not run: {str(e)[:200]}")
-    diffs = [first_difference(a, b, exact) for a, b in zip(got, ref)]
-    where = next((f"{node.outputs[i]} {d}" for i, d in enumerate(diffs) if d), None)
+    where = first_output_difference(node, got, ref, exact)
     if where is None:
         return ort_answer()
     inferred = inferred_shapes(m, node)

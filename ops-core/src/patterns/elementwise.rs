@@ -603,9 +603,9 @@ fn plan_and_schedule(
         }
         Schedule::Vectors => {
             // One merged dimension: every input's stride is 1 or 0.
-            let vectors = count / vector_elements(call.output.dtype);
-            let items =
-                vectors + u64::from(!count.is_multiple_of(vector_elements(call.output.dtype)));
+            let g = vector_elements(call.output.dtype);
+            let vectors = count / g;
+            let items = vectors + u64::from(!count.is_multiple_of(g));
             p[params::VECTORS] = vectors as u32;
             p[params::WORK_COUNT] = items as u32;
             items.div_ceil(per_group)
