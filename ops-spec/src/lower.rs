@@ -995,7 +995,7 @@ impl Lower<'_> {
             return self.lower_switch(attr, arms, errors);
         }
         let Some(family) = crate::family::family(&c.pattern.text) else {
-            let names: Vec<&str> = crate::family::FAMILIES.iter().map(|f| f.name()).collect();
+            let names = crate::family::names();
             let d = Diagnostic::new(
                 c.pattern.span,
                 format!("unknown compute pattern `{}`", c.pattern.text),

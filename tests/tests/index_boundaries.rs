@@ -305,7 +305,7 @@ fn scatter_strategies_at_their_boundaries() {
 /// than the data off the axis.
 #[test]
 fn axis_and_element_gathers_at_their_boundaries() {
-    use ops_core::patterns::gather_elements as ge;
+    use ops_core::family::gather_elements as ge;
     use ops_core::patterns::gather_nd::GatherShape;
     let mut rng = Rng::new(0x6a7f);
     let (mut sizes, mut runs) = (0usize, 0usize);

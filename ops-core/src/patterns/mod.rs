@@ -9,7 +9,6 @@ pub mod concat;
 pub mod divisor;
 pub mod elementwise;
 pub mod fold;
-pub mod gather_elements;
 pub mod gather_nd;
 pub mod one_hot;
 pub mod pad;
@@ -30,7 +29,7 @@ fn pow2_floor(v: u64) -> u64 {
 
 /// The row-major coordinates of element `position` of a tensor of `sizes`
 /// (index errors name elements by them).
-fn coordinates(sizes: &[u32], position: u64) -> Vec<u32> {
+pub(crate) fn coordinates(sizes: &[u32], position: u64) -> Vec<u32> {
     let mut rest = position;
     let mut coords = vec![0u32; sizes.len()];
     for (c, &s) in coords.iter_mut().zip(sizes).rev() {
@@ -45,7 +44,7 @@ fn coordinates(sizes: &[u32], position: u64) -> Vec<u32> {
 /// Work items of a kernel storing `count` elements of `data` whole words
 /// at a time: one per element of 32- and 64-bit data, one per `u32` word
 /// of 4 (8-bit) or 2 (16-bit) elements.
-fn word_items(count: u64, data: crate::DataType) -> u64 {
+pub(crate) fn word_items(count: u64, data: crate::DataType) -> u64 {
     match data.size_bytes() {
         1 => count.div_ceil(4),
         2 => count.div_ceil(2),

@@ -35,7 +35,7 @@
 //! apply.
 
 use super::coordinates;
-use super::gather_elements::GatherElementsGeometry;
+use crate::family::gather_elements::GatherElementsGeometry;
 use crate::scalar::{Scalar, TypeEnv, Value, Var};
 use crate::{
     BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
@@ -51,7 +51,7 @@ pub const WORKGROUP_SIZE: u32 = 256;
 pub const WALK_STEPS: u64 = crate::MAX_THREAD_STEPS / 2;
 
 /// Most dimensions the kernels walk (after merging).
-pub const MAX_DIMS: usize = super::gather_elements::MAX_DIMS;
+pub const MAX_DIMS: usize = crate::family::gather_elements::MAX_DIMS;
 
 /// The parameter words of the kernel (the uniform `params` block):
 ///

@@ -1148,6 +1148,24 @@ pub fn gen_operator(
                 }
             }
 
+            impl ::ops_core::family::OpEnv for #desc {
+                fn op_name(&self) -> &'static str {
+                    #op_name
+                }
+                fn tensor(&self, i: usize) -> &::ops_core::TensorDesc {
+                    self.__tensors()[i]
+                }
+                fn tensor_name(&self, i: usize) -> &'static str {
+                    TENSOR_NAMES[i]
+                }
+                fn input_count(&self) -> usize {
+                    N_INPUTS
+                }
+                fn count(&self, e: &::ops_core::__private::expr::Expr) -> ::core::result::Result<usize, ::ops_core::OpError> {
+                    self.__env_count(e)
+                }
+            }
+
             impl ::ops_core::Operator for #desc {
                 fn info(&self) -> &'static ::ops_core::OperatorInfo {
                     &INFO

@@ -1,6 +1,8 @@
 //! Pattern families: what a spec's `compute <family> { .. }` block means.
 //!
-//! A family is one module here, implementing [`Family`] (its parameters:
+//! Families under the typed contract ([`ops_core::family`]) are one module
+//! of `ops-core` each, reached here through one generic adapter. The others
+//! are still three halves: a module here, implementing [`Family`] (its parameters:
 //! lowering them into a [`Pattern`], names resolved and expressions typed)
 //! and [`Pattern`] (its checks against the spec's tables, and the code it
 //! generates: kernels for every data type the tables admit, the CPU
@@ -8,8 +10,8 @@
 //! bounds the fuzzers read). The family's run-time half, the CPU reference
 //! and the GPU planner that generated code calls, is its module of
 //! `ops_core::patterns`; its WGSL generator is its module of
-//! [`crate::wgsl`]. Adding a family is adding those modules and one line to
-//! [`FAMILIES`].
+//! [`crate::wgsl`]. Adding a family is adding its module to
+//! `ops_core::family` and one line to `ops_core::family::FAMILIES`.
 //!
 //! What is computed per element is not the family's: it comes from the
 //! spec, as arithmetic ([`ops_core::scalar`]) the family instantiates per
@@ -24,9 +26,9 @@ use crate::model::Spec;
 use crate::syntax::ast;
 
 pub mod concat;
+mod contract;
 pub mod elementwise;
 pub mod fold;
-pub mod gather_elements;
 pub mod gather_nd;
 pub mod one_hot;
 pub mod pad;
@@ -44,7 +46,6 @@ pub static FAMILIES: &[&dyn Family] = &[
     &reduce::ReduceFamily,
     &gather_nd::GatherNdFamily,
     &gather_nd::GatherFamily,
-    &gather_elements::GatherElementsFamily,
     &scatter_elements::ScatterElementsFamily,
     &scatter_nd::ScatterNdFamily,
     &view::ViewFamily,
@@ -53,9 +54,23 @@ pub static FAMILIES: &[&dyn Family] = &[
     &one_hot::OneHotFamily,
 ];
 
-/// The family named `name`.
+/// The family named `name`: one of [`FAMILIES`], or a family of
+/// [`ops_core::family::FAMILIES`] (the typed contract).
 pub fn family(name: &str) -> Option<&'static dyn Family> {
-    FAMILIES.iter().copied().find(|f| f.name() == name)
+    FAMILIES
+        .iter()
+        .copied()
+        .chain(contract::ADAPTERS.iter().map(|a| a as &dyn Family))
+        .find(|f| f.name() == name)
+}
+
+/// Every family's name, for diagnostics.
+pub fn names() -> Vec<&'static str> {
+    FAMILIES
+        .iter()
+        .map(|f| f.name())
+        .chain(ops_core::family::FAMILIES.iter().map(|f| f.name()))
+        .collect()
 }
 
 /// A pattern family: the meaning of `compute <name> { .. }`.

@@ -375,7 +375,7 @@ impl ScatterElementsPattern {
             },
             index_error: quote! {
                 match self.__env_count(&AXIS) {
-                    ::core::result::Result::Ok(__axis) if inputs.len() > #ix_slot => ::ops_core::__private::patterns::gather_elements::gather_elements_index_error(
+                    ::core::result::Result::Ok(__axis) if inputs.len() > #ix_slot => ::ops_core::family::gather_elements::gather_elements_index_error(
                         &self.#in_f, inputs[#ix_slot], __axis, #ix_name, position),
                     ::core::result::Result::Ok(_) => ::ops_core::OpError::InvalidArgument(::std::format!("{}: missing inputs", #name)),
                     ::core::result::Result::Err(e) => e,

@@ -1,4 +1,4 @@
-//! The `gather_elements` pattern: each output element reads the input
+//! The `gather_elements` family: each output element reads the input
 //! element at its own coordinates, with the coordinate on the axis replaced
 //! by the index value at the same position (DirectML GATHER_ELEMENTS, ONNX
 //! GatherElements, `torch.gather`).
@@ -6,6 +6,12 @@
 //! ```text
 //! output[i, j, k] = input[indices[i, j, k], j, k]   // axis 0
 //! output[i, j, k] = input[i, indices[i, j, k], k]   // axis 1
+//! ```
+//!
+//! A spec states it as
+//!
+//! ```text
+//! compute gather_elements { input: X  indices: I  output: Y  axis: <integer expression> }
 //! ```
 //!
 //! The indices and the output share one shape, of the input's rank; off the
@@ -20,21 +26,32 @@
 //!
 //! # GPU algorithm
 //!
-//! One pass of the kernel of `ops_core::wgsl::gather_elements`: one work
-//! item per output element (32- and 64-bit data) or per output `u32` word
-//! of 4 or 2 elements (8- and 16-bit data: the thread assembles the word,
-//! so no store needs atomics), [`ELEMENTS_PER_THREAD`] items a thread. A
-//! work item walks the output position's coordinates from the last
-//! dimension to the first, adding each times the input's stride and, on the
-//! axis, the resolved index value instead. [`GatherElementsGeometry`]
-//! merges neighbouring dimensions off the axis whose indices and input
-//! sizes agree, so the usual call (equal sizes, DirectML's rule) walks at
-//! most three: before the axis, the axis, after it.
+//! One pass of one kernel per data type and index type: one work item per
+//! output element (32- and 64-bit data) or per output `u32` word of 4 or 2
+//! elements (8- and 16-bit data: the thread assembles the word in a
+//! register and stores it once, so no store needs atomics),
+//! [`ELEMENTS_PER_THREAD`] items a thread. A work item walks the output
+//! position's coordinates from the last dimension to the first (divided out
+//! with the plan's divisors), adding each times the input's stride and, on
+//! the axis, the resolved index value instead. [`GatherElementsGeometry`]
+//! merges neighbouring dimensions off the axis whose indices and input sizes
+//! agree, so the usual call (equal sizes, DirectML's rule) walks at most
+//! three: before the axis, the axis, after it. A work item that meets an
+//! out-of-range value reports its position to the status word (`atomicMin`)
+//! and stores nothing.
+//!
+//! The kernel's bindings are [`BINDINGS`]; its parameter words [`params`].
 
-use super::coordinates;
+use super::{accesses, buffers, Binding, Call, Constraint, Family, KernelDecl, Param, Role, Value};
+use crate::patterns::coordinates;
+use crate::scalar::Precision;
+use crate::wgsl::dtype;
+use crate::wgsl::each_item;
+use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::writer::Writer;
 use crate::{
-    element_count, row_major_strides, BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError,
-    OutputInit, Pass, TensorDesc,
+    element_count, row_major_strides, Access, DataType, DeviceClass, GpuPlan, HostTensor,
+    IndexBounds, KernelText, OpError, OutOfRange, OutputInit, Pass, TensorDesc,
 };
 
 /// Threads per workgroup of the kernels.
@@ -47,39 +64,189 @@ pub const ELEMENTS_PER_THREAD: u64 = 4;
 /// Most dimensions the kernels walk (after merging).
 pub const MAX_DIMS: usize = 8;
 
-/// The parameter words of the kernel (the uniform `params` block):
-///
-/// | words | meaning |
-/// | --- | --- |
-/// | 0 | output element count |
-/// | 1 | work items (output elements, or output words of 8- and 16-bit data) |
-/// | 2 | dimensions walked, `D` (at most [`MAX_DIMS`]) |
-/// | 3 | the axis among them |
-/// | 4 | the input's size on the axis |
-/// | 8..16 | the indices' (and output's) size of each walked dimension, unused slots 1 |
-/// | 16..24 | the input's stride of each walked dimension, in elements |
-pub mod params {
-    /// Output element count.
-    pub const OUTPUT_COUNT: usize = 0;
-    /// Work items.
-    pub const WORK_COUNT: usize = 1;
-    /// Dimensions walked.
-    pub const DIMS: usize = 2;
-    /// The axis among the walked dimensions.
-    pub const AXIS: usize = 3;
-    /// The input's size on the axis.
-    pub const AXIS_LEN: usize = 4;
-    /// First walked size.
-    pub const SIZES: usize = 8;
-    /// First walked input stride.
-    pub const STRIDES: usize = 16;
-    /// First walked size's [`Divisor`](crate::patterns::divisor::Divisor)
-    /// multiplier.
-    pub const SIZE_MAGIC: usize = 24;
-    /// First walked size's divisor shifts.
-    pub const SIZE_SHIFTS: usize = 32;
-    /// Total word count.
-    pub const LEN: usize = 40;
+/// The parameters of `compute gather_elements`, in order.
+const PARAMS: &[Param] = &[
+    Param::input("input"),
+    Param::input("indices"),
+    Param::output("output"),
+    Param::count("axis"),
+];
+const INPUT: usize = 0;
+const INDICES: usize = 1;
+const OUTPUT: usize = 2;
+const AXIS: usize = 3;
+
+/// The bindings of every kernel, in order.
+pub const BINDINGS: [Binding; 5] = [
+    Binding {
+        buffer: Buffer::params(),
+        role: Role::Params,
+    },
+    Binding {
+        buffer: Buffer::read("input", true),
+        role: Role::Input(INPUT),
+    },
+    Binding {
+        buffer: Buffer::read("indices", true),
+        role: Role::Input(INDICES),
+    },
+    Binding {
+        buffer: Buffer::read_write("output", false, true),
+        role: Role::Output(OUTPUT),
+    },
+    // Word 0 receives, by `atomicMin`, the position of the lowest
+    // out-of-range index element a thread met.
+    Binding {
+        buffer: Buffer::read_write("status", true, false),
+        role: Role::Status,
+    },
+];
+const ACCESS: [Access; 5] = accesses(&BINDINGS);
+const BUFFERS: [Buffer<'static>; 5] = buffers(&BINDINGS);
+
+/// The entry point's name.
+const ENTRY: &str = "main";
+
+/// The kernels' variant (the middle of their keys).
+const VARIANT: &str = "gather_elements";
+
+super::param_words! {
+    /// The parameter words of the kernel (the uniform `params` block).
+    pub mod params [40] {
+        /// Output element count.
+        OUTPUT_COUNT = 0,
+        /// Work items (output elements, or output words of 8- and 16-bit data).
+        WORK_COUNT = 1,
+        /// Dimensions walked, at most [`MAX_DIMS`](super::MAX_DIMS).
+        DIMS = 2,
+        /// The axis among the walked dimensions.
+        AXIS = 3,
+        /// The input's size on the axis.
+        AXIS_LEN = 4,
+        /// First walked size (the indices' and output's; unused slots 1).
+        SIZES = 8,
+        /// First walked input stride, in elements.
+        STRIDES = 16,
+        /// First walked size's [`Divisor`](crate::patterns::divisor::Divisor)
+        /// multiplier.
+        SIZE_MAGIC = 24,
+        /// First walked size's divisor shifts.
+        SIZE_SHIFTS = 32,
+    }
+}
+
+/// The family, as [`super::FAMILIES`] registers it.
+pub struct GatherElements;
+
+impl Family for GatherElements {
+    fn name(&self) -> &'static str {
+        "gather_elements"
+    }
+
+    fn params(&self) -> &'static [Param] {
+        PARAMS
+    }
+
+    fn constraints(&self) -> &'static [Constraint] {
+        &[
+            Constraint::Integer(INDICES),
+            Constraint::SameTypes(INPUT, OUTPUT, "moves the elements of"),
+        ]
+    }
+
+    fn kernels(
+        &self,
+        config: &[Value],
+        pairs: &dyn Fn(usize, usize) -> Vec<(DataType, DataType)>,
+    ) -> Vec<KernelDecl> {
+        pairs(config[INPUT].tensor(), config[INDICES].tensor())
+            .into_iter()
+            .filter(|(_, index)| index.is_int())
+            .map(|types| KernelDecl {
+                variant: VARIANT,
+                types,
+            })
+            .collect()
+    }
+
+    fn bindings(&self, _variant: &str) -> &'static [Access] {
+        &ACCESS
+    }
+
+    fn workgroup_size(&self, _variant: &str) -> u32 {
+        WORKGROUP_SIZE
+    }
+
+    fn kernel_text(
+        &self,
+        _config: &[Value],
+        k: &KernelDecl,
+        key: &str,
+        origin: &str,
+    ) -> KernelText {
+        let (data, index) = k.types;
+        let plain = module(data, index, key, origin, Layout::Plain);
+        let segmented = module(data, index, key, origin, Layout::Segmented);
+        segments::kernel_text(plain, segmented, &BUFFERS)
+    }
+
+    fn run_cpu(
+        &self,
+        call: &Call<'_>,
+        inputs: &[&HostTensor],
+        _precision: Precision,
+    ) -> Result<Vec<HostTensor>, OpError> {
+        let axis = call.count(AXIS)?;
+        let out = gather_elements_cpu(
+            call.host(inputs, INPUT)?,
+            call.host(inputs, INDICES)?,
+            call.desc(OUTPUT),
+            axis,
+            call.name(INDICES),
+        )?;
+        Ok(vec![out])
+    }
+
+    fn gpu_plans(
+        &self,
+        call: &Call<'_>,
+        _class: DeviceClass,
+    ) -> Result<Vec<(String, GpuPlan)>, OpError> {
+        Ok(vec![(VARIANT.to_owned(), gather_elements_plan(call)?)])
+    }
+
+    fn index_error(
+        &self,
+        call: &Call<'_>,
+        inputs: &[&HostTensor],
+        _check: usize,
+        position: u64,
+    ) -> OpError {
+        let indices = match (call.count(AXIS), call.host(inputs, INDICES)) {
+            (Ok(axis), Ok(indices)) => (axis, indices),
+            (Err(e), _) | (_, Err(e)) => return e,
+        };
+        gather_elements_index_error(
+            call.desc(INPUT),
+            indices.1,
+            indices.0,
+            call.name(INDICES),
+            position,
+        )
+    }
+
+    fn index_bounds(&self, call: &Call<'_>) -> Vec<IndexBounds> {
+        let input = call.desc(INPUT);
+        match call.count(AXIS) {
+            Ok(axis) if axis < input.sizes.len() => vec![IndexBounds {
+                tensor: call.input(INDICES),
+                addresses: call.slot(INPUT),
+                sizes: vec![input.sizes[axis]],
+                out_of_range: OutOfRange::Error,
+            }],
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// How a gather of elements walks its tensors.
@@ -177,7 +344,7 @@ impl GatherElementsGeometry {
     /// The work items of the kernel for data type `data`: output elements,
     /// or output words for 8- and 16-bit data.
     pub fn work_items(&self, data: DataType) -> u64 {
-        super::word_items(self.output_count, data)
+        crate::patterns::word_items(self.output_count, data)
     }
 
     /// The range `[low, high]` index values of type `index` may take.
@@ -351,44 +518,29 @@ pub fn gather_elements_params(
     for d in 0..MAX_DIMS {
         p[params::SIZES + d] = g.sizes.get(d).copied().unwrap_or(1);
         p[params::STRIDES + d] = word(g.strides.get(d).copied().unwrap_or(0), "input stride")?;
-        let size = super::divisor::Divisor::new(p[params::SIZES + d]);
+        let size = crate::patterns::divisor::Divisor::new(p[params::SIZES + d]);
         p[params::SIZE_MAGIC + d] = size.magic;
         p[params::SIZE_SHIFTS + d] = size.shifts;
     }
     Ok(p)
 }
 
-/// The GPU plan: one pass of `kernel` (the generated kernel of this call's
-/// data and index types, workgroup size [`WORKGROUP_SIZE`]; `None` fails
-/// with [`OpError::Unsupported`]) binding `[Params, Input(input_slot),
-/// Input(indices_slot), Output(output_slot), Status]`, and one index check
-/// on `indices_slot`. The output (`output_slot + 1` outputs,
-/// [`OutputInit::Overwritten`]) is stored whole; an empty one has no pass.
-#[allow(clippy::too_many_arguments)]
-pub fn gather_elements_plan(
-    input: &TensorDesc,
-    input_slot: usize,
-    indices: &TensorDesc,
-    indices_slot: usize,
-    output: &TensorDesc,
-    output_slot: usize,
-    axis: usize,
-    kernel: Option<&'static Kernel>,
-) -> Result<GpuPlan, OpError> {
-    let g = GatherElementsGeometry::new(&input.sizes, &indices.sizes, axis)?;
+/// The GPU plan: one pass of the kernel of the call's data and index types
+/// (none: [`OpError::Unsupported`]) binding [`BINDINGS`], and one index
+/// check on the indices. The output ([`OutputInit::Overwritten`]) is stored
+/// whole; an empty one has no pass.
+fn gather_elements_plan(call: &Call<'_>) -> Result<GpuPlan, OpError> {
+    let (input, indices, output) = (call.desc(INPUT), call.desc(INDICES), call.desc(OUTPUT));
+    let g = GatherElementsGeometry::new(&input.sizes, &indices.sizes, call.count(AXIS)?)?;
     check_call(&g, input.dtype, indices.dtype, &indices.sizes, output)?;
-    let kernel = kernel.ok_or_else(|| {
-        OpError::Unsupported(format!(
-            "no gather_elements kernel for {} data with {} indices",
-            input.dtype, indices.dtype
-        ))
-    })?;
-    if kernel.workgroup_size != WORKGROUP_SIZE {
-        return Err(OpError::InvalidArgument(format!(
-            "kernel `{}` has workgroup size {}, the gather_elements plan dispatches {WORKGROUP_SIZE}",
-            kernel.key, kernel.workgroup_size
-        )));
-    }
+    let kernel = call
+        .kernel(VARIANT, input.dtype, indices.dtype)
+        .ok_or_else(|| {
+            OpError::Unsupported(format!(
+                "no gather_elements kernel for {} data with {} indices",
+                input.dtype, indices.dtype
+            ))
+        })?;
     for (desc, count) in [(input, g.input_count), (output, g.output_count)] {
         let words = count
             .saturating_mul(desc.dtype.size_bytes() as u64)
@@ -401,10 +553,10 @@ pub fn gather_elements_plan(
         }
     }
     let mut plan = GpuPlan {
-        outputs: vec![OutputInit::Overwritten; output_slot + 1],
+        outputs: vec![OutputInit::Overwritten; call.output(OUTPUT) + 1],
         scratch_bytes: Vec::new(),
         passes: Vec::new(),
-        index_checks: vec![indices_slot],
+        index_checks: vec![call.input(INDICES)],
     };
     let work = g.work_items(input.dtype);
     if work == 0 {
@@ -412,17 +564,125 @@ pub fn gather_elements_plan(
     }
     plan.passes.push(Pass {
         kernel,
-        buffers: vec![
-            BufferRef::Params,
-            BufferRef::Input(input_slot),
-            BufferRef::Input(indices_slot),
-            BufferRef::Output(output_slot),
-            BufferRef::Status,
-        ],
+        buffers: call.buffers(&BINDINGS),
         params: gather_elements_params(&g, input.dtype)?,
         workgroups: work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
     });
     Ok(plan)
+}
+
+fn module(data: DataType, index: DataType, key: &str, origin: &str, layout: Layout) -> String {
+    let mut w = Writer::new();
+    w.comment(format!("@generated from {origin}"));
+    w.comment(format!("kernel: {key}"));
+    w.comment(format!("gather_elements: data {data}, indices {index}"));
+    w.blank();
+    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
+    w.line(format!(
+        "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
+    ));
+    super::declare_words(&mut w, params::WGSL);
+    w.comment("Not an offset: an out-of-range index value.");
+    w.line("const BAD: u32 = 0xffffffffu;");
+    w.blank();
+    segments::declare(&mut w, &BUFFERS, layout);
+    w.blank();
+    segments::gen_accessors(&mut w, &BUFFERS, layout);
+    w.lines(crate::patterns::divisor::WGSL);
+    w.blank();
+    dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
+    w.blank();
+    dtype::gen_load_from(&mut w, "load_index", &BUFFERS[2], layout, index);
+    w.blank();
+    if !dtype::is_packed(data) {
+        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[3], layout, data);
+        w.blank();
+    }
+    dtype::gen_resolve_index(&mut w, "resolve", index, "BAD");
+    w.blank();
+    gen_source(&mut w);
+    w.blank();
+    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
+    w.open(format!(
+        "fn {ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
+    ));
+    w.line("let group = wg.x + wg.y * num_workgroups.x;");
+    w.line("let walk = Walk(param(P_DIMS), param(P_AXIS), param(P_AXIS_LEN));");
+    w.line("let work = param(P_WORK_COUNT);");
+    w.line("let outputs = param(P_OUTPUT_COUNT);");
+    w.comment("ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart.");
+    w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
+    each_item(&mut w, |w| {
+        if dtype::is_packed(data) {
+            gen_packed_item(w, data, layout);
+        } else {
+            w.line("let s = source_of(item, walk);");
+            w.block("if (s != BAD)", |w| {
+                w.line("store_output(item, load_input(s));");
+            });
+        }
+    });
+    w.close();
+    w.finish()
+}
+
+/// `struct Walk` and `fn source_of(o: u32, g: Walk) -> u32`: the input
+/// offset output element `o` reads, or `BAD` after reporting `o`.
+fn gen_source(w: &mut Writer) {
+    w.comment("The walk's parameter words read once at the kernel's top.");
+    w.block("struct Walk", |w| {
+        w.line("dims: u32,");
+        w.line("axis: u32,");
+        w.line("len: u32,");
+    });
+    w.blank();
+    w.comment("The input offset output element o reads: its coordinates (last dimension");
+    w.comment("first, divided out with the plan's divisors) times the input's strides,");
+    w.comment("the axis coordinate replaced by its index value; BAD after reporting o");
+    w.comment("when that value is out of range.");
+    w.open("fn source_of(o: u32, g: Walk) -> u32");
+    w.line("let i = resolve(load_index(o), g.len);");
+    w.block("if (i == BAD)", |w| {
+        w.line("atomicMin(&status[0], o);");
+        w.line("return BAD;");
+    });
+    w.line("var rest = o;");
+    w.line("var offset = 0u;");
+    w.block("for (var k = 0u; k < g.dims; k = k + 1u)", |w| {
+        w.line("let d = g.dims - 1u - k;");
+        w.line("let q = divide(rest, param(P_SIZE_MAGIC + d), param(P_SIZE_SHIFTS + d));");
+        w.line("let c = select(rest - q * param(P_SIZES + d), i, d == g.axis);");
+        w.line("rest = q;");
+        w.line("offset = offset + c * param(P_STRIDES + d);");
+    });
+    w.line("return offset;");
+    w.close();
+}
+
+/// One output word of 8- or 16-bit data: its lanes' elements gathered and
+/// stored at once.
+fn gen_packed_item(w: &mut Writer, data: DataType, layout: Layout) {
+    let width = data.size_bits();
+    let lanes = 32 / width;
+    w.comment(format!(
+        "One output word: {lanes} elements of {width} bits, stored at once."
+    ));
+    w.line(format!("let o0 = item * {lanes}u;"));
+    w.line(format!("let lanes = min({lanes}u, outputs - o0);"));
+    w.line("var word = 0u;");
+    w.line("var ok = true;");
+    w.block("for (var e = 0u; e < lanes; e = e + 1u)", |w| {
+        w.line("let s = source_of(o0 + e, walk);");
+        w.block("if (s == BAD)", |w| {
+            w.line("ok = false;");
+            w.line("break;");
+        });
+        w.line(format!("word = word | (load_input(s) << (e * {width}u));"));
+    });
+    w.comment("After an out-of-range index value the word is not stored.");
+    w.block("if (ok)", |w| {
+        w.line(BUFFERS[3].set(layout, "item", "word"));
+    });
 }
 
 #[cfg(test)]
@@ -501,5 +761,33 @@ mod tests {
             gather_elements_index_error(input.desc(), &bad, 1, NAME, 0),
             OpError::Device(_)
         ));
+    }
+
+    #[test]
+    fn every_kernel_validates_on_core_webgpu() {
+        let f = GatherElements;
+        for data in DataType::ALL {
+            for index in [
+                DataType::Int64,
+                DataType::Int32,
+                DataType::Uint64,
+                DataType::Uint32,
+                DataType::Int8,
+                DataType::Uint16,
+            ] {
+                let k = KernelDecl {
+                    variant: VARIANT,
+                    types: (data, index),
+                };
+                let key = f.kernel_key("T", &k);
+                let text = segments::combined(f.kernel_text(&[], &k, &key, "test"));
+                let (counts, segmented) = segments::segmented_part(&text)
+                    .unwrap_or_else(|| panic!("{key}: no segmented variant"));
+                assert_eq!(counts.len(), BINDINGS.len(), "{key}");
+                for wgsl in [segments::plain_part(&text), segmented] {
+                    crate::wgsl::validated_module(&key, wgsl, ENTRY, WORKGROUP_SIZE);
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,445 @@
+//! Families under one typed contract: what a spec's `compute <family> { .. }`
+//! block computes, each family one module implementing [`Family`].
+//!
+//! A family states, in one place:
+//!
+//! - its parameters ([`Family::params`]: tensors and integer expressions),
+//!   which the spec compiler lowers with the spec's names and types and
+//!   bakes into a `static` of [`Value`]s, the family's checked
+//!   configuration;
+//! - what it asks of the spec's support tables ([`Family::constraints`]),
+//!   which the spec compiler checks and reports into the spec;
+//! - its kernels ([`Family::kernels`], one per variant and data-type pair
+//!   the tables admit), each kernel's bindings declared once as
+//!   [`Binding`]s (WGSL declarations, [`Access`] list and the pass's
+//!   [`BufferRef`] order all come from that one list), and its WGSL;
+//! - its CPU reference, GPU plans, tolerance and index checks, over a
+//!   [`Call`]: the descriptor ([`OpEnv`]), the configuration and the
+//!   kernels of the operator.
+//!
+//! The spec compiler names no family: it reads [`FAMILIES`], lowers the
+//! declared parameters and generates the same few lines of glue for every
+//! family. Adding a family is adding its module and one line to
+//! [`FAMILIES`].
+
+use crate::expr::Expr;
+use crate::scalar::Precision;
+use crate::wgsl::segments::Buffer;
+use crate::wgsl::writer::Writer;
+use crate::{
+    Access, BufferRef, DataType, DeviceClass, GpuPlan, HostTensor, IndexBounds, Kernel, KernelText,
+    OpError, TensorDesc, Tolerance,
+};
+
+/// Declares a kernel's parameter words once, `mod name [LEN] { WORD =
+/// position, .. }`: a module of `pub const` positions, `LEN` (the word
+/// count) and `WGSL` (each word's WGSL constant,
+/// `P_` and its name, with its position, for [`declare_words`]).
+macro_rules! param_words {
+    (
+        $(#[$m:meta])*
+        $vis:vis mod $name:ident [$len:expr] {
+            $( $(#[$d:meta])* $word:ident = $value:expr ),* $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        $vis mod $name {
+            $( $(#[$d])* pub const $word: usize = $value; )*
+            /// Total word count.
+            pub const LEN: usize = $len;
+            /// Each word's WGSL constant (`P_` and its name) and position.
+            pub const WGSL: &[(&str, usize)] = &[$((concat!("P_", stringify!($word)), $word)),*];
+        }
+    };
+}
+pub(crate) use param_words;
+
+/// Writes `const P_<WORD>: u32 = <position>u;` for each of `words` (a
+/// [`param_words!`] module's `WGSL`).
+pub(crate) fn declare_words(w: &mut Writer, words: &[(&str, usize)]) {
+    for (name, word) in words {
+        w.line(format!("const {name}: u32 = {word}u;"));
+    }
+}
+
+pub mod gather_elements;
+
+/// Every family under the contract, by the name a spec writes after
+/// `compute`. Generated code reaches its family by position here.
+pub static FAMILIES: &[&dyn Family] = &[&gather_elements::GatherElements];
+
+/// The family named `name` and its position in [`FAMILIES`].
+pub fn family(name: &str) -> Option<(usize, &'static dyn Family)> {
+    FAMILIES
+        .iter()
+        .copied()
+        .enumerate()
+        .find(|(_, f)| f.name() == name)
+}
+
+/// What a declared parameter is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// An input tensor's name.
+    Input,
+    /// An output tensor's name.
+    Output,
+    /// An integer expression over the descriptor (attributes, sizes,
+    /// ranks), evaluated per call, that must be a valid count or position.
+    Count,
+}
+
+/// A parameter of a family's `compute` block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Its key in the block.
+    pub name: &'static str,
+    /// What it is.
+    pub kind: ParamKind,
+}
+
+impl Param {
+    /// An input tensor parameter.
+    pub const fn input(name: &'static str) -> Param {
+        Param {
+            name,
+            kind: ParamKind::Input,
+        }
+    }
+
+    /// An output tensor parameter.
+    pub const fn output(name: &'static str) -> Param {
+        Param {
+            name,
+            kind: ParamKind::Output,
+        }
+    }
+
+    /// An integer expression parameter.
+    pub const fn count(name: &'static str) -> Param {
+        Param {
+            name,
+            kind: ParamKind::Count,
+        }
+    }
+}
+
+/// A parameter's lowered value, in the order of [`Family::params`].
+#[derive(Clone, Copy, Debug)]
+pub enum Value {
+    /// A tensor, by its position among the operator's tensors (inputs
+    /// first, then outputs).
+    Tensor(usize),
+    /// An integer expression.
+    Count(&'static Expr),
+}
+
+impl Value {
+    /// The tensor position of a [`ParamKind::Input`] or
+    /// [`ParamKind::Output`] parameter's value.
+    ///
+    /// # Panics
+    ///
+    /// On a count: the spec compiler lowers every parameter as declared, so
+    /// a family reading its own parameter by its declared position cannot
+    /// meet one.
+    pub fn tensor(&self) -> usize {
+        match *self {
+            Value::Tensor(t) => t,
+            Value::Count(_) => unreachable!("a count parameter read as a tensor"),
+        }
+    }
+
+    /// The expression of a [`ParamKind::Count`] parameter's value.
+    ///
+    /// # Panics
+    ///
+    /// On a tensor, as [`Value::tensor`].
+    pub fn count(&self) -> &'static Expr {
+        match *self {
+            Value::Count(e) => e,
+            Value::Tensor(_) => unreachable!("a tensor parameter read as a count"),
+        }
+    }
+}
+
+/// A condition a family puts on the spec's support tables, checked by the
+/// spec compiler and reported at the offending table row. Parameters are
+/// named by their position in [`Family::params`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Constraint {
+    /// The tensor lists integer types only.
+    Integer(usize),
+    /// The two tensors list the same types in every table entry; `what` is
+    /// the verb of the message ("moves the elements of").
+    SameTypes(usize, usize, &'static str),
+}
+
+/// One kernel of a family: a variant (also the key's middle part) for a
+/// pair of data types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelDecl {
+    /// The variant's name.
+    pub variant: &'static str,
+    /// The data types it is generated for.
+    pub types: (DataType, DataType),
+}
+
+/// A kernel of an operator, as generated code lists them.
+#[derive(Debug)]
+pub struct KernelEntry {
+    /// Which kernel.
+    pub decl: KernelDecl,
+    /// The kernel.
+    pub kernel: &'static Kernel,
+}
+
+/// What a binding of a kernel holds, by the family's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The parameter words.
+    Params,
+    /// The input tensor of parameter `i`.
+    Input(usize),
+    /// The output tensor of parameter `i`.
+    Output(usize),
+    /// The status words.
+    Status,
+}
+
+/// One binding of a kernel, declared once: its WGSL buffer and what the
+/// plan binds to it.
+#[derive(Clone, Copy, Debug)]
+pub struct Binding {
+    /// The WGSL global (name, access, element view).
+    pub buffer: Buffer<'static>,
+    /// What the plan binds.
+    pub role: Role,
+}
+
+/// The [`Access`] list of `bindings`, in a `const` for
+/// [`Family::bindings`].
+pub const fn accesses<const N: usize>(bindings: &[Binding; N]) -> [Access; N] {
+    let mut out = [Access::Read; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = bindings[i].buffer.access;
+        i += 1;
+    }
+    out
+}
+
+/// The [`Buffer`]s of `bindings`, in a `const` for the WGSL generator.
+pub const fn buffers<const N: usize>(bindings: &[Binding; N]) -> [Buffer<'static>; N] {
+    let mut out = [Buffer::params(); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = bindings[i].buffer;
+        i += 1;
+    }
+    out
+}
+
+/// The descriptor of an operator, as a family reads it. Generated code
+/// implements it for every descriptor type.
+pub trait OpEnv {
+    /// The operator's name.
+    fn op_name(&self) -> &'static str;
+    /// Tensor `i` (inputs first, then outputs).
+    fn tensor(&self, i: usize) -> &TensorDesc;
+    /// Tensor `i`'s name in the spec.
+    fn tensor_name(&self, i: usize) -> &'static str;
+    /// The number of input tensors.
+    fn input_count(&self) -> usize;
+    /// `e` evaluated over the descriptor, as a count or position.
+    fn count(&self, e: &Expr) -> Result<usize, OpError>;
+}
+
+/// One call of a family: the descriptor, the family's configuration and
+/// the operator's kernels.
+#[derive(Clone, Copy)]
+pub struct Call<'a> {
+    /// The descriptor.
+    pub env: &'a dyn OpEnv,
+    /// The checked configuration, in the order of [`Family::params`].
+    pub config: &'a [Value],
+    /// The operator's kernels.
+    pub kernels: &'a [KernelEntry],
+}
+
+impl<'a> Call<'a> {
+    /// The call of `env` with `config` and `kernels`.
+    pub fn new(env: &'a dyn OpEnv, config: &'a [Value], kernels: &'a [KernelEntry]) -> Self {
+        Call {
+            env,
+            config,
+            kernels,
+        }
+    }
+
+    /// The tensor position of tensor parameter `p`.
+    pub fn slot(&self, p: usize) -> usize {
+        self.config[p].tensor()
+    }
+
+    /// The description of tensor parameter `p`.
+    pub fn desc(&self, p: usize) -> &'a TensorDesc {
+        self.env.tensor(self.slot(p))
+    }
+
+    /// The spec's name of tensor parameter `p`.
+    pub fn name(&self, p: usize) -> &'static str {
+        self.env.tensor_name(self.slot(p))
+    }
+
+    /// The position among the inputs of input parameter `p`.
+    pub fn input(&self, p: usize) -> usize {
+        self.slot(p)
+    }
+
+    /// The position among the outputs of output parameter `p`.
+    pub fn output(&self, p: usize) -> usize {
+        self.slot(p) - self.env.input_count()
+    }
+
+    /// Count parameter `p` evaluated for this descriptor.
+    pub fn count(&self, p: usize) -> Result<usize, OpError> {
+        self.env.count(self.config[p].count())
+    }
+
+    /// The host tensor of input parameter `p` among `inputs`.
+    pub fn host<'h>(&self, inputs: &[&'h HostTensor], p: usize) -> Result<&'h HostTensor, OpError> {
+        inputs.get(self.input(p)).copied().ok_or_else(|| {
+            OpError::InvalidArgument(format!("{}: missing inputs", self.env.op_name()))
+        })
+    }
+
+    /// The kernel of `variant` for data types `a` and `b`, if the tables
+    /// admit it.
+    pub fn kernel(&self, variant: &str, a: DataType, b: DataType) -> Option<&'static Kernel> {
+        self.kernels
+            .iter()
+            .find(|k| k.decl.variant == variant && k.decl.types == (a, b))
+            .map(|k| k.kernel)
+    }
+
+    /// What a pass binds for `bindings`, in their order.
+    pub fn buffers(&self, bindings: &[Binding]) -> Vec<BufferRef> {
+        bindings
+            .iter()
+            .map(|b| match b.role {
+                Role::Params => BufferRef::Params,
+                Role::Input(p) => BufferRef::Input(self.input(p)),
+                Role::Output(p) => BufferRef::Output(self.output(p)),
+                Role::Status => BufferRef::Status,
+            })
+            .collect()
+    }
+}
+
+/// A family: the meaning of `compute <name> { .. }`.
+pub trait Family: Sync {
+    /// The name a spec writes after `compute`.
+    fn name(&self) -> &'static str;
+
+    /// The block's parameters.
+    fn params(&self) -> &'static [Param];
+
+    /// What the family asks of the support tables.
+    fn constraints(&self) -> &'static [Constraint] {
+        &[]
+    }
+
+    /// True when the family reads inputs through their strides
+    /// ([`crate::OperatorInfo::strided_inputs`]).
+    fn strided_inputs(&self) -> bool {
+        false
+    }
+
+    /// The kernels to generate for `config`, given `pairs(a, b)`: every
+    /// pair of data types the tables admit for tensors `a` and `b` (tensor
+    /// positions).
+    fn kernels(
+        &self,
+        config: &[Value],
+        pairs: &dyn Fn(usize, usize) -> Vec<(DataType, DataType)>,
+    ) -> Vec<KernelDecl>;
+
+    /// The key of kernel `k` of operator `operator` (its name qualified by
+    /// its namespace): `{operator}/{variant}/{A}/{B}`.
+    fn kernel_key(&self, operator: &str, k: &KernelDecl) -> String {
+        format!(
+            "{operator}/{}/{}/{}",
+            k.variant,
+            k.types.0.spec_name(),
+            k.types.1.spec_name()
+        )
+    }
+
+    /// The bindings of `variant`'s kernels.
+    fn bindings(&self, variant: &str) -> &'static [Access];
+
+    /// The workgroup size of `variant`'s kernels.
+    fn workgroup_size(&self, variant: &str) -> u32;
+
+    /// The text of kernel `k`, keyed `key`, generated from `origin`.
+    fn kernel_text(&self, config: &[Value], k: &KernelDecl, key: &str, origin: &str) -> KernelText;
+
+    /// The accuracy contract.
+    fn tolerance(&self, call: &Call<'_>) -> Tolerance {
+        let _ = call;
+        Tolerance::Exact
+    }
+
+    /// The CPU reference (inputs already checked against the descriptor).
+    fn run_cpu(
+        &self,
+        call: &Call<'_>,
+        inputs: &[&HostTensor],
+        precision: Precision,
+    ) -> Result<Vec<HostTensor>, OpError>;
+
+    /// Every GPU plan the family can choose for this call, by name, the
+    /// one `class` gets first.
+    fn gpu_plans(
+        &self,
+        call: &Call<'_>,
+        class: DeviceClass,
+    ) -> Result<Vec<(String, GpuPlan)>, OpError>;
+
+    /// The error for the GPU's index check `check` failing at element
+    /// `position`.
+    fn index_error(
+        &self,
+        call: &Call<'_>,
+        inputs: &[&HostTensor],
+        check: usize,
+        position: u64,
+    ) -> OpError;
+
+    /// The index tensors' bounds, for fuzzers.
+    fn index_bounds(&self, call: &Call<'_>) -> Vec<IndexBounds> {
+        let _ = call;
+        Vec::new()
+    }
+}
+
+/// The plan `class` gets: the first of [`Family::gpu_plans`], an
+/// [`OpError::Unsupported`] naming the operator.
+pub fn gpu_plan(
+    family: &dyn Family,
+    call: &Call<'_>,
+    class: DeviceClass,
+) -> Result<GpuPlan, OpError> {
+    let name = call.env.op_name();
+    let named = |e| match e {
+        OpError::Unsupported(m) => OpError::Unsupported(format!("{name}: {m}")),
+        e => e,
+    };
+    let plans = family.gpu_plans(call, class).map_err(named)?;
+    plans
+        .into_iter()
+        .next()
+        .map(|(_, p)| p)
+        .ok_or_else(|| OpError::Unsupported(format!("{name}: no GPU plan")))
+}

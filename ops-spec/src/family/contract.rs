@@ -1,0 +1,170 @@
+//! The families of [`ops_core::family`], under their typed contract: one
+//! adapter for all of them. It lowers a block's declared parameters, checks
+//! the declared constraints against the tables, and generates the same glue
+//! for every family: the configuration `static`, the kernels the family
+//! lists, and calls of the family's methods. It names no family.
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use ops_core::family::{Constraint, Family as Contract, KernelDecl, ParamKind, Value};
+use quote::quote;
+
+use super::{Family, Pattern};
+use crate::check::{integer_types, same_types};
+use crate::codegen::compute::{dtype_pairs, gen_kernel, kernel_ident, ComputeCode};
+use crate::codegen::exprs::{gen_dtype, gen_expr};
+use crate::diag::Errors;
+use crate::lower::Lower;
+use crate::model::Spec;
+use crate::syntax::ast;
+
+/// One adapter per family of [`ops_core::family::FAMILIES`], in its order.
+pub(crate) static ADAPTERS: LazyLock<Vec<Adapter>> = LazyLock::new(|| {
+    ops_core::family::FAMILIES
+        .iter()
+        .enumerate()
+        .map(|(index, &family)| Adapter { index, family })
+        .collect()
+});
+
+/// A contract family as a spec-compiler [`Family`].
+pub(crate) struct Adapter {
+    /// Its position in [`ops_core::family::FAMILIES`].
+    index: usize,
+    family: &'static dyn Contract,
+}
+
+/// A lowered block of a contract family.
+#[derive(Clone)]
+pub(crate) struct Lowered {
+    index: usize,
+    family: &'static dyn Contract,
+    /// The declared parameters' values, in order.
+    values: Vec<Value>,
+    docs: Vec<String>,
+}
+
+impl fmt::Debug for Lowered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Lowered")
+            .field("family", &self.family.name())
+            .field("values", &self.values)
+            .finish()
+    }
+}
+
+impl Family for Adapter {
+    fn name(&self) -> &'static str {
+        self.family.name()
+    }
+
+    fn lower(
+        &self,
+        cx: &mut Lower<'_>,
+        c: &ast::ComputeDecl,
+        errors: &mut Errors,
+    ) -> Option<Box<dyn Pattern>> {
+        let decls = self.family.params();
+        let keys: Vec<&str> = decls.iter().map(|p| p.name).collect();
+        let params = cx.params(c, &keys, errors)?;
+        // Every parameter lowered (and its mistakes reported) before any
+        // failure returns.
+        let values: Vec<Option<Value>> = decls
+            .iter()
+            .map(|p| match p.kind {
+                ParamKind::Input => cx
+                    .param_tensor(&params, p.name, false, c, errors)
+                    .map(Value::Tensor),
+                ParamKind::Output => cx
+                    .param_tensor(&params, p.name, true, c, errors)
+                    .map(Value::Tensor),
+                // Expressions live for the whole compilation, as the
+                // lowered spec's others do.
+                ParamKind::Count => cx
+                    .param_int(&params, p.name, c, errors)
+                    .map(|e| Value::Count(Box::leak(Box::new(e)))),
+            })
+            .collect();
+        Some(Box::new(Lowered {
+            index: self.index,
+            family: self.family,
+            values: values.into_iter().collect::<Option<_>>()?,
+            docs: c.docs.clone(),
+        }))
+    }
+}
+
+impl Pattern for Lowered {
+    fn clone_box(&self) -> Box<dyn Pattern> {
+        Box::new(self.clone())
+    }
+
+    fn check(&self, spec: &Spec, errors: &mut Errors) {
+        let slot = |p: usize| self.values[p].tensor();
+        for c in self.family.constraints() {
+            match *c {
+                Constraint::Integer(p) => integer_types(spec, slot(p), errors),
+                Constraint::SameTypes(a, b, what) => {
+                    same_types(spec, slot(a), slot(b), what, errors)
+                }
+            }
+        }
+    }
+
+    fn strided_inputs(&self) -> bool {
+        self.family.strided_inputs()
+    }
+
+    fn generate(&self, spec: &Spec, origin: &str, key_name: &str) -> ComputeCode {
+        let index = self.index;
+        let family = quote!(::ops_core::family::FAMILIES[#index]);
+        let pairs = |a: usize, b: usize| dtype_pairs(spec, a, b).into_iter().collect();
+        let mut statics = Vec::new();
+        let mut entries = Vec::new();
+        for k in self.family.kernels(&self.values, &pairs) {
+            let KernelDecl { variant, types } = k;
+            let key = self.family.kernel_key(key_name, &k);
+            let (da, db) = (gen_dtype(types.0), gen_dtype(types.1));
+            let decl =
+                quote!(::ops_core::family::KernelDecl { variant: #variant, types: (#da, #db) });
+            let id = kernel_ident(variant, types.0, types.1);
+            let size = self.family.workgroup_size(variant);
+            statics.push(gen_kernel(
+                &id,
+                &key,
+                quote!(#family.kernel_text(CONFIG, &#decl, #key, #origin)),
+                self.family.bindings(variant),
+                quote!(#size),
+            ));
+            entries.push(quote!(::ops_core::family::KernelEntry { decl: #decl, kernel: &#id }));
+        }
+        let values = self.values.iter().map(|v| match *v {
+            Value::Tensor(t) => quote!(::ops_core::family::Value::Tensor(#t)),
+            Value::Count(e) => {
+                let e = gen_expr(e);
+                quote!(::ops_core::family::Value::Count(&#e))
+            }
+        });
+        let kernel_ids: Vec<_> = statics.iter().map(|(id, _)| id.clone()).collect();
+        let kernel_items = statics.iter().map(|(_, item)| item);
+        let call = quote!(::ops_core::family::Call::new(self, CONFIG, KERNEL_SET));
+        ComputeCode {
+            items: quote! {
+                pub(crate) static CONFIG: &[::ops_core::family::Value] = &[#(#values),*];
+                #(#kernel_items)*
+                pub(crate) static KERNEL_SET: &[::ops_core::family::KernelEntry] = &[#(#entries),*];
+                static KERNELS: &[&::ops_core::Kernel] = &[#(&#kernel_ids),*];
+            },
+            kernel_ids,
+            tolerance: quote!(#family.tolerance(&#call)),
+            domain: quote!(::core::option::Option::None),
+            run_cpu: quote!(#family.run_cpu(&#call, inputs, __precision)),
+            gpu_plan: quote!(::ops_core::family::gpu_plan(#family, &#call, class)),
+            gpu_plan_variants: quote!(#family.gpu_plans(&#call, ::ops_core::DeviceClass::default())),
+            index_error: quote!(#family.index_error(&#call, inputs, check, position)),
+            index_bounds: quote!(#family.index_bounds(&#call)),
+            docs: self.docs.clone(),
+        }
+    }
+}
