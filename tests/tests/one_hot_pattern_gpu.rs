@@ -6,8 +6,8 @@
 //! segmented variant, and a dispatch of more than 65,535 workgroups.
 
 use ops::onnx::OneHotDesc;
+use ops_core::family::one_hot::{ELEMENTS_PER_THREAD, WORKGROUP_SIZE};
 use ops_core::fuzz::{index_tensor, IndexMode};
-use ops_core::patterns::one_hot::{ELEMENTS_PER_THREAD, WORKGROUP_SIZE};
 use ops_core::{DataType, HostTensor, IndexBounds, Operator, OutOfRange, TensorDesc};
 use ops_tests::{assert_bitwise_eq, gpu, segmented_context_for, tensor_with_edges, Rng};
 

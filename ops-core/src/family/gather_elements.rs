@@ -762,32 +762,4 @@ mod tests {
             OpError::Device(_)
         ));
     }
-
-    #[test]
-    fn every_kernel_validates_on_core_webgpu() {
-        let f = GatherElements;
-        for data in DataType::ALL {
-            for index in [
-                DataType::Int64,
-                DataType::Int32,
-                DataType::Uint64,
-                DataType::Uint32,
-                DataType::Int8,
-                DataType::Uint16,
-            ] {
-                let k = KernelDecl {
-                    variant: VARIANT,
-                    types: (data, index),
-                };
-                let key = f.kernel_key("T", &k);
-                let text = segments::combined(f.kernel_text(&[], &k, &key, "test"));
-                let (counts, segmented) = segments::segmented_part(&text)
-                    .unwrap_or_else(|| panic!("{key}: no segmented variant"));
-                assert_eq!(counts.len(), BINDINGS.len(), "{key}");
-                for wgsl in [segments::plain_part(&text), segmented] {
-                    crate::wgsl::validated_module(&key, wgsl, ENTRY, WORKGROUP_SIZE);
-                }
-            }
-        }
-    }
 }

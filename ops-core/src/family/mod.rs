@@ -63,10 +63,11 @@ pub(crate) fn declare_words(w: &mut Writer, words: &[(&str, usize)]) {
 }
 
 pub mod gather_elements;
+pub mod one_hot;
 
 /// Every family under the contract, by the name a spec writes after
 /// `compute`. Generated code reaches its family by position here.
-pub static FAMILIES: &[&dyn Family] = &[&gather_elements::GatherElements];
+pub static FAMILIES: &[&dyn Family] = &[&gather_elements::GatherElements, &one_hot::OneHot];
 
 /// The family named `name` and its position in [`FAMILIES`].
 pub fn family(name: &str) -> Option<(usize, &'static dyn Family)> {
@@ -170,6 +171,8 @@ impl Value {
 pub enum Constraint {
     /// The tensor lists integer types only.
     Integer(usize),
+    /// The tensor lists numbers only (no BOOL): it holds indices.
+    Numbers(usize),
     /// The two tensors list the same types in every table entry; `what` is
     /// the verb of the message ("moves the elements of").
     SameTypes(usize, usize, &'static str),
@@ -442,4 +445,47 @@ pub fn gpu_plan(
         .next()
         .map(|(_, p)| p)
         .ok_or_else(|| OpError::Unsupported(format!("{name}: no GPU plan")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wgsl::segments;
+
+    /// Every kernel of every family, for every pair of data types it
+    /// accepts, is valid WGSL on core WebGPU, plain and segmented, with one
+    /// segment count per binding.
+    #[test]
+    fn every_kernel_validates_on_core_webgpu() {
+        static AXIS: Expr = Expr::Int(0);
+        for f in FAMILIES {
+            let config: Vec<Value> = f
+                .params()
+                .iter()
+                .enumerate()
+                .map(|(i, p)| match p.kind {
+                    ParamKind::Input | ParamKind::Output => Value::Tensor(i),
+                    ParamKind::Count => Value::Count(&AXIS),
+                })
+                .collect();
+            let every = |_: usize, _: usize| {
+                let all = DataType::ALL.iter().copied();
+                all.clone()
+                    .flat_map(|a| all.clone().map(move |b| (a, b)))
+                    .collect()
+            };
+            let kernels = f.kernels(&config, &every);
+            assert!(!kernels.is_empty(), "{}: no kernels", f.name());
+            for k in kernels {
+                let key = f.kernel_key("T", &k);
+                let text = segments::combined(f.kernel_text(&config, &k, &key, "test"));
+                let (counts, segmented) = segments::segmented_part(&text)
+                    .unwrap_or_else(|| panic!("{key}: no segmented variant"));
+                assert_eq!(counts.len(), f.bindings(k.variant).len(), "{key}");
+                for wgsl in [segments::plain_part(&text), segmented] {
+                    crate::wgsl::validated_module(&key, wgsl, "main", f.workgroup_size(k.variant));
+                }
+            }
+        }
+    }
 }

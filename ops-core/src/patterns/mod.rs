@@ -10,7 +10,6 @@ pub mod divisor;
 pub mod elementwise;
 pub mod fold;
 pub mod gather_nd;
-pub mod one_hot;
 pub mod pad;
 pub mod reduce;
 pub mod scatter_combine;

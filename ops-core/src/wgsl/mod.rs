@@ -15,7 +15,6 @@ pub mod float64;
 pub mod float64_fn;
 pub mod fold;
 pub mod gather_nd;
-pub mod one_hot;
 pub mod pad;
 pub mod reduce;
 pub mod scalar;

@@ -95,6 +95,23 @@ impl Family for Adapter {
     }
 }
 
+/// Reports each table row of tensor `t` that lists BOOL.
+fn numbers(spec: &Spec, t: usize, errors: &mut Errors) {
+    for e in &spec.support {
+        for r in e.rows.iter().filter(|r| r.tensor == t) {
+            if r.dtypes.contains(&ops_core::DataType::Bool) {
+                errors.error(
+                    r.span,
+                    format!(
+                        "`{}` holds indices: its data types must be numbers, not BOOL",
+                        spec.tensors[t].name
+                    ),
+                );
+            }
+        }
+    }
+}
+
 impl Pattern for Lowered {
     fn clone_box(&self) -> Box<dyn Pattern> {
         Box::new(self.clone())
@@ -105,6 +122,7 @@ impl Pattern for Lowered {
         for c in self.family.constraints() {
             match *c {
                 Constraint::Integer(p) => integer_types(spec, slot(p), errors),
+                Constraint::Numbers(p) => numbers(spec, slot(p), errors),
                 Constraint::SameTypes(a, b, what) => {
                     same_types(spec, slot(a), slot(b), what, errors)
                 }

@@ -30,7 +30,6 @@ mod contract;
 pub mod elementwise;
 pub mod fold;
 pub mod gather_nd;
-pub mod one_hot;
 pub mod pad;
 pub mod reduce;
 pub mod scatter_elements;
@@ -51,7 +50,6 @@ pub static FAMILIES: &[&dyn Family] = &[
     &view::ViewFamily,
     &pad::PadFamily,
     &elementwise::ElementwiseFamily,
-    &one_hot::OneHotFamily,
 ];
 
 /// The family named `name`: one of [`FAMILIES`], or a family of
