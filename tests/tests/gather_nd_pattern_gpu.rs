@@ -1,7 +1,7 @@
 //! The `gather_nd` pattern's WGSL kernels against its CPU reference.
 //!
 //! For all 44 (data type, index type) pairs of GatherND1's tables, the
-//! kernels are generated here with `ops_spec::wgsl::gather_nd`, run through
+//! kernels are generated here with `ops_core::family::gather_nd::wgsl`, run through
 //! `ops_gpu` on random shapes (1 to 5 dimensions, padding, batch dimensions,
 //! every tuple size, long rows) with edge-value data (NaN payloads, signed
 //! zeros, subnormals, 64-bit values past 2^32 and 2^53) and negative indices,
@@ -16,16 +16,16 @@
 //! Runs on whatever adapter `ops_gpu` finds (Mesa's lavapipe on machines
 //! without a GPU); finding none is a failure, not a skip.
 
-use ops_core::fuzz::Rng;
-use ops_core::patterns::gather_nd::{
+use ops_core::family::gather_nd::wgsl::{
+    gather_nd_kernel, gather_nd_kernel_key, GATHER_ND_BINDINGS, GATHER_ND_ENTRY,
+};
+use ops_core::family::gather_nd::{
     gather_nd_cpu, gather_nd_index_error, gather_nd_plan, params, GatherNdGeometry, GatherShape,
     GatherVariant, WORKGROUP_SIZE,
 };
+use ops_core::fuzz::Rng;
 use ops_core::{DataType, DeviceClass, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::{Context, ExecError};
-use ops_spec::wgsl::gather_nd::{
-    gather_nd_kernel, gather_nd_kernel_key, GATHER_ND_BINDINGS, GATHER_ND_ENTRY,
-};
 
 const ORIGIN: &str = "tests/tests/gather_nd_pattern_gpu.rs";
 const OPERATOR: &str = "GatherND1";

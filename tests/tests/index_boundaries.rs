@@ -18,10 +18,10 @@
 
 use std::collections::BTreeSet;
 
-use ops_core::fuzz::{data_tensor, Rng};
-use ops_core::patterns::gather_nd::{
+use ops_core::family::gather_nd::{
     single_vector_items, GatherNdGeometry, ELEMENTS_PER_THREAD, WORKGROUP_SIZE,
 };
+use ops_core::fuzz::{data_tensor, Rng};
 use ops_core::patterns::scatter_elements::{ScatterGeometry, LOCKSTEP_ROWS};
 use ops_core::{DataType, DeviceClass, HostTensor, Operator, MAX_THREAD_STEPS};
 use ops_tests::{assert_bitwise_eq, gather_nd1, gpu, scatter_axis0, segmented_context_for};
@@ -228,7 +228,7 @@ fn gather_variants_at_their_boundaries() {
         }
     }
     println!("GatherND1: {sizes} sizes, {runs} plans run, variants {seen:?}");
-    for v in ops_core::patterns::gather_nd::GatherVariant::ALL {
+    for v in ops_core::family::gather_nd::GatherVariant::ALL {
         assert!(seen.contains(v.name()), "{} never ran", v.name());
     }
 }
@@ -306,7 +306,7 @@ fn scatter_strategies_at_their_boundaries() {
 #[test]
 fn axis_and_element_gathers_at_their_boundaries() {
     use ops_core::family::gather_elements as ge;
-    use ops_core::patterns::gather_nd::GatherShape;
+    use ops_core::family::gather_nd::GatherShape;
     let mut rng = Rng::new(0x6a7f);
     let (mut sizes, mut runs) = (0usize, 0usize);
     let mut seen = BTreeSet::new();

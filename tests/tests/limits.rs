@@ -10,7 +10,7 @@
 //! segmented kernels run on small tensors.
 
 use ops::{ArgMaxDesc, ArgMinDesc, ReduceMinDesc};
-use ops_core::patterns::gather_nd;
+use ops_core::family::gather_nd;
 use ops_core::patterns::reduce::params;
 use ops_core::{DataType, DeviceClass, HostTensor, OpError, Operator, TensorDesc};
 use ops_gpu::Context;

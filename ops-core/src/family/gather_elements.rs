@@ -207,12 +207,8 @@ impl Family for GatherElements {
         Ok(vec![out])
     }
 
-    fn gpu_plans(
-        &self,
-        call: &Call<'_>,
-        _class: DeviceClass,
-    ) -> Result<Vec<(String, GpuPlan)>, OpError> {
-        Ok(vec![(VARIANT.to_owned(), gather_elements_plan(call)?)])
+    fn gpu_plan(&self, call: &Call<'_>, _class: DeviceClass) -> Result<GpuPlan, OpError> {
+        gather_elements_plan(call)
     }
 
     fn index_error(

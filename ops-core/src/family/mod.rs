@@ -63,11 +63,17 @@ pub(crate) fn declare_words(w: &mut Writer, words: &[(&str, usize)]) {
 }
 
 pub mod gather_elements;
+pub mod gather_nd;
 pub mod one_hot;
 
 /// Every family under the contract, by the name a spec writes after
 /// `compute`. Generated code reaches its family by position here.
-pub static FAMILIES: &[&dyn Family] = &[&gather_elements::GatherElements, &one_hot::OneHot];
+pub static FAMILIES: &[&dyn Family] = &[
+    &gather_elements::GatherElements,
+    &one_hot::OneHot,
+    &gather_nd::GATHER_ND,
+    &gather_nd::GATHER,
+];
 
 /// The family named `name` and its position in [`FAMILIES`].
 pub fn family(name: &str) -> Option<(usize, &'static dyn Family)> {
@@ -88,6 +94,8 @@ pub enum ParamKind {
     /// An integer expression over the descriptor (attributes, sizes,
     /// ranks), evaluated per call, that must be a valid count or position.
     Count,
+    /// A [`ParamKind::Count`] the block may leave out ([`Value::Absent`]).
+    OptionalCount,
 }
 
 /// A parameter of a family's `compute` block.
@@ -123,6 +131,14 @@ impl Param {
             kind: ParamKind::Count,
         }
     }
+
+    /// An integer expression parameter the block may leave out.
+    pub const fn optional_count(name: &'static str) -> Param {
+        Param {
+            name,
+            kind: ParamKind::OptionalCount,
+        }
+    }
 }
 
 /// A parameter's lowered value, in the order of [`Family::params`].
@@ -133,6 +149,8 @@ pub enum Value {
     Tensor(usize),
     /// An integer expression.
     Count(&'static Expr),
+    /// An optional parameter the block leaves out.
+    Absent,
 }
 
 impl Value {
@@ -147,7 +165,7 @@ impl Value {
     pub fn tensor(&self) -> usize {
         match *self {
             Value::Tensor(t) => t,
-            Value::Count(_) => unreachable!("a count parameter read as a tensor"),
+            _ => unreachable!("a count parameter read as a tensor"),
         }
     }
 
@@ -159,7 +177,7 @@ impl Value {
     pub fn count(&self) -> &'static Expr {
         match *self {
             Value::Count(e) => e,
-            Value::Tensor(_) => unreachable!("a tensor parameter read as a count"),
+            _ => unreachable!("a tensor parameter read as a count"),
         }
     }
 }
@@ -310,6 +328,15 @@ impl<'a> Call<'a> {
         self.env.count(self.config[p].count())
     }
 
+    /// Optional count parameter `p` evaluated for this descriptor, `None`
+    /// when the block leaves it out.
+    pub fn optional_count(&self, p: usize) -> Result<Option<usize>, OpError> {
+        match self.config[p] {
+            Value::Absent => Ok(None),
+            v => self.env.count(v.count()).map(Some),
+        }
+    }
+
     /// The host tensor of input parameter `p` among `inputs`.
     pub fn host<'h>(&self, inputs: &[&'h HostTensor], p: usize) -> Result<&'h HostTensor, OpError> {
         inputs.get(self.input(p)).copied().ok_or_else(|| {
@@ -402,13 +429,15 @@ pub trait Family: Sync {
         precision: Precision,
     ) -> Result<Vec<HostTensor>, OpError>;
 
-    /// Every GPU plan the family can choose for this call, by name, the
-    /// one `class` gets first.
-    fn gpu_plans(
-        &self,
-        call: &Call<'_>,
-        class: DeviceClass,
-    ) -> Result<Vec<(String, GpuPlan)>, OpError>;
+    /// The GPU plan for a device of `class`.
+    fn gpu_plan(&self, call: &Call<'_>, class: DeviceClass) -> Result<GpuPlan, OpError>;
+
+    /// Every GPU plan the family can choose for this call, by name (the
+    /// fuzzers and boundary tests run each); by default the one plan.
+    fn gpu_plan_variants(&self, call: &Call<'_>) -> Result<Vec<(String, GpuPlan)>, OpError> {
+        let plan = self.gpu_plan(call, DeviceClass::default())?;
+        Ok(vec![(self.name().to_owned(), plan)])
+    }
 
     /// The error for the GPU's index check `check` failing at element
     /// `position`.
@@ -427,24 +456,16 @@ pub trait Family: Sync {
     }
 }
 
-/// The plan `class` gets: the first of [`Family::gpu_plans`], an
-/// [`OpError::Unsupported`] naming the operator.
+/// [`Family::gpu_plan`], an [`OpError::Unsupported`] naming the operator.
 pub fn gpu_plan(
     family: &dyn Family,
     call: &Call<'_>,
     class: DeviceClass,
 ) -> Result<GpuPlan, OpError> {
-    let name = call.env.op_name();
-    let named = |e| match e {
-        OpError::Unsupported(m) => OpError::Unsupported(format!("{name}: {m}")),
+    family.gpu_plan(call, class).map_err(|e| match e {
+        OpError::Unsupported(m) => OpError::Unsupported(format!("{}: {m}", call.env.op_name())),
         e => e,
-    };
-    let plans = family.gpu_plans(call, class).map_err(named)?;
-    plans
-        .into_iter()
-        .next()
-        .map(|(_, p)| p)
-        .ok_or_else(|| OpError::Unsupported(format!("{name}: no GPU plan")))
+    })
 }
 
 #[cfg(test)]
@@ -465,7 +486,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, p)| match p.kind {
                     ParamKind::Input | ParamKind::Output => Value::Tensor(i),
-                    ParamKind::Count => Value::Count(&AXIS),
+                    ParamKind::Count | ParamKind::OptionalCount => Value::Count(&AXIS),
                 })
                 .collect();
             let every = |_: usize, _: usize| {

@@ -191,12 +191,8 @@ impl Family for OneHot {
         Ok(vec![out])
     }
 
-    fn gpu_plans(
-        &self,
-        call: &Call<'_>,
-        _class: DeviceClass,
-    ) -> Result<Vec<(String, GpuPlan)>, OpError> {
-        Ok(vec![(VARIANT.to_owned(), one_hot_plan(call)?)])
+    fn gpu_plan(&self, call: &Call<'_>, _class: DeviceClass) -> Result<GpuPlan, OpError> {
+        one_hot_plan(call)
     }
 
     fn index_error(

@@ -9,7 +9,6 @@ pub mod concat;
 pub mod divisor;
 pub mod elementwise;
 pub mod fold;
-pub mod gather_nd;
 pub mod pad;
 pub mod reduce;
 pub mod scatter_combine;
@@ -18,7 +17,7 @@ pub mod scatter_nd;
 pub mod view;
 
 /// The largest power of two at most `v` (1 for 0): team sizes.
-fn pow2_floor(v: u64) -> u64 {
+pub(crate) fn pow2_floor(v: u64) -> u64 {
     if v <= 1 {
         1
     } else {

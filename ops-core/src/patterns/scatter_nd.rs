@@ -16,7 +16,7 @@
 //! types may be negative, counting from the end of their dimension; any
 //! other value outside the dimension is an [`OpError::IndexOutOfRange`]
 //! for the lowest offending element (phrased by
-//! [`super::gather_nd::gather_nd_index_error`]), and nothing is written out
+//! [`crate::family::gather_nd::gather_nd_index_error`]), and nothing is written out
 //! of bounds.
 //!
 //! # Determinism
@@ -31,7 +31,7 @@
 //! scatters (slices of one element) on one thread.
 
 use super::coordinates;
-use super::gather_nd::{GatherNdGeometry, GatherShape};
+use crate::family::gather_nd::{GatherNdGeometry, GatherShape};
 use crate::scalar::{Scalar, Value};
 use crate::{BufferRef, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc};
 
@@ -338,7 +338,7 @@ pub fn scatter_nd_index_error(
     indices_name: &str,
     position: u64,
 ) -> OpError {
-    super::gather_nd::gather_nd_index_error(
+    crate::family::gather_nd::gather_nd_index_error(
         input,
         indices,
         shape(input_rank, indices_rank),

@@ -14,7 +14,6 @@ pub mod elementwise;
 pub mod float64;
 pub mod float64_fn;
 pub mod fold;
-pub mod gather_nd;
 pub mod pad;
 pub mod reduce;
 pub mod scalar;

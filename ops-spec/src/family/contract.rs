@@ -66,8 +66,15 @@ impl Family for Adapter {
         errors: &mut Errors,
     ) -> Option<Box<dyn Pattern>> {
         let decls = self.family.params();
-        let keys: Vec<&str> = decls.iter().map(|p| p.name).collect();
-        let params = cx.params(c, &keys, errors)?;
+        let names = |optional: bool| -> Vec<&str> {
+            decls
+                .iter()
+                .filter(|p| (p.kind == ParamKind::OptionalCount) == optional)
+                .map(|p| p.name)
+                .collect()
+        };
+        let (keys, optional) = (names(false), names(true));
+        let params = cx.params_optional(c, &keys, &optional, errors)?;
         // Every parameter lowered (and its mistakes reported) before any
         // failure returns.
         let values: Vec<Option<Value>> = decls
@@ -82,6 +89,10 @@ impl Family for Adapter {
                 // Expressions live for the whole compilation, as the
                 // lowered spec's others do.
                 ParamKind::Count => cx
+                    .param_int(&params, p.name, c, errors)
+                    .map(|e| Value::Count(Box::leak(Box::new(e)))),
+                ParamKind::OptionalCount if !params.contains_key(p.name) => Some(Value::Absent),
+                ParamKind::OptionalCount => cx
                     .param_int(&params, p.name, c, errors)
                     .map(|e| Value::Count(Box::leak(Box::new(e)))),
             })
@@ -163,6 +174,7 @@ impl Pattern for Lowered {
                 let e = gen_expr(e);
                 quote!(::ops_core::family::Value::Count(&#e))
             }
+            Value::Absent => quote!(::ops_core::family::Value::Absent),
         });
         let kernel_ids: Vec<_> = statics.iter().map(|(id, _)| id.clone()).collect();
         let kernel_items = statics.iter().map(|(_, item)| item);
@@ -179,7 +191,7 @@ impl Pattern for Lowered {
             domain: quote!(::core::option::Option::None),
             run_cpu: quote!(#family.run_cpu(&#call, inputs, __precision)),
             gpu_plan: quote!(::ops_core::family::gpu_plan(#family, &#call, class)),
-            gpu_plan_variants: quote!(#family.gpu_plans(&#call, ::ops_core::DeviceClass::default())),
+            gpu_plan_variants: quote!(#family.gpu_plan_variants(&#call)),
             index_error: quote!(#family.index_error(&#call, inputs, check, position)),
             index_bounds: quote!(#family.index_bounds(&#call)),
             docs: self.docs.clone(),

@@ -29,7 +29,6 @@ pub mod concat;
 mod contract;
 pub mod elementwise;
 pub mod fold;
-pub mod gather_nd;
 pub mod pad;
 pub mod reduce;
 pub mod scatter_elements;
@@ -43,8 +42,6 @@ pub static FAMILIES: &[&dyn Family] = &[
     &concat::ConcatFamily,
     &split::SplitFamily,
     &reduce::ReduceFamily,
-    &gather_nd::GatherNdFamily,
-    &gather_nd::GatherFamily,
     &scatter_elements::ScatterElementsFamily,
     &scatter_nd::ScatterNdFamily,
     &view::ViewFamily,

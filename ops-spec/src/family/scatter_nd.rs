@@ -237,8 +237,8 @@ impl Pattern for ScatterNdPattern {
             index_bounds: quote! {
                 let counts = (|| -> ::core::result::Result<_, ::ops_core::OpError> { #counts Ok((__ir, __xr)) })();
                 let ::core::result::Result::Ok((__ir, __xr)) = counts else { return ::std::vec::Vec::new() };
-                let __shape = ::ops_core::__private::patterns::gather_nd::GatherShape::Nd { input_rank: __ir, indices_rank: __xr, batch_dims: 0 };
-                match ::ops_core::__private::patterns::gather_nd::GatherNdGeometry::of(&self.#in_f.sizes, &self.#ix_f.sizes, __shape) {
+                let __shape = ::ops_core::family::gather_nd::GatherShape::Nd { input_rank: __ir, indices_rank: __xr, batch_dims: 0 };
+                match ::ops_core::family::gather_nd::GatherNdGeometry::of(&self.#in_f.sizes, &self.#ix_f.sizes, __shape) {
                     ::core::result::Result::Ok(g) => ::std::vec![::ops_core::IndexBounds {
                         tensor: #ix_slot,
                         addresses: #in_slot,

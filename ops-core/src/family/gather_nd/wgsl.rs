@@ -1,12 +1,12 @@
-//! WGSL kernels of the `gather_nd` pattern (GatherND1).
+//! WGSL kernels of the `gather_nd` and `gather` families.
 //!
 //! One kernel per variant
-//! ([`crate::patterns::gather_nd::GatherVariant`]: element, row, vector,
+//! ([`super::GatherVariant`]: element, row, vector,
 //! single-element and single-vector mode), data type and index type, each
 //! holding only its own mode's code;
-//! the plan builder `crate::patterns::gather_nd::gather_nd_plan` picks the
+//! the plan builder `super::gather_nd_plan` picks the
 //! variant and fills the parameter words
-//! ([`crate::patterns::gather_nd::params`]). Every variant has the same
+//! ([`super::params`]). Every variant has the same
 //! bindings of group 0, in order ([`GATHER_ND_BINDINGS`]):
 //!
 //! 0. `params` (uniform, [`crate::Access::Uniform`]): the parameter words,
@@ -60,15 +60,15 @@
 //! slices are empty, each work item checks one tuple and stores nothing, so
 //! that every index value is checked as on the CPU.
 
-use crate::patterns::gather_nd::{
+use super::{
     params, single_vector_items, GatherVariant, ELEMENTS_PER_THREAD, ROW_BLOCK_WORDS,
     VECTORS_PER_THREAD, WORKGROUP_SIZE,
 };
 use crate::{Access, DataType};
 
-use super::segments::{self, Buffer, Layout};
-use super::writer::Writer;
-use super::{dtype, each_item};
+use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::writer::Writer;
+use crate::wgsl::{dtype, each_item};
 
 /// The bindings of every gather_nd kernel: params, input, indices, output,
 /// status, input as vectors, output as vectors.
@@ -111,7 +111,7 @@ pub fn gather_nd_supported(data: DataType, index: DataType) -> bool {
 }
 
 /// The complete WGSL of one gather_nd kernel: the module and its segmented
-/// variant ([`super::segments`]; the input, indices and output, in both
+/// variant ([`crate::wgsl::segments`]; the input, indices and output, in both
 /// flavours, are segmented).
 ///
 /// `key` is the kernel key (written into the header) and `origin` the spec
@@ -132,7 +132,7 @@ pub fn gather_nd_kernel(
 /// ([`crate::Kernel::generated`]).
 ///
 /// The complete WGSL of one gather_nd kernel: the module and its segmented
-/// variant ([`super::segments`]; the input, indices and output, in both
+/// variant ([`crate::wgsl::segments`]; the input, indices and output, in both
 /// flavours, are segmented).
 ///
 /// `key` is the kernel key (written into the header) and `origin` the spec
