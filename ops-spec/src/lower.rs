@@ -1082,6 +1082,26 @@ impl Lower<'_> {
             }
         }
     }
+    /// Parameter `key`, a list expression.
+    pub(crate) fn param_list(
+        &mut self,
+        params: &HashMap<String, &ParamValue>,
+        key: &str,
+        c: &ast::ComputeDecl,
+        errors: &mut Errors,
+    ) -> Option<Expr> {
+        match params.get(key) {
+            Some(ParamValue::Expr(e)) => self.expect(e, Ty::List, errors),
+            _ => {
+                errors.error(
+                    c.pattern.span,
+                    format!("parameter `{key}` is a list expression"),
+                );
+                None
+            }
+        }
+    }
+
     pub(crate) fn params<'p>(
         &self,
         c: &'p ast::ComputeDecl,

@@ -504,7 +504,7 @@ fn scatter_nd_at_its_boundaries() {
 /// words of 8- and 16-bit data), plain and segmented.
 #[test]
 fn views_at_their_boundaries() {
-    use ops_core::patterns::view::{ELEMENTS_PER_THREAD as VIEW_EPT, WORKGROUP_SIZE as VIEW_WG};
+    use ops_core::family::view::{ELEMENTS_PER_THREAD as VIEW_EPT, WORKGROUP_SIZE as VIEW_WG};
     let mut rng = Rng::new(0x71e3);
     let (mut sizes, mut runs) = (0usize, 0usize);
     for dt in [
@@ -570,7 +570,7 @@ fn views_at_their_boundaries() {
 /// dimensions.
 #[test]
 fn transposes_in_tiles() {
-    use ops_core::patterns::view::{Schedule, TILE, TILED_MIN_EXTENT};
+    use ops_core::family::view::{Schedule, TILE, TILED_MIN_EXTENT};
     let mut rng = Rng::new(0x711e);
     let t = TILE;
     let m = TILED_MIN_EXTENT;

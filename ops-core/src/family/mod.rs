@@ -65,6 +65,7 @@ pub(crate) fn declare_words(w: &mut Writer, words: &[(&str, usize)]) {
 pub mod gather_elements;
 pub mod gather_nd;
 pub mod one_hot;
+pub mod view;
 
 /// Every family under the contract, by the name a spec writes after
 /// `compute`. Generated code reaches its family by position here.
@@ -73,6 +74,8 @@ pub static FAMILIES: &[&dyn Family] = &[
     &one_hot::OneHot,
     &gather_nd::GATHER_ND,
     &gather_nd::GATHER,
+    &view::VIEW,
+    &view::SPLIT,
 ];
 
 /// The family named `name` and its position in [`FAMILIES`].
@@ -96,6 +99,23 @@ pub enum ParamKind {
     Count,
     /// A [`ParamKind::Count`] the block may leave out ([`Value::Absent`]).
     OptionalCount,
+    /// A list expression over the descriptor, evaluated per call.
+    List,
+    /// A [`ParamKind::List`] the block may leave out ([`Value::Absent`]).
+    OptionalList,
+    /// A list of output tensors (`[a, b]`); `every`: the operator's
+    /// outputs, all of them in order.
+    Outputs {
+        /// The list must be every output, in order.
+        every: bool,
+    },
+}
+
+impl ParamKind {
+    /// True for the kinds a block may leave out.
+    pub fn optional(self) -> bool {
+        matches!(self, ParamKind::OptionalCount | ParamKind::OptionalList)
+    }
 }
 
 /// A parameter of a family's `compute` block.
@@ -139,6 +159,30 @@ impl Param {
             kind: ParamKind::OptionalCount,
         }
     }
+
+    /// A list expression parameter.
+    pub const fn list(name: &'static str) -> Param {
+        Param {
+            name,
+            kind: ParamKind::List,
+        }
+    }
+
+    /// A list expression parameter the block may leave out.
+    pub const fn optional_list(name: &'static str) -> Param {
+        Param {
+            name,
+            kind: ParamKind::OptionalList,
+        }
+    }
+
+    /// A list of output tensors, every output in order when `every`.
+    pub const fn outputs(name: &'static str, every: bool) -> Param {
+        Param {
+            name,
+            kind: ParamKind::Outputs { every },
+        }
+    }
 }
 
 /// A parameter's lowered value, in the order of [`Family::params`].
@@ -149,6 +193,10 @@ pub enum Value {
     Tensor(usize),
     /// An integer expression.
     Count(&'static Expr),
+    /// A list expression.
+    List(&'static Expr),
+    /// Tensors, by position.
+    Tensors(&'static [usize]),
     /// An optional parameter the block leaves out.
     Absent,
 }
@@ -169,15 +217,28 @@ impl Value {
         }
     }
 
-    /// The expression of a [`ParamKind::Count`] parameter's value.
+    /// The positions of a [`ParamKind::Outputs`] parameter's tensors.
+    ///
+    /// # Panics
+    ///
+    /// On another value, as [`Value::tensor`].
+    pub fn tensors(&self) -> &'static [usize] {
+        match *self {
+            Value::Tensors(t) => t,
+            _ => unreachable!("a parameter read as a tensor list"),
+        }
+    }
+
+    /// The expression of a [`ParamKind::Count`] or [`ParamKind::List`]
+    /// parameter's value.
     ///
     /// # Panics
     ///
     /// On a tensor, as [`Value::tensor`].
     pub fn count(&self) -> &'static Expr {
         match *self {
-            Value::Count(e) => e,
-            _ => unreachable!("a tensor parameter read as a count"),
+            Value::Count(e) | Value::List(e) => e,
+            _ => unreachable!("a tensor parameter read as an expression"),
         }
     }
 }
@@ -274,6 +335,8 @@ pub trait OpEnv {
     fn input_count(&self) -> usize;
     /// `e` evaluated over the descriptor, as a count or position.
     fn count(&self, e: &Expr) -> Result<usize, OpError>;
+    /// List expression `e` evaluated over the descriptor.
+    fn list(&self, e: &Expr) -> Result<Vec<i128>, OpError>;
 }
 
 /// One call of a family: the descriptor, the family's configuration and
@@ -326,6 +389,29 @@ impl<'a> Call<'a> {
     /// Count parameter `p` evaluated for this descriptor.
     pub fn count(&self, p: usize) -> Result<usize, OpError> {
         self.env.count(self.config[p].count())
+    }
+
+    /// List parameter `p` evaluated for this descriptor.
+    pub fn list(&self, p: usize) -> Result<Vec<i128>, OpError> {
+        self.env.list(self.config[p].count())
+    }
+
+    /// Optional list parameter `p` evaluated for this descriptor, `None`
+    /// when the block leaves it out.
+    pub fn optional_list(&self, p: usize) -> Result<Option<Vec<i128>>, OpError> {
+        match self.config[p] {
+            Value::Absent => Ok(None),
+            v => self.env.list(v.count()).map(Some),
+        }
+    }
+
+    /// The descriptions of tensor-list parameter `p`'s tensors.
+    pub fn descs(&self, p: usize) -> Vec<&'a TensorDesc> {
+        self.config[p]
+            .tensors()
+            .iter()
+            .map(|&t| self.env.tensor(t))
+            .collect()
     }
 
     /// Optional count parameter `p` evaluated for this descriptor, `None`
@@ -487,6 +573,8 @@ mod tests {
                 .map(|(i, p)| match p.kind {
                     ParamKind::Input | ParamKind::Output => Value::Tensor(i),
                     ParamKind::Count | ParamKind::OptionalCount => Value::Count(&AXIS),
+                    ParamKind::List | ParamKind::OptionalList => Value::List(&AXIS),
+                    ParamKind::Outputs { .. } => Value::Tensors(&[1, 2]),
                 })
                 .collect();
             let every = |_: usize, _: usize| {

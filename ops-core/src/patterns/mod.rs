@@ -14,7 +14,6 @@ pub mod reduce;
 pub mod scatter_combine;
 pub mod scatter_elements;
 pub mod scatter_nd;
-pub mod view;
 
 /// The largest power of two at most `v` (1 for 0): team sizes.
 pub(crate) fn pow2_floor(v: u64) -> u64 {

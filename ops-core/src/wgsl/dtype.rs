@@ -91,7 +91,7 @@ pub fn raw_in_words(dt: DataType, e: usize, word: &dyn Fn(usize) -> String) -> S
 }
 
 /// The mask of a narrow type's bits within a word, `None` for 32 and 64 bits.
-pub(super) const fn lane_mask(dt: DataType) -> Option<&'static str> {
+pub(crate) const fn lane_mask(dt: DataType) -> Option<&'static str> {
     match dt.size_bits() {
         8 => Some("0xffu"),
         16 => Some("0xffffu"),

@@ -21,7 +21,6 @@ pub mod scatter_combine;
 pub mod scatter_elements;
 pub mod scatter_nd;
 pub mod segments;
-pub mod view;
 pub mod writer;
 
 pub use reduce::{

@@ -1164,6 +1164,9 @@ pub fn gen_operator(
                 fn count(&self, e: &::ops_core::__private::expr::Expr) -> ::core::result::Result<usize, ::ops_core::OpError> {
                     self.__env_count(e)
                 }
+                fn list(&self, e: &::ops_core::__private::expr::Expr) -> ::core::result::Result<::std::vec::Vec<i128>, ::ops_core::OpError> {
+                    self.__env_list(e)
+                }
             }
 
             impl ::ops_core::Operator for #desc {

@@ -69,7 +69,7 @@ impl Family for Adapter {
         let names = |optional: bool| -> Vec<&str> {
             decls
                 .iter()
-                .filter(|p| (p.kind == ParamKind::OptionalCount) == optional)
+                .filter(|p| p.kind.optional() == optional)
                 .map(|p| p.name)
                 .collect()
         };
@@ -91,10 +91,31 @@ impl Family for Adapter {
                 ParamKind::Count => cx
                     .param_int(&params, p.name, c, errors)
                     .map(|e| Value::Count(Box::leak(Box::new(e)))),
-                ParamKind::OptionalCount if !params.contains_key(p.name) => Some(Value::Absent),
+                _ if p.kind.optional() && !params.contains_key(p.name) => Some(Value::Absent),
                 ParamKind::OptionalCount => cx
                     .param_int(&params, p.name, c, errors)
                     .map(|e| Value::Count(Box::leak(Box::new(e)))),
+                ParamKind::List | ParamKind::OptionalList => cx
+                    .param_list(&params, p.name, c, errors)
+                    .map(|e| Value::List(Box::leak(Box::new(e)))),
+                ParamKind::Outputs { every } => {
+                    let list =
+                        cx.param_tensor_list(&params, p.name, (true, false, None), c, errors)?;
+                    let all: Vec<usize> = (0..cx.spec.tensors.len())
+                        .filter(|&t| cx.spec.tensors[t].output)
+                        .collect();
+                    if every && list != all {
+                        errors.error(
+                            c.pattern.span,
+                            format!(
+                                "`{}` lists every output tensor of the operator, in order",
+                                p.name
+                            ),
+                        );
+                        return None;
+                    }
+                    Some(Value::Tensors(list.leak()))
+                }
             })
             .collect();
         Some(Box::new(Lowered {
@@ -129,13 +150,29 @@ impl Pattern for Lowered {
     }
 
     fn check(&self, spec: &Spec, errors: &mut Errors) {
-        let slot = |p: usize| self.values[p].tensor();
+        // A parameter's tensors: one, or a list's.
+        let slots = |p: usize| match self.values[p] {
+            Value::Tensors(t) => t.to_vec(),
+            v => vec![v.tensor()],
+        };
         for c in self.family.constraints() {
             match *c {
-                Constraint::Integer(p) => integer_types(spec, slot(p), errors),
-                Constraint::Numbers(p) => numbers(spec, slot(p), errors),
+                Constraint::Integer(p) => {
+                    for t in slots(p) {
+                        integer_types(spec, t, errors);
+                    }
+                }
+                Constraint::Numbers(p) => {
+                    for t in slots(p) {
+                        numbers(spec, t, errors);
+                    }
+                }
                 Constraint::SameTypes(a, b, what) => {
-                    same_types(spec, slot(a), slot(b), what, errors)
+                    for x in slots(a) {
+                        for y in slots(b) {
+                            same_types(spec, x, y, what, errors);
+                        }
+                    }
                 }
             }
         }
@@ -174,6 +211,11 @@ impl Pattern for Lowered {
                 let e = gen_expr(e);
                 quote!(::ops_core::family::Value::Count(&#e))
             }
+            Value::List(e) => {
+                let e = gen_expr(e);
+                quote!(::ops_core::family::Value::List(&#e))
+            }
+            Value::Tensors(t) => quote!(::ops_core::family::Value::Tensors(&[#(#t),*])),
             Value::Absent => quote!(::ops_core::family::Value::Absent),
         });
         let kernel_ids: Vec<_> = statics.iter().map(|(id, _)| id.clone()).collect();

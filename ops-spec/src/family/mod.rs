@@ -33,18 +33,14 @@ pub mod pad;
 pub mod reduce;
 pub mod scatter_elements;
 pub mod scatter_nd;
-pub mod split;
-pub mod view;
 
 /// Every family a `compute` block may name.
 pub static FAMILIES: &[&dyn Family] = &[
     &fold::FoldFamily,
     &concat::ConcatFamily,
-    &split::SplitFamily,
     &reduce::ReduceFamily,
     &scatter_elements::ScatterElementsFamily,
     &scatter_nd::ScatterNdFamily,
-    &view::ViewFamily,
     &pad::PadFamily,
     &elementwise::ElementwiseFamily,
 ];

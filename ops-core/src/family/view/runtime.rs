@@ -1,4 +1,4 @@
-//! The `view` pattern: data movement whose source is an affine function of
+//! The run-time half of the `view` family: data movement whose source is an affine function of
 //! the output coordinates (ONNX Transpose, Expand, Tile, Reshape, Squeeze,
 //! Unsqueeze, Flatten, Identity).
 //!
@@ -50,7 +50,7 @@
 //!   The planner picks the tiled schedule where both `R` and `C` are at
 //!   least [`TILED_MIN_EXTENT`].
 
-use super::divisor::Divisor;
+use crate::patterns::divisor::Divisor;
 use crate::{BufferRef, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc};
 
 /// Threads per workgroup of the kernels.
@@ -214,7 +214,7 @@ pub mod params {
     pub const WRAP_MAGIC: usize = 48;
     /// First wrap divisor's shifts.
     pub const WRAP_SHIFTS: usize = 56;
-    /// Tiles across a matrix's columns ([`super::Schedule::Tiled`]).
+    /// Tiles across a matrix's columns ([`super::super::Schedule::Tiled`]).
     pub const COLUMN_TILES: usize = 64;
     /// Tiles of a matrix.
     pub const MATRIX_TILES: usize = 65;
@@ -529,7 +529,7 @@ fn view_plan_with(
         });
     }
     let count = output.element_count().unwrap_or(0);
-    let work = super::word_items(count, input.dtype);
+    let work = crate::patterns::word_items(count, input.dtype);
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Overwritten; call.output_slot + 1],
         scratch_bytes: Vec::new(),

@@ -1,7 +1,7 @@
-//! WGSL kernels of the `view` pattern ([`crate::patterns::view`]).
+//! WGSL kernels of the `view` and `split` families ([`super`]).
 //!
 //! One kernel per data type. Bindings of group 0: `params` (uniform, the
-//! words of [`crate::patterns::view::params`]), `input: array<u32>` (read),
+//! words of [`super::params`]), `input: array<u32>` (read),
 //! `output: array<u32>` (read_write). A work item is an output element
 //! (32- and 64-bit data) or an output `u32` word of 4 or 2 elements (8- and
 //! 16-bit data, assembled in a register and stored once, no atomics). Its
@@ -24,14 +24,14 @@
 //! or 4 tile elements. A whole workgroup past the last tile returns
 //! before the barrier (its index is uniform).
 //!
-//! [`Schedule::Tiled`]: crate::patterns::view::Schedule::Tiled
+//! [`Schedule::Tiled`]: super::Schedule::Tiled
 
-use crate::patterns::view::{params, ELEMENTS_PER_THREAD, TILE, WORKGROUP_SIZE};
+use super::{params, ELEMENTS_PER_THREAD, TILE, WORKGROUP_SIZE};
 use crate::DataType;
 
-use super::dtype;
-use super::segments::{self, Buffer, Layout};
-use super::writer::Writer;
+use crate::wgsl::dtype;
+use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::writer::Writer;
 
 /// The entry point's name.
 pub const VIEW_ENTRY: &str = "main";
@@ -66,7 +66,7 @@ pub fn view_kernel_text(data: DataType, key: &str, origin: &str) -> crate::Kerne
 }
 
 /// The complete WGSL of one tiled kernel
-/// ([`crate::patterns::view::Schedule::Tiled`]): the module and its
+/// ([`super::Schedule::Tiled`]): the module and its
 /// segmented variant.
 pub fn view_tiled_kernel(data: DataType, key: &str, origin: &str) -> String {
     segments::combined(view_tiled_kernel_text(data, key, origin))
@@ -163,7 +163,7 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) 
     w.line("return offset + rest * param(P_STRIDES);");
     w.close();
     w.blank();
-    super::gen_output_entry(&mut w, VIEW_ENTRY, data, &BUFFERS[2], layout, &[], &|i| {
+    crate::wgsl::gen_output_entry(&mut w, VIEW_ENTRY, data, &BUFFERS[2], layout, &[], &|i| {
         format!("load_input(source_of({i}))")
     });
     w.finish()
@@ -171,7 +171,7 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) 
 
 /// Writes the tile's constants and workgroup memory and `fn
 /// transpose_tile(group: u32, lid: u32)`, which moves tile `group` of
-/// [`crate::patterns::view::Schedule::Tiled`].
+/// [`super::Schedule::Tiled`].
 fn gen_transpose_tile(w: &mut Writer, data: DataType, layout: Layout) {
     let lanes = if dtype::is_packed(data) {
         32 / data.size_bits()
