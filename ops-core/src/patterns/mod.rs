@@ -5,7 +5,6 @@
 //! is its module of [`crate::wgsl`], and its compile-time half a family of
 //! `ops_spec::family`. Generated code fills in the operator-specific parts.
 
-pub mod concat;
 pub mod divisor;
 pub mod elementwise;
 pub mod fold;

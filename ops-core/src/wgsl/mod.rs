@@ -8,7 +8,6 @@
 //! (a fold's arithmetic, a reduction's selection rules); the spec compiler
 //! calls them in its tests.
 
-pub mod concat;
 pub mod dtype;
 pub mod elementwise;
 pub mod float64;

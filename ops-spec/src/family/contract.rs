@@ -98,6 +98,9 @@ impl Family for Adapter {
                 ParamKind::List | ParamKind::OptionalList => cx
                     .param_list(&params, p.name, c, errors)
                     .map(|e| Value::List(Box::leak(Box::new(e)))),
+                ParamKind::Inputs { max } => cx
+                    .param_tensor_list(&params, p.name, (false, true, Some(max)), c, errors)
+                    .map(|list| Value::Tensors(list.leak())),
                 ParamKind::Outputs { every } => {
                     let list =
                         cx.param_tensor_list(&params, p.name, (true, false, None), c, errors)?;

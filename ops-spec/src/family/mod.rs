@@ -25,7 +25,6 @@ use crate::lower::Lower;
 use crate::model::Spec;
 use crate::syntax::ast;
 
-pub mod concat;
 mod contract;
 pub mod elementwise;
 pub mod fold;
@@ -37,7 +36,6 @@ pub mod scatter_nd;
 /// Every family a `compute` block may name.
 pub static FAMILIES: &[&dyn Family] = &[
     &fold::FoldFamily,
-    &concat::ConcatFamily,
     &reduce::ReduceFamily,
     &scatter_elements::ScatterElementsFamily,
     &scatter_nd::ScatterNdFamily,
