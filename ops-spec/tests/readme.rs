@@ -44,9 +44,10 @@ fn the_readme_shows_the_family_contract_as_declared() {
     let block = &section[start..start + section[start..].find("```").expect("its end")];
     let source = include_str!("../../ops-core/src/family/mod.rs");
     let traits_start = source.find("pub trait Family").expect("trait Family");
-    let traits_end = source
-        .find("/// The plan `class` gets")
-        .expect("after the trait");
+    let traits_end = traits_start
+        + source[traits_start..]
+            .find("\n}\n")
+            .expect("the trait's end");
     let declared = squeeze(&source[traits_start..traits_end]);
     let shown = declarations(&squeeze(block));
     assert!(shown.len() >= 9, "the block shows {shown:?}");

@@ -66,6 +66,7 @@ pub mod concat;
 pub mod gather_elements;
 pub mod gather_nd;
 pub mod one_hot;
+pub mod pad;
 pub mod view;
 
 /// Every family under the contract, by the name a spec writes after
@@ -78,6 +79,7 @@ pub static FAMILIES: &[&dyn Family] = &[
     &view::VIEW,
     &view::SPLIT,
     &concat::Concat,
+    &pad::Pad,
 ];
 
 /// The family named `name` and its position in [`FAMILIES`].
@@ -105,6 +107,12 @@ pub enum ParamKind {
     List,
     /// A [`ParamKind::List`] the block may leave out ([`Value::Absent`]).
     OptionalList,
+    /// One of `words`, by its position ([`Value::Word`]).
+    Word(&'static [&'static str]),
+    /// Optionally, a host input tensor or a float, integer, boolean or
+    /// scalar attribute naming a value ([`Value::Tensor`],
+    /// [`Value::Attr`] or [`Value::Absent`]).
+    OptionalValue,
     /// A list of 1 to `max` input tensors read on the device (`[a, b]`).
     Inputs {
         /// The most the list may hold.
@@ -121,7 +129,10 @@ pub enum ParamKind {
 impl ParamKind {
     /// True for the kinds a block may leave out.
     pub fn optional(self) -> bool {
-        matches!(self, ParamKind::OptionalCount | ParamKind::OptionalList)
+        matches!(
+            self,
+            ParamKind::OptionalCount | ParamKind::OptionalList | ParamKind::OptionalValue
+        )
     }
 }
 
@@ -183,6 +194,22 @@ impl Param {
         }
     }
 
+    /// One of `words`.
+    pub const fn word(name: &'static str, words: &'static [&'static str]) -> Param {
+        Param {
+            name,
+            kind: ParamKind::Word(words),
+        }
+    }
+
+    /// An optional host tensor or scalar attribute.
+    pub const fn optional_value(name: &'static str) -> Param {
+        Param {
+            name,
+            kind: ParamKind::OptionalValue,
+        }
+    }
+
     /// A list of 1 to `max` input tensors read on the device.
     pub const fn inputs(name: &'static str, max: usize) -> Param {
         Param {
@@ -212,6 +239,11 @@ pub enum Value {
     List(&'static Expr),
     /// Tensors, by position.
     Tensors(&'static [usize]),
+    /// A [`ParamKind::Word`]'s position among its words.
+    Word(u32),
+    /// Attribute `i` of the descriptor, as a scalar
+    /// ([`OpEnv::scalar_attr`]).
+    Attr(usize),
     /// An optional parameter the block leaves out.
     Absent,
 }
@@ -267,6 +299,9 @@ pub enum Constraint {
     Integer(usize),
     /// The tensor lists numbers only (no BOOL): it holds indices.
     Numbers(usize),
+    /// A tensor value of the parameter is a host tensor; `what` says what
+    /// it gives ("gives the pad's constant").
+    Host(usize, &'static str),
     /// The two tensors list the same types in every table entry; `what` is
     /// the verb of the message ("moves the elements of").
     SameTypes(usize, usize, &'static str),
@@ -352,6 +387,11 @@ pub trait OpEnv {
     fn count(&self, e: &Expr) -> Result<usize, OpError>;
     /// List expression `e` evaluated over the descriptor.
     fn list(&self, e: &Expr) -> Result<Vec<i128>, OpError>;
+    /// Attribute `i` as a scalar: an integer, float or boolean attribute's
+    /// value, a scalar attribute read as its tensor's data type.
+    fn scalar_attr(&self, i: usize) -> crate::scalar::Value;
+    /// Host input `i`, when the descriptor holds it.
+    fn host(&self, i: usize) -> Option<&HostTensor>;
 }
 
 /// One call of a family: the descriptor, the family's configuration and
@@ -589,6 +629,8 @@ mod tests {
                     ParamKind::Input | ParamKind::Output => Value::Tensor(i),
                     ParamKind::Count | ParamKind::OptionalCount => Value::Count(&AXIS),
                     ParamKind::List | ParamKind::OptionalList => Value::List(&AXIS),
+                    ParamKind::Word(_) => Value::Word(0),
+                    ParamKind::OptionalValue => Value::Absent,
                     ParamKind::Inputs { .. } | ParamKind::Outputs { .. } => Value::Tensors(&[1, 2]),
                 })
                 .collect();

@@ -8,7 +8,6 @@
 pub mod divisor;
 pub mod elementwise;
 pub mod fold;
-pub mod pad;
 pub mod reduce;
 pub mod scatter_combine;
 pub mod scatter_elements;

@@ -13,7 +13,6 @@ pub mod elementwise;
 pub mod float64;
 pub mod float64_fn;
 pub mod fold;
-pub mod pad;
 pub mod reduce;
 pub mod scalar;
 pub mod scatter_combine;

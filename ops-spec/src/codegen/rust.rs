@@ -1167,6 +1167,12 @@ pub fn gen_operator(
                 fn list(&self, e: &::ops_core::__private::expr::Expr) -> ::core::result::Result<::std::vec::Vec<i128>, ::ops_core::OpError> {
                     self.__env_list(e)
                 }
+                fn scalar_attr(&self, i: usize) -> ::ops_core::scalar::Value {
+                    self.__scalar_attrs()[i]
+                }
+                fn host(&self, i: usize) -> ::core::option::Option<&::ops_core::HostTensor> {
+                    ::ops_core::Operator::host_input(self, i)
+                }
             }
 
             impl ::ops_core::Operator for #desc {

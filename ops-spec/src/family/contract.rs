@@ -4,6 +4,7 @@
 //! for every family: the configuration `static`, the kernels the family
 //! lists, and calls of the family's methods. It names no family.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::LazyLock;
 
@@ -16,7 +17,7 @@ use crate::codegen::compute::{dtype_pairs, gen_kernel, kernel_ident, ComputeCode
 use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::Errors;
 use crate::lower::Lower;
-use crate::model::Spec;
+use crate::model::{AttrType, Spec};
 use crate::syntax::ast;
 
 /// One adapter per family of [`ops_core::family::FAMILIES`], in its order.
@@ -98,6 +99,13 @@ impl Family for Adapter {
                 ParamKind::List | ParamKind::OptionalList => cx
                     .param_list(&params, p.name, c, errors)
                     .map(|e| Value::List(Box::leak(Box::new(e)))),
+                ParamKind::Word(words) => {
+                    let words: Vec<(&str, u32)> =
+                        words.iter().zip(0u32..).map(|(&w, i)| (w, i)).collect();
+                    cx.param_word(&params, p.name, &words, c, errors)
+                        .map(Value::Word)
+                }
+                ParamKind::OptionalValue => value_source(cx, &params, p.name, c, errors),
                 ParamKind::Inputs { max } => cx
                     .param_tensor_list(&params, p.name, (false, true, Some(max)), c, errors)
                     .map(|list| Value::Tensors(list.leak())),
@@ -130,6 +138,47 @@ impl Family for Adapter {
     }
 }
 
+/// A [`ParamKind::OptionalValue`]: a float, integer, boolean or scalar
+/// attribute ([`Value::Attr`]), else an input tensor ([`Value::Tensor`]).
+fn value_source(
+    cx: &mut Lower<'_>,
+    params: &HashMap<String, &ast::ParamValue>,
+    key: &str,
+    c: &ast::ComputeDecl,
+    errors: &mut Errors,
+) -> Option<Value> {
+    let named = match params.get(key) {
+        None => return Some(Value::Absent),
+        Some(ast::ParamValue::Expr(ast::Expr {
+            kind: ast::ExprKind::Name(n),
+            span,
+        })) => cx
+            .spec
+            .attrs
+            .iter()
+            .position(|a| &a.name == n)
+            .map(|i| (i, n, *span)),
+        Some(_) => None,
+    };
+    let Some((i, n, span)) = named else {
+        return cx
+            .param_tensor(params, key, false, c, errors)
+            .map(Value::Tensor);
+    };
+    match cx.spec.attrs[i].ty {
+        AttrType::Float(_) | AttrType::Int(_) | AttrType::Bool | AttrType::Scalar(_) => {
+            Some(Value::Attr(i))
+        }
+        _ => {
+            errors.error(
+                span,
+                format!("parameter `{key}` names a host tensor or a float, integer or boolean attribute; `{n}` is neither"),
+            );
+            None
+        }
+    }
+}
+
 /// Reports each table row of tensor `t` that lists BOOL.
 fn numbers(spec: &Spec, t: usize, errors: &mut Errors) {
     for e in &spec.support {
@@ -156,13 +205,27 @@ impl Pattern for Lowered {
         // A parameter's tensors: one, or a list's.
         let slots = |p: usize| match self.values[p] {
             Value::Tensors(t) => t.to_vec(),
-            v => vec![v.tensor()],
+            Value::Tensor(t) => vec![t],
+            _ => Vec::new(),
         };
         for c in self.family.constraints() {
             match *c {
                 Constraint::Integer(p) => {
                     for t in slots(p) {
                         integer_types(spec, t, errors);
+                    }
+                }
+                Constraint::Host(p, what) => {
+                    for t in slots(p) {
+                        if !spec.tensors[t].host {
+                            errors.error(
+                                spec.tensors[t].span,
+                                format!(
+                                    "`{}` {what}, read on the host: declare it `host tensor`",
+                                    spec.tensors[t].name
+                                ),
+                            );
+                        }
                     }
                 }
                 Constraint::Numbers(p) => {
@@ -219,6 +282,8 @@ impl Pattern for Lowered {
                 quote!(::ops_core::family::Value::List(&#e))
             }
             Value::Tensors(t) => quote!(::ops_core::family::Value::Tensors(&[#(#t),*])),
+            Value::Word(w) => quote!(::ops_core::family::Value::Word(#w)),
+            Value::Attr(i) => quote!(::ops_core::family::Value::Attr(#i)),
             Value::Absent => quote!(::ops_core::family::Value::Absent),
         });
         let kernel_ids: Vec<_> = statics.iter().map(|(id, _)| id.clone()).collect();

@@ -28,7 +28,6 @@ use crate::syntax::ast;
 mod contract;
 pub mod elementwise;
 pub mod fold;
-pub mod pad;
 pub mod reduce;
 pub mod scatter_elements;
 pub mod scatter_nd;
@@ -39,7 +38,6 @@ pub static FAMILIES: &[&dyn Family] = &[
     &reduce::ReduceFamily,
     &scatter_elements::ScatterElementsFamily,
     &scatter_nd::ScatterNdFamily,
-    &pad::PadFamily,
     &elementwise::ElementwiseFamily,
 ];
 

@@ -1,7 +1,7 @@
-//! WGSL kernels of the `pad` pattern ([`crate::patterns::pad`]).
+//! WGSL kernels of the `pad` pattern ([`super`]).
 //!
 //! One kernel per data type and [`PadMode`]. Bindings of group 0: `params`
-//! (uniform, the words of [`crate::patterns::pad::params`]), `input:
+//! (uniform, the words of [`super::params`]), `input:
 //! array<u32>` (read), `output: array<u32>` (read_write). A work item is an
 //! output element (32- and 64-bit data) or an output `u32` word of 4 or 2
 //! elements (8- and 16-bit data, assembled in a register and stored once).
@@ -11,12 +11,12 @@
 //! `i32` arithmetic, Euclidean remainders) and reads that element, offset
 //! by the crop, or takes the constant from the parameter words.
 
-use crate::patterns::pad::{params, PadMode, ELEMENTS_PER_THREAD, MAX_DIMS, WORKGROUP_SIZE};
+use super::{params, PadMode, ELEMENTS_PER_THREAD, MAX_DIMS, WORKGROUP_SIZE};
 use crate::DataType;
 
-use super::dtype;
-use super::segments::{self, Buffer, Layout};
-use super::writer::Writer;
+use crate::wgsl::dtype;
+use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::writer::Writer;
 
 /// The entry point's name.
 pub const PAD_ENTRY: &str = "main";
@@ -160,7 +160,7 @@ fn module(mode: PadMode, data: DataType, key: &str, origin: &str, layout: Layout
     w.line("return load_input(s);");
     w.close();
     w.blank();
-    super::gen_output_entry(&mut w, PAD_ENTRY, data, &BUFFERS[2], layout, &[], &|i| {
+    crate::wgsl::gen_output_entry(&mut w, PAD_ENTRY, data, &BUFFERS[2], layout, &[], &|i| {
         format!("element({i})")
     });
     w.finish()

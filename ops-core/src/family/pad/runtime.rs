@@ -1,4 +1,4 @@
-//! The `pad` pattern: each output element is the input element at its
+//! The run-time half of the `pad` family: each output element is the input element at its
 //! coordinates shifted back by the padding before each dimension, or, where
 //! that falls outside the input, what the mode says (ONNX Pad, DirectML
 //! PADDING1).
@@ -281,7 +281,7 @@ fn constant_bytes(dtype: DataType, constant: PadConstant<'_>) -> Result<Vec<u8>,
         PadConstant::Element(_) => Ok(vec![0; width]),
         PadConstant::Value(v) => {
             let mut bytes = Vec::with_capacity(width);
-            super::fold::write_value(cast_value(v, dtype), dtype, &mut bytes);
+            crate::patterns::fold::write_value(cast_value(v, dtype), dtype, &mut bytes);
             Ok(bytes)
         }
     }
@@ -359,7 +359,7 @@ pub fn pad_plan(
         });
     }
     let count = output.element_count().unwrap_or(0);
-    let work = super::word_items(count, input.dtype);
+    let work = crate::patterns::word_items(count, input.dtype);
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Overwritten; output_slot + 1],
         scratch_bytes: Vec::new(),
