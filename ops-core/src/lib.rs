@@ -5,11 +5,12 @@
 //! [`DataType`], [`FeatureLevel`], [`TensorDesc`] and [`HostTensor`], the
 //! error types, the GPU plan data model executed by `ops-gpu`, and (under
 //! `__private`) the pattern library — the CPU reference and GPU plan builder
-//! of each pattern family (`elementwise`, `fold`, `reduce`,
-//! `scatter_elements`, `scatter_combine`, `scatter_nd`)
+//! of each pattern family (`fold`, `reduce`, `scatter_elements`,
+//! `scatter_combine`, `scatter_nd`)
 //! that generated code calls with the spec's parameters, and
 //! [`family`]: the typed contract each family moves under, one module each
-//! (`gather_elements`, `one_hot`, `gather_nd`, `gather`, `view`, `split`, `concat` and `pad` so far). `fuzz` (the `fuzz` feature) derives proptest strategies of
+//! (`elementwise`, `gather_elements`, `one_hot`, `gather_nd`, `gather`,
+//! `view`, `split`, `concat` and `pad` so far). `fuzz` (the `fuzz` feature) derives proptest strategies of
 //! valid and invalid calls from any operator's [`OperatorInfo`], so every
 //! spec file gets its fuzzing for free.
 

@@ -21,8 +21,8 @@
 
 use std::collections::BTreeMap;
 
+use ops_core::family::elementwise::Schedule;
 use ops_core::fuzz::{compare_contract, edge_bits};
-use ops_core::patterns::elementwise::Schedule;
 use ops_core::{DataType, HostTensor, OpArgs, OpError, Operator, TensorDesc};
 use ops_gpu::Context;
 use ops_tests::{gpu, tensor_with_edges, Rng};
@@ -508,7 +508,7 @@ fn run_every_schedule(name: &str, inputs: &[(&str, &HostTensor)], want: Schedule
 /// inputs, packed 8- and 16-bit outputs and 64-bit ones.
 #[test]
 fn schedules_at_and_across_their_thresholds() {
-    use ops_core::patterns::elementwise::ROWS_MIN_ITEMS;
+    use ops_core::family::elementwise::ROWS_MIN_ITEMS;
     let n = ROWS_MIN_ITEMS as u32;
     let mut rng = Rng::new(22);
     let walk = Schedule::Walk;
@@ -568,7 +568,7 @@ fn schedules_at_and_across_their_thresholds() {
 /// an input of the output's shape beside a scalar one, and seven inputs.
 #[test]
 fn vectors_at_and_across_their_threshold() {
-    use ops_core::patterns::elementwise::vector_elements;
+    use ops_core::family::elementwise::vector_elements;
     for dt in [
         DataType::Uint8,
         DataType::Int16,
@@ -625,7 +625,7 @@ fn vectors_at_and_across_their_threshold() {
 /// num_workgroups.x` and leave the grid's workgroups past the plan's.
 #[test]
 fn schedules_on_a_two_dimensional_grid() {
-    use ops_core::patterns::elementwise::ROWS_MIN_ITEMS;
+    use ops_core::family::elementwise::ROWS_MIN_ITEMS;
     let ctx = Context::new()
         .unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
         .with_max_workgroups_per_dimension(4);

@@ -144,16 +144,13 @@ impl Family for Concat {
     ) -> Vec<KernelDecl> {
         let inputs = config[INPUTS].tensors();
         let variant = VARIANTS[inputs.len().clamp(1, MAX_INPUTS) - 1];
-        pairs(inputs[0], config[OUTPUT].tensor())
-            .into_iter()
-            .filter(|(a, b)| a == b)
-            .map(|types| KernelDecl { variant, types })
-            .collect()
+        let pairs = pairs(inputs[0], config[OUTPUT].tensor());
+        KernelDecl::for_pairs(pairs, |a, b| a == b, &[variant])
     }
 
-    /// `{operator}/concat{n}/{DATA}`: one data type.
-    fn kernel_key(&self, operator: &str, k: &KernelDecl) -> String {
-        format!("{operator}/{}/{}", k.variant, k.types.0.spec_name())
+    /// `{operator}/concat{n}/{DATA}`.
+    fn one_type(&self) -> bool {
+        true
     }
 
     fn bindings(&self, variant: &str) -> &'static [Access] {
@@ -171,7 +168,7 @@ impl Family for Concat {
         key: &str,
         origin: &str,
     ) -> KernelText {
-        let (data, n) = (k.types.0, inputs_of(k.variant));
+        let (data, n) = (k.types[0], inputs_of(k.variant));
         let plain = module(data, n, key, origin, Layout::Plain);
         if n == 1 {
             let segmented = module(data, n, key, origin, Layout::Segmented);
@@ -209,7 +206,7 @@ impl Family for Concat {
             slots.iter().map(|&s| (call.env.tensor(s), s)).collect();
         let output = call.desc(OUTPUT);
         let variant = VARIANTS[slots.len().clamp(1, MAX_INPUTS) - 1];
-        let kernel = call.kernel(variant, output.dtype, output.dtype);
+        let kernel = call.kernel(variant, &[output.dtype, output.dtype]);
         concat_plan(
             &inputs,
             output,
@@ -217,19 +214,6 @@ impl Family for Concat {
             call.count(AXIS)?,
             kernel,
         )
-    }
-
-    fn index_error(
-        &self,
-        call: &Call<'_>,
-        _inputs: &[&HostTensor],
-        check: usize,
-        position: u64,
-    ) -> OpError {
-        OpError::Device(format!(
-            "{} has no index checks, but the GPU reported check {check} at {position}",
-            call.env.op_name()
-        ))
     }
 }
 

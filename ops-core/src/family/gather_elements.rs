@@ -159,14 +159,8 @@ impl Family for GatherElements {
         config: &[Value],
         pairs: &dyn Fn(usize, usize) -> Vec<(DataType, DataType)>,
     ) -> Vec<KernelDecl> {
-        pairs(config[INPUT].tensor(), config[INDICES].tensor())
-            .into_iter()
-            .filter(|(_, index)| index.is_int())
-            .map(|types| KernelDecl {
-                variant: VARIANT,
-                types,
-            })
-            .collect()
+        let pairs = pairs(config[INPUT].tensor(), config[INDICES].tensor());
+        KernelDecl::for_pairs(pairs, |_, index| index.is_int(), &[VARIANT])
     }
 
     fn bindings(&self, _variant: &str) -> &'static [Access] {
@@ -184,7 +178,7 @@ impl Family for GatherElements {
         key: &str,
         origin: &str,
     ) -> KernelText {
-        let (data, index) = k.types;
+        let (data, index) = (k.types[0], k.types[1]);
         let plain = module(data, index, key, origin, Layout::Plain);
         let segmented = module(data, index, key, origin, Layout::Segmented);
         segments::kernel_text(plain, segmented, &BUFFERS)
@@ -530,7 +524,7 @@ fn gather_elements_plan(call: &Call<'_>) -> Result<GpuPlan, OpError> {
     let g = GatherElementsGeometry::new(&input.sizes, &indices.sizes, call.count(AXIS)?)?;
     check_call(&g, input.dtype, indices.dtype, &indices.sizes, output)?;
     let kernel = call
-        .kernel(VARIANT, input.dtype, indices.dtype)
+        .kernel(VARIANT, &[input.dtype, indices.dtype])
         .ok_or_else(|| {
             OpError::Unsupported(format!(
                 "no gather_elements kernel for {} data with {} indices",

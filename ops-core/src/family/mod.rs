@@ -23,7 +23,7 @@
 //! [`FAMILIES`].
 
 use crate::expr::Expr;
-use crate::scalar::Precision;
+use crate::scalar::{Precision, Scalar, Ty};
 use crate::wgsl::segments::Buffer;
 use crate::wgsl::writer::Writer;
 use crate::{
@@ -63,6 +63,7 @@ pub(crate) fn declare_words(w: &mut Writer, words: &[(&str, usize)]) {
 }
 
 pub mod concat;
+pub mod elementwise;
 pub mod gather_elements;
 pub mod gather_nd;
 pub mod one_hot;
@@ -80,6 +81,7 @@ pub static FAMILIES: &[&dyn Family] = &[
     &view::SPLIT,
     &concat::Concat,
     &pad::Pad,
+    &elementwise::ElementwiseFamily,
 ];
 
 /// The family named `name` and its position in [`FAMILIES`].
@@ -113,10 +115,13 @@ pub enum ParamKind {
     /// scalar attribute naming a value ([`Value::Tensor`],
     /// [`Value::Attr`] or [`Value::Absent`]).
     OptionalValue,
-    /// A list of 1 to `max` input tensors read on the device (`[a, b]`).
+    /// A list of 1 to `max` input tensors (`[a, b]`), read on the device
+    /// when `device` (else host tensors may be listed too).
     Inputs {
         /// The most the list may hold.
         max: usize,
+        /// Every tensor is read on the device.
+        device: bool,
     },
     /// A list of output tensors (`[a, b]`); `every`: the operator's
     /// outputs, all of them in order.
@@ -124,6 +129,21 @@ pub enum ParamKind {
         /// The list must be every output, in order.
         every: bool,
     },
+    /// An expression in the spec's arithmetic ([`crate::scalar`]) of the
+    /// elements of tensor-list parameter `over` (named by their tensors,
+    /// [`Var::INPUTS`](crate::scalar::Var::INPUTS) in order) and the attributes, of the type of tensor
+    /// parameter `result` ([`Value::Arithmetic`]).
+    Arithmetic {
+        /// The tensor-list parameter whose elements it reads.
+        over: usize,
+        /// The tensor parameter whose type it has.
+        result: usize,
+    },
+    /// `exact` or `ulp(n)` ([`Value::Accuracy`]).
+    Accuracy,
+    /// Optionally, `[lo, hi]`: the input values an accuracy bound is
+    /// stated for, which fuzzers draw from ([`Value::Domain`]).
+    OptionalDomain,
 }
 
 impl ParamKind {
@@ -131,7 +151,10 @@ impl ParamKind {
     pub fn optional(self) -> bool {
         matches!(
             self,
-            ParamKind::OptionalCount | ParamKind::OptionalList | ParamKind::OptionalValue
+            ParamKind::OptionalCount
+                | ParamKind::OptionalList
+                | ParamKind::OptionalValue
+                | ParamKind::OptionalDomain
         )
     }
 }
@@ -214,7 +237,40 @@ impl Param {
     pub const fn inputs(name: &'static str, max: usize) -> Param {
         Param {
             name,
-            kind: ParamKind::Inputs { max },
+            kind: ParamKind::Inputs { max, device: true },
+        }
+    }
+
+    /// A list of 1 to `max` input tensors, host tensors among them.
+    pub const fn any_inputs(name: &'static str, max: usize) -> Param {
+        Param {
+            name,
+            kind: ParamKind::Inputs { max, device: false },
+        }
+    }
+
+    /// An expression of the elements of list parameter `over`, of the type
+    /// of tensor parameter `result`.
+    pub const fn arithmetic(name: &'static str, over: usize, result: usize) -> Param {
+        Param {
+            name,
+            kind: ParamKind::Arithmetic { over, result },
+        }
+    }
+
+    /// An accuracy contract.
+    pub const fn accuracy(name: &'static str) -> Param {
+        Param {
+            name,
+            kind: ParamKind::Accuracy,
+        }
+    }
+
+    /// An optional input domain.
+    pub const fn optional_domain(name: &'static str) -> Param {
+        Param {
+            name,
+            kind: ParamKind::OptionalDomain,
         }
     }
 
@@ -241,6 +297,12 @@ pub enum Value {
     Tensors(&'static [usize]),
     /// A [`ParamKind::Word`]'s position among its words.
     Word(u32),
+    /// A [`ParamKind::Arithmetic`] expression.
+    Arithmetic(&'static Arithmetic),
+    /// A [`ParamKind::Accuracy`]: `None` exact, else a bound in ULPs.
+    Accuracy(Option<u64>),
+    /// A [`ParamKind::OptionalDomain`]: the lowest and highest input value.
+    Domain(f64, f64),
     /// Attribute `i` of the descriptor, as a scalar
     /// ([`OpEnv::scalar_attr`]).
     Attr(usize),
@@ -276,6 +338,31 @@ impl Value {
         }
     }
 
+    /// The expression of a [`ParamKind::Arithmetic`] parameter's value.
+    ///
+    /// # Panics
+    ///
+    /// On another value, as [`Value::tensor`].
+    pub fn arithmetic(&self) -> &'static Arithmetic {
+        match *self {
+            Value::Arithmetic(a) => a,
+            _ => unreachable!("a parameter read as arithmetic"),
+        }
+    }
+
+    /// The bound of a [`ParamKind::Accuracy`] parameter's value (`None`:
+    /// exact).
+    ///
+    /// # Panics
+    ///
+    /// On another value, as [`Value::tensor`].
+    pub fn accuracy(&self) -> Option<u64> {
+        match *self {
+            Value::Accuracy(a) => a,
+            _ => unreachable!("a parameter read as an accuracy"),
+        }
+    }
+
     /// The expression of a [`ParamKind::Count`] or [`ParamKind::List`]
     /// parameter's value.
     ///
@@ -288,6 +375,22 @@ impl Value {
             _ => unreachable!("a tensor parameter read as an expression"),
         }
     }
+}
+
+/// A [`ParamKind::Arithmetic`] parameter's lowered expression.
+#[derive(Clone, Copy, Debug)]
+pub struct Arithmetic {
+    /// The expression: the list's tensors are [`Var::INPUTS`](crate::scalar::Var::INPUTS), in order.
+    pub value: &'static Scalar,
+    /// The type of each tensor: the list's, then the result's. Tensors the
+    /// spec's rules tie together share a type parameter ([`Ty::Param`];
+    /// the result's, when it has one, is parameter 0), a tensor of one
+    /// data type has it ([`Ty::Data`]).
+    pub types: &'static [Ty],
+    /// Every binding of the type parameters the support tables admit.
+    pub bindings: &'static [Types],
+    /// The expression as the spec writes it.
+    pub text: &'static str,
 }
 
 /// A condition a family puts on the spec's support tables, checked by the
@@ -307,14 +410,90 @@ pub enum Constraint {
     SameTypes(usize, usize, &'static str),
 }
 
+/// The data types a kernel is generated for (a pair of tensors' types, or
+/// the binding of an expression's type parameters): at most
+/// [`Types::MAX`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Types {
+    len: usize,
+    list: [DataType; Types::MAX],
+}
+
+impl Types {
+    /// The most data types a kernel is generated for.
+    pub const MAX: usize = 4;
+
+    /// The types of `list`.
+    ///
+    /// # Panics
+    ///
+    /// When `list` holds more than [`Types::MAX`] (a family's own kernel
+    /// list, at compile time).
+    pub const fn new(list: &[DataType]) -> Types {
+        assert!(
+            list.len() <= Types::MAX,
+            "a kernel of more than 4 data types"
+        );
+        let mut out = [DataType::Bool; Types::MAX];
+        let mut i = 0;
+        while i < list.len() {
+            out[i] = list[i];
+            i += 1;
+        }
+        Types {
+            len: list.len(),
+            list: out,
+        }
+    }
+
+    /// The pair `(a, b)`.
+    pub const fn pair(a: DataType, b: DataType) -> Types {
+        Types::new(&[a, b])
+    }
+
+    /// The types, in order.
+    pub fn as_slice(&self) -> &[DataType] {
+        &self.list[..self.len]
+    }
+}
+
+impl std::ops::Index<usize> for Types {
+    type Output = DataType;
+
+    fn index(&self, i: usize) -> &DataType {
+        &self.as_slice()[i]
+    }
+}
+
 /// One kernel of a family: a variant (also the key's middle part) for a
-/// pair of data types.
+/// list of data types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelDecl {
     /// The variant's name.
     pub variant: &'static str,
     /// The data types it is generated for.
-    pub types: (DataType, DataType),
+    pub types: Types,
+}
+
+impl KernelDecl {
+    /// One kernel per variant of `variants` for each pair of `pairs` that
+    /// `keep` accepts: what [`Family::kernels`] returns for most families.
+    pub fn for_pairs(
+        pairs: Vec<(DataType, DataType)>,
+        keep: impl Fn(DataType, DataType) -> bool,
+        variants: &[&'static str],
+    ) -> Vec<KernelDecl> {
+        pairs
+            .into_iter()
+            .filter(|&(a, b)| keep(a, b))
+            .flat_map(|(a, b)| {
+                variants.iter().map(move |&variant| KernelDecl {
+                    variant,
+                    types: Types::pair(a, b),
+                })
+            })
+            .collect()
+    }
 }
 
 /// A kernel of an operator, as generated code lists them.
@@ -390,6 +569,8 @@ pub trait OpEnv {
     /// Attribute `i` as a scalar: an integer, float or boolean attribute's
     /// value, a scalar attribute read as its tensor's data type.
     fn scalar_attr(&self, i: usize) -> crate::scalar::Value;
+    /// Every attribute as [`OpEnv::scalar_attr`] gives it, in spec order.
+    fn scalar_attrs(&self) -> Vec<crate::scalar::Value>;
     /// Host input `i`, when the descriptor holds it.
     fn host(&self, i: usize) -> Option<&HostTensor>;
 }
@@ -485,12 +666,12 @@ impl<'a> Call<'a> {
         })
     }
 
-    /// The kernel of `variant` for data types `a` and `b`, if the tables
+    /// The kernel of `variant` for data types `types`, if the tables
     /// admit it.
-    pub fn kernel(&self, variant: &str, a: DataType, b: DataType) -> Option<&'static Kernel> {
+    pub fn kernel(&self, variant: &str, types: &[DataType]) -> Option<&'static Kernel> {
         self.kernels
             .iter()
-            .find(|k| k.decl.variant == variant && k.decl.types == (a, b))
+            .find(|k| k.decl.variant == variant && k.decl.types.as_slice() == types)
             .map(|k| k.kernel)
     }
 
@@ -536,15 +717,22 @@ pub trait Family: Sync {
         pairs: &dyn Fn(usize, usize) -> Vec<(DataType, DataType)>,
     ) -> Vec<KernelDecl>;
 
+    /// True when a kernel moves one data type (its pair is `(T, T)`), which
+    /// its key then names once.
+    fn one_type(&self) -> bool {
+        false
+    }
+
     /// The key of kernel `k` of operator `operator` (its name qualified by
-    /// its namespace): `{operator}/{variant}/{A}/{B}`.
+    /// its namespace): `{operator}/{variant}/{A}/{B}`, or
+    /// `{operator}/{variant}/{T}` for a [`Family::one_type`] family.
     fn kernel_key(&self, operator: &str, k: &KernelDecl) -> String {
-        format!(
-            "{operator}/{}/{}/{}",
-            k.variant,
-            k.types.0.spec_name(),
-            k.types.1.spec_name()
-        )
+        let (a, b) = (k.types[0].spec_name(), k.types[1].spec_name());
+        if self.one_type() {
+            format!("{operator}/{}/{a}", k.variant)
+        } else {
+            format!("{operator}/{}/{a}/{b}", k.variant)
+        }
     }
 
     /// The bindings of `variant`'s kernels.
@@ -581,18 +769,32 @@ pub trait Family: Sync {
     }
 
     /// The error for the GPU's index check `check` failing at element
-    /// `position`.
+    /// `position`; by default a device error, for a family whose kernels
+    /// check no index.
     fn index_error(
         &self,
         call: &Call<'_>,
         inputs: &[&HostTensor],
         check: usize,
         position: u64,
-    ) -> OpError;
+    ) -> OpError {
+        let _ = inputs;
+        OpError::Device(format!(
+            "{} has no index checks, but the GPU reported check {check} at {position}",
+            call.env.op_name()
+        ))
+    }
 
     /// The index tensors' bounds, for fuzzers.
     fn index_bounds(&self, call: &Call<'_>) -> Vec<IndexBounds> {
         let _ = call;
+        Vec::new()
+    }
+
+    /// Lines the generated descriptor's documentation adds for `config`
+    /// (what it computes, its accuracy).
+    fn docs(&self, config: &[Value]) -> Vec<String> {
+        let _ = config;
         Vec::new()
     }
 }
@@ -612,6 +814,7 @@ pub fn gpu_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scalar::Var;
     use crate::wgsl::segments;
 
     /// Every kernel of every family, for every pair of data types it
@@ -620,6 +823,26 @@ mod tests {
     #[test]
     fn every_kernel_validates_on_core_webgpu() {
         static AXIS: Expr = Expr::Int(0);
+        // `in0` or `in1`, as a select: defined on every data type.
+        static EVERY: [Types; DataType::ALL.len()] = {
+            let mut out = [Types::new(&[]); DataType::ALL.len()];
+            let mut i = 0;
+            while i < out.len() {
+                out[i] = Types::new(&[DataType::ALL[i]]);
+                i += 1;
+            }
+            out
+        };
+        static SELECT: Arithmetic = Arithmetic {
+            value: &Scalar::Select(
+                &Scalar::Bool(true),
+                &Scalar::Var(Var::In0),
+                &Scalar::Var(Var::In1),
+            ),
+            types: &[Ty::T, Ty::T, Ty::T],
+            bindings: &EVERY,
+            text: "test",
+        };
         for f in FAMILIES {
             let config: Vec<Value> = f
                 .params()
@@ -632,6 +855,9 @@ mod tests {
                     ParamKind::Word(_) => Value::Word(0),
                     ParamKind::OptionalValue => Value::Absent,
                     ParamKind::Inputs { .. } | ParamKind::Outputs { .. } => Value::Tensors(&[1, 2]),
+                    ParamKind::Arithmetic { .. } => Value::Arithmetic(&SELECT),
+                    ParamKind::Accuracy => Value::Accuracy(None),
+                    ParamKind::OptionalDomain => Value::Absent,
                 })
                 .collect();
             let every = |_: usize, _: usize| {

@@ -145,14 +145,8 @@ impl Family for OneHot {
         config: &[Value],
         pairs: &dyn Fn(usize, usize) -> Vec<(DataType, DataType)>,
     ) -> Vec<KernelDecl> {
-        pairs(config[VALUES].tensor(), config[INDICES].tensor())
-            .into_iter()
-            .filter(|&(_, indices)| indices != DataType::Bool)
-            .map(|types| KernelDecl {
-                variant: VARIANT,
-                types,
-            })
-            .collect()
+        let pairs = pairs(config[VALUES].tensor(), config[INDICES].tensor());
+        KernelDecl::for_pairs(pairs, |_, indices| indices != DataType::Bool, &[VARIANT])
     }
 
     fn bindings(&self, _variant: &str) -> &'static [Access] {
@@ -170,7 +164,7 @@ impl Family for OneHot {
         key: &str,
         origin: &str,
     ) -> KernelText {
-        let (values, indices) = k.types;
+        let (values, indices) = (k.types[0], k.types[1]);
         let plain = module(values, indices, key, origin, Layout::Plain);
         let segmented = module(values, indices, key, origin, Layout::Segmented);
         segments::kernel_text(plain, segmented, &BUFFERS)
@@ -193,19 +187,6 @@ impl Family for OneHot {
 
     fn gpu_plan(&self, call: &Call<'_>, _class: DeviceClass) -> Result<GpuPlan, OpError> {
         one_hot_plan(call)
-    }
-
-    fn index_error(
-        &self,
-        call: &Call<'_>,
-        _inputs: &[&HostTensor],
-        check: usize,
-        position: u64,
-    ) -> OpError {
-        OpError::Device(format!(
-            "{} has no index checks, but the GPU reported check {check} at {position}",
-            call.env.op_name()
-        ))
     }
 
     fn index_bounds(&self, call: &Call<'_>) -> Vec<IndexBounds> {
@@ -384,7 +365,7 @@ fn one_hot_plan(call: &Call<'_>) -> Result<GpuPlan, OpError> {
     let g = OneHotGeometry::new(&output.sizes, call.count(AXIS)?)?;
     check_call(&g, indices, values, output)?;
     let kernel = call
-        .kernel(VARIANT, values.dtype, indices.dtype)
+        .kernel(VARIANT, &[values.dtype, indices.dtype])
         .ok_or_else(|| {
             OpError::Unsupported(format!(
                 "no one_hot kernel for {} values with {} indices",

@@ -9,7 +9,6 @@
 //! calls them in its tests.
 
 pub mod dtype;
-pub mod elementwise;
 pub mod float64;
 pub mod float64_fn;
 pub mod fold;

@@ -261,15 +261,15 @@ fn gen_compute_spec(spec: &Spec, origin: &str, key_name: &str) -> ComputeCode {
 }
 
 /// A `static` kernel item named `id`.
-/// `K_<NAME>_<A>_<B>`: the static holding the kernel of variant (or stage)
-/// `name` for data types `a` and `b`.
-pub(crate) fn kernel_ident(name: &str, a: DataType, b: DataType) -> proc_macro2::Ident {
-    format_ident!(
-        "K_{}_{}_{}",
-        name.to_ascii_uppercase(),
-        a.spec_name(),
-        b.spec_name()
-    )
+/// `K_<NAME>_<A>_<B>..`: the static holding the kernel of variant (or
+/// stage) `name` for data types `types`.
+pub(crate) fn kernel_ident(name: &str, types: &[DataType]) -> proc_macro2::Ident {
+    let mut id = format!("K_{}", name.to_ascii_uppercase());
+    for t in types {
+        id.push('_');
+        id.push_str(t.spec_name());
+    }
+    format_ident!("{id}")
 }
 
 /// The kernels of a pattern with one kernel per variant and data-type pair
@@ -294,7 +294,7 @@ impl VariantKernels {
         bindings: &[ops_core::Access],
         workgroup_size: TokenStream,
     ) {
-        let id = kernel_ident(name, a, b);
+        let id = kernel_ident(name, &[a, b]);
         let (da, db) = (gen_dtype(a), gen_dtype(b));
         self.arms
             .push(quote!((#variant, #da, #db) => ::core::option::Option::Some(&#id),));

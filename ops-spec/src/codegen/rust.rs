@@ -1170,6 +1170,9 @@ pub fn gen_operator(
                 fn scalar_attr(&self, i: usize) -> ::ops_core::scalar::Value {
                     self.__scalar_attrs()[i]
                 }
+                fn scalar_attrs(&self) -> ::std::vec::Vec<::ops_core::scalar::Value> {
+                    self.__scalar_attrs()
+                }
                 fn host(&self, i: usize) -> ::core::option::Option<&::ops_core::HostTensor> {
                     ::ops_core::Operator::host_input(self, i)
                 }

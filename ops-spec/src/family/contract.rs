@@ -13,7 +13,9 @@ use quote::quote;
 
 use super::{Family, Pattern};
 use crate::check::{integer_types, same_types};
-use crate::codegen::compute::{dtype_pairs, gen_kernel, kernel_ident, ComputeCode};
+use crate::codegen::compute::{
+    dtype_pairs, gen_kernel, gen_scalar, gen_ty, kernel_ident, ComputeCode,
+};
 use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::Errors;
 use crate::lower::Lower;
@@ -77,8 +79,8 @@ impl Family for Adapter {
         let (keys, optional) = (names(false), names(true));
         let params = cx.params_optional(c, &keys, &optional, errors)?;
         // Every parameter lowered (and its mistakes reported) before any
-        // failure returns.
-        let values: Vec<Option<Value>> = decls
+        // failure returns; arithmetic after the tensors it reads.
+        let mut values: Vec<Option<Value>> = decls
             .iter()
             .map(|p| match p.kind {
                 ParamKind::Input => cx
@@ -106,9 +108,19 @@ impl Family for Adapter {
                         .map(Value::Word)
                 }
                 ParamKind::OptionalValue => value_source(cx, &params, p.name, c, errors),
-                ParamKind::Inputs { max } => cx
-                    .param_tensor_list(&params, p.name, (false, true, Some(max)), c, errors)
+                ParamKind::Inputs { max, device } => cx
+                    .param_tensor_list(&params, p.name, (false, device, Some(max)), c, errors)
                     .map(|list| Value::Tensors(list.leak())),
+                ParamKind::Arithmetic { .. } => Some(Value::Absent),
+                ParamKind::Accuracy => {
+                    super::arithmetic::accuracy(&params, p.name, errors).map(Value::Accuracy)
+                }
+                ParamKind::OptionalDomain => {
+                    super::domain_param(params.get(p.name).copied(), errors).map(|d| match d {
+                        Some((lo, hi)) => Value::Domain(lo, hi),
+                        None => Value::Absent,
+                    })
+                }
                 ParamKind::Outputs { every } => {
                     let list =
                         cx.param_tensor_list(&params, p.name, (true, false, None), c, errors)?;
@@ -129,6 +141,18 @@ impl Family for Adapter {
                 }
             })
             .collect();
+        for (i, p) in decls.iter().enumerate() {
+            let ParamKind::Arithmetic { over, result } = p.kind else {
+                continue;
+            };
+            values[i] = match (values[over], values[result]) {
+                (Some(Value::Tensors(inputs)), Some(Value::Tensor(result))) => {
+                    super::arithmetic::lower(cx, &params, p.name, (inputs, result), c, errors)
+                        .map(|a| Value::Arithmetic(Box::leak(Box::new(a))))
+                }
+                _ => None,
+            };
+        }
         Some(Box::new(Lowered {
             index: self.index,
             family: self.family,
@@ -242,6 +266,11 @@ impl Pattern for Lowered {
                 }
             }
         }
+        for v in &self.values {
+            if let Value::Arithmetic(a) = v {
+                super::arithmetic::check(a, spec, errors);
+            }
+        }
     }
 
     fn strided_inputs(&self) -> bool {
@@ -257,10 +286,9 @@ impl Pattern for Lowered {
         for k in self.family.kernels(&self.values, &pairs) {
             let KernelDecl { variant, types } = k;
             let key = self.family.kernel_key(key_name, &k);
-            let (da, db) = (gen_dtype(types.0), gen_dtype(types.1));
-            let decl =
-                quote!(::ops_core::family::KernelDecl { variant: #variant, types: (#da, #db) });
-            let id = kernel_ident(variant, types.0, types.1);
+            let types = gen_types(types.as_slice());
+            let decl = quote!(::ops_core::family::KernelDecl { variant: #variant, types: #types });
+            let id = kernel_ident(variant, k.types.as_slice());
             let size = self.family.workgroup_size(variant);
             statics.push(gen_kernel(
                 &id,
@@ -283,9 +311,34 @@ impl Pattern for Lowered {
             }
             Value::Tensors(t) => quote!(::ops_core::family::Value::Tensors(&[#(#t),*])),
             Value::Word(w) => quote!(::ops_core::family::Value::Word(#w)),
+            Value::Arithmetic(a) => {
+                let value = gen_scalar(a.value);
+                let types = a.types.iter().map(|&t| gen_ty(t));
+                let bindings = a.bindings.iter().map(|b| gen_types(b.as_slice()));
+                let text = a.text;
+                quote!(::ops_core::family::Value::Arithmetic(&::ops_core::family::Arithmetic {
+                    value: #value,
+                    types: &[#(#types),*],
+                    bindings: &[#(#bindings),*],
+                    text: #text,
+                }))
+            }
+            Value::Accuracy(None) => quote!(::ops_core::family::Value::Accuracy(
+                ::core::option::Option::None
+            )),
+            Value::Accuracy(Some(n)) => {
+                quote!(::ops_core::family::Value::Accuracy(::core::option::Option::Some(#n)))
+            }
+            Value::Domain(lo, hi) => quote!(::ops_core::family::Value::Domain(#lo, #hi)),
             Value::Attr(i) => quote!(::ops_core::family::Value::Attr(#i)),
             Value::Absent => quote!(::ops_core::family::Value::Absent),
         });
+        let domain = self.values.iter().find_map(|v| match *v {
+            Value::Domain(lo, hi) => Some(quote!(::core::option::Option::Some((#lo, #hi)))),
+            _ => None,
+        });
+        let mut docs = self.docs.clone();
+        docs.extend(self.family.docs(&self.values));
         let kernel_ids: Vec<_> = statics.iter().map(|(id, _)| id.clone()).collect();
         let kernel_items = statics.iter().map(|(_, item)| item);
         let call = quote!(::ops_core::family::Call::new(self, CONFIG, KERNEL_SET));
@@ -298,13 +351,19 @@ impl Pattern for Lowered {
             },
             kernel_ids,
             tolerance: quote!(#family.tolerance(&#call)),
-            domain: quote!(::core::option::Option::None),
+            domain: domain.unwrap_or_else(|| quote!(::core::option::Option::None)),
             run_cpu: quote!(#family.run_cpu(&#call, inputs, __precision)),
             gpu_plan: quote!(::ops_core::family::gpu_plan(#family, &#call, class)),
             gpu_plan_variants: quote!(#family.gpu_plan_variants(&#call)),
             index_error: quote!(#family.index_error(&#call, inputs, check, position)),
             index_bounds: quote!(#family.index_bounds(&#call)),
-            docs: self.docs.clone(),
+            docs,
         }
     }
+}
+
+/// A [`ops_core::family::Types`] as a constant expression.
+fn gen_types(types: &[ops_core::DataType]) -> proc_macro2::TokenStream {
+    let types = types.iter().map(|&d| gen_dtype(d));
+    quote!(::ops_core::family::Types::new(&[#(#types),*]))
 }

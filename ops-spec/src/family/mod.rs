@@ -25,8 +25,8 @@ use crate::lower::Lower;
 use crate::model::Spec;
 use crate::syntax::ast;
 
+mod arithmetic;
 mod contract;
-pub mod elementwise;
 pub mod fold;
 pub mod reduce;
 pub mod scatter_elements;
@@ -38,7 +38,6 @@ pub static FAMILIES: &[&dyn Family] = &[
     &reduce::ReduceFamily,
     &scatter_elements::ScatterElementsFamily,
     &scatter_nd::ScatterNdFamily,
-    &elementwise::ElementwiseFamily,
 ];
 
 /// The family named `name`: one of [`FAMILIES`], or a family of

@@ -179,7 +179,7 @@ impl Pattern for ScatterElementsPattern {
             let mut ids = std::collections::HashMap::new();
             for stage in ScatterStage::ALL.into_iter().filter(|s| s.serves(a)) {
                 let key = scatter_kernel_key(key_name, stage, a, b);
-                let id = kernel_ident(stage.name(), a, b);
+                let id = kernel_ident(stage.name(), &[a, b]);
                 let si = format_ident!("{}", format!("{stage:?}"));
                 let (da, db) = (gen_dtype(a), gen_dtype(b));
                 let generate = quote!(::ops_core::wgsl::scatter_elements::scatter_kernel_text(

@@ -86,7 +86,7 @@ impl Gathers {
         call: &'a Call<'a>,
     ) -> impl Fn(GatherVariant) -> Option<&'static crate::Kernel> + 'a {
         let (d, x) = (call.desc(INPUT).dtype, call.desc(INDICES).dtype);
-        move |v: GatherVariant| call.kernel(v.name(), d, x)
+        move |v: GatherVariant| call.kernel(v.name(), &[d, x])
     }
 }
 
@@ -119,16 +119,8 @@ impl Family for Gathers {
         config: &[Value],
         pairs: &dyn Fn(usize, usize) -> Vec<(DataType, DataType)>,
     ) -> Vec<KernelDecl> {
-        pairs(config[INPUT].tensor(), config[INDICES].tensor())
-            .into_iter()
-            .filter(|&(data, index)| wgsl::gather_nd_supported(data, index))
-            .flat_map(|types| {
-                GatherVariant::ALL.map(|v| KernelDecl {
-                    variant: v.name(),
-                    types,
-                })
-            })
-            .collect()
+        let pairs = pairs(config[INPUT].tensor(), config[INDICES].tensor());
+        KernelDecl::for_pairs(pairs, wgsl::gather_nd_supported, &GatherVariant::NAMES)
     }
 
     fn bindings(&self, _variant: &str) -> &'static [Access] {
@@ -150,7 +142,7 @@ impl Family for Gathers {
             .into_iter()
             .find(|v| v.name() == k.variant)
             .unwrap_or(GatherVariant::Elements);
-        wgsl::gather_nd_kernel_text(variant, k.types.0, k.types.1, key, origin)
+        wgsl::gather_nd_kernel_text(variant, k.types[0], k.types[1], key, origin)
     }
 
     fn run_cpu(

@@ -135,6 +135,18 @@ impl GatherVariant {
         GatherVariant::SingleVectors2,
     ];
 
+    /// Every variant's [`name`](Self::name), in the order of
+    /// [`ALL`](Self::ALL).
+    pub const NAMES: [&'static str; 6] = {
+        let mut names = [""; 6];
+        let mut i = 0;
+        while i < 6 {
+            names[i] = GatherVariant::ALL[i].name();
+            i += 1;
+        }
+        names
+    };
+
     /// The variant's name in kernel keys (`gather_nd_elements`,
     /// `gather_nd_rows`, `gather_nd_vectors`, `gather_nd_singles`,
     /// `gather_nd_single_vectors_1`, `gather_nd_single_vectors_2`).

@@ -96,16 +96,13 @@ impl Family for Pad {
     ) -> Vec<KernelDecl> {
         let mode = mode_of(config);
         let variant = VARIANTS[PadMode::ALL.iter().position(|&m| m == mode).unwrap_or(0)];
-        pairs(config[INPUT].tensor(), config[OUTPUT].tensor())
-            .into_iter()
-            .filter(|(a, b)| a == b)
-            .map(|types| KernelDecl { variant, types })
-            .collect()
+        let pairs = pairs(config[INPUT].tensor(), config[OUTPUT].tensor());
+        KernelDecl::for_pairs(pairs, |a, b| a == b, &[variant])
     }
 
-    /// `{operator}/pad_{mode}/{DATA}`: one data type.
-    fn kernel_key(&self, operator: &str, k: &KernelDecl) -> String {
-        format!("{operator}/{}/{}", k.variant, k.types.0.spec_name())
+    /// `{operator}/pad_{mode}/{DATA}`.
+    fn one_type(&self) -> bool {
+        true
     }
 
     fn bindings(&self, _variant: &str) -> &'static [Access] {
@@ -117,7 +114,7 @@ impl Family for Pad {
     }
 
     fn kernel_text(&self, config: &[Value], k: &KernelDecl, key: &str, origin: &str) -> KernelText {
-        wgsl::pad_kernel_text(mode_of(config), k.types.0, key, origin)
+        wgsl::pad_kernel_text(mode_of(config), k.types[0], key, origin)
     }
 
     fn run_cpu(
@@ -158,7 +155,7 @@ impl Family for Pad {
             call.output(OUTPUT),
             &begins(call)?,
             constant,
-            call.kernel(variant, input.dtype, input.dtype),
+            call.kernel(variant, &[input.dtype, input.dtype]),
         )
     }
 
@@ -166,19 +163,6 @@ impl Family for Pad {
     fn gpu_plan_variants(&self, call: &Call<'_>) -> Result<Vec<(String, GpuPlan)>, OpError> {
         let plan = self.gpu_plan(call, DeviceClass::default())?;
         Ok(vec![(mode_of(call.config).name().to_owned(), plan)])
-    }
-
-    fn index_error(
-        &self,
-        call: &Call<'_>,
-        _inputs: &[&HostTensor],
-        check: usize,
-        position: u64,
-    ) -> OpError {
-        OpError::Device(format!(
-            "{} has no index checks, but the GPU reported check {check} at {position}",
-            call.env.op_name()
-        ))
     }
 }
 

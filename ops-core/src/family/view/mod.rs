@@ -71,7 +71,7 @@ fn kernel_of<'a>(
             Schedule::Walk => WALK,
             Schedule::Tiled => TILED,
         };
-        call.kernel(variant, data, data)
+        call.kernel(variant, &[data, data])
     }
 }
 
@@ -146,20 +146,16 @@ impl Family for Views {
             v => v.tensor(),
         };
         let variants: &[&'static str] = if self.split { &[WALK] } else { &[WALK, TILED] };
-        pairs(config[INPUT].tensor(), output)
-            .into_iter()
-            .filter(|(a, b)| a == b)
-            .flat_map(|types| {
-                variants
-                    .iter()
-                    .map(move |&variant| KernelDecl { variant, types })
-            })
-            .collect()
+        KernelDecl::for_pairs(
+            pairs(config[INPUT].tensor(), output),
+            |a, b| a == b,
+            variants,
+        )
     }
 
-    /// `{operator}/{variant}/{DATA}`: one data type.
-    fn kernel_key(&self, operator: &str, k: &KernelDecl) -> String {
-        format!("{operator}/{}/{}", k.variant, k.types.0.spec_name())
+    /// `{operator}/{variant}/{DATA}`.
+    fn one_type(&self) -> bool {
+        true
     }
 
     fn bindings(&self, _variant: &str) -> &'static [Access] {
@@ -178,9 +174,9 @@ impl Family for Views {
         origin: &str,
     ) -> KernelText {
         if k.variant == TILED {
-            wgsl::view_tiled_kernel_text(k.types.0, key, origin)
+            wgsl::view_tiled_kernel_text(k.types[0], key, origin)
         } else {
-            wgsl::view_kernel_text(k.types.0, key, origin)
+            wgsl::view_kernel_text(k.types[0], key, origin)
         }
     }
 
@@ -242,18 +238,5 @@ impl Family for Views {
             wrap.as_deref(),
             &kernel_of(call, input.dtype),
         )
-    }
-
-    fn index_error(
-        &self,
-        call: &Call<'_>,
-        _inputs: &[&HostTensor],
-        check: usize,
-        position: u64,
-    ) -> OpError {
-        OpError::Device(format!(
-            "{} has no index checks, but the GPU reported check {check} at {position}",
-            call.env.op_name()
-        ))
     }
 }

@@ -1,35 +1,34 @@
-//! WGSL kernels of the `elementwise` pattern
-//! ([`crate::patterns::elementwise`]).
+//! WGSL kernels of the `elementwise` family ([`super`]).
 //!
 //! One kernel per binding of the expression's type parameters. Bindings of
 //! group 0: `params` (uniform, the words of
-//! [`crate::patterns::elementwise::params`]), `in0`.. (read, one per
+//! [`super::params`]), `in0`.. (read, one per
 //! input), `output` (read_write), tensors bound as `array<vec4<u32>>`
 //! (accessed a word at a time but in the vector schedule). A work item is an output element (32-
 //! and 64-bit outputs) or an output `u32` word of 4 or 2 elements (8- and
 //! 16-bit ones, assembled in a register and stored once, no atomics). An
 //! element finds its input elements in the plan's schedule
-//! ([`crate::patterns::elementwise::Schedule`]: walking its merged
+//! ([`super::Schedule`]: walking its merged
 //! coordinates, or from its row and column), decodes one element per input
 //! into its compute type and evaluates the spec's expression
-//! ([`super::scalar`]).
+//! ([`crate::wgsl::scalar`]).
 //!
 //! A kernel of one input also has a segmented variant (tensors beyond one
 //! binding); with more inputs the segments would exceed core WebGPU's 8
 //! storage buffers per stage, and such a call is limited to one binding
 //! per tensor.
 
-use crate::patterns::elementwise::{
+use super::{
     params, vector_elements, vectorizes, Elementwise, ELEMENTS_PER_THREAD, MAX_INPUTS,
     WORKGROUP_SIZE,
 };
 use crate::scalar::Var;
 use crate::DataType;
 
-use super::dtype;
-use super::scalar::{compute_type, gen_codec, gen_expr_helpers, scalar_wgsl};
-use super::segments::{self, Buffer, Layout};
-use super::writer::Writer;
+use crate::wgsl::dtype;
+use crate::wgsl::scalar::{compute_type, gen_codec, gen_expr_helpers, scalar_wgsl};
+use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::writer::Writer;
 
 /// The entry point's name.
 pub const ELEMENTWISE_ENTRY: &str = "main";
@@ -220,7 +219,7 @@ fn module(
     w.comment("Output work item `item` of the walk (an element, or a word of 8- and");
     w.comment("16-bit ones).");
     w.open("fn walk_item(item: u32, outputs: u32)");
-    super::store_item(&mut w, out_dt, &bufs[n + 1], layout, &|i| {
+    crate::wgsl::store_item(&mut w, out_dt, &bufs[n + 1], layout, &|i| {
         format!("out_encode(value_at({i}))")
     });
     w.close();
@@ -235,7 +234,7 @@ fn module(
 }
 
 /// `fn vector_item(v: u32)`: output vector item `v` of
-/// [`Schedule::Vectors`](crate::patterns::elementwise::Schedule). Each
+/// [`Schedule::Vectors`](super::Schedule). Each
 /// input's words of the item go to a register array, read as vectors (4
 /// words or more) or words, or, for a scalar input (stride 0), its one
 /// element repeated in words of the same layout; one loop over the item's
@@ -346,7 +345,7 @@ fn gen_vector_item(
     w.close();
 }
 
-/// The entry point: [`Schedule::Rows`](crate::patterns::elementwise::Schedule)
+/// The entry point: [`Schedule::Rows`](super::Schedule)
 /// where `P_ROW_BLOCKS` is set (a workgroup takes `ELEMENTS_PER_THREAD *
 /// WORKGROUP_SIZE` items of one row; rows hold whole output words), else
 /// `ELEMENTS_PER_THREAD` items a thread, `WORKGROUP_SIZE` apart, each
@@ -380,7 +379,7 @@ fn gen_entry(w: &mut Writer, out: DataType, output: &Buffer, layout: Layout, vec
                     w.line("return;");
                 });
                 w.line("let item = row_start + col;");
-                super::store_item(w, out, output, layout, &|i| {
+                crate::wgsl::store_item(w, out, output, layout, &|i| {
                     format!("out_encode(value_rc(row, {i} - row_first))")
                 });
             },
@@ -396,7 +395,7 @@ fn gen_entry(w: &mut Writer, out: DataType, output: &Buffer, layout: Layout, vec
         w.comment("Vectors: as many output vectors; the item after the last whole vector");
         w.comment("takes the rest, a walk item (4 of them a vector) at a time.");
     }
-    super::each_item(w, |w| {
+    crate::wgsl::each_item(w, |w| {
         if !vectors {
             w.line("walk_item(item, outputs);");
             return;
@@ -469,7 +468,7 @@ mod tests {
             accuracy: None,
         };
         assert_eq!(
-            crate::patterns::elementwise::bindings(MAX_INPUTS).len(),
+            crate::family::elementwise::bindings(MAX_INPUTS).len(),
             MAX_INPUTS + 2
         );
         for data in DataType::ALL {

@@ -1,61 +1,5 @@
-//! The `elementwise` pattern: each output element is an expression of the
-//! inputs' elements at the same coordinates, after broadcasting, and of the
-//! descriptor's scalar attributes (ONNX Add, Relu, Where, Cast and their
-//! kin, and any fusion of them a spec writes).
-//!
-//! ```text
-//! output[c] = value(in0[c mod in0], in1[c mod in1], ...)
-//! ```
-//!
-//! Broadcasting is multidirectional (numpy's, ONNX's): each input's sizes
-//! are right-aligned with the output's, and a dimension of size 1 (or a
-//! missing leading one) repeats its single element; every other dimension
-//! equals the output's. A spec whose inputs all have the output's shape
-//! (DirectML's element-wise operators) is the special case of no
-//! broadcasting. The `value` is a [`Scalar`] expression, so a spec may fuse
-//! several operations (`max(x * s + b, 0)`) into one kernel that reads each
-//! input element once and writes each output element once.
-//!
-//! # Types
-//!
-//! Each tensor (inputs, then the output) has a [`Ty`] in
-//! [`Elementwise::types`]: a data type, or a type parameter that tensors
-//! sharing a type have in common (ONNX's `T` of `Add(A: T, B: T) -> T`).
-//! A call binds each parameter to its tensors' data type; tensors of one
-//! parameter must agree (the spec's rules say so in its own words, the
-//! call checks it again). Parameter 0 is the output's when the output's
-//! type is a parameter: what `cast<T>(..)` converts to.
-//!
-//! # GPU algorithm
-//!
-//! One pass: a work item per output element (32- and 64-bit outputs) or
-//! per output `u32` word (8- and 16-bit ones, assembled in a register and
-//! stored once, no atomics), [`ELEMENTS_PER_THREAD`] items a thread. Each
-//! item loads one element per input and evaluates the expression in the
-//! compute types of [`crate::scalar`] (FLOAT16 in `f32`, rounded once on
-//! store).
-//!
-//! The plan first merges the output's dimensions ([`merge_dims`]): size-1
-//! dimensions go, and neighbours that every input walks as one (contiguous
-//! in each, or broadcast in each) become one. The merged shape picks the
-//! [`Schedule`]:
-//! - [`Schedule::Walk`]: each item walks its merged coordinates from the
-//!   last dimension, one division per merged dimension but the first, and
-//!   adds each input's stride (0 where it broadcasts). Where every input is
-//!   the output's shape or a scalar (one merged dimension), that is no
-//!   division at all.
-//! - [`Schedule::Rows`]: two merged dimensions (a row broadcast, a column
-//!   broadcast, a transposed input) whose rows hold at least
-//!   [`ROWS_MIN_ITEMS`] items: a workgroup takes a block of one row, so an
-//!   item's row and column come from its workgroup and thread, with no
-//!   division per element.
-//! - [`Schedule::Vectors`]: one merged dimension (every input the output's
-//!   shape, contiguous, or a scalar) of at least one output `vec4<u32>`: a work item is
-//!   16 bytes of output ([`vector_elements`] elements; two vectors of 64-bit
-//!   ones), its inputs read a `vec4<u32>` at a time where they hold one
-//!   (a scalar input is read once and repeated), the output stored a vector
-//!   at a time. The last item also takes the elements after the last whole
-//!   vector, one word at a time.
+//! The element-wise family's run-time half: the CPU reference and the
+//! GPU planner ([`super`] describes both).
 
 use crate::accuracy::Tolerance;
 use crate::scalar::{Precision, Scalar, Ty, TypeEnv, Value, Var};
@@ -63,7 +7,7 @@ use crate::{
     Access, BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
 };
 
-use super::fold::{value_of, write_value};
+use crate::patterns::fold::{value_of, write_value};
 
 /// Threads per workgroup of the kernels.
 pub const WORKGROUP_SIZE: u32 = 256;
@@ -551,7 +495,7 @@ fn plan_and_schedule(
         )));
     }
     let count = call.output.element_count().unwrap_or(0);
-    let work = super::word_items(count, call.output.dtype);
+    let work = crate::patterns::word_items(count, call.output.dtype);
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Overwritten; call.output_slot + 1],
         scratch_bytes: Vec::new(),

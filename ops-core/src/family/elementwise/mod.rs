@@ -1,0 +1,259 @@
+//! The `elementwise` family (the map engine): each output element is an expression of the
+//! inputs' elements at the same coordinates, after broadcasting, and of the
+//! descriptor's scalar attributes (ONNX Add, Relu, Where, Cast and their
+//! kin, and any fusion of them a spec writes).
+//!
+//! ```text
+//! output[c] = value(in0[c mod in0], in1[c mod in1], ...)
+//! ```
+//!
+//! Broadcasting is multidirectional (numpy's, ONNX's): each input's sizes
+//! are right-aligned with the output's, and a dimension of size 1 (or a
+//! missing leading one) repeats its single element; every other dimension
+//! equals the output's. A spec whose inputs all have the output's shape
+//! (DirectML's element-wise operators) is the special case of no
+//! broadcasting. The `value` is a [`Scalar`](crate::scalar::Scalar) expression, so a spec may fuse
+//! several operations (`max(x * s + b, 0)`) into one kernel that reads each
+//! input element once and writes each output element once.
+//!
+//! # Types
+//!
+//! Each tensor (inputs, then the output) has a [`Ty`](crate::scalar::Ty) in
+//! [`Elementwise::types`]: a data type, or a type parameter that tensors
+//! sharing a type have in common (ONNX's `T` of `Add(A: T, B: T) -> T`).
+//! A call binds each parameter to its tensors' data type; tensors of one
+//! parameter must agree (the spec's rules say so in its own words, the
+//! call checks it again). Parameter 0 is the output's when the output's
+//! type is a parameter: what `cast<T>(..)` converts to.
+//!
+//! # GPU algorithm
+//!
+//! One pass: a work item per output element (32- and 64-bit outputs) or
+//! per output `u32` word (8- and 16-bit ones, assembled in a register and
+//! stored once, no atomics), [`ELEMENTS_PER_THREAD`] items a thread. Each
+//! item loads one element per input and evaluates the expression in the
+//! compute types of [`crate::scalar`] (FLOAT16 in `f32`, rounded once on
+//! store).
+//!
+//! The plan first merges the output's dimensions ([`merge_dims`]): size-1
+//! dimensions go, and neighbours that every input walks as one (contiguous
+//! in each, or broadcast in each) become one. The merged shape picks the
+//! [`Schedule`]:
+//! - [`Schedule::Walk`]: each item walks its merged coordinates from the
+//!   last dimension, one division per merged dimension but the first, and
+//!   adds each input's stride (0 where it broadcasts). Where every input is
+//!   the output's shape or a scalar (one merged dimension), that is no
+//!   division at all.
+//! - [`Schedule::Rows`]: two merged dimensions (a row broadcast, a column
+//!   broadcast, a transposed input) whose rows hold at least
+//!   [`ROWS_MIN_ITEMS`] items: a workgroup takes a block of one row, so an
+//!   item's row and column come from its workgroup and thread, with no
+//!   division per element.
+//! - [`Schedule::Vectors`]: one merged dimension (every input the output's
+//!   shape, contiguous, or a scalar) of at least one output `vec4<u32>`: a work item is
+//!   16 bytes of output ([`vector_elements`] elements; two vectors of 64-bit
+//!   ones), its inputs read a `vec4<u32>` at a time where they hold one
+//!   (a scalar input is read once and repeated), the output stored a vector
+//!   at a time. The last item also takes the elements after the last whole
+//!   vector, one word at a time.
+//!
+//! A spec states it as
+//!
+//! ```text
+//! compute elementwise {
+//!     inputs: [A, B]
+//!     output: C
+//!     value: max(A * alpha + B, 0)
+//!     accuracy: ulp(2)
+//! }
+//! ```
+//!
+//! `value` names the inputs by their tensors' names; the spec compiler
+//! types it ([`ParamKind::Arithmetic`](super::ParamKind::Arithmetic)) and
+//! generates a kernel for every binding of its type parameters the support
+//! tables admit. An optional `domain: [lo, hi]` states the input values a
+//! ULP bound holds for (a sum of several inputs holds it without
+//! cancellation): fuzzers draw float inputs from it.
+
+mod runtime;
+pub mod wgsl;
+
+pub use runtime::*;
+
+use super::{Call, Family, KernelDecl, Param, Value};
+use crate::scalar::Precision;
+use crate::{Access, DeviceClass, GpuPlan, HostTensor, KernelText, OpError, TensorDesc, Tolerance};
+
+const INPUTS: usize = 0;
+const OUTPUT: usize = 1;
+const VALUE: usize = 2;
+const ACCURACY: usize = 3;
+
+/// The family, as [`super::FAMILIES`] registers it: one kernel variant per
+/// input count (its bindings), `elementwise<n>`.
+pub struct ElementwiseFamily;
+
+/// The variants' names, by input count.
+const VARIANTS: [&str; MAX_INPUTS + 1] = [
+    "elementwise0",
+    "elementwise1",
+    "elementwise2",
+    "elementwise3",
+    "elementwise4",
+    "elementwise5",
+    "elementwise6",
+    "elementwise7",
+];
+
+/// The input count of `variant`.
+fn inputs_of(variant: &str) -> usize {
+    VARIANTS.iter().position(|&v| v == variant).unwrap_or(0)
+}
+
+/// The computation `config` declares.
+fn computation(config: &[Value]) -> Elementwise {
+    let a = config[VALUE].arithmetic();
+    Elementwise {
+        value: a.value,
+        types: a.types,
+        accuracy: config[ACCURACY].accuracy(),
+    }
+}
+
+/// One call's tensors, attributes and kernel look-up.
+struct Bound<'a> {
+    e: Elementwise,
+    inputs: Vec<&'a TensorDesc>,
+    slots: Vec<usize>,
+    attrs: Vec<crate::scalar::Value>,
+}
+
+impl<'a> Bound<'a> {
+    fn new(call: &Call<'a>) -> Bound<'a> {
+        Bound {
+            e: computation(call.config),
+            inputs: call.descs(INPUTS),
+            slots: call.config[INPUTS].tensors().to_vec(),
+            attrs: call.env.scalar_attrs(),
+        }
+    }
+
+    fn call(&self, c: &Call<'a>) -> ElementwiseCall<'_> {
+        ElementwiseCall {
+            inputs: &self.inputs,
+            input_slots: &self.slots,
+            output: c.desc(OUTPUT),
+            output_slot: c.output(OUTPUT),
+            attrs: &self.attrs,
+        }
+    }
+
+    /// The kernel of the call's type parameters, if the tables admit them.
+    fn kernel(&self, c: &Call<'_>) -> Result<Option<&'static crate::Kernel>, OpError> {
+        let params = call_params(&self.e, &self.call(c))?;
+        Ok(c.kernel(VARIANTS[self.inputs.len()], &params))
+    }
+}
+
+impl Family for ElementwiseFamily {
+    fn name(&self) -> &'static str {
+        "elementwise"
+    }
+
+    fn params(&self) -> &'static [Param] {
+        const PARAMS: &[Param] = &[
+            Param::any_inputs("inputs", MAX_INPUTS),
+            Param::output("output"),
+            Param::arithmetic("value", INPUTS, OUTPUT),
+            Param::accuracy("accuracy"),
+            Param::optional_domain("domain"),
+        ];
+        PARAMS
+    }
+
+    fn strided_inputs(&self) -> bool {
+        true
+    }
+
+    fn kernels(
+        &self,
+        config: &[Value],
+        _pairs: &dyn Fn(usize, usize) -> Vec<(crate::DataType, crate::DataType)>,
+    ) -> Vec<KernelDecl> {
+        let variant = VARIANTS[config[INPUTS].tensors().len().min(MAX_INPUTS)];
+        config[VALUE]
+            .arithmetic()
+            .bindings
+            .iter()
+            .map(|&types| KernelDecl { variant, types })
+            .collect()
+    }
+
+    /// `{operator}/elementwise/{T0}.{T1}..`: the type parameters' bindings.
+    fn kernel_key(&self, operator: &str, k: &KernelDecl) -> String {
+        let names: Vec<&str> = k.types.as_slice().iter().map(|t| t.spec_name()).collect();
+        format!("{operator}/elementwise/{}", names.join("."))
+    }
+
+    fn bindings(&self, variant: &str) -> &'static [Access] {
+        bindings(inputs_of(variant))
+    }
+
+    fn workgroup_size(&self, _variant: &str) -> u32 {
+        WORKGROUP_SIZE
+    }
+
+    fn kernel_text(&self, config: &[Value], k: &KernelDecl, key: &str, origin: &str) -> KernelText {
+        let text = config[VALUE].arithmetic().text;
+        wgsl::elementwise_kernel_text(&computation(config), k.types.as_slice(), key, origin, text)
+    }
+
+    fn tolerance(&self, call: &Call<'_>) -> Tolerance {
+        computation(call.config).tolerance(call.desc(OUTPUT).dtype)
+    }
+
+    fn run_cpu(
+        &self,
+        call: &Call<'_>,
+        inputs: &[&HostTensor],
+        precision: Precision,
+    ) -> Result<Vec<HostTensor>, OpError> {
+        let ins: Vec<&HostTensor> = call.config[INPUTS]
+            .tensors()
+            .iter()
+            .map(|&slot| {
+                inputs.get(slot).copied().ok_or_else(|| {
+                    OpError::InvalidArgument(format!("{}: missing inputs", call.env.op_name()))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let attrs = call.env.scalar_attrs();
+        let e = computation(call.config);
+        elementwise_cpu(&e, &ins, call.desc(OUTPUT), &attrs, precision).map(|out| vec![out])
+    }
+
+    fn gpu_plan(&self, call: &Call<'_>, _class: DeviceClass) -> Result<GpuPlan, OpError> {
+        let b = Bound::new(call);
+        let kernel = b.kernel(call)?;
+        elementwise_plan(&b.e, &b.call(call), kernel)
+    }
+
+    fn gpu_plan_variants(&self, call: &Call<'_>) -> Result<Vec<(String, GpuPlan)>, OpError> {
+        let b = Bound::new(call);
+        let kernel = b.kernel(call)?;
+        elementwise_plans(&b.e, &b.call(call), kernel)
+    }
+
+    fn docs(&self, config: &[Value]) -> Vec<String> {
+        let accuracy = match config[ACCURACY].accuracy() {
+            Some(n) => format!("ulp({n})"),
+            None => "exact".to_string(),
+        };
+        vec![
+            String::new(),
+            "Computed element-wise (`ops_core::family::elementwise`), inputs broadcast multidirectionally:".into(),
+            format!("- value `{}`", config[VALUE].arithmetic().text),
+            format!("- accuracy: `{accuracy}`"),
+        ]
+    }
+}
