@@ -93,21 +93,36 @@ const ACCURACY: usize = 3;
 /// input count (its bindings), `elementwise<n>`.
 pub struct ElementwiseFamily;
 
-/// The variants' names, by input count.
-const VARIANTS: [&str; MAX_INPUTS + 1] = [
-    "elementwise0",
-    "elementwise1",
-    "elementwise2",
-    "elementwise3",
-    "elementwise4",
-    "elementwise5",
-    "elementwise6",
-    "elementwise7",
+/// The variants' names, by input count and schedule (in the order of
+/// [`Schedule::ALL`]).
+const VARIANTS: [[&str; 3]; MAX_INPUTS + 1] = [
+    ["elementwise0", "elementwise0_rows", "elementwise0_vectors"],
+    ["elementwise1", "elementwise1_rows", "elementwise1_vectors"],
+    ["elementwise2", "elementwise2_rows", "elementwise2_vectors"],
+    ["elementwise3", "elementwise3_rows", "elementwise3_vectors"],
+    ["elementwise4", "elementwise4_rows", "elementwise4_vectors"],
+    ["elementwise5", "elementwise5_rows", "elementwise5_vectors"],
+    ["elementwise6", "elementwise6_rows", "elementwise6_vectors"],
+    ["elementwise7", "elementwise7_rows", "elementwise7_vectors"],
 ];
 
-/// The input count of `variant`.
-fn inputs_of(variant: &str) -> usize {
-    VARIANTS.iter().position(|&v| v == variant).unwrap_or(0)
+/// The input count and schedule of `variant`.
+fn variant_of(variant: &str) -> (usize, Schedule) {
+    for (n, names) in VARIANTS.iter().enumerate() {
+        if let Some(s) = names.iter().position(|&v| v == variant) {
+            return (n, Schedule::ALL[s]);
+        }
+    }
+    (0, Schedule::Walk)
+}
+
+/// The variant of `inputs` inputs in `schedule`.
+fn variant(inputs: usize, schedule: Schedule) -> &'static str {
+    let s = Schedule::ALL
+        .iter()
+        .position(|&x| x == schedule)
+        .unwrap_or(0);
+    VARIANTS[inputs.min(MAX_INPUTS)][s]
 }
 
 /// The computation `config` declares.
@@ -148,10 +163,9 @@ impl<'a> Bound<'a> {
         }
     }
 
-    /// The kernel of the call's type parameters, if the tables admit them.
-    fn kernel(&self, c: &Call<'_>) -> Result<Option<&'static crate::Kernel>, OpError> {
-        let params = call_params(&self.e, &self.call(c))?;
-        Ok(c.kernel(VARIANTS[self.inputs.len()], &params))
+    /// The call's type parameters, for its kernel look-up.
+    fn params(&self, c: &Call<'_>) -> Result<Vec<crate::DataType>, OpError> {
+        call_params(&self.e, &self.call(c))
     }
 }
 
@@ -180,23 +194,31 @@ impl Family for ElementwiseFamily {
         config: &[Value],
         _pairs: &dyn Fn(usize, usize) -> Vec<(crate::DataType, crate::DataType)>,
     ) -> Vec<KernelDecl> {
-        let variant = VARIANTS[config[INPUTS].tensors().len().min(MAX_INPUTS)];
-        config[VALUE]
-            .arithmetic()
-            .bindings
-            .iter()
-            .map(|&types| KernelDecl { variant, types })
-            .collect()
+        let inputs = config[INPUTS].tensors().len();
+        let e = computation(config);
+        let mut out = Vec::new();
+        for &types in config[VALUE].arithmetic().bindings {
+            for schedule in Schedule::ALL {
+                if schedule != Schedule::Vectors || vectorizes(&e, types.as_slice()) {
+                    out.push(KernelDecl {
+                        variant: variant(inputs, schedule),
+                        types,
+                    });
+                }
+            }
+        }
+        out
     }
 
-    /// `{operator}/elementwise/{T0}.{T1}..`: the type parameters' bindings.
+    /// `{operator}/elementwise/{T0}.{T1}..` (the type parameters' bindings)
+    /// for the walk, `elementwise_rows` and `elementwise_vectors` for the
+    /// other schedules.
     fn kernel_key(&self, operator: &str, k: &KernelDecl) -> String {
-        let names: Vec<&str> = k.types.as_slice().iter().map(|t| t.spec_name()).collect();
-        format!("{operator}/elementwise/{}", names.join("."))
+        wgsl::elementwise_kernel_key(operator, variant_of(k.variant).1, k.types.as_slice())
     }
 
     fn bindings(&self, variant: &str) -> &'static [Access] {
-        bindings(inputs_of(variant))
+        bindings(variant_of(variant).0)
     }
 
     fn workgroup_size(&self, _variant: &str) -> u32 {
@@ -205,7 +227,9 @@ impl Family for ElementwiseFamily {
 
     fn kernel_text(&self, config: &[Value], k: &KernelDecl, key: &str, origin: &str) -> KernelText {
         let text = config[VALUE].arithmetic().text;
-        wgsl::elementwise_kernel_text(&computation(config), k.types.as_slice(), key, origin, text)
+        let schedule = variant_of(k.variant).1;
+        let e = computation(config);
+        wgsl::elementwise_kernel_text(&e, schedule, k.types.as_slice(), key, origin, text)
     }
 
     fn tolerance(&self, call: &Call<'_>) -> Tolerance {
@@ -234,14 +258,16 @@ impl Family for ElementwiseFamily {
 
     fn gpu_plan(&self, call: &Call<'_>, _class: DeviceClass) -> Result<GpuPlan, OpError> {
         let b = Bound::new(call);
-        let kernel = b.kernel(call)?;
-        elementwise_plan(&b.e, &b.call(call), kernel)
+        let params = b.params(call)?;
+        let kernels = |s: Schedule| call.kernel(variant(b.inputs.len(), s), &params);
+        elementwise_plan(&b.e, &b.call(call), &kernels)
     }
 
     fn gpu_plan_variants(&self, call: &Call<'_>) -> Result<Vec<(String, GpuPlan)>, OpError> {
         let b = Bound::new(call);
-        let kernel = b.kernel(call)?;
-        elementwise_plans(&b.e, &b.call(call), kernel)
+        let params = b.params(call)?;
+        let kernels = |s: Schedule| call.kernel(variant(b.inputs.len(), s), &params);
+        elementwise_plans(&b.e, &b.call(call), &kernels)
     }
 
     fn docs(&self, config: &[Value]) -> Vec<String> {

@@ -44,6 +44,9 @@ pub enum Schedule {
 }
 
 impl Schedule {
+    /// Every schedule: each is a kernel of its own.
+    pub const ALL: [Schedule; 3] = [Schedule::Walk, Schedule::Rows, Schedule::Vectors];
+
     /// The schedule's name among a call's plan variants.
     pub fn name(self) -> &'static str {
         match self {
@@ -65,6 +68,7 @@ impl Schedule {
 /// | 4 | [`Schedule::Rows`]: rows |
 /// | 5 | [`Schedule::Rows`]: work items per row |
 /// | 6 | [`Schedule::Vectors`]: whole output vectors (0: another schedule) |
+/// | 7 | [`Schedule::Walk`]: the pass's first work item (a vector pass's tail) |
 /// | 8..16 | merged output sizes (unused slots 1) |
 /// | 16 + 8i..24 + 8i | input `i`'s strides per merged dimension, in elements (0 where it broadcasts) |
 /// | 72..88 | attribute words ([`crate::scalar::attr_words`]) |
@@ -83,6 +87,9 @@ pub mod params {
     pub const ROW_ITEMS: usize = 5;
     /// Whole output vectors ([`super::Schedule::Vectors`]; 0 otherwise).
     pub const VECTORS: usize = 6;
+    /// The first work item of a [`super::Schedule::Walk`] pass (after a
+    /// [`super::Schedule::Vectors`] pass's whole vectors; 0 otherwise).
+    pub const FIRST: usize = 7;
     /// First output size.
     pub const SIZES: usize = 8;
     /// Input 0's first stride; input `i`'s are `8 * i` words further.
@@ -423,17 +430,23 @@ pub fn schedule_for(sizes: &[u64], dtype: DataType, vectors: bool) -> Schedule {
     }
 }
 
-/// The GPU plan: one pass of `kernel` (the generated kernel of the call's
-/// type parameters, workgroup size [`WORKGROUP_SIZE`]; `None` fails with
+/// The kernel of each schedule for a call's type parameters (each
+/// schedule is a kernel of its own; `None`: the tables admit no such
+/// kernel).
+pub type Kernels<'a> = &'a dyn Fn(Schedule) -> Option<&'static Kernel>;
+
+/// The GPU plan: one pass of the kernel of the schedule [`schedule_for`]
+/// picks (from `kernels`, the generated kernels of the call's type
+/// parameters, workgroup size [`WORKGROUP_SIZE`]; none fails with
 /// [`OpError::Unsupported`]) binding `[Params, Input(slot) per input,
-/// Output(output_slot)]`, in the schedule [`schedule_for`] picks; the
-/// output is stored whole. An empty output has no pass.
+/// Output(output_slot)]`; the output is stored whole. An empty output has
+/// no pass.
 pub fn elementwise_plan(
     e: &Elementwise,
     call: &ElementwiseCall<'_>,
-    kernel: Option<&'static Kernel>,
+    kernels: Kernels<'_>,
 ) -> Result<GpuPlan, OpError> {
-    elementwise_plan_with(e, call, kernel, None)
+    elementwise_plan_with(e, call, kernels, None)
 }
 
 /// Every schedule the call can run in, by name ([`Schedule::name`]): the
@@ -442,14 +455,14 @@ pub fn elementwise_plan(
 pub fn elementwise_plans(
     e: &Elementwise,
     call: &ElementwiseCall<'_>,
-    kernel: Option<&'static Kernel>,
+    kernels: Kernels<'_>,
 ) -> Result<Vec<(String, GpuPlan)>, OpError> {
-    let (chosen, schedule) = plan_and_schedule(e, call, kernel, None)?;
+    let (chosen, schedule) = plan_and_schedule(e, call, kernels, None)?;
     let name = |s: Schedule| s.name().to_string();
     if schedule == Schedule::Walk {
         return Ok(vec![(name(Schedule::Walk), chosen)]);
     }
-    let walk = elementwise_plan_with(e, call, kernel, Some(Schedule::Walk))?;
+    let walk = elementwise_plan_with(e, call, kernels, Some(Schedule::Walk))?;
     Ok(vec![(name(schedule), chosen), (name(Schedule::Walk), walk)])
 }
 
@@ -459,10 +472,10 @@ pub fn elementwise_plans(
 pub fn elementwise_plan_with(
     e: &Elementwise,
     call: &ElementwiseCall<'_>,
-    kernel: Option<&'static Kernel>,
+    kernels: Kernels<'_>,
     schedule: Option<Schedule>,
 ) -> Result<GpuPlan, OpError> {
-    plan_and_schedule(e, call, kernel, schedule).map(|(plan, _)| plan)
+    plan_and_schedule(e, call, kernels, schedule).map(|(plan, _)| plan)
 }
 
 /// [`elementwise_plan_with`] and the schedule its pass runs in
@@ -470,17 +483,21 @@ pub fn elementwise_plan_with(
 fn plan_and_schedule(
     e: &Elementwise,
     call: &ElementwiseCall<'_>,
-    kernel: Option<&'static Kernel>,
+    kernels: Kernels<'_>,
     schedule: Option<Schedule>,
 ) -> Result<(GpuPlan, Schedule), OpError> {
     let (params, strides) = check_call(e, call.inputs, call.output)?;
-    let kernel = kernel.ok_or_else(|| {
-        let names: Vec<String> = params.iter().map(DataType::to_string).collect();
-        OpError::Unsupported(format!(
-            "no element-wise kernel for types ({})",
-            names.join(", ")
-        ))
-    })?;
+    let kernel = |schedule: Schedule| {
+        kernels(schedule).ok_or_else(|| {
+            let names: Vec<String> = params.iter().map(DataType::to_string).collect();
+            OpError::Unsupported(format!(
+                "no element-wise kernel for types ({})",
+                names.join(", ")
+            ))
+        })
+    };
+    // Every binding has a walk.
+    kernel(Schedule::Walk)?;
     let sizes = &call.output.sizes;
     if sizes.len() > MAX_DIMS {
         return Err(OpError::TooLarge {
@@ -546,24 +563,42 @@ fn plan_and_schedule(
             rows * blocks
         }
         Schedule::Vectors => {
-            // One merged dimension: every input's stride is 1 or 0.
-            let g = vector_elements(call.output.dtype);
-            let vectors = count / g;
-            let items = vectors + u64::from(!count.is_multiple_of(g));
+            // One merged dimension: every input's stride is 1 or 0. The
+            // elements after the last whole vector (4 work items a vector)
+            // are a walk pass of their own, so that the vector kernel has
+            // no other path.
+            let vectors = count / vector_elements(call.output.dtype);
             p[params::VECTORS] = vectors as u32;
-            p[params::WORK_COUNT] = items as u32;
-            items.div_ceil(per_group)
+            p[params::WORK_COUNT] = vectors as u32;
+            vectors.div_ceil(per_group)
         }
     };
     let mut buffers = vec![BufferRef::Params];
     buffers.extend(call.input_slots.iter().map(|&s| BufferRef::Input(s)));
     buffers.push(BufferRef::Output(call.output_slot));
+    let tail = match schedule {
+        Schedule::Vectors if 4 * u64::from(p[params::VECTORS]) < work => {
+            let mut t = p.clone();
+            let first = 4 * u64::from(p[params::VECTORS]);
+            t[params::VECTORS] = 0;
+            t[params::WORK_COUNT] = work as u32;
+            t[params::FIRST] = first as u32;
+            Some(Pass {
+                kernel: kernel(Schedule::Walk)?,
+                buffers: buffers.clone(),
+                params: t,
+                workgroups: (work - first).div_ceil(per_group),
+            })
+        }
+        _ => None,
+    };
     plan.passes.push(Pass {
-        kernel,
+        kernel: kernel(schedule)?,
         buffers,
         params: p,
         workgroups,
     });
+    plan.passes.extend(tail);
     Ok((plan, schedule))
 }
 

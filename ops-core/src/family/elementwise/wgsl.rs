@@ -19,8 +19,7 @@
 //! per tensor.
 
 use super::{
-    params, vector_elements, vectorizes, Elementwise, ELEMENTS_PER_THREAD, MAX_INPUTS,
-    WORKGROUP_SIZE,
+    params, vector_elements, Elementwise, Schedule, ELEMENTS_PER_THREAD, MAX_INPUTS, WORKGROUP_SIZE,
 };
 use crate::scalar::Var;
 use crate::DataType;
@@ -36,38 +35,50 @@ pub const ELEMENTWISE_ENTRY: &str = "main";
 const INPUT_NAMES: [&str; MAX_INPUTS] = ["in0", "in1", "in2", "in3", "in4", "in5", "in6"];
 
 /// The kernel key by the framework's convention,
-/// `{operator}/elementwise/{T0}.{T1}..` (the type parameters' bindings).
-pub fn elementwise_kernel_key(operator: &str, types: &[DataType]) -> String {
+/// `{operator}/elementwise/{T0}.{T1}..` (the type parameters' bindings) for
+/// [`Schedule::Walk`], `elementwise_rows` and `elementwise_vectors` for
+/// the others.
+pub fn elementwise_kernel_key(operator: &str, schedule: Schedule, types: &[DataType]) -> String {
     let names: Vec<&str> = types.iter().map(|t| t.spec_name()).collect();
-    format!("{operator}/elementwise/{}", names.join("."))
+    let variant = match schedule {
+        Schedule::Walk => "elementwise",
+        Schedule::Rows => "elementwise_rows",
+        Schedule::Vectors => "elementwise_vectors",
+    };
+    format!("{operator}/{variant}/{}", names.join("."))
 }
 
 /// The complete WGSL of one kernel (with its segmented variant when it has
 /// one).
 pub fn elementwise_kernel(
     e: &Elementwise,
+    schedule: Schedule,
     types: &[DataType],
     key: &str,
     origin: &str,
     text: &str,
 ) -> String {
-    segments::combined(elementwise_kernel_text(e, types, key, origin, text))
+    segments::combined(elementwise_kernel_text(
+        e, schedule, types, key, origin, text,
+    ))
 }
 
 /// The parts of [`elementwise_kernel`], for a kernel generated on first
-/// use ([`crate::Kernel::generated`]): `types` binds the type parameters,
-/// `text` is the expression as the spec writes it (a comment).
+/// use ([`crate::Kernel::generated`]): the kernel of `schedule` (only its
+/// code: a schedule is a kernel of its own), `types` binds the type
+/// parameters, `text` is the expression as the spec writes it (a comment).
 pub fn elementwise_kernel_text(
     e: &Elementwise,
+    schedule: Schedule,
     types: &[DataType],
     key: &str,
     origin: &str,
     text: &str,
 ) -> crate::KernelText {
     let buffers = buffers(e.inputs());
-    let plain = module(e, types, key, origin, text, Layout::Plain);
+    let plain = module(e, schedule, types, key, origin, text, Layout::Plain);
     if e.inputs() <= 1 {
-        let segmented = module(e, types, key, origin, text, Layout::Segmented);
+        let segmented = module(e, schedule, types, key, origin, text, Layout::Segmented);
         segments::kernel_text(plain, segmented, &buffers)
     } else {
         crate::KernelText {
@@ -86,6 +97,7 @@ fn buffers(inputs: usize) -> Vec<Buffer<'static>> {
 
 fn module(
     e: &Elementwise,
+    schedule: Schedule,
     types: &[DataType],
     key: &str,
     origin: &str,
@@ -106,6 +118,7 @@ fn module(
         ins.join(", "),
         text.replace('\n', " ")
     ));
+    w.comment(format!("schedule: {}", schedule.name()));
     w.blank();
     w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
     w.line(format!(
@@ -119,6 +132,7 @@ fn module(
         ("P_ROWS", params::ROWS),
         ("P_ROW_ITEMS", params::ROW_ITEMS),
         ("P_VECTORS", params::VECTORS),
+        ("P_FIRST", params::FIRST),
         ("P_SIZES", params::SIZES),
         ("P_STRIDES", params::STRIDES),
         ("P_ATTRS", params::ATTRS),
@@ -178,69 +192,72 @@ fn module(
         let ats: Vec<String> = (0..n).map(at).collect();
         w.line(format!("return value_of({});", ats.join(", ")));
     };
-    w.comment("Output element o (Walk): its merged coordinates, last dimension first,");
-    w.comment("times each input's strides; the first needs no division.");
-    w.open(format!("fn value_at(o: u32) -> {ct}"));
-    w.line("var rest = o;");
-    for i in 0..n {
-        w.line(format!("var at{i} = 0u;"));
-    }
-    w.block(
-        "for (var d = param(P_RANK) - 1u; d > 0u; d = d - 1u)",
-        |w| {
-            w.line("let s = param(P_SIZES + d);");
-            w.line("let q = rest / s;");
-            w.line("let c = rest - q * s;");
+    match schedule {
+        Schedule::Walk => {
+            w.comment("Output element o: its merged coordinates, last dimension first, times");
+            w.comment("each input's strides; the first needs no division.");
+            w.open(format!("fn value_at(o: u32) -> {ct}"));
+            w.line("var rest = o;");
             for i in 0..n {
-                w.line(format!(
-                    "at{i} = at{i} + c * param(P_STRIDES + {}u + d);",
-                    8 * i
-                ));
+                w.line(format!("var at{i} = 0u;"));
             }
-            w.line("rest = q;");
-        },
-    );
-    offsets(&mut w, &|i| {
-        format!("at{i} + rest * param(P_STRIDES + {}u)", 8 * i)
-    });
-    w.close();
-    w.blank();
-    w.comment("Row r, column c of the two merged dimensions (Rows).");
-    w.open(format!("fn value_rc(r: u32, c: u32) -> {ct}"));
-    offsets(&mut w, &|i| {
-        format!(
-            "r * param(P_STRIDES + {}u) + c * param(P_STRIDES + {}u)",
-            8 * i,
-            8 * i + 1
-        )
-    });
-    w.close();
-    w.blank();
-    w.comment("Output work item `item` of the walk (an element, or a word of 8- and");
-    w.comment("16-bit ones).");
-    w.open("fn walk_item(item: u32, outputs: u32)");
-    crate::wgsl::store_item(&mut w, out_dt, &bufs[n + 1], layout, &|i| {
-        format!("out_encode(value_at({i}))")
-    });
-    w.close();
-    w.blank();
-    let vectors = vectorizes(e, types);
-    if vectors {
-        gen_vector_item(&mut w, &in_dts, out_dt, &bufs, layout);
-        w.blank();
+            w.block(
+                "for (var d = param(P_RANK) - 1u; d > 0u; d = d - 1u)",
+                |w| {
+                    w.line("let s = param(P_SIZES + d);");
+                    w.line("let q = rest / s;");
+                    w.line("let c = rest - q * s;");
+                    for i in 0..n {
+                        w.line(format!(
+                            "at{i} = at{i} + c * param(P_STRIDES + {}u + d);",
+                            8 * i
+                        ));
+                    }
+                    w.line("rest = q;");
+                },
+            );
+            offsets(&mut w, &|i| {
+                format!("at{i} + rest * param(P_STRIDES + {}u)", 8 * i)
+            });
+            w.close();
+            w.blank();
+            w.comment("Output work item `item` (an element, or a word of 8- and 16-bit ones).");
+            w.open("fn walk_item(item: u32, outputs: u32)");
+            crate::wgsl::store_item(&mut w, out_dt, &bufs[n + 1], layout, &|i| {
+                format!("out_encode(value_at({i}))")
+            });
+            w.close();
+        }
+        Schedule::Rows => {
+            w.comment("Row r, column c of the two merged dimensions.");
+            w.open(format!("fn value_rc(r: u32, c: u32) -> {ct}"));
+            offsets(&mut w, &|i| {
+                format!(
+                    "r * param(P_STRIDES + {}u) + c * param(P_STRIDES + {}u)",
+                    8 * i,
+                    8 * i + 1
+                )
+            });
+            w.close();
+        }
+        Schedule::Vectors => {
+            gen_vector_item(&mut w, &in_dts, out_dt, &bufs, layout);
+        }
     }
-    gen_entry(&mut w, out_dt, &bufs[n + 1], layout, vectors);
+    w.blank();
+    gen_entry(&mut w, schedule, out_dt, &bufs[n + 1], layout);
     w.finish()
 }
 
 /// `fn vector_item(v: u32)`: output vector item `v` of
-/// [`Schedule::Vectors`](super::Schedule). Each
-/// input's words of the item go to a register array, read as vectors (4
-/// words or more) or words, or, for a scalar input (stride 0), its one
-/// element repeated in words of the same layout; one loop over the item's
-/// [`vector_elements`] elements (a loop, so that the expression is compiled
-/// once) takes element `j` of each from its array and assembles the output
-/// words, stored as one vector (two of 64-bit outputs).
+/// [`Schedule::Vectors`](super::Schedule). Each input's words of the item
+/// go to a register array, read as vectors (4 words or more) or words, or,
+/// for a scalar input (stride 0), its one element repeated in words of the
+/// same layout; each of the item's [`vector_elements`] elements takes its
+/// inputs' elements from those arrays, and the output words, assembled
+/// from the elements, are stored as one vector (two of 64-bit outputs).
+/// Straight-line code: every array index is a constant, so the arrays
+/// live in registers whether or not a compiler unrolls loops.
 fn gen_vector_item(
     w: &mut Writer,
     in_dts: &[DataType],
@@ -261,28 +278,31 @@ fn gen_vector_item(
             w.comment("A scalar: its element in every lane.");
             w.line(format!("let r = load_{name}(0u);"));
             let splat = match bytes {
-                8 => "vec2<u32>(r.x, r.y)",
-                4 => "vec2<u32>(r)",
-                2 => "vec2<u32>(r | (r << 16u))",
-                _ => "vec2<u32>(r * 0x01010101u)",
+                8 => "r.x",
+                4 => "r",
+                2 => "r | (r << 16u)",
+                _ => "r * 0x01010101u",
             };
             w.line(format!("let s = {splat};"));
-            w.block(format!("for (var m = 0u; m < {words}u; m = m + 1u)"), |w| {
-                w.line(format!("a{i}[m] = s[m & 1u];"));
-            });
+            for m in 0..words {
+                let word = if bytes == 8 && m % 2 == 1 { "r.y" } else { "s" };
+                w.line(format!("a{i}[{m}u] = {word};"));
+            }
         });
         w.block("else", |w| {
             if words >= 4 {
                 let per = words / 4;
-                w.block(format!("for (var k = 0u; k < {per}u; k = k + 1u)"), |w| {
-                    w.line(format!(
-                        "let q = {};",
-                        buf.vector(layout, &format!("v * {per}u + k"))
-                    ));
+                for k in 0..per {
+                    let index = if per > 1 {
+                        format!("v * {per}u + {k}u")
+                    } else {
+                        "v".to_string()
+                    };
+                    w.line(format!("let q{k} = {};", buf.vector(layout, &index)));
                     for (c, x) in xyzw.iter().enumerate() {
-                        w.line(format!("a{i}[4u * k + {c}u] = q.{x};"));
+                        w.line(format!("a{i}[{}u] = q{k}.{x};", 4 * k + c));
                     }
-                });
+                }
             } else {
                 for m in 0..words {
                     w.line(format!(
@@ -293,39 +313,35 @@ fn gen_vector_item(
             }
         });
     }
-    let out_words = g * out.size_bytes() / 4;
-    w.line(format!("var o: array<u32, {out_words}>;"));
-    w.block(format!("for (var j = 0u; j < {g}u; j = j + 1u)"), |w| {
+    for j in 0..g {
         let raws: Vec<String> = in_dts
             .iter()
             .enumerate()
             .map(|(i, dt)| match dt.size_bytes() {
-                8 => format!("vec2<u32>(a{i}[2u * j], a{i}[2u * j + 1u])"),
-                4 => format!("a{i}[j]"),
-                2 => format!("((a{i}[j >> 1u] >> ((j & 1u) * 16u)) & 0xffffu)"),
-                _ => format!("((a{i}[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu)"),
+                8 => format!("vec2<u32>(a{i}[{}u], a{i}[{}u])", 2 * j, 2 * j + 1),
+                4 => format!("a{i}[{j}u]"),
+                2 => format!("((a{i}[{}u] >> {}u) & 0xffffu)", j / 2, (j % 2) * 16),
+                _ => format!("((a{i}[{}u] >> {}u) & 0xffu)", j / 4, (j % 4) * 8),
             })
             .collect();
         w.line(format!(
-            "let e = out_encode(value_raw({}));",
+            "let e{j} = out_encode(value_raw({}));",
             raws.join(", ")
         ));
-        match out.size_bytes() {
-            8 => {
-                w.line("o[2u * j] = e.x;");
-                w.line("o[2u * j + 1u] = e.y;");
-            }
-            4 => {
-                w.line("o[j] = e;");
-            }
-            2 => {
-                w.line("o[j >> 1u] = o[j >> 1u] | (e << ((j & 1u) * 16u));");
-            }
-            _ => {
-                w.line("o[j >> 2u] = o[j >> 2u] | (e << ((j & 3u) * 8u));");
-            }
-        }
-    });
+    }
+    let out_words = g * out.size_bytes() / 4;
+    let word = |m: usize| match out.size_bytes() {
+        8 => format!("e{}.{}", m / 2, xyzw[m % 2]),
+        4 => format!("e{m}"),
+        2 => format!("(e{} | (e{} << 16u))", 2 * m, 2 * m + 1),
+        _ => format!(
+            "(e{} | (e{} << 8u) | (e{} << 16u) | (e{} << 24u))",
+            4 * m,
+            4 * m + 1,
+            4 * m + 2,
+            4 * m + 3
+        ),
+    };
     let output = &bufs[bufs.len() - 1];
     for k in 0..out_words / 4 {
         let index = if out_words > 4 {
@@ -334,23 +350,27 @@ fn gen_vector_item(
             "v".to_string()
         };
         let value = format!(
-            "vec4<u32>(o[{}u], o[{}u], o[{}u], o[{}u])",
-            4 * k,
-            4 * k + 1,
-            4 * k + 2,
-            4 * k + 3
+            "vec4<u32>({}, {}, {}, {})",
+            word(4 * k),
+            word(4 * k + 1),
+            word(4 * k + 2),
+            word(4 * k + 3)
         );
         w.line(output.store_vector(layout, &index, &value));
     }
     w.close();
 }
 
-/// The entry point: [`Schedule::Rows`](super::Schedule)
-/// where `P_ROW_BLOCKS` is set (a workgroup takes `ELEMENTS_PER_THREAD *
-/// WORKGROUP_SIZE` items of one row; rows hold whole output words), else
-/// `ELEMENTS_PER_THREAD` items a thread, `WORKGROUP_SIZE` apart, each
-/// walking its coordinates.
-fn gen_entry(w: &mut Writer, out: DataType, output: &Buffer, layout: Layout, vectors: bool) {
+/// The entry point of `schedule`'s kernel:
+///
+/// - [`Schedule::Walk`]: `ELEMENTS_PER_THREAD` items a thread,
+///   `WORKGROUP_SIZE` apart from `P_FIRST`, each walking its coordinates;
+/// - [`Schedule::Rows`]: a workgroup takes `ELEMENTS_PER_THREAD *
+///   WORKGROUP_SIZE` items of one row (rows hold whole output words), its
+///   row and block from its index, once;
+/// - [`Schedule::Vectors`]: as many whole output vectors a thread as the
+///   walk's items (the plan's walk pass takes the rest).
+fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer, layout: Layout) {
     w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
     w.open(format!(
         "fn {ELEMENTWISE_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
@@ -358,68 +378,53 @@ fn gen_entry(w: &mut Writer, out: DataType, output: &Buffer, layout: Layout, vec
     w.line("let group = wg.x + wg.y * num_workgroups.x;");
     w.line("let work = param(P_WORK_COUNT);");
     w.line("let outputs = param(P_OUTPUT_COUNT);");
-    w.line("let row_blocks = param(P_ROW_BLOCKS);");
-    w.block("if (row_blocks != 0u)", |w| {
-        w.comment("Rows: the workgroup's row and block, once; an item's column is its");
-        w.comment("thread's place in the block.");
-        w.line("let row = group / row_blocks;");
-        w.block("if (row >= param(P_ROWS))", |w| {
-                    w.line("return;");
-                });
-        w.line("let row_items = param(P_ROW_ITEMS);");
-        w.line("let first_col = (group - row * row_blocks) * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
-        w.line("let row_start = row * row_items;");
-        let lanes = 4 / out.size_bytes().min(4);
-        w.line(format!("let row_first = row_start * {lanes}u;"));
-        w.block(
-            "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
-            |w| {
-                w.line("let col = first_col + k * WORKGROUP_SIZE;");
-                w.block("if (col >= row_items)", |w| {
-                    w.line("return;");
-                });
-                w.line("let item = row_start + col;");
-                crate::wgsl::store_item(w, out, output, layout, &|i| {
-                    format!("out_encode(value_rc(row, {i} - row_first))")
-                });
-            },
-        );
-        w.line("return;");
-    });
-    w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
-    if vectors {
-        w.line("let vectors = param(P_VECTORS);");
-    }
-    w.comment("Walk: ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart.");
-    if vectors {
-        w.comment("Vectors: as many output vectors; the item after the last whole vector");
-        w.comment("takes the rest, a walk item (4 of them a vector) at a time.");
-    }
-    crate::wgsl::each_item(w, |w| {
-        if !vectors {
-            w.line("walk_item(item, outputs);");
-            return;
-        }
-        w.line("var lo = item;");
-        w.line("var hi = item + 1u;");
-        w.block("if (vectors != 0u)", |w| {
-            w.block("if (item < vectors)", |w| {
-                w.line("vector_item(item);");
-                w.line("continue;");
+    let lanes = 4 / out.size_bytes().min(4);
+    match schedule {
+        Schedule::Rows => {
+            w.line("let row_blocks = param(P_ROW_BLOCKS);");
+            w.line("let row = group / row_blocks;");
+            w.block("if (row >= param(P_ROWS))", |w| {
+                w.line("return;");
             });
-            let lanes = 4 / out.size_bytes().min(4);
-            w.line("lo = vectors * 4u;");
-            w.line(format!("hi = (outputs + {}u) / {lanes}u;", lanes - 1));
-        });
-        w.block("for (var t = lo; t < hi; t = t + 1u)", |w| {
-            w.line("walk_item(t, outputs);");
-        });
-    });
+            w.line("let row_items = param(P_ROW_ITEMS);");
+            w.line("let first_col = (group - row * row_blocks) * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
+            w.line("let row_start = row * row_items;");
+            w.line(format!("let row_first = row_start * {lanes}u;"));
+            w.block(
+                "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
+                |w| {
+                    w.line("let col = first_col + k * WORKGROUP_SIZE;");
+                    w.block("if (col >= row_items)", |w| {
+                        w.line("return;");
+                    });
+                    w.line("let item = row_start + col;");
+                    crate::wgsl::store_item(w, out, output, layout, &|i| {
+                        format!("out_encode(value_rc(row, {i} - row_first))")
+                    });
+                },
+            );
+        }
+        Schedule::Walk => {
+            w.line(
+                "let first = param(P_FIRST) + group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;",
+            );
+            crate::wgsl::each_item(w, |w| {
+                w.line("walk_item(item, outputs);");
+            });
+        }
+        Schedule::Vectors => {
+            w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
+            crate::wgsl::each_item(w, |w| {
+                w.line("vector_item(item);");
+            });
+        }
+    }
     w.close();
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::vectorizes;
     use super::*;
     use crate::scalar::{Binary, Scalar, Ty};
 
@@ -472,9 +477,13 @@ mod tests {
             MAX_INPUTS + 2
         );
         for data in DataType::ALL {
-            for e in [&where_add, &neg, &sum7] {
-                let key = elementwise_kernel_key("T", &[data]);
-                let text = elementwise_kernel(e, &[data], &key, "test", "test");
+            for (e, schedule) in [&where_add, &neg, &sum7]
+                .into_iter()
+                .flat_map(|e| Schedule::ALL.map(|s| (e, s)))
+                .filter(|&(e, s)| s != Schedule::Vectors || vectorizes(e, &[data]))
+            {
+                let key = elementwise_kernel_key("T", schedule, &[data]);
+                let text = elementwise_kernel(e, schedule, &[data], &key, "test", "test");
                 crate::wgsl::validated_module(
                     &key,
                     segments::plain_part(&text),
