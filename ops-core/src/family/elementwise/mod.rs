@@ -28,7 +28,7 @@
 //!
 //! # GPU algorithm
 //!
-//! One pass: a work item per output element (32- and 64-bit outputs) or
+//! One pass (two for a vector schedule with a tail): a work item per output element (32- and 64-bit outputs) or
 //! per output `u32` word (8- and 16-bit ones, assembled in a register and
 //! stored once, no atomics), [`ELEMENTS_PER_THREAD`] items a thread. Each
 //! item loads one element per input and evaluates the expression in the
@@ -38,7 +38,8 @@
 //! The plan first merges the output's dimensions ([`merge_dims`]): size-1
 //! dimensions go, and neighbours that every input walks as one (contiguous
 //! in each, or broadcast in each) become one. The merged shape picks the
-//! [`Schedule`]:
+//! [`Schedule`], each a kernel of its own (a kernel holds its schedule's
+//! code only):
 //! - [`Schedule::Walk`]: each item walks its merged coordinates from the
 //!   last dimension, one division per merged dimension but the first, and
 //!   adds each input's stride (0 where it broadcasts). Where every input is
@@ -54,8 +55,9 @@
 //!   16 bytes of output ([`vector_elements`] elements; two vectors of 64-bit
 //!   ones), its inputs read a `vec4<u32>` at a time where they hold one
 //!   (a scalar input is read once and repeated), the output stored a vector
-//!   at a time. The last item also takes the elements after the last whole
-//!   vector, one word at a time.
+//!   at a time, in straight-line code. The elements after the last whole
+//!   vector are a second pass, of the walk kernel from the first of them
+//!   (its `FIRST` parameter word).
 //!
 //! A spec states it as
 //!
