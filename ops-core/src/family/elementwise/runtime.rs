@@ -57,51 +57,51 @@ impl Schedule {
     }
 }
 
-/// The parameter words of the kernel (the uniform `params` block):
-///
-/// | words | meaning |
-/// | --- | --- |
-/// | 0 | output element count |
-/// | 1 | work items |
-/// | 2 | merged dimensions (at least 1) |
-/// | 3 | [`Schedule::Rows`]: blocks per row (0: [`Schedule::Walk`]) |
-/// | 4 | [`Schedule::Rows`]: rows |
-/// | 5 | [`Schedule::Rows`]: work items per row |
-/// | 6 | [`Schedule::Vectors`]: whole output vectors (0: another schedule) |
-/// | 7 | [`Schedule::Walk`]: the pass's first work item (a vector pass's tail) |
-/// | 8..16 | merged output sizes (unused slots 1) |
-/// | 16 + 8i..24 + 8i | input `i`'s strides per merged dimension, in elements (0 where it broadcasts) |
-/// | 72..88 | attribute words ([`crate::scalar::attr_words`]) |
-pub mod params {
-    /// Output element count.
-    pub const OUTPUT_COUNT: usize = 0;
-    /// Work items.
-    pub const WORK_COUNT: usize = 1;
-    /// Merged dimensions.
-    pub const RANK: usize = 2;
-    /// Blocks per row ([`super::Schedule::Rows`]; 0 otherwise).
-    pub const ROW_BLOCKS: usize = 3;
-    /// Rows ([`super::Schedule::Rows`]).
-    pub const ROWS: usize = 4;
-    /// Work items per row ([`super::Schedule::Rows`]).
-    pub const ROW_ITEMS: usize = 5;
-    /// Whole output vectors ([`super::Schedule::Vectors`]; 0 otherwise).
-    pub const VECTORS: usize = 6;
-    /// The first work item of a [`super::Schedule::Walk`] pass (after a
-    /// [`super::Schedule::Vectors`] pass's whole vectors; 0 otherwise).
-    pub const FIRST: usize = 7;
-    /// First output size.
-    pub const SIZES: usize = 8;
-    /// Input 0's first stride; input `i`'s are `8 * i` words further.
-    pub const STRIDES: usize = 16;
-    /// First attribute word: after the strides of
-    /// [`MAX_INPUTS`](super::MAX_INPUTS) inputs.
-    pub const ATTRS: usize = STRIDES + 8 * super::MAX_INPUTS;
-    /// Total word count (within [`crate::PARAM_WORDS`]).
-    pub const LEN: usize = ATTRS + 2 * super::MAX_ATTRS;
-
-    const _: () = assert!(LEN <= crate::PARAM_WORDS);
+crate::family::param_words! {
+    /// The parameter words of the kernel (the uniform `params` block):
+    ///
+    /// | words | meaning |
+    /// | --- | --- |
+    /// | 0 | output element count |
+    /// | 1 | work items |
+    /// | 2 | merged dimensions (at least 1) |
+    /// | 3 | [`Schedule::Rows`](super::Schedule::Rows): blocks per row |
+    /// | 4 | [`Schedule::Rows`](super::Schedule::Rows): rows |
+    /// | 5 | [`Schedule::Rows`](super::Schedule::Rows): work items per row |
+    /// | 6 | [`Schedule::Vectors`](super::Schedule::Vectors): whole output vectors |
+    /// | 7 | [`Schedule::Walk`](super::Schedule::Walk): the pass's first work item (a vector pass's tail) |
+    /// | 8..16 | merged output sizes (unused slots 1) |
+    /// | 16 + 8i..24 + 8i | input `i`'s strides per merged dimension, in elements (0 where it broadcasts) |
+    /// | 72..88 | attribute words ([`crate::scalar::attr_words`]) |
+    pub mod params [ATTRS + 2 * super::MAX_ATTRS] {
+        /// Output element count.
+        OUTPUT_COUNT = 0,
+        /// Work items.
+        WORK_COUNT = 1,
+        /// Merged dimensions.
+        RANK = 2,
+        /// Blocks per row ([`super::Schedule::Rows`]).
+        ROW_BLOCKS = 3,
+        /// Rows ([`super::Schedule::Rows`]).
+        ROWS = 4,
+        /// Work items per row ([`super::Schedule::Rows`]).
+        ROW_ITEMS = 5,
+        /// Whole output vectors ([`super::Schedule::Vectors`]).
+        VECTORS = 6,
+        /// The first work item of a [`super::Schedule::Walk`] pass (after a
+        /// [`super::Schedule::Vectors`] pass's whole vectors; 0 otherwise).
+        FIRST = 7,
+        /// First output size.
+        SIZES = 8,
+        /// Input 0's first stride; input `i`'s are `8 * i` words further.
+        STRIDES = 16,
+        /// First attribute word: after the strides of
+        /// [`MAX_INPUTS`](super::MAX_INPUTS) inputs.
+        ATTRS = STRIDES + 8 * super::MAX_INPUTS,
+    }
 }
+
+const _: () = assert!(params::LEN <= crate::PARAM_WORDS);
 
 /// The kernel bindings of an expression of `inputs` inputs: params
 /// (uniform), each input (read), the output (read-write).

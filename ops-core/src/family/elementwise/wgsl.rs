@@ -124,21 +124,7 @@ fn module(
     w.line(format!(
         "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
     ));
-    for (name, word) in [
-        ("P_OUTPUT_COUNT", params::OUTPUT_COUNT),
-        ("P_WORK_COUNT", params::WORK_COUNT),
-        ("P_RANK", params::RANK),
-        ("P_ROW_BLOCKS", params::ROW_BLOCKS),
-        ("P_ROWS", params::ROWS),
-        ("P_ROW_ITEMS", params::ROW_ITEMS),
-        ("P_VECTORS", params::VECTORS),
-        ("P_FIRST", params::FIRST),
-        ("P_SIZES", params::SIZES),
-        ("P_STRIDES", params::STRIDES),
-        ("P_ATTRS", params::ATTRS),
-    ] {
-        w.line(format!("const {name}: u32 = {word}u;"));
-    }
+    crate::family::declare_words(&mut w, params::WGSL);
     w.blank();
     segments::declare(&mut w, &bufs, layout);
     w.blank();

@@ -92,37 +92,37 @@ pub enum PadConstant<'a> {
     Value(Value),
 }
 
-/// The parameter words of the kernel (the uniform `params` block):
-///
-/// | words | meaning |
-/// | --- | --- |
-/// | 0 | output element count |
-/// | 1 | work items |
-/// | 2, 3 | the constant, as raw words (low first) |
-/// | 4 | the offset of the cropped input's first element |
-/// | 8..16 | output sizes (unused slots 1) |
-/// | 16..24 | cropped input sizes (unused slots 1) |
-/// | 24..32 | paddings before each dimension, not below 0 |
-/// | 32..40 | input strides in elements (unused slots 0) |
-pub mod params {
-    /// Output element count.
-    pub const OUTPUT_COUNT: usize = 0;
-    /// Work items.
-    pub const WORK_COUNT: usize = 1;
-    /// The constant's first word.
-    pub const CONSTANT: usize = 2;
-    /// The offset of the cropped input's first element.
-    pub const CROP_OFFSET: usize = 4;
-    /// First output size.
-    pub const OUT_SIZES: usize = 8;
-    /// First input size.
-    pub const IN_SIZES: usize = 16;
-    /// First padding before a dimension.
-    pub const BEGINS: usize = 24;
-    /// First input stride.
-    pub const STRIDES: usize = 32;
-    /// Total word count.
-    pub const LEN: usize = 40;
+super::super::param_words! {
+    /// The parameter words of the kernel (the uniform `params` block):
+    ///
+    /// | words | meaning |
+    /// | --- | --- |
+    /// | 0 | output element count |
+    /// | 1 | work items |
+    /// | 2, 3 | the constant, as raw words (low first) |
+    /// | 4 | the offset of the cropped input's first element |
+    /// | 8..16 | output sizes (unused slots 1) |
+    /// | 16..24 | cropped input sizes (unused slots 1) |
+    /// | 24..32 | paddings before each dimension, not below 0 |
+    /// | 32..40 | input strides in elements (unused slots 0) |
+    pub mod params [40] {
+        /// Output element count.
+        OUTPUT_COUNT = 0,
+        /// Work items.
+        WORK_COUNT = 1,
+        /// The constant's first word.
+        CONSTANT = 2,
+        /// The offset of the cropped input's first element.
+        CROP_OFFSET = 4,
+        /// First output size.
+        OUT_SIZES = 8,
+        /// First input size.
+        IN_SIZES = 16,
+        /// First padding before a dimension.
+        BEGINS = 24,
+        /// First input stride.
+        STRIDES = 32,
+    }
 }
 
 /// The kernel bindings: params (uniform), input, output.

@@ -61,18 +61,7 @@ fn module(mode: PadMode, data: DataType, key: &str, origin: &str, layout: Layout
     w.line(format!(
         "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
     ));
-    for (name, word) in [
-        ("P_OUTPUT_COUNT", params::OUTPUT_COUNT),
-        ("P_WORK_COUNT", params::WORK_COUNT),
-        ("P_CONSTANT", params::CONSTANT),
-        ("P_CROP_OFFSET", params::CROP_OFFSET),
-        ("P_OUT_SIZES", params::OUT_SIZES),
-        ("P_IN_SIZES", params::IN_SIZES),
-        ("P_BEGINS", params::BEGINS),
-        ("P_STRIDES", params::STRIDES),
-    ] {
-        w.line(format!("const {name}: u32 = {word}u;"));
-    }
+    crate::family::declare_words(&mut w, params::WGSL);
     w.comment("Not an offset: the element is the constant.");
     w.line("const CONSTANT: u32 = 0xffffffffu;");
     w.blank();

@@ -171,65 +171,65 @@ pub fn schedule_for(merged: &View, data: crate::DataType) -> Schedule {
     }
 }
 
-/// The parameter words of both kernels (the uniform `params` block):
-///
-/// | words | meaning |
-/// | --- | --- |
-/// | 0 | output element count |
-/// | 1 | work items |
-/// | 2 | the offset (two's complement) |
-/// | 3 | merged dimensions (at least 1, [`View::merged`]) |
-/// | 8..16 | merged output sizes (unused slots 1) |
-/// | 16..24 | strides in input elements (two's complement; unused slots 0) |
-/// | 24..32 | wraps (0: none) |
-/// | 32..40, 40..48 | each merged size's [`Divisor`] (multiplier, shifts) |
-/// | 48..56, 56..64 | each wrap's [`Divisor`] (multiplier, shifts) |
-/// | 64 | [`Schedule::Tiled`]: tiles across a matrix's columns |
-/// | 65 | [`Schedule::Tiled`]: tiles of a matrix |
-/// | 66 | [`Schedule::Tiled`]: matrices |
-/// | 67 | [`Schedule::Tiled`]: rows of a matrix |
-/// | 68 | [`Schedule::Tiled`]: columns of a matrix |
-/// | 69 | [`Schedule::Tiled`]: the input step between matrices (two's complement) |
-/// | 70 | [`Schedule::Tiled`]: the input step between columns (two's complement) |
-pub mod params {
-    /// Output element count.
-    pub const OUTPUT_COUNT: usize = 0;
-    /// Work items.
-    pub const WORK_COUNT: usize = 1;
-    /// The offset.
-    pub const OFFSET: usize = 2;
-    /// Merged dimensions.
-    pub const RANK: usize = 3;
-    /// First output size.
-    pub const SIZES: usize = 8;
-    /// First stride.
-    pub const STRIDES: usize = 16;
-    /// First wrap.
-    pub const WRAPS: usize = 24;
-    /// First size divisor's multiplier.
-    pub const SIZE_MAGIC: usize = 32;
-    /// First size divisor's shifts.
-    pub const SIZE_SHIFTS: usize = 40;
-    /// First wrap divisor's multiplier.
-    pub const WRAP_MAGIC: usize = 48;
-    /// First wrap divisor's shifts.
-    pub const WRAP_SHIFTS: usize = 56;
-    /// Tiles across a matrix's columns ([`super::super::Schedule::Tiled`]).
-    pub const COLUMN_TILES: usize = 64;
-    /// Tiles of a matrix.
-    pub const MATRIX_TILES: usize = 65;
-    /// Matrices.
-    pub const MATRICES: usize = 66;
-    /// Rows of a matrix.
-    pub const ROWS: usize = 67;
-    /// Columns of a matrix.
-    pub const COLUMNS: usize = 68;
-    /// The input step between matrices.
-    pub const MATRIX_STRIDE: usize = 69;
-    /// The input step between columns.
-    pub const ROW_LENGTH: usize = 70;
-    /// Total word count.
-    pub const LEN: usize = 72;
+super::super::param_words! {
+    /// The parameter words of both kernels (the uniform `params` block):
+    ///
+    /// | words | meaning |
+    /// | --- | --- |
+    /// | 0 | output element count |
+    /// | 1 | work items |
+    /// | 2 | the offset (two's complement) |
+    /// | 3 | merged dimensions (at least 1, [`View::merged`]) |
+    /// | 8..16 | merged output sizes (unused slots 1) |
+    /// | 16..24 | strides in input elements (two's complement; unused slots 0) |
+    /// | 24..32 | wraps (0: none) |
+    /// | 32..40, 40..48 | each merged size's [`Divisor`] (multiplier, shifts) |
+    /// | 48..56, 56..64 | each wrap's [`Divisor`] (multiplier, shifts) |
+    /// | 64 | [`Schedule::Tiled`]: tiles across a matrix's columns |
+    /// | 65 | [`Schedule::Tiled`]: tiles of a matrix |
+    /// | 66 | [`Schedule::Tiled`]: matrices |
+    /// | 67 | [`Schedule::Tiled`]: rows of a matrix |
+    /// | 68 | [`Schedule::Tiled`]: columns of a matrix |
+    /// | 69 | [`Schedule::Tiled`]: the input step between matrices (two's complement) |
+    /// | 70 | [`Schedule::Tiled`]: the input step between columns (two's complement) |
+    pub mod params [72] {
+        /// Output element count.
+        OUTPUT_COUNT = 0,
+        /// Work items.
+        WORK_COUNT = 1,
+        /// The offset.
+        OFFSET = 2,
+        /// Merged dimensions.
+        RANK = 3,
+        /// First output size.
+        SIZES = 8,
+        /// First stride.
+        STRIDES = 16,
+        /// First wrap.
+        WRAPS = 24,
+        /// First size divisor's multiplier.
+        SIZE_MAGIC = 32,
+        /// First size divisor's shifts.
+        SIZE_SHIFTS = 40,
+        /// First wrap divisor's multiplier.
+        WRAP_MAGIC = 48,
+        /// First wrap divisor's shifts.
+        WRAP_SHIFTS = 56,
+        /// Tiles across a matrix's columns ([`super::super::Schedule::Tiled`]).
+        COLUMN_TILES = 64,
+        /// Tiles of a matrix.
+        MATRIX_TILES = 65,
+        /// Matrices.
+        MATRICES = 66,
+        /// Rows of a matrix.
+        ROWS = 67,
+        /// Columns of a matrix.
+        COLUMNS = 68,
+        /// The input step between matrices.
+        MATRIX_STRIDE = 69,
+        /// The input step between columns.
+        ROW_LENGTH = 70,
+    }
 }
 
 /// The kernel bindings: params (uniform), input, output.

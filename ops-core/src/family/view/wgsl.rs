@@ -92,28 +92,7 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) 
     w.line(format!(
         "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
     ));
-    for (name, word) in [
-        ("P_OUTPUT_COUNT", params::OUTPUT_COUNT),
-        ("P_WORK_COUNT", params::WORK_COUNT),
-        ("P_OFFSET", params::OFFSET),
-        ("P_RANK", params::RANK),
-        ("P_SIZES", params::SIZES),
-        ("P_STRIDES", params::STRIDES),
-        ("P_WRAPS", params::WRAPS),
-        ("P_SIZE_MAGIC", params::SIZE_MAGIC),
-        ("P_SIZE_SHIFTS", params::SIZE_SHIFTS),
-        ("P_WRAP_MAGIC", params::WRAP_MAGIC),
-        ("P_WRAP_SHIFTS", params::WRAP_SHIFTS),
-        ("P_COLUMN_TILES", params::COLUMN_TILES),
-        ("P_MATRIX_TILES", params::MATRIX_TILES),
-        ("P_MATRICES", params::MATRICES),
-        ("P_ROWS", params::ROWS),
-        ("P_COLUMNS", params::COLUMNS),
-        ("P_MATRIX_STRIDE", params::MATRIX_STRIDE),
-        ("P_ROW_LENGTH", params::ROW_LENGTH),
-    ] {
-        w.line(format!("const {name}: u32 = {word}u;"));
-    }
+    crate::family::declare_words(&mut w, params::WGSL);
     w.blank();
     segments::declare(&mut w, &BUFFERS, layout);
     w.blank();
