@@ -502,9 +502,10 @@ fn run_every_schedule(name: &str, inputs: &[(&str, &HostTensor)], want: Schedule
 
 /// The planner's schedules at and across their thresholds: two merged
 /// dimensions whose rows hold one workgroup's items (`ROWS_MIN_ITEMS`) or
-/// more in whole output words run `Rows`, one item fewer, a partial word or
-/// another rank `Walk`; each schedule the call can run in (the planner's
-/// and `Walk`) agrees with the CPU for row and column broadcasts, three
+/// more in whole output vectors run `Vectors`, in whole output words but
+/// not whole vectors `Rows`, one item fewer, a partial word or another
+/// rank `Walk`; each schedule the call can run in (the planner's and
+/// `Walk`) agrees with the CPU for row and column broadcasts, three
 /// inputs, packed 8- and 16-bit outputs and 64-bit ones.
 #[test]
 fn schedules_at_and_across_their_thresholds() {
@@ -521,12 +522,14 @@ fn schedules_at_and_across_their_thresholds() {
     ] {
         let row = n * lanes;
         // (rows, columns, schedule): below, at and past one workgroup's
-        // items, a partial last block, a partial last word.
+        // items (at: whole vectors; past: a partial last vector), a partial
+        // last block, a partial last word.
         let mut shapes = vec![
             (3, row - lanes, walk),
-            (3, row, rows),
+            (3, row, Schedule::Vectors),
             (3, row + lanes, rows),
             (2, 2 * row + lanes, rows),
+            (2, 2 * row + 4 * lanes, Schedule::Vectors),
         ];
         if lanes > 1 {
             shapes.push((3, row + 1, walk));
@@ -553,6 +556,8 @@ fn schedules_at_and_across_their_thresholds() {
     let b = tensor_with_edges(DataType::Float32, &[1], &mut rng);
     let c = tensor_with_edges(DataType::Float32, &[4, 1, 1], &mut rng);
     run_every_schedule("Add", &[("a", &a), ("b", &b)], Schedule::Vectors);
+    run_every_schedule("Add", &[("a", &a), ("b", &c)], Schedule::Vectors);
+    let a = tensor_with_edges(DataType::Float32, &[1, 4, 1, n + 1], &mut rng);
     run_every_schedule("Add", &[("a", &a), ("b", &c)], rows);
     // Three merged dimensions walk.
     let d = tensor_with_edges(DataType::Float32, &[2, 1, n], &mut rng);

@@ -414,18 +414,38 @@ pub fn vectorizes(e: &Elementwise, params: &[DataType]) -> bool {
     e.value.gpu_loop_steps(&e.env(params)) == 0
 }
 
-/// The schedule the plan picks for merged `sizes` and an output of
-/// `dtype`, `vectors` where the kernel has [`Schedule::Vectors`]
-/// ([`vectorizes`]): [`Schedule::Vectors`] for one merged dimension of at
-/// least [`vector_elements`] elements; [`Schedule::Rows`] for two merged
-/// dimensions whose rows hold at least [`ROWS_MIN_ITEMS`] work items, a
-/// whole number of them (8- and 16-bit outputs: rows of whole words); else
-/// [`Schedule::Walk`].
-pub fn schedule_for(sizes: &[u64], dtype: DataType, vectors: bool) -> Schedule {
+/// The schedule the plan picks for merged `sizes` (each input's merged
+/// `strides`) and an output of `dtype`, `vectorizes` where the kernel has
+/// [`Schedule::Vectors`] ([`vectorizes`]):
+///
+/// - [`Schedule::Vectors`] for one merged dimension of at least
+///   [`vector_elements`] elements that every input walks contiguously or
+///   repeats (stride 1 or 0), or for two merged dimensions as
+///   [`Schedule::Rows`] takes them whose rows are whole vectors that every
+///   input walks contiguously (its rows starting on a whole vector) or
+///   repeats;
+/// - [`Schedule::Rows`] for two merged dimensions whose rows hold at least
+///   [`ROWS_MIN_ITEMS`] work items, a whole number of them (8- and 16-bit
+///   outputs: rows of whole words);
+/// - else [`Schedule::Walk`].
+pub fn schedule_for(
+    sizes: &[u64],
+    strides: &[Vec<u64>],
+    dtype: DataType,
+    vectorizes: bool,
+) -> Schedule {
     let lanes = 4 / dtype.size_bytes().min(4) as u64;
+    let g = vector_elements(dtype);
     match sizes {
-        [n] if vectors && *n >= vector_elements(dtype) => Schedule::Vectors,
-        [_, n] if n % lanes == 0 && n / lanes >= ROWS_MIN_ITEMS => Schedule::Rows,
+        [n] if vectorizes && *n >= g && strides.iter().all(|s| s[0] <= 1) => Schedule::Vectors,
+        [_, n] if n % lanes == 0 && n / lanes >= ROWS_MIN_ITEMS => {
+            let along = |s: &Vec<u64>| s[1] == 0 || (s[1] == 1 && s[0].is_multiple_of(g));
+            if vectorizes && n % g == 0 && strides.iter().all(along) {
+                Schedule::Vectors
+            } else {
+                Schedule::Rows
+            }
+        }
         _ => Schedule::Walk,
     }
 }
@@ -523,12 +543,12 @@ fn plan_and_schedule(
         return Ok((plan, Schedule::Walk));
     }
     let (merged, merged_strides) = merge_dims(sizes, &strides);
-    // Vectors read each input's elements of an item together: contiguous
-    // (stride 1) or one element (stride 0); a strided input (DirectML's
-    // explicit strides) walks.
-    let unit_strides = merged_strides.iter().flatten().all(|&s| s <= 1);
-    let vectors = unit_strides && vectorizes(e, &params);
-    let chosen = schedule_for(&merged, call.output.dtype, vectors);
+    let chosen = schedule_for(
+        &merged,
+        &merged_strides,
+        call.output.dtype,
+        vectorizes(e, &params),
+    );
     let schedule = match schedule {
         Some(Schedule::Walk) => Schedule::Walk,
         _ => chosen,
@@ -551,6 +571,7 @@ fn plan_and_schedule(
         p[params::ATTRS + k] = w;
     }
     let per_group = ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE);
+    let walk = p.clone();
     let workgroups = match schedule {
         Schedule::Walk => work.div_ceil(per_group),
         Schedule::Rows => {
@@ -563,14 +584,31 @@ fn plan_and_schedule(
             rows * blocks
         }
         Schedule::Vectors => {
-            // One merged dimension: every input's stride is 1 or 0. The
-            // elements after the last whole vector (4 work items a vector)
-            // are a walk pass of their own, so that the vector kernel has
-            // no other path.
-            let vectors = count / vector_elements(call.output.dtype);
-            p[params::VECTORS] = vectors as u32;
-            p[params::WORK_COUNT] = vectors as u32;
-            vectors.div_ceil(per_group)
+            // Rows of whole vectors as `Rows` takes them (one row of
+            // one merged dimension), each input's stride along them 1 or 0
+            // (its row and column strides in the first two words). After
+            // one dimension's last whole vector, the rest (4 work items a
+            // vector) is a walk pass of its own, so that the vector kernel
+            // has no other path.
+            let g = vector_elements(call.output.dtype);
+            let (rows, cols) = match merged[..] {
+                [rows, cols] => (rows, cols),
+                _ => {
+                    for i in 0..merged_strides.len() {
+                        p[params::STRIDES + 8 * i + 1] = p[params::STRIDES + 8 * i];
+                        p[params::STRIDES + 8 * i] = 0;
+                    }
+                    (1, merged[0])
+                }
+            };
+            let row_vectors = cols / g;
+            let blocks = row_vectors.div_ceil(per_group);
+            p[params::ROW_BLOCKS] = blocks as u32;
+            p[params::ROWS] = rows as u32;
+            p[params::ROW_ITEMS] = row_vectors as u32;
+            p[params::VECTORS] = (rows * row_vectors) as u32;
+            p[params::WORK_COUNT] = (rows * row_vectors) as u32;
+            rows * blocks
         }
     };
     let mut buffers = vec![BufferRef::Params];
@@ -578,10 +616,8 @@ fn plan_and_schedule(
     buffers.push(BufferRef::Output(call.output_slot));
     let tail = match schedule {
         Schedule::Vectors if 4 * u64::from(p[params::VECTORS]) < work => {
-            let mut t = p.clone();
+            let mut t = walk;
             let first = 4 * u64::from(p[params::VECTORS]);
-            t[params::VECTORS] = 0;
-            t[params::WORK_COUNT] = work as u32;
             t[params::FIRST] = first as u32;
             Some(Pass {
                 kernel: kernel(Schedule::Walk)?,
@@ -661,8 +697,34 @@ mod tests {
     #[test]
     fn rows_from_one_workgroup_of_whole_words() {
         let n = ROWS_MIN_ITEMS;
+        // Every input contiguous, or (for rows) one column repeated.
+        let schedule_for = |sizes: &[u64], dtype: DataType, vectors: bool| {
+            let strides = match sizes {
+                [_, c] => vec![vec![*c, 1], vec![1, 0]],
+                _ => vec![vec![1; sizes.len()]],
+            };
+            super::schedule_for(sizes, &strides, dtype, vectors)
+        };
         assert_eq!(
             schedule_for(&[3, n], DataType::Float32, true),
+            Schedule::Vectors
+        );
+        assert_eq!(
+            schedule_for(&[3, n], DataType::Float32, false),
+            Schedule::Rows
+        );
+        // Rows of a partial vector, or an input whose rows do not start on a
+        // vector: scalar rows.
+        assert_eq!(
+            schedule_for(&[3, n + 1], DataType::Float32, true),
+            Schedule::Rows
+        );
+        assert_eq!(
+            super::schedule_for(&[3, n], &[vec![n + 1, 1]], DataType::Float32, true),
+            Schedule::Rows
+        );
+        assert_eq!(
+            super::schedule_for(&[3, n], &[vec![n, 2]], DataType::Float32, true),
             Schedule::Rows
         );
         assert_eq!(
@@ -679,6 +741,10 @@ mod tests {
         );
         assert_eq!(
             schedule_for(&[3, 2 * n], DataType::Float16, true),
+            Schedule::Vectors
+        );
+        assert_eq!(
+            schedule_for(&[3, 2 * n + 2], DataType::Float16, true),
             Schedule::Rows
         );
         assert_eq!(
@@ -697,7 +763,14 @@ mod tests {
             schedule_for(&[3, 4 * n + 2], DataType::Int8, true),
             Schedule::Walk
         );
-        assert_eq!(schedule_for(&[3, n], DataType::Int64, true), Schedule::Rows);
+        assert_eq!(
+            schedule_for(&[3, n], DataType::Int64, true),
+            Schedule::Vectors
+        );
+        assert_eq!(
+            schedule_for(&[3, n], DataType::Int64, false),
+            Schedule::Rows
+        );
     }
 
     #[test]
@@ -709,6 +782,13 @@ mod tests {
             (DataType::Float64, 4),
         ] {
             assert_eq!(vector_elements(dtype), g);
+            // A contiguous input and a scalar one; a strided one walks.
+            let strides = [vec![1], vec![0]];
+            let schedule_for = |n: &[u64], dtype, v| schedule_for(n, &strides, dtype, v);
+            assert_eq!(
+                super::schedule_for(&[g], &[vec![2]], dtype, true),
+                Schedule::Walk
+            );
             assert_eq!(schedule_for(&[g], dtype, true), Schedule::Vectors);
             assert_eq!(schedule_for(&[g + 1], dtype, true), Schedule::Vectors);
             assert_eq!(schedule_for(&[g - 1], dtype, true), Schedule::Walk);

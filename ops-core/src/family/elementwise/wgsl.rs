@@ -235,12 +235,14 @@ fn module(
     w.finish()
 }
 
-/// `fn vector_item(v: u32)`: output vector item `v` of
-/// [`Schedule::Vectors`](super::Schedule). Each input's words of the item
-/// go to a register array, read as vectors (4 words or more) or words, or,
-/// for a scalar input (stride 0), its one element repeated in words of the
-/// same layout; each of the item's [`vector_elements`] elements takes its
-/// inputs' elements from those arrays, and the output words, assembled
+/// `fn vector_item(row: u32, c: u32, v: u32)`: output vector item `v` of
+/// [`Schedule::Vectors`](super::Schedule), column vector `c` of row `row`.
+/// Each input's words of the item go to a register array: from its element
+/// `row * row_stride + c * G * column_stride` (`G` the item's
+/// [`vector_elements`]), read as vectors (4 words or more) or words, or,
+/// where it repeats along the row (column stride 0), that one element
+/// repeated in words of the same layout; each of the item's elements takes
+/// its inputs' elements from those arrays, and the output words, assembled
 /// from the elements, are stored as one vector (two of 64-bit outputs).
 /// Straight-line code: every array index is a constant, so the arrays
 /// live in registers whether or not a compiler unrolls loops.
@@ -253,16 +255,28 @@ fn gen_vector_item(
 ) {
     let g = vector_elements(out) as usize;
     let xyzw = ["x", "y", "z", "w"];
-    w.open("fn vector_item(v: u32)");
+    w.open("fn vector_item(row: u32, c: u32, v: u32)");
     for (i, &dt) in in_dts.iter().enumerate() {
         let bytes = dt.size_bytes();
         let words = g * bytes / 4;
         let name = INPUT_NAMES[i];
         let buf = &bufs[1 + i];
         w.line(format!("var a{i}: array<u32, {words}>;"));
-        w.block(format!("if (param(P_STRIDES + {}u) == 0u)", 8 * i), |w| {
-            w.comment("A scalar: its element in every lane.");
-            w.line(format!("let r = load_{name}(0u);"));
+        w.line(format!("let sc{i} = param(P_STRIDES + {}u);", 8 * i + 1));
+        w.line(format!(
+            "let at{i} = row * param(P_STRIDES + {}u) + c * {g}u * sc{i};",
+            8 * i
+        ));
+        // The item's first word of the input.
+        let word = match bytes {
+            8 => format!("at{i} * 2u"),
+            4 => format!("at{i}"),
+            2 => format!("(at{i} >> 1u)"),
+            _ => format!("(at{i} >> 2u)"),
+        };
+        w.block(format!("if (sc{i} == 0u)"), |w| {
+            w.comment("Repeated along the row: its element in every lane.");
+            w.line(format!("let r = load_{name}(at{i});"));
             let splat = match bytes {
                 8 => "r.x",
                 4 => "r",
@@ -278,11 +292,12 @@ fn gen_vector_item(
         w.block("else", |w| {
             if words >= 4 {
                 let per = words / 4;
+                w.line(format!("let base = {word} >> 2u;"));
                 for k in 0..per {
-                    let index = if per > 1 {
-                        format!("v * {per}u + {k}u")
+                    let index = if k > 0 {
+                        format!("base + {k}u")
                     } else {
-                        "v".to_string()
+                        "base".to_string()
                     };
                     w.line(format!("let q{k} = {};", buf.vector(layout, &index)));
                     for (c, x) in xyzw.iter().enumerate() {
@@ -290,11 +305,14 @@ fn gen_vector_item(
                     }
                 }
             } else {
+                w.line(format!("let base = {word};"));
                 for m in 0..words {
-                    w.line(format!(
-                        "a{i}[{m}u] = {};",
-                        buf.word(layout, &format!("v * {words}u + {m}u"))
-                    ));
+                    let index = if m > 0 {
+                        format!("base + {m}u")
+                    } else {
+                        "base".to_string()
+                    };
+                    w.line(format!("a{i}[{m}u] = {};", buf.word(layout, &index)));
                 }
             }
         });
@@ -354,8 +372,9 @@ fn gen_vector_item(
 /// - [`Schedule::Rows`]: a workgroup takes `ELEMENTS_PER_THREAD *
 ///   WORKGROUP_SIZE` items of one row (rows hold whole output words), its
 ///   row and block from its index, once;
-/// - [`Schedule::Vectors`]: as many whole output vectors a thread as the
-///   walk's items (the plan's walk pass takes the rest).
+/// - [`Schedule::Vectors`]: the same, an item a whole output vector (after
+///   one merged dimension's last whole vector, the plan's walk pass takes
+///   the rest).
 fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer, layout: Layout) {
     w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
     w.open(format!(
@@ -366,7 +385,7 @@ fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer,
     w.line("let outputs = param(P_OUTPUT_COUNT);");
     let lanes = 4 / out.size_bytes().min(4);
     match schedule {
-        Schedule::Rows => {
+        Schedule::Rows | Schedule::Vectors => {
             w.line("let row_blocks = param(P_ROW_BLOCKS);");
             w.line("let row = group / row_blocks;");
             w.block("if (row >= param(P_ROWS))", |w| {
@@ -375,7 +394,9 @@ fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer,
             w.line("let row_items = param(P_ROW_ITEMS);");
             w.line("let first_col = (group - row * row_blocks) * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
             w.line("let row_start = row * row_items;");
-            w.line(format!("let row_first = row_start * {lanes}u;"));
+            if schedule == Schedule::Rows {
+                w.line(format!("let row_first = row_start * {lanes}u;"));
+            }
             w.block(
                 "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
                 |w| {
@@ -384,6 +405,10 @@ fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer,
                         w.line("return;");
                     });
                     w.line("let item = row_start + col;");
+                    if schedule == Schedule::Vectors {
+                        w.line("vector_item(row, col, item);");
+                        return;
+                    }
                     crate::wgsl::store_item(w, out, output, layout, &|i| {
                         format!("out_encode(value_rc(row, {i} - row_first))")
                     });
@@ -396,12 +421,6 @@ fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer,
             );
             crate::wgsl::each_item(w, |w| {
                 w.line("walk_item(item, outputs);");
-            });
-        }
-        Schedule::Vectors => {
-            w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
-            crate::wgsl::each_item(w, |w| {
-                w.line("vector_item(item);");
             });
         }
     }
