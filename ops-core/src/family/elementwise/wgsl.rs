@@ -259,7 +259,6 @@ fn gen_vector_item(
     for (i, &dt) in in_dts.iter().enumerate() {
         let bytes = dt.size_bytes();
         let words = g * bytes / 4;
-        let name = INPUT_NAMES[i];
         let buf = &bufs[1 + i];
         w.line(format!("var a{i}: array<u32, {words}>;"));
         w.line(format!("let sc{i} = param(P_STRIDES + {}u);", 8 * i + 1));
@@ -274,48 +273,63 @@ fn gen_vector_item(
             2 => format!("(at{i} >> 1u)"),
             _ => format!("(at{i} >> 2u)"),
         };
-        w.block(format!("if (sc{i} == 0u)"), |w| {
-            w.comment("Repeated along the row: its element in every lane.");
-            w.line(format!("let r = load_{name}(at{i});"));
-            let splat = match bytes {
-                8 => "r.x",
-                4 => "r",
-                2 => "r | (r << 16u)",
-                _ => "r * 0x01010101u",
-            };
-            w.line(format!("let s = {splat};"));
+        // Branch-free (a kernel's adapter may run both sides of a branch):
+        // the item's words are read whether or not the input repeats along
+        // the row; where it does (column stride 0), the first of them holds
+        // its element at `at`, repeated into every word instead.
+        let first = if words >= 4 {
+            let per = words / 4;
+            w.line(format!("let base{i} = {word} >> 2u;"));
+            for k in 0..per {
+                let index = if k > 0 {
+                    format!("base{i} + {k}u")
+                } else {
+                    format!("base{i}")
+                };
+                w.line(format!("let q{i}_{k} = {};", buf.vector(layout, &index)));
+                for (c, x) in xyzw.iter().enumerate() {
+                    w.line(format!("a{i}[{}u] = q{i}_{k}.{x};", 4 * k + c));
+                }
+            }
+            format!("q{i}_0[{word} & 3u]")
+        } else {
+            w.line(format!("let base{i} = {word};"));
             for m in 0..words {
-                let word = if bytes == 8 && m % 2 == 1 { "r.y" } else { "s" };
-                w.line(format!("a{i}[{m}u] = {word};"));
+                let index = if m > 0 {
+                    format!("base{i} + {m}u")
+                } else {
+                    format!("base{i}")
+                };
+                w.line(format!("a{i}[{m}u] = {};", buf.word(layout, &index)));
             }
-        });
-        w.block("else", |w| {
-            if words >= 4 {
-                let per = words / 4;
-                w.line(format!("let base = {word} >> 2u;"));
-                for k in 0..per {
-                    let index = if k > 0 {
-                        format!("base + {k}u")
-                    } else {
-                        "base".to_string()
-                    };
-                    w.line(format!("let q{k} = {};", buf.vector(layout, &index)));
-                    for (c, x) in xyzw.iter().enumerate() {
-                        w.line(format!("a{i}[{}u] = q{k}.{x};", 4 * k + c));
-                    }
-                }
-            } else {
-                w.line(format!("let base = {word};"));
-                for m in 0..words {
-                    let index = if m > 0 {
-                        format!("base + {m}u")
-                    } else {
-                        "base".to_string()
-                    };
-                    w.line(format!("a{i}[{m}u] = {};", buf.word(layout, &index)));
-                }
+            format!("a{i}[0u]")
+        };
+        let splat: Vec<String> = match bytes {
+            8 => {
+                let hi = if words >= 4 {
+                    format!("q{i}_0[({word} & 3u) + 1u]")
+                } else {
+                    format!("a{i}[1u]")
+                };
+                vec![first, hi]
             }
-        });
+            4 => vec![first],
+            2 => vec![format!(
+                "((({first}) >> ((at{i} & 1u) * 16u)) & 0xffffu) * 0x00010001u"
+            )],
+            _ => vec![format!(
+                "((({first}) >> ((at{i} & 3u) * 8u)) & 0xffu) * 0x01010101u"
+            )],
+        };
+        for (k, value) in splat.iter().enumerate() {
+            w.line(format!("let s{i}_{k} = {value};"));
+        }
+        for m in 0..words {
+            let k = m % splat.len();
+            w.line(format!(
+                "a{i}[{m}u] = select(a{i}[{m}u], s{i}_{k}, sc{i} == 0u);"
+            ));
+        }
     }
     for j in 0..g {
         let raws: Vec<String> = in_dts
