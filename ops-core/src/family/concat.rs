@@ -382,19 +382,18 @@ fn buffers(n: usize) -> Vec<Buffer<'static>> {
 fn module(data: DataType, n: usize, key: &str, origin: &str, layout: Layout) -> String {
     let bufs = buffers(n);
     let mut w = Writer::new();
-    w.comment(format!("@generated from {origin}"));
-    w.comment(format!("kernel: {key}"));
-    w.comment(format!("concat: {n} inputs of {data}"));
-    w.blank();
-    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
-    w.line(format!(
-        "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
-    ));
-    super::declare_words(&mut w, params::WGSL);
-    w.blank();
-    segments::declare(&mut w, &bufs, layout);
-    w.blank();
-    segments::gen_accessors(&mut w, &bufs, layout);
+    super::Prologue {
+        origin,
+        key,
+        what: &[format!("concat: {n} inputs of {data}")],
+        workgroup_size: WORKGROUP_SIZE,
+        elements_per_thread: ELEMENTS_PER_THREAD,
+        words: params::WGSL,
+        consts: &[],
+        buffers: &bufs,
+        layout,
+    }
+    .write(&mut w);
     w.lines(crate::patterns::divisor::WGSL);
     w.blank();
     for (i, name) in INPUT_NAMES[..n].iter().enumerate() {

@@ -563,21 +563,21 @@ fn gather_elements_plan(call: &Call<'_>) -> Result<GpuPlan, OpError> {
 
 fn module(data: DataType, index: DataType, key: &str, origin: &str, layout: Layout) -> String {
     let mut w = Writer::new();
-    w.comment(format!("@generated from {origin}"));
-    w.comment(format!("kernel: {key}"));
-    w.comment(format!("gather_elements: data {data}, indices {index}"));
-    w.blank();
-    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
-    w.line(format!(
-        "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
-    ));
-    super::declare_words(&mut w, params::WGSL);
-    w.comment("Not an offset: an out-of-range index value.");
-    w.line("const BAD: u32 = 0xffffffffu;");
-    w.blank();
-    segments::declare(&mut w, &BUFFERS, layout);
-    w.blank();
-    segments::gen_accessors(&mut w, &BUFFERS, layout);
+    super::Prologue {
+        origin,
+        key,
+        what: &[format!("gather_elements: data {data}, indices {index}")],
+        workgroup_size: WORKGROUP_SIZE,
+        elements_per_thread: ELEMENTS_PER_THREAD,
+        words: params::WGSL,
+        consts: &[(
+            "Not an offset: an out-of-range index value.",
+            "const BAD: u32 = 0xffffffffu;",
+        )],
+        buffers: &BUFFERS,
+        layout,
+    }
+    .write(&mut w);
     w.lines(crate::patterns::divisor::WGSL);
     w.blank();
     dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);

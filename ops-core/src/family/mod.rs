@@ -62,6 +62,62 @@ pub(crate) fn declare_words(w: &mut Writer, words: &[(&str, usize)]) {
     }
 }
 
+/// The opening of a family's kernel module, the same for every family: a
+/// comment of where it was generated from, its key and `what` (a line
+/// each); `const WORKGROUP_SIZE` and `const ELEMENTS_PER_THREAD`; the
+/// parameter words ([`declare_words`]); `consts` (each a commented
+/// constant); then the buffers' declarations and accessors.
+pub(crate) struct Prologue<'a> {
+    /// Where the kernel was generated from.
+    pub origin: &'a str,
+    /// Its key.
+    pub key: &'a str,
+    /// What it computes, a comment line each.
+    pub what: &'a [String],
+    /// Threads per workgroup.
+    pub workgroup_size: u32,
+    /// Work items a thread takes.
+    pub elements_per_thread: u64,
+    /// The parameter words (a [`param_words!`] module's `WGSL`).
+    pub words: &'a [(&'a str, usize)],
+    /// Further constants: (comment, declaration).
+    pub consts: &'a [(&'a str, &'a str)],
+    /// The kernel's buffers.
+    pub buffers: &'a [Buffer<'a>],
+    /// Their layout.
+    pub layout: crate::wgsl::segments::Layout,
+}
+
+impl Prologue<'_> {
+    /// Writes the opening to `w`.
+    pub(crate) fn write(&self, w: &mut Writer) {
+        use crate::wgsl::segments;
+        w.comment(format!("@generated from {}", self.origin));
+        w.comment(format!("kernel: {}", self.key));
+        for line in self.what {
+            w.comment(line);
+        }
+        w.blank();
+        w.line(format!(
+            "const WORKGROUP_SIZE: u32 = {}u;",
+            self.workgroup_size
+        ));
+        w.line(format!(
+            "const ELEMENTS_PER_THREAD: u32 = {}u;",
+            self.elements_per_thread
+        ));
+        declare_words(w, self.words);
+        for (comment, line) in self.consts {
+            w.comment(*comment);
+            w.line(*line);
+        }
+        w.blank();
+        segments::declare(w, self.buffers, self.layout);
+        w.blank();
+        segments::gen_accessors(w, self.buffers, self.layout);
+    }
+}
+
 pub mod concat;
 pub mod elementwise;
 pub mod gather_elements;

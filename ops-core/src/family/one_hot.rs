@@ -399,21 +399,21 @@ fn one_hot_plan(call: &Call<'_>) -> Result<GpuPlan, OpError> {
 
 fn module(values: DataType, indices: DataType, key: &str, origin: &str, layout: Layout) -> String {
     let mut w = Writer::new();
-    w.comment(format!("@generated from {origin}"));
-    w.comment(format!("kernel: {key}"));
-    w.comment(format!("one_hot: values {values}, indices {indices}"));
-    w.blank();
-    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
-    w.line(format!(
-        "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
-    ));
-    super::declare_words(&mut w, params::WGSL);
-    w.comment("Not a position: the index value selects nothing.");
-    w.line("const NONE: u32 = 0xffffffffu;");
-    w.blank();
-    segments::declare(&mut w, &BUFFERS, layout);
-    w.blank();
-    segments::gen_accessors(&mut w, &BUFFERS, layout);
+    super::Prologue {
+        origin,
+        key,
+        what: &[format!("one_hot: values {values}, indices {indices}")],
+        workgroup_size: WORKGROUP_SIZE,
+        elements_per_thread: ELEMENTS_PER_THREAD,
+        words: params::WGSL,
+        consts: &[(
+            "Not a position: the index value selects nothing.",
+            "const NONE: u32 = 0xffffffffu;",
+        )],
+        buffers: &BUFFERS,
+        layout,
+    }
+    .write(&mut w);
     dtype::gen_load_from(&mut w, "load_index", &BUFFERS[1], layout, indices);
     w.blank();
     dtype::gen_load_from(&mut w, "load_value", &BUFFERS[2], layout, values);

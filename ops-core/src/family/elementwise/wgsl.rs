@@ -110,25 +110,26 @@ fn module(
     let in_dts: Vec<DataType> = (0..n).map(|i| env.var(Var::INPUTS[i])).collect();
     let bufs = buffers(n);
     let mut w = Writer::new();
-    w.comment(format!("@generated from {origin}"));
-    w.comment(format!("kernel: {key}"));
     let ins: Vec<String> = in_dts.iter().map(DataType::to_string).collect();
-    w.comment(format!(
-        "elementwise ({}) -> {out_dt}: {}",
-        ins.join(", "),
-        text.replace('\n', " ")
-    ));
-    w.comment(format!("schedule: {}", schedule.name()));
-    w.blank();
-    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
-    w.line(format!(
-        "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
-    ));
-    crate::family::declare_words(&mut w, params::WGSL);
-    w.blank();
-    segments::declare(&mut w, &bufs, layout);
-    w.blank();
-    segments::gen_accessors(&mut w, &bufs, layout);
+    crate::family::Prologue {
+        origin,
+        key,
+        what: &[
+            format!(
+                "elementwise ({}) -> {out_dt}: {}",
+                ins.join(", "),
+                text.replace('\n', " ")
+            ),
+            format!("schedule: {}", schedule.name()),
+        ],
+        workgroup_size: WORKGROUP_SIZE,
+        elements_per_thread: ELEMENTS_PER_THREAD,
+        words: params::WGSL,
+        consts: &[],
+        buffers: &bufs,
+        layout,
+    }
+    .write(&mut w);
     for (i, &dt) in in_dts.iter().enumerate() {
         gen_codec(&mut w, dt, &format!("{}_", INPUT_NAMES[i]));
         dtype::gen_load_from(

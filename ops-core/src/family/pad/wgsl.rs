@@ -53,21 +53,21 @@ pub fn pad_kernel_text(
 
 fn module(mode: PadMode, data: DataType, key: &str, origin: &str, layout: Layout) -> String {
     let mut w = Writer::new();
-    w.comment(format!("@generated from {origin}"));
-    w.comment(format!("kernel: {key}"));
-    w.comment(format!("pad ({}): data {data}", mode.name()));
-    w.blank();
-    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
-    w.line(format!(
-        "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
-    ));
-    crate::family::declare_words(&mut w, params::WGSL);
-    w.comment("Not an offset: the element is the constant.");
-    w.line("const CONSTANT: u32 = 0xffffffffu;");
-    w.blank();
-    segments::declare(&mut w, &BUFFERS, layout);
-    w.blank();
-    segments::gen_accessors(&mut w, &BUFFERS, layout);
+    crate::family::Prologue {
+        origin,
+        key,
+        what: &[format!("pad ({}): data {data}", mode.name())],
+        workgroup_size: WORKGROUP_SIZE,
+        elements_per_thread: ELEMENTS_PER_THREAD,
+        words: params::WGSL,
+        consts: &[(
+            "Not an offset: the element is the constant.",
+            "const CONSTANT: u32 = 0xffffffffu;",
+        )],
+        buffers: &BUFFERS,
+        layout,
+    }
+    .write(&mut w);
     dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
     w.blank();
     if !dtype::is_packed(data) {

@@ -83,20 +83,21 @@ pub fn view_tiled_kernel_text(data: DataType, key: &str, origin: &str) -> crate:
 /// The module of the walk, or of the tiled transpose when `tiled`.
 fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) -> String {
     let mut w = Writer::new();
-    w.comment(format!("@generated from {origin}"));
-    w.comment(format!("kernel: {key}"));
-    let schedule = if tiled { "tiled" } else { "walk" };
-    w.comment(format!("view: data {data}, {schedule}"));
-    w.blank();
-    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
-    w.line(format!(
-        "const ELEMENTS_PER_THREAD: u32 = {ELEMENTS_PER_THREAD}u;"
-    ));
-    crate::family::declare_words(&mut w, params::WGSL);
-    w.blank();
-    segments::declare(&mut w, &BUFFERS, layout);
-    w.blank();
-    segments::gen_accessors(&mut w, &BUFFERS, layout);
+    crate::family::Prologue {
+        origin,
+        key,
+        what: &[format!(
+            "view: data {data}, {}",
+            if tiled { "tiled" } else { "walk" }
+        )],
+        workgroup_size: WORKGROUP_SIZE,
+        elements_per_thread: ELEMENTS_PER_THREAD,
+        words: params::WGSL,
+        consts: &[],
+        buffers: &BUFFERS,
+        layout,
+    }
+    .write(&mut w);
     if !tiled {
         w.lines(crate::patterns::divisor::WGSL);
     }
