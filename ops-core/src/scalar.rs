@@ -283,6 +283,19 @@ impl<'a> TypeEnv<'a> {
         }
     }
 
+    /// The environment of an expression over a list of tensors: `types`
+    /// holds each tensor's type, then the result's, and the tensors are
+    /// [`Var::INPUTS`] in order (an element-wise value's environment);
+    /// `params` binds the type parameters.
+    pub fn of_inputs(types: &[Ty], params: &'a [DataType]) -> TypeEnv<'a> {
+        let mut env = TypeEnv::uniform(params);
+        let inputs = types.len().saturating_sub(1);
+        for (i, &t) in types[..inputs].iter().enumerate() {
+            env.vars[Var::INPUTS[i] as usize] = t;
+        }
+        env
+    }
+
     /// The data type `t` stands for. [`Ty::AtLeast`]`(i, floor)` is the
     /// wider of parameter `i`'s float type and `floor`; where the parameter
     /// is bound to a type that is not a float (which the spec compiler

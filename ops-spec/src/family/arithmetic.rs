@@ -188,12 +188,25 @@ pub(crate) fn lower(
         .enumerate()
         .map(|(i, &t)| (Var::INPUTS[i], t))
         .collect();
+    let count = types
+        .iter()
+        .filter_map(|t| t.param().map(|p| usize::from(p) + 1))
+        .max()
+        .unwrap_or(0);
+    if count > Types::MAX {
+        errors.push(
+            Diagnostic::new(
+                c.pattern.span,
+                format!(
+                    "`{key}` reads tensors of {count} type parameters; a kernel binds at most {}",
+                    Types::MAX
+                ),
+            )
+            .help("tie tensors' types with `require dtype(a) == dtype(b)`"),
+        );
+        return None;
+    }
     let param_names: Vec<(String, String)> = {
-        let count = types
-            .iter()
-            .filter_map(|t| t.param().map(|p| usize::from(p) + 1))
-            .max()
-            .unwrap_or(0);
         (0..count)
             .map(|p| {
                 let name = if p == 0 && matches!(types[inputs.len()], STy::Param(0)) {
@@ -299,7 +312,7 @@ pub(crate) fn check(a: &Arithmetic, spec: &Spec, errors: &mut Errors) {
         );
     }
     for params in a.bindings {
-        let env = env_of(a.types, params.as_slice());
+        let env = TypeEnv::of_inputs(a.types, params.as_slice());
         if let Some(why) = a.value.unsupported_for(&env) {
             let names: Vec<&str> = params.as_slice().iter().map(|d| d.spec_name()).collect();
             errors.push(
@@ -318,12 +331,50 @@ pub(crate) fn check(a: &Arithmetic, spec: &Spec, errors: &mut Errors) {
     }
 }
 
-/// The type environment of a binding: the list's tensors are
-/// [`Var::INPUTS`].
-fn env_of<'a>(types: &[STy], params: &'a [DataType]) -> TypeEnv<'a> {
-    let mut env = TypeEnv::uniform(params);
-    for (i, &t) in types[..types.len() - 1].iter().enumerate() {
-        env.vars[Var::INPUTS[i] as usize] = t;
+#[cfg(test)]
+mod tests {
+    /// The messages of the errors of an element-wise spec of `n` inputs
+    /// whose types no rule ties (empty when it compiles).
+    fn untied_inputs_errors(n: usize) -> Vec<String> {
+        let names: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+        let inputs: String = names
+            .iter()
+            .map(|x| format!("input {x}: tensor \"X\"\n"))
+            .collect();
+        let rows: String = names.iter().map(|x| format!("{x}: INT32 INT8; ")).collect();
+        let src = format!(
+            "operator E {{
+                {inputs}
+                output y: tensor \"Y\"
+                rules {{
+                    dtype y = INT32 => \"y\";
+                    shape y = x0.sizes => \"y\";
+                }}
+                support {{ ranks 1..=4 {{ {rows} y: INT32; }} }}
+                compute elementwise {{
+                    inputs: [{}]
+                    output: y
+                    value: cast<INT32>({})
+                    accuracy: exact
+                }}
+            }}",
+            names.join(", "),
+            names.join(") + cast<INT32>("),
+        );
+        match crate::codegen::expand("t.op", &src) {
+            Ok(_) => Vec::new(),
+            Err(f) => f.diagnostics.into_iter().map(|d| d.message).collect(),
+        }
     }
-    env
+
+    #[test]
+    fn a_kernel_binds_at_most_four_type_parameters() {
+        assert_eq!(untied_inputs_errors(4), Vec::<String>::new());
+        let errors = untied_inputs_errors(5);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].contains("5 type parameters; a kernel binds at most 4"),
+            "{errors:?}"
+        );
+    }
 }

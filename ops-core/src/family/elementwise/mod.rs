@@ -51,13 +51,15 @@
 //!   item's row and column come from its workgroup and thread, with no
 //!   division per element.
 //! - [`Schedule::Vectors`]: one merged dimension (every input the output's
-//!   shape, contiguous, or a scalar) of at least one output `vec4<u32>`: a work item is
-//!   16 bytes of output ([`vector_elements`] elements; two vectors of 64-bit
-//!   ones), its inputs read a `vec4<u32>` at a time where they hold one
-//!   (a scalar input is read once and repeated), the output stored a vector
-//!   at a time, in straight-line code. The elements after the last whole
-//!   vector are a second pass, of the walk kernel from the first of them
-//!   (its `FIRST` parameter word).
+//!   shape, contiguous, or a scalar) of at least one output `vec4<u32>`, or
+//!   two merged dimensions as `Rows` takes them whose rows are whole output
+//!   vectors and every input's rows start on one or repeat one element: a
+//!   work item is 16 bytes of output ([`vector_elements`] elements; two
+//!   vectors of 64-bit ones), its inputs read a `vec4<u32>` at a time where
+//!   they hold one (a repeated element is read once), the output stored a
+//!   vector at a time, in straight-line code. After one dimension's last
+//!   whole vector, the rest is a second pass, of the walk kernel from the
+//!   first of them (its `FIRST` parameter word).
 //!
 //! A spec states it as
 //!
@@ -92,7 +94,8 @@ const VALUE: usize = 2;
 const ACCURACY: usize = 3;
 
 /// The family, as [`super::FAMILIES`] registers it: one kernel variant per
-/// input count (its bindings), `elementwise<n>`.
+/// input count (its bindings) and schedule, `elementwise<n>`,
+/// `elementwise<n>_rows` and `elementwise<n>_vectors`.
 pub struct ElementwiseFamily;
 
 /// The variants' names, by input count and schedule (in the order of
@@ -155,6 +158,15 @@ impl<'a> Bound<'a> {
         }
     }
 
+    /// The operator's kernel of a schedule and type parameters.
+    fn kernels<'k>(
+        &self,
+        c: &'k Call<'_>,
+    ) -> impl Fn(Schedule, &[crate::DataType]) -> Option<&'static crate::Kernel> + 'k {
+        let inputs = self.inputs.len();
+        move |s, params| c.kernel(variant(inputs, s), params)
+    }
+
     fn call(&self, c: &Call<'a>) -> ElementwiseCall<'_> {
         ElementwiseCall {
             inputs: &self.inputs,
@@ -163,11 +175,6 @@ impl<'a> Bound<'a> {
             output_slot: c.output(OUTPUT),
             attrs: &self.attrs,
         }
-    }
-
-    /// The call's type parameters, for its kernel look-up.
-    fn params(&self, c: &Call<'_>) -> Result<Vec<crate::DataType>, OpError> {
-        call_params(&self.e, &self.call(c))
     }
 }
 
@@ -260,16 +267,12 @@ impl Family for ElementwiseFamily {
 
     fn gpu_plan(&self, call: &Call<'_>, _class: DeviceClass) -> Result<GpuPlan, OpError> {
         let b = Bound::new(call);
-        let params = b.params(call)?;
-        let kernels = |s: Schedule| call.kernel(variant(b.inputs.len(), s), &params);
-        elementwise_plan(&b.e, &b.call(call), &kernels)
+        elementwise_plan(&b.e, &b.call(call), &b.kernels(call))
     }
 
     fn gpu_plan_variants(&self, call: &Call<'_>) -> Result<Vec<(String, GpuPlan)>, OpError> {
         let b = Bound::new(call);
-        let params = b.params(call)?;
-        let kernels = |s: Schedule| call.kernel(variant(b.inputs.len(), s), &params);
-        elementwise_plans(&b.e, &b.call(call), &kernels)
+        elementwise_plans(&b.e, &b.call(call), &b.kernels(call))
     }
 
     fn docs(&self, config: &[Value]) -> Vec<String> {

@@ -39,7 +39,8 @@ pub enum Schedule {
     /// A workgroup takes a block of one row of a two-dimensional merged
     /// shape (the row and column of an item need no division).
     Rows,
-    /// A work item is an output `vec4<u32>` of one merged dimension.
+    /// A work item is an output `vec4<u32>`: of one merged dimension, or
+    /// of rows of whole vectors taken as [`Schedule::Rows`] takes them.
     Vectors,
 }
 
@@ -65,13 +66,13 @@ crate::family::param_words! {
     /// | 0 | output element count |
     /// | 1 | work items |
     /// | 2 | merged dimensions (at least 1) |
-    /// | 3 | [`Schedule::Rows`](super::Schedule::Rows): blocks per row |
-    /// | 4 | [`Schedule::Rows`](super::Schedule::Rows): rows |
-    /// | 5 | [`Schedule::Rows`](super::Schedule::Rows): work items per row |
+    /// | 3 | [`Schedule::Rows`](super::Schedule::Rows) and [`Schedule::Vectors`](super::Schedule::Vectors): blocks per row |
+    /// | 4 | the same: rows (1 for one merged dimension) |
+    /// | 5 | the same: work items per row (vectors, for `Vectors`) |
     /// | 6 | [`Schedule::Vectors`](super::Schedule::Vectors): whole output vectors |
     /// | 7 | [`Schedule::Walk`](super::Schedule::Walk): the pass's first work item (a vector pass's tail) |
     /// | 8..16 | merged output sizes (unused slots 1) |
-    /// | 16 + 8i..24 + 8i | input `i`'s strides per merged dimension, in elements (0 where it broadcasts) |
+    /// | 16 + 8i..24 + 8i | input `i`'s strides per merged dimension, in elements (0 where it broadcasts; `Vectors` of one dimension: 0, then its stride) |
     /// | 72..88 | attribute words ([`crate::scalar::attr_words`]) |
     pub mod params [ATTRS + 2 * super::MAX_ATTRS] {
         /// Output element count.
@@ -80,11 +81,11 @@ crate::family::param_words! {
         WORK_COUNT = 1,
         /// Merged dimensions.
         RANK = 2,
-        /// Blocks per row ([`super::Schedule::Rows`]).
+        /// Blocks per row ([`super::Schedule::Rows`], [`super::Schedule::Vectors`]).
         ROW_BLOCKS = 3,
-        /// Rows ([`super::Schedule::Rows`]).
+        /// Rows (the same).
         ROWS = 4,
-        /// Work items per row ([`super::Schedule::Rows`]).
+        /// Work items per row (the same).
         ROW_ITEMS = 5,
         /// Whole output vectors ([`super::Schedule::Vectors`]).
         VECTORS = 6,
@@ -145,11 +146,7 @@ impl Elementwise {
     /// The type environment of a kernel binding the type parameters to
     /// `params`.
     pub fn env<'a>(&self, params: &'a [DataType]) -> TypeEnv<'a> {
-        let mut env = TypeEnv::uniform(params);
-        for (i, &t) in self.types[..self.inputs()].iter().enumerate() {
-            env.vars[Var::INPUTS[i] as usize] = t;
-        }
-        env
+        TypeEnv::of_inputs(self.types, params)
     }
 
     /// The data type of each type parameter, from the tensors of a call
@@ -347,13 +344,6 @@ pub struct ElementwiseCall<'a> {
     pub attrs: &'a [Value],
 }
 
-/// The type parameters of a call, for its kernel look-up.
-pub fn call_params(e: &Elementwise, call: &ElementwiseCall<'_>) -> Result<Vec<DataType>, OpError> {
-    let mut dtypes: Vec<DataType> = call.inputs.iter().map(|t| t.dtype).collect();
-    dtypes.push(call.output.dtype);
-    e.bind(&dtypes)
-}
-
 /// The output's dimensions merged for the kernels: `sizes` (the output's)
 /// and `strides` (each input's per output dimension) without the size-1
 /// dimensions, and with each dimension joined to the next where every
@@ -450,10 +440,9 @@ pub fn schedule_for(
     }
 }
 
-/// The kernel of each schedule for a call's type parameters (each
-/// schedule is a kernel of its own; `None`: the tables admit no such
-/// kernel).
-pub type Kernels<'a> = &'a dyn Fn(Schedule) -> Option<&'static Kernel>;
+/// The kernel of a schedule for a call's type parameters (each schedule
+/// is a kernel of its own; `None`: the tables admit no such kernel).
+pub type Kernels<'a> = &'a dyn Fn(Schedule, &[DataType]) -> Option<&'static Kernel>;
 
 /// The GPU plan: one pass of the kernel of the schedule [`schedule_for`]
 /// picks (from `kernels`, the generated kernels of the call's type
@@ -508,7 +497,7 @@ fn plan_and_schedule(
 ) -> Result<(GpuPlan, Schedule), OpError> {
     let (params, strides) = check_call(e, call.inputs, call.output)?;
     let kernel = |schedule: Schedule| {
-        kernels(schedule).ok_or_else(|| {
+        kernels(schedule, &params).ok_or_else(|| {
             let names: Vec<String> = params.iter().map(DataType::to_string).collect();
             OpError::Unsupported(format!(
                 "no element-wise kernel for types ({})",

@@ -1,15 +1,16 @@
 //! WGSL kernels of the `elementwise` family ([`super`]).
 //!
-//! One kernel per binding of the expression's type parameters. Bindings of
+//! One kernel per binding of the expression's type parameters and
+//! [`Schedule`] (a kernel holds its schedule's code only). Bindings of
 //! group 0: `params` (uniform, the words of
 //! [`super::params`]), `in0`.. (read, one per
 //! input), `output` (read_write), tensors bound as `array<vec4<u32>>`
 //! (accessed a word at a time but in the vector schedule). A work item is an output element (32-
 //! and 64-bit outputs) or an output `u32` word of 4 or 2 elements (8- and
 //! 16-bit ones, assembled in a register and stored once, no atomics). An
-//! element finds its input elements in the plan's schedule
-//! ([`super::Schedule`]: walking its merged
-//! coordinates, or from its row and column), decodes one element per input
+//! element finds its input elements in its kernel's schedule (walking its
+//! merged coordinates, or from its row and column; a vector item from its
+//! row and column vector), decodes one element per input
 //! into its compute type and evaluates the spec's expression
 //! ([`crate::wgsl::scalar`]).
 //!
@@ -278,16 +279,15 @@ fn gen_vector_item(
         // the item's words are read whether or not the input repeats along
         // the row; where it does (column stride 0), the first of them holds
         // its element at `at`, repeated into every word instead.
+        // Word or vector `k` from the item's first.
+        let at = |k: usize| match k {
+            0 => format!("base{i}"),
+            k => format!("base{i} + {k}u"),
+        };
         let first = if words >= 4 {
-            let per = words / 4;
             w.line(format!("let base{i} = {word} >> 2u;"));
-            for k in 0..per {
-                let index = if k > 0 {
-                    format!("base{i} + {k}u")
-                } else {
-                    format!("base{i}")
-                };
-                w.line(format!("let q{i}_{k} = {};", buf.vector(layout, &index)));
+            for k in 0..words / 4 {
+                w.line(format!("let q{i}_{k} = {};", buf.vector(layout, &at(k))));
                 for (c, x) in xyzw.iter().enumerate() {
                     w.line(format!("a{i}[{}u] = q{i}_{k}.{x};", 4 * k + c));
                 }
@@ -296,24 +296,13 @@ fn gen_vector_item(
         } else {
             w.line(format!("let base{i} = {word};"));
             for m in 0..words {
-                let index = if m > 0 {
-                    format!("base{i} + {m}u")
-                } else {
-                    format!("base{i}")
-                };
-                w.line(format!("a{i}[{m}u] = {};", buf.word(layout, &index)));
+                w.line(format!("a{i}[{m}u] = {};", buf.word(layout, &at(m))));
             }
             format!("a{i}[0u]")
         };
         let splat: Vec<String> = match bytes {
-            8 => {
-                let hi = if words >= 4 {
-                    format!("q{i}_0[({word} & 3u) + 1u]")
-                } else {
-                    format!("a{i}[1u]")
-                };
-                vec![first, hi]
-            }
+            // A 64-bit input's item is 8 words or more: read as vectors.
+            8 => vec![first, format!("q{i}_0[({word} & 3u) + 1u]")],
             4 => vec![first],
             2 => vec![format!(
                 "((({first}) >> ((at{i} & 1u) * 16u)) & 0xffffu) * 0x00010001u"
