@@ -1253,10 +1253,13 @@ impl Lower<'_> {
         if let Some((_, v)) = words.iter().find(|w| w.0 == text) {
             return Some(*v);
         }
-        let d = Diagnostic::new(
-            span,
-            format!("parameter `{key}` must be one of {}", names.join(", ")),
-        );
+        let d = match names[..] {
+            [one] => Diagnostic::new(span, format!("`{key}` is `{one}`")),
+            _ => Diagnostic::new(
+                span,
+                format!("parameter `{key}` must be one of {}", names.join(", ")),
+            ),
+        };
         errors.push(match near_miss(text, names.iter().copied()) {
             Some(m) if !text.is_empty() => d.help(format!("did you mean `{m}`?")),
             _ => d,

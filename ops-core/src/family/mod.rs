@@ -200,6 +200,39 @@ pub enum ParamKind {
     /// Optionally, `[lo, hi]`: the input values an accuracy bound is
     /// stated for, which fuzzers draw from ([`Value::Domain`]).
     OptionalDomain,
+    /// One of `words`, by its position ([`Value::Word`]), or left out
+    /// ([`Value::Absent`]).
+    OptionalWord(&'static [&'static str]),
+    /// One role of an instruction ([`Value::Instruction`]): an expression
+    /// in the spec's arithmetic of the variables `vars`, each, like the
+    /// result, of the data type `T` of tensor parameter `of` (one type
+    /// parameter, bound per table row).
+    Instruction {
+        /// The tensor parameter whose data type is `T`.
+        of: usize,
+        /// What `T` is, for diagnostics ("the folded tensor's data type").
+        what: &'static str,
+        /// The variables it may read, each with the parameter the block
+        /// must give for it to be in scope (`None`: always).
+        vars: &'static [(crate::scalar::Var, Option<usize>)],
+        /// What a block that leaves it out gets.
+        missing: Missing,
+    },
+    /// `exact` or `ulp(bound)`, `bound` an INT64 expression of the
+    /// variable ([`Value::Bound`]): the bound as a function of, say, the
+    /// number of elements folded.
+    AccuracyOf(crate::scalar::Var),
+}
+
+/// What an [`ParamKind::Instruction`] the block leaves out is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Missing {
+    /// The block must give it.
+    Required,
+    /// [`Value::Absent`].
+    Absent,
+    /// The variable itself (`finish` left out is `acc`).
+    Var(crate::scalar::Var),
 }
 
 impl ParamKind {
@@ -211,6 +244,11 @@ impl ParamKind {
                 | ParamKind::OptionalList
                 | ParamKind::OptionalValue
                 | ParamKind::OptionalDomain
+                | ParamKind::OptionalWord(_)
+                | ParamKind::Instruction {
+                    missing: Missing::Absent | Missing::Var(_),
+                    ..
+                }
         )
     }
 }
@@ -330,6 +368,41 @@ impl Param {
         }
     }
 
+    /// One of `words`, or left out.
+    pub const fn optional_word(name: &'static str, words: &'static [&'static str]) -> Param {
+        Param {
+            name,
+            kind: ParamKind::OptionalWord(words),
+        }
+    }
+
+    /// An instruction's role: an expression of `vars`, all of the type of
+    /// tensor parameter `of` (`what`), and what it is when left out.
+    pub const fn instruction(
+        name: &'static str,
+        (of, what): (usize, &'static str),
+        vars: &'static [(crate::scalar::Var, Option<usize>)],
+        missing: Missing,
+    ) -> Param {
+        Param {
+            name,
+            kind: ParamKind::Instruction {
+                of,
+                what,
+                vars,
+                missing,
+            },
+        }
+    }
+
+    /// An accuracy contract whose bound is an expression of `var`.
+    pub const fn accuracy_of(name: &'static str, var: crate::scalar::Var) -> Param {
+        Param {
+            name,
+            kind: ParamKind::AccuracyOf(var),
+        }
+    }
+
     /// A list of output tensors, every output in order when `every`.
     pub const fn outputs(name: &'static str, every: bool) -> Param {
         Param {
@@ -362,6 +435,11 @@ pub enum Value {
     /// Attribute `i` of the descriptor, as a scalar
     /// ([`OpEnv::scalar_attr`]).
     Attr(usize),
+    /// A [`ParamKind::Instruction`]'s expression.
+    Instruction(&'static Instruction),
+    /// A [`ParamKind::AccuracyOf`]: `None` exact, else the bound in ULPs,
+    /// an INT64 expression of the variable.
+    Bound(Option<&'static Scalar>),
     /// An optional parameter the block leaves out.
     Absent,
 }
@@ -419,6 +497,34 @@ impl Value {
         }
     }
 
+    /// The expression of a [`ParamKind::Instruction`] parameter's value
+    /// (`None`: left out, [`Missing::Absent`]).
+    ///
+    /// # Panics
+    ///
+    /// On another value, as [`Value::tensor`].
+    pub fn instruction(&self) -> Option<&'static Instruction> {
+        match *self {
+            Value::Instruction(i) => Some(i),
+            Value::Absent => None,
+            _ => unreachable!("a parameter read as an instruction"),
+        }
+    }
+
+    /// The position of a [`ParamKind::Word`] or [`ParamKind::OptionalWord`]
+    /// parameter's word (`None`: left out).
+    ///
+    /// # Panics
+    ///
+    /// On another value, as [`Value::tensor`].
+    pub fn word(&self) -> Option<u32> {
+        match *self {
+            Value::Word(w) => Some(w),
+            Value::Absent => None,
+            _ => unreachable!("a parameter read as a word"),
+        }
+    }
+
     /// The expression of a [`ParamKind::Count`] or [`ParamKind::List`]
     /// parameter's value.
     ///
@@ -449,6 +555,26 @@ pub struct Arithmetic {
     pub text: &'static str,
 }
 
+/// A [`ParamKind::Instruction`]'s lowered expression.
+#[derive(Clone, Copy, Debug)]
+pub struct Instruction {
+    /// The expression, of type [`Ty::T`].
+    pub value: &'static Scalar,
+    /// The expression as the spec writes it (the variable's name when left
+    /// out).
+    pub text: &'static str,
+}
+
+/// A mistake in how a block combines its parameters
+/// ([`Family::misuse`]), reported at the block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Misuse {
+    /// What is wrong.
+    pub message: String,
+    /// How to put it right.
+    pub help: String,
+}
+
 /// A condition a family puts on the spec's support tables, checked by the
 /// spec compiler and reported at the offending table row. Parameters are
 /// named by their position in [`Family::params`].
@@ -464,6 +590,9 @@ pub enum Constraint {
     /// The two tensors list the same types in every table entry; `what` is
     /// the verb of the message ("moves the elements of").
     SameTypes(usize, usize, &'static str),
+    /// Every type the tensor lists is one the family computes for
+    /// ([`Family::unsupported`]); `verb` names what it does ("folded").
+    Computes(usize, &'static str),
 }
 
 /// The data types a kernel is generated for (a pair of tensors' types, or
@@ -758,6 +887,21 @@ pub trait Family: Sync {
         &[]
     }
 
+    /// Why the family cannot compute for tensors of data type `dtype` with
+    /// `config` ([`Constraint::Computes`]): an operation its arithmetic
+    /// lacks on the GPU for that type.
+    fn unsupported(&self, config: &[Value], dtype: DataType) -> Option<String> {
+        let _ = (config, dtype);
+        None
+    }
+
+    /// A mistake in how the block combines its parameters (one of two
+    /// parameters given), checked once they are lowered.
+    fn misuse(&self, config: &[Value]) -> Option<Misuse> {
+        let _ = config;
+        None
+    }
+
     /// True when the family reads inputs through their strides
     /// ([`crate::OperatorInfo::strided_inputs`]).
     fn strided_inputs(&self) -> bool {
@@ -914,6 +1058,19 @@ mod tests {
                     ParamKind::Arithmetic { .. } => Value::Arithmetic(&SELECT),
                     ParamKind::Accuracy => Value::Accuracy(None),
                     ParamKind::OptionalDomain => Value::Absent,
+                    ParamKind::OptionalWord(_) => Value::Word(0),
+                    // The first variable in scope, else 0.
+                    ParamKind::Instruction { vars, .. } => {
+                        let value: &'static Scalar = match vars.first() {
+                            Some(&(v, _)) => Box::leak(Box::new(Scalar::Var(v))),
+                            None => &Scalar::Int(0, Ty::T),
+                        };
+                        Value::Instruction(Box::leak(Box::new(Instruction {
+                            value,
+                            text: "test",
+                        })))
+                    }
+                    ParamKind::AccuracyOf(_) => Value::Bound(None),
                 })
                 .collect();
             let every = |_: usize, _: usize| {

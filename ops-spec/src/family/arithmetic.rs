@@ -15,8 +15,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use ops_core::expr::{CmpOp, Expr as RExpr};
-use ops_core::family::{Arithmetic, Types};
-use ops_core::scalar::{Ty as STy, TypeEnv, Var};
+use ops_core::family::{Arithmetic, Instruction, Missing, Types, Value};
+use ops_core::scalar::{Scalar, Ty as STy, TypeEnv, Var};
 use ops_core::DataType;
 
 use crate::diag::{Diagnostic, Errors};
@@ -268,6 +268,98 @@ pub(crate) fn lower(
             .leak(),
         text: text.leak(),
     })
+}
+
+/// Lowers instruction role `key` ([`ops_core::family::ParamKind::Instruction`]):
+/// an expression of `vars` (those in scope), each of type `T`, the data
+/// type of tensor `tensor` (`what`).
+pub(crate) fn instruction(
+    cx: &mut Lower<'_>,
+    params: &HashMap<String, &ParamValue>,
+    key: &str,
+    (tensor, what): (usize, &str),
+    vars: &[Var],
+    missing: Missing,
+    errors: &mut Errors,
+) -> Option<Value> {
+    let e = match (params.get(key), missing) {
+        (Some(ParamValue::Expr(e)), _) => e,
+        (Some(ParamValue::Map(n, _)), _) => {
+            errors.error(n.span, format!("`{key}` is an arithmetic expression"));
+            return None;
+        }
+        (None, Missing::Var(v)) => {
+            return Some(Value::Instruction(Box::leak(Box::new(Instruction {
+                value: Box::leak(Box::new(Scalar::Var(v))),
+                text: v.name(),
+            }))))
+        }
+        // `Required` is reported with the block's other missing keys.
+        (None, _) => return Some(Value::Absent),
+    };
+    let params_decl: &[(&str, &str)] = &[("T", what)];
+    let bound = [cx.listed_types(tensor)];
+    let vars: Vec<(Var, STy)> = vars.iter().map(|&v| (v, STy::T)).collect();
+    let env = ScalarEnv {
+        params: params_decl,
+        vars: &vars,
+        names: &[],
+        tensors: &[],
+        bound: &bound,
+    };
+    let value = cx.lower_scalar(e, key, &env, STy::T, errors)?;
+    // The configuration lives for the whole compilation, as the lowered
+    // spec's expressions do.
+    Some(Value::Instruction(Box::leak(Box::new(Instruction {
+        value,
+        text: cx.text(e.span).leak(),
+    }))))
+}
+
+/// Lowers accuracy parameter `key` whose bound is an expression of `var`
+/// ([`ops_core::family::ParamKind::AccuracyOf`]): `exact` or `ulp(bound)`,
+/// `bound` an INT64 expression.
+pub(crate) fn accuracy_of(
+    cx: &mut Lower<'_>,
+    params: &HashMap<String, &ParamValue>,
+    key: &str,
+    var: Var,
+    errors: &mut Errors,
+) -> Option<Value> {
+    match params.get(key) {
+        Some(ParamValue::Expr(ast::Expr {
+            kind: ExprKind::Name(n),
+            ..
+        })) if n == "exact" => Some(Value::Bound(None)),
+        Some(ParamValue::Expr(ast::Expr {
+            kind: ExprKind::Call(f, args),
+            ..
+        })) if f.text == "ulp" && args.len() == 1 => {
+            const INT64: STy = STy::Data(DataType::Int64);
+            let env = ScalarEnv {
+                params: &[],
+                vars: &[(var, INT64)],
+                names: &[],
+                tensors: &[],
+                bound: &[],
+            };
+            let bound = cx.lower_scalar(&args[0], key, &env, INT64, errors)?;
+            Some(Value::Bound(Some(bound)))
+        }
+        Some(ParamValue::Expr(e)) => {
+            errors.push(
+                Diagnostic::new(e.span, format!("`{key}` is `exact` or `ulp(bound)`")).help(
+                    format!(
+                        "`bound` is an integer expression of `{}`: `ulp(2 * {} + 1)`",
+                        var.name(),
+                        var.name()
+                    ),
+                ),
+            );
+            None
+        }
+        _ => None,
+    }
 }
 
 /// Lowers accuracy parameter `key`: `exact` (`None`) or `ulp(n)`.

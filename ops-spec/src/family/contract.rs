@@ -17,7 +17,7 @@ use crate::codegen::compute::{
     dtype_pairs, gen_kernel, gen_scalar, gen_ty, kernel_ident, ComputeCode,
 };
 use crate::codegen::exprs::{gen_dtype, gen_expr};
-use crate::diag::Errors;
+use crate::diag::{Diagnostic, Errors};
 use crate::lower::Lower;
 use crate::model::{AttrType, Spec};
 use crate::syntax::ast;
@@ -111,7 +111,16 @@ impl Family for Adapter {
                 ParamKind::Inputs { max, device } => cx
                     .param_tensor_list(&params, p.name, (false, device, Some(max)), c, errors)
                     .map(|list| Value::Tensors(list.leak())),
-                ParamKind::Arithmetic { .. } => Some(Value::Absent),
+                ParamKind::OptionalWord(words) => {
+                    let words: Vec<(&str, u32)> =
+                        words.iter().zip(0u32..).map(|(&w, i)| (w, i)).collect();
+                    cx.param_word(&params, p.name, &words, c, errors)
+                        .map(Value::Word)
+                }
+                ParamKind::Arithmetic { .. } | ParamKind::Instruction { .. } => Some(Value::Absent),
+                ParamKind::AccuracyOf(var) => {
+                    super::arithmetic::accuracy_of(cx, &params, p.name, var, errors)
+                }
                 ParamKind::Accuracy => {
                     super::arithmetic::accuracy(&params, p.name, errors).map(Value::Accuracy)
                 }
@@ -142,21 +151,55 @@ impl Family for Adapter {
             })
             .collect();
         for (i, p) in decls.iter().enumerate() {
-            let ParamKind::Arithmetic { over, result } = p.kind else {
-                continue;
-            };
-            values[i] = match (values[over], values[result]) {
-                (Some(Value::Tensors(inputs)), Some(Value::Tensor(result))) => {
-                    super::arithmetic::lower(cx, &params, p.name, (inputs, result), c, errors)
-                        .map(|a| Value::Arithmetic(Box::leak(Box::new(a))))
+            values[i] = match p.kind {
+                ParamKind::Arithmetic { over, result } => match (values[over], values[result]) {
+                    (Some(Value::Tensors(inputs)), Some(Value::Tensor(result))) => {
+                        super::arithmetic::lower(cx, &params, p.name, (inputs, result), c, errors)
+                            .map(|a| Value::Arithmetic(Box::leak(Box::new(a))))
+                    }
+                    _ => None,
+                },
+                ParamKind::Instruction {
+                    of,
+                    what,
+                    vars,
+                    missing,
+                } => {
+                    // A variable gated on a parameter is in scope where the
+                    // block gives that parameter.
+                    let given = |g: Option<usize>| {
+                        g.is_none_or(|g| !matches!(values[g], Some(Value::Absent) | None))
+                    };
+                    let vars: Vec<_> = vars
+                        .iter()
+                        .filter(|(_, g)| given(*g))
+                        .map(|&(v, _)| v)
+                        .collect();
+                    match values[of] {
+                        Some(Value::Tensor(t)) => super::arithmetic::instruction(
+                            cx,
+                            &params,
+                            p.name,
+                            (t, what),
+                            &vars,
+                            missing,
+                            errors,
+                        ),
+                        _ => None,
+                    }
                 }
-                _ => None,
+                _ => continue,
             };
+        }
+        let values: Vec<Value> = values.into_iter().collect::<Option<_>>()?;
+        if let Some(m) = self.family.misuse(&values) {
+            errors.push(Diagnostic::new(c.pattern.span, m.message).help(m.help));
+            return None;
         }
         Some(Box::new(Lowered {
             index: self.index,
             family: self.family,
-            values: values.into_iter().collect::<Option<_>>()?,
+            values,
             docs: c.docs.clone(),
         }))
     }
@@ -220,6 +263,32 @@ fn numbers(spec: &Spec, t: usize, errors: &mut Errors) {
     }
 }
 
+impl Lowered {
+    /// Reports each data type a table row lists for tensor `t` that the
+    /// family cannot compute for ([`Constraint::Computes`]).
+    fn computes(&self, spec: &Spec, t: usize, verb: &str, errors: &mut Errors) {
+        for e in &spec.support {
+            for r in e.rows.iter().filter(|r| r.tensor == t) {
+                for &dt in &r.dtypes {
+                    if let Some(why) = self.family.unsupported(&self.values, dt) {
+                        errors.push(
+                            Diagnostic::new(
+                                r.span,
+                                format!("{} cannot be {verb}: {why}", dt.spec_name()),
+                            )
+                            .help(format!(
+                                "remove {} from `{}`'s row",
+                                dt.spec_name(),
+                                spec.tensors[t].name
+                            )),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl Pattern for Lowered {
     fn clone_box(&self) -> Box<dyn Pattern> {
         Box::new(self.clone())
@@ -262,6 +331,11 @@ impl Pattern for Lowered {
                         for y in slots(b) {
                             same_types(spec, x, y, what, errors);
                         }
+                    }
+                }
+                Constraint::Computes(p, verb) => {
+                    for t in slots(p) {
+                        self.computes(spec, t, verb, errors);
                     }
                 }
             }
@@ -331,6 +405,22 @@ impl Pattern for Lowered {
             }
             Value::Domain(lo, hi) => quote!(::ops_core::family::Value::Domain(#lo, #hi)),
             Value::Attr(i) => quote!(::ops_core::family::Value::Attr(#i)),
+            Value::Instruction(i) => {
+                let (value, text) = (gen_scalar(i.value), i.text);
+                quote!(::ops_core::family::Value::Instruction(&::ops_core::family::Instruction {
+                    value: #value,
+                    text: #text,
+                }))
+            }
+            Value::Bound(None) => {
+                quote!(::ops_core::family::Value::Bound(
+                    ::core::option::Option::None
+                ))
+            }
+            Value::Bound(Some(b)) => {
+                let b = gen_scalar(b);
+                quote!(::ops_core::family::Value::Bound(::core::option::Option::Some(#b)))
+            }
             Value::Absent => quote!(::ops_core::family::Value::Absent),
         });
         let domain = self.values.iter().find_map(|v| match *v {
