@@ -132,6 +132,7 @@
 //! FLOAT64 kernel each step is an `f64` operation on both backends.
 
 use crate::DataType;
+use crate::Element as _;
 
 /// A variable of an expression; which ones a parameter may name is the
 /// pattern's choice (a fold's `map` sees [`Var::X`], its `combine`
@@ -151,7 +152,7 @@ pub enum Var {
     /// The number of elements reduced (`n`).
     N,
     /// A shifted fold's shift (`m`): the maximum of the output's
-    /// sub-tensor ([`crate::patterns::fold::Shift`]).
+    /// sub-tensor ([`crate::family::fold::Shift`]).
     M,
     /// An element-wise pattern's first input (the spec names it by its
     /// tensor's name).
@@ -1373,6 +1374,38 @@ fn shift(op: Binary, x: i128, y: i128, dtype: DataType) -> i128 {
         x >> count
     };
     wrap(out, dtype)
+}
+
+/// A host element as a CPU value of its compute type.
+pub(crate) fn value_of(t: &crate::HostTensor, i: usize) -> Value {
+    crate::with_element_type!(t.dtype(), T => {
+        let v: T = t.get(i);
+        match v.to_i128() {
+            Some(x) => Value::I(x),
+            None => Value::F(v.to_f64()),
+        }
+    })
+}
+
+/// A CPU value rounded once to `dtype`, as little-endian bytes.
+pub(crate) fn write_value(v: Value, dtype: DataType, out: &mut Vec<u8>) {
+    match (dtype, v) {
+        (DataType::Float64, Value::F(x)) => x.write_le(out),
+        (DataType::Float32, Value::F(x)) => (x as f32).write_le(out),
+        (DataType::Float16, Value::F(x)) => half::f16::from_bits(f16_bits(x)).write_le(out),
+        (_, Value::I(x)) if !dtype.is_float() => {
+            let bytes = wrap(x, dtype).to_le_bytes();
+            out.extend_from_slice(&bytes[..dtype.size_bytes()]);
+        }
+        (_, Value::B(b)) => {
+            let mut bytes = vec![0u8; dtype.size_bytes()];
+            bytes[0] = u8::from(b);
+            out.extend_from_slice(&bytes);
+        }
+        // The spec compiler types every expression; a float value for an
+        // integer type (or the reverse) cannot reach here.
+        _ => out.extend_from_slice(&vec![0u8; dtype.size_bytes()]),
+    }
 }
 
 #[cfg(test)]

@@ -279,9 +279,6 @@ pub enum TiesParam {
     ByAttr(usize, Vec<Ties>),
 }
 
-/// The spec's text of a fold's expressions (for kernel comments and docs).
-pub use crate::wgsl::fold::FoldText;
-
 /// The computation.
 #[derive(Clone, Debug)]
 pub enum Compute {

@@ -1,7 +1,7 @@
 //! The fold pattern at and across every size threshold its planner has.
 //!
 //! Nothing here lists a threshold by hand: for each shape family the test
-//! scans the reduced length, asks `ops_core::patterns::fold` where the plan
+//! scans the reduced length, asks `ops_core::family::fold` where the plan
 //! of either device class changes kind (one pass or chunks and a combine
 //! pass, and how many passes), and runs every plan variant of the call
 //! (`Operator::gpu_plan_variants`: both classes' picks, one pass, two
@@ -14,8 +14,8 @@
 //! several bindings).
 
 use ops::reduce::{ReduceDesc, ReduceFunction};
+use ops_core::family::fold::{fold_strategy, FoldStrategy};
 use ops_core::fuzz::{same_sign_tensor, tensor_with_edges, Rng};
-use ops_core::patterns::fold::{fold_strategy, FoldStrategy};
 use ops_core::patterns::reduce::chunk_len;
 use ops_core::{
     accuracy, DataType, DeviceClass, FeatureLevel, HostTensor, Operator, TensorDesc,
@@ -591,7 +591,7 @@ fn float64_folds_at_every_threshold() {
 /// lengths there that factor into the dimensions).
 #[test]
 fn many_reduced_dimensions_stay_within_the_loop_budget() {
-    use ops_core::patterns::fold::{fold_thread_steps, FoldLoops};
+    use ops_core::family::fold::{fold_thread_steps, FoldLoops};
     use ops_core::patterns::reduce::ReduceGeometry;
     /// `len` as `k` factors above 1, or `None`.
     fn factors(mut len: u32, k: usize) -> Option<Vec<u32>> {

@@ -153,7 +153,7 @@ impl Family for Concat {
         true
     }
 
-    fn bindings(&self, variant: &str) -> &'static [Access] {
+    fn bindings(&self, _config: &[Value], variant: &str) -> &'static [Access] {
         bindings(inputs_of(variant))
     }
 

@@ -163,7 +163,7 @@ impl Family for GatherElements {
         KernelDecl::for_pairs(pairs, |_, index| index.is_int(), &[VARIANT])
     }
 
-    fn bindings(&self, _variant: &str) -> &'static [Access] {
+    fn bindings(&self, _config: &[Value], _variant: &str) -> &'static [Access] {
         &ACCESS
     }
 

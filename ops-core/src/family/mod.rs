@@ -120,6 +120,7 @@ impl Prologue<'_> {
 
 pub mod concat;
 pub mod elementwise;
+pub mod fold;
 pub mod gather_elements;
 pub mod gather_nd;
 pub mod one_hot;
@@ -138,6 +139,7 @@ pub static FAMILIES: &[&dyn Family] = &[
     &concat::Concat,
     &pad::Pad,
     &elementwise::ElementwiseFamily,
+    &fold::FoldFamily,
 ];
 
 /// The family named `name` and its position in [`FAMILIES`].
@@ -439,7 +441,7 @@ pub enum Value {
     Instruction(&'static Instruction),
     /// A [`ParamKind::AccuracyOf`]: `None` exact, else the bound in ULPs,
     /// an INT64 expression of the variable.
-    Bound(Option<&'static Scalar>),
+    Bound(Option<&'static Instruction>),
     /// An optional parameter the block leaves out.
     Absent,
 }
@@ -935,8 +937,8 @@ pub trait Family: Sync {
         }
     }
 
-    /// The bindings of `variant`'s kernels.
-    fn bindings(&self, variant: &str) -> &'static [Access];
+    /// The bindings of `variant`'s kernels for `config`.
+    fn bindings(&self, config: &[Value], variant: &str) -> &'static [Access];
 
     /// The workgroup size of `variant`'s kernels.
     fn workgroup_size(&self, variant: &str) -> u32;
@@ -1089,7 +1091,7 @@ mod tests {
                 // Only a kernel of several tensor bindings, whose segments
                 // would pass core WebGPU's 8 storage buffers per stage,
                 // may lack a segmented variant (concat of 2 or more).
-                let bindings = f.bindings(k.variant).len();
+                let bindings = f.bindings(&config, k.variant).len();
                 match segments::segmented_part(&text) {
                     Some((counts, segmented)) => {
                         assert_eq!(counts.len(), bindings, "{key}");

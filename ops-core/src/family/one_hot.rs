@@ -149,7 +149,7 @@ impl Family for OneHot {
         KernelDecl::for_pairs(pairs, |_, indices| indices != DataType::Bool, &[VARIANT])
     }
 
-    fn bindings(&self, _variant: &str) -> &'static [Access] {
+    fn bindings(&self, _config: &[Value], _variant: &str) -> &'static [Access] {
         &ACCESS
     }
 

@@ -244,14 +244,14 @@ pub(crate) fn combine_into(
     }
     let value_at = |bytes: &[u8]| -> Result<Value, OpError> {
         let one = HostTensor::from_bytes(TensorDesc::new(dtype, [1]), bytes.to_vec())?;
-        Ok(super::fold::value_of(&one, 0))
+        Ok(crate::scalar::value_of(&one, 0))
     };
     let mut vars = [Value::I(0); Var::COUNT];
     vars[Var::A as usize] = value_at(&out[t * width..(t + 1) * width])?;
     vars[Var::B as usize] = value_at(update)?;
     let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
     let mut element = Vec::with_capacity(width);
-    super::fold::write_value(combine.eval(&env, &vars, attrs), dtype, &mut element);
+    crate::scalar::write_value(combine.eval(&env, &vars, attrs), dtype, &mut element);
     out[t * width..(t + 1) * width].copy_from_slice(&element);
     Ok(())
 }

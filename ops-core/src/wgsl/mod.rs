@@ -11,7 +11,6 @@
 pub mod dtype;
 pub mod float64;
 pub mod float64_fn;
-pub mod fold;
 pub mod reduce;
 pub mod scalar;
 pub mod scatter_combine;

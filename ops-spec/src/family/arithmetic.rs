@@ -331,10 +331,12 @@ pub(crate) fn accuracy_of(
             kind: ExprKind::Name(n),
             ..
         })) if n == "exact" => Some(Value::Bound(None)),
-        Some(ParamValue::Expr(ast::Expr {
-            kind: ExprKind::Call(f, args),
-            ..
-        })) if f.text == "ulp" && args.len() == 1 => {
+        Some(ParamValue::Expr(
+            e @ ast::Expr {
+                kind: ExprKind::Call(f, args),
+                ..
+            },
+        )) if f.text == "ulp" && args.len() == 1 => {
             const INT64: STy = STy::Data(DataType::Int64);
             let env = ScalarEnv {
                 params: &[],
@@ -343,8 +345,11 @@ pub(crate) fn accuracy_of(
                 tensors: &[],
                 bound: &[],
             };
-            let bound = cx.lower_scalar(&args[0], key, &env, INT64, errors)?;
-            Some(Value::Bound(Some(bound)))
+            let value = cx.lower_scalar(&args[0], key, &env, INT64, errors)?;
+            Some(Value::Bound(Some(Box::leak(Box::new(Instruction {
+                value,
+                text: cx.text(e.span).leak(),
+            })))))
         }
         Some(ParamValue::Expr(e)) => {
             errors.push(

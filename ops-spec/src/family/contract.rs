@@ -368,7 +368,7 @@ impl Pattern for Lowered {
                 &id,
                 &key,
                 quote!(#family.kernel_text(CONFIG, &#decl, #key, #origin)),
-                self.family.bindings(variant),
+                self.family.bindings(&self.values, variant),
                 quote!(#size),
             ));
             entries.push(quote!(::ops_core::family::KernelEntry { decl: #decl, kernel: &#id }));
@@ -406,11 +406,8 @@ impl Pattern for Lowered {
             Value::Domain(lo, hi) => quote!(::ops_core::family::Value::Domain(#lo, #hi)),
             Value::Attr(i) => quote!(::ops_core::family::Value::Attr(#i)),
             Value::Instruction(i) => {
-                let (value, text) = (gen_scalar(i.value), i.text);
-                quote!(::ops_core::family::Value::Instruction(&::ops_core::family::Instruction {
-                    value: #value,
-                    text: #text,
-                }))
+                let i = gen_instruction(i);
+                quote!(::ops_core::family::Value::Instruction(#i))
             }
             Value::Bound(None) => {
                 quote!(::ops_core::family::Value::Bound(
@@ -418,7 +415,7 @@ impl Pattern for Lowered {
                 ))
             }
             Value::Bound(Some(b)) => {
-                let b = gen_scalar(b);
+                let b = gen_instruction(b);
                 quote!(::ops_core::family::Value::Bound(::core::option::Option::Some(#b)))
             }
             Value::Absent => quote!(::ops_core::family::Value::Absent),
@@ -450,6 +447,16 @@ impl Pattern for Lowered {
             docs,
         }
     }
+}
+
+/// A reference to an [`ops_core::family::Instruction`] as a constant
+/// expression.
+fn gen_instruction(i: &ops_core::family::Instruction) -> proc_macro2::TokenStream {
+    let (value, text) = (gen_scalar(i.value), i.text);
+    quote!(&::ops_core::family::Instruction {
+        value: #value,
+        text: #text,
+    })
 }
 
 /// A [`ops_core::family::Types`] as a constant expression.

@@ -226,7 +226,7 @@ impl Family for ElementwiseFamily {
         wgsl::elementwise_kernel_key(operator, variant_of(k.variant).1, k.types.as_slice())
     }
 
-    fn bindings(&self, variant: &str) -> &'static [Access] {
+    fn bindings(&self, _config: &[Value], variant: &str) -> &'static [Access] {
         bindings(variant_of(variant).0)
     }
 

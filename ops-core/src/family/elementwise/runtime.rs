@@ -7,7 +7,7 @@ use crate::{
     Access, BufferRef, DataType, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
 };
 
-use crate::patterns::fold::{value_of, write_value};
+use crate::scalar::{value_of, write_value};
 
 /// Threads per workgroup of the kernels.
 pub const WORKGROUP_SIZE: u32 = 256;

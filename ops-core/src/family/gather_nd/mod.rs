@@ -123,7 +123,7 @@ impl Family for Gathers {
         KernelDecl::for_pairs(pairs, wgsl::gather_nd_supported, &GatherVariant::NAMES)
     }
 
-    fn bindings(&self, _variant: &str) -> &'static [Access] {
+    fn bindings(&self, _config: &[Value], _variant: &str) -> &'static [Access] {
         wgsl::GATHER_ND_BINDINGS
     }
 

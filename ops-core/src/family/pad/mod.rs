@@ -105,7 +105,7 @@ impl Family for Pad {
         true
     }
 
-    fn bindings(&self, _variant: &str) -> &'static [Access] {
+    fn bindings(&self, _config: &[Value], _variant: &str) -> &'static [Access] {
         BINDINGS
     }
 

@@ -281,7 +281,7 @@ fn constant_bytes(dtype: DataType, constant: PadConstant<'_>) -> Result<Vec<u8>,
         PadConstant::Element(_) => Ok(vec![0; width]),
         PadConstant::Value(v) => {
             let mut bytes = Vec::with_capacity(width);
-            crate::patterns::fold::write_value(cast_value(v, dtype), dtype, &mut bytes);
+            crate::scalar::write_value(cast_value(v, dtype), dtype, &mut bytes);
             Ok(bytes)
         }
     }

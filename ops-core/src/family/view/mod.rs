@@ -158,7 +158,7 @@ impl Family for Views {
         true
     }
 
-    fn bindings(&self, _variant: &str) -> &'static [Access] {
+    fn bindings(&self, _config: &[Value], _variant: &str) -> &'static [Access] {
         BINDINGS
     }
 

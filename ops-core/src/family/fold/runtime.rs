@@ -1,65 +1,13 @@
-//! The `fold` pattern: each output element folds its reduced sub-tensor with
-//! arithmetic the spec declares (ReduceSum, ReduceMean, ReduceL2, ...).
-//!
-//! A fold is TVM's `comm_reducer` with a map and a finish, all
-//! [`Scalar`] expressions from the spec:
-//!
-//! ```text
-//! acc = identity
-//! for x in sub-tensor:  acc = combine(acc, map(x))     (a = acc, b = map(x))
-//! output = finish(acc)                                  (n = elements folded)
-//! ```
-//!
-//! `combine` must be associative and commutative up to rounding: the GPU
-//! folds chunks of a sub-tensor separately and combines their partial
-//! results, the CPU backend folds in row-major order. Both accumulate
-//! FLOAT16 and FLOAT32 in `f32` (FLOAT64 in `f64`; [`crate::scalar`]), so
-//! a sum whose `f32` partial sums overflow is infinity on both. The
-//! spec's accuracy contract ([`Fold::accuracy`]) bounds each backend's
-//! distance from the yardstick, the same fold in `f64` rounded once
-//! ([`Precision::Yardstick`]); [`crate::accuracy::contract_matches`] says
-//! what is checked where it cannot hold. An empty sub-tensor gives
-//! `finish(identity)` with `n = 0`.
-//!
-//! # Shifted folds
-//!
-//! A fold may declare a shift ([`Fold::shift`]; `shift: max` in a spec):
-//! each output's `m` is found first, by the fold [`SHIFT_MAX`] over the
-//! same sub-tensor, and `map` and `finish` read it as the variable `m`
-//! ([`Var::M`]). Log-sum-exp is `map: exp(x - m)`, `finish: log(acc) + m`:
-//! every mapped value is at most 1 and the sum at least 1, so no `exp`
-//! overflows and `log` is finite wherever the answer is.
-//! The maximum propagates NaN, and `m` is 0 where the maximum is not
-//! finite (NaN, an infinity, or the -infinity of an empty sub-tensor), so
-//! that such an output is what the unshifted fold gives: -infinity when
-//! every value is -infinity or there are none, +infinity with a +infinity
-//! among the values, NaN with a NaN.
-//!
-//! # GPU plan
-//!
-//! Two kernels per data type ([`FoldVariant`]): `fold_input` folds chunks of
-//! the input (one thread per output and chunk), `fold_partials` folds chunks
-//! of partial results. A sub-tensor of at most one chunk is one
-//! `fold_input` pass that writes the output; longer ones write partials to
-//! scratch and `fold_partials` passes combine them, each thread folding at
-//! most [`FoldStrategy::cap`] values, until one per output remains and is
-//! finished into the output.
-//!
-//! A shifted fold runs the same passes twice with one strategy: first
-//! `shift_input` and `shift_partials` over the shift's fold, whose final
-//! pass writes each output's `m` to a scratch buffer of one partial per
-//! output, then `fold_input` and `fold_partials`, which bind that buffer
-//! as a fifth binding (four storage buffers in all, within core WebGPU's
-//! eight) and read output `o`'s `m`.
+//! The fold's CPU reference and GPU planner.
 
 use crate::accuracy::Tolerance;
-use crate::scalar::{f16_bits, wrap, Precision, Scalar, TypeEnv, Value, Var};
+use crate::scalar::{value_of, wrap, write_value, Precision, Scalar, TypeEnv, Value, Var};
 use crate::{
-    BufferRef, DataType, DeviceClass, Element, GpuPlan, HostTensor, Kernel, OpError, OutputInit,
-    Pass, TensorDesc, MAX_THREAD_STEPS,
+    BufferRef, DataType, DeviceClass, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass,
+    TensorDesc, MAX_THREAD_STEPS,
 };
 
-use super::reduce::{balanced_chunks, chunk_len, ReduceGeometry};
+use crate::patterns::reduce::{balanced_chunks, chunk_len, ReduceGeometry};
 
 /// A fold as its spec declares it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -381,38 +329,6 @@ fn check_call(
         )));
     }
     Ok(())
-}
-
-/// A host element as a CPU value of its compute type.
-pub(crate) fn value_of(t: &HostTensor, i: usize) -> Value {
-    crate::with_element_type!(t.dtype(), T => {
-        let v: T = t.get(i);
-        match v.to_i128() {
-            Some(x) => Value::I(x),
-            None => Value::F(v.to_f64()),
-        }
-    })
-}
-
-/// A CPU value rounded once to `dtype`, as little-endian bytes.
-pub(crate) fn write_value(v: Value, dtype: DataType, out: &mut Vec<u8>) {
-    match (dtype, v) {
-        (DataType::Float64, Value::F(x)) => x.write_le(out),
-        (DataType::Float32, Value::F(x)) => (x as f32).write_le(out),
-        (DataType::Float16, Value::F(x)) => half::f16::from_bits(f16_bits(x)).write_le(out),
-        (_, Value::I(x)) if !dtype.is_float() => {
-            let bytes = wrap(x, dtype).to_le_bytes();
-            out.extend_from_slice(&bytes[..dtype.size_bytes()]);
-        }
-        (_, Value::B(b)) => {
-            let mut bytes = vec![0u8; dtype.size_bytes()];
-            bytes[0] = u8::from(b);
-            out.extend_from_slice(&bytes);
-        }
-        // The spec compiler types every expression; a float value for an
-        // integer type (or the reverse) cannot reach here.
-        _ => out.extend_from_slice(&vec![0u8; dtype.size_bytes()]),
-    }
 }
 
 /// `n` as a value of `dtype`'s compute type.
@@ -871,6 +787,7 @@ fn plan(
 mod tests {
     use super::*;
     use crate::scalar::{Binary, Ty, Unary, Var};
+    use crate::Element;
 
     const X: Scalar = Scalar::Var(Var::X);
     const A: Scalar = Scalar::Var(Var::A);

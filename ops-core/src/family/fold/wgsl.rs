@@ -1,10 +1,10 @@
-//! WGSL kernels of the `fold` pattern ([`crate::patterns::fold`]).
+//! WGSL kernels of the `fold` family ([`super::runtime`]).
 //!
 //! One thread per output element and chunk folds the chunk's values with
 //! the spec's `map` and `combine`, starting from `identity`; a final pass
 //! applies `finish` and stores the output, other passes store partial
 //! results for a `fold_partials` pass. The arithmetic is the spec's, turned
-//! into WGSL by [`super::scalar`].
+//! into WGSL by [`crate::wgsl::scalar`].
 //!
 //! A shifted fold ([`Fold::shift`]) has two more kernels, `shift_input` and
 //! `shift_partials`, the same loops over the shift's fold, whose final pass
@@ -12,15 +12,15 @@
 //! their `partials` binding; the main kernels bind those as `shifts`, and
 //! pass output `o`'s to `map` and `finish`.
 
-use crate::patterns::fold::{params, Fold, FoldVariant, Shift, WORKGROUP_SIZE};
+use super::runtime::{params, Fold, FoldVariant, Shift, WORKGROUP_SIZE};
 use crate::scalar::Var;
 use crate::DataType;
 
-use super::dtype::{self, is_packed};
-use super::scalar::{compute_type, gen_expr_helpers, gen_helpers, scalar_wgsl};
-use super::segments::{self, Buffer, Layout};
-use super::writer::Writer;
 use crate::scalar::TypeEnv;
+use crate::wgsl::dtype::{self, is_packed};
+use crate::wgsl::scalar::{compute_type, gen_expr_helpers, gen_helpers, scalar_wgsl};
+use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::writer::Writer;
 
 /// The kernel key: `{operator}/{variant}/{DATA}` (`ReduceSum/fold_input/FLOAT16`).
 pub fn fold_kernel_key(operator: &str, variant: FoldVariant, dtype: DataType) -> String {
@@ -59,7 +59,7 @@ fn buffers(fold: &Fold, variant: FoldVariant, dtype: DataType) -> Vec<Buffer<'st
 }
 
 /// The complete WGSL of one fold kernel, plain and segmented
-/// ([`super::segments`]). `fold` must be supported for `dtype`
+/// ([`crate::wgsl::segments`]). `fold` must be supported for `dtype`
 /// ([`fold_unsupported`]).
 pub fn fold_kernel(
     fold: &Fold,
@@ -76,7 +76,7 @@ pub fn fold_kernel(
 /// ([`crate::Kernel::generated`]).
 ///
 /// The complete WGSL of one fold kernel, plain and segmented
-/// ([`super::segments`]). `fold` must be supported for `dtype`
+/// ([`crate::wgsl::segments`]). `fold` must be supported for `dtype`
 /// ([`fold_unsupported`]).
 pub fn fold_kernel_text(
     fold: &Fold,
@@ -387,9 +387,9 @@ mod tests {
                     let key = fold_kernel_key("Test", v, dt);
                     let wgsl = fold_kernel(fold, v, dt, &key, "test", &FoldText::default());
                     let plain = segments::plain_part(&wgsl);
-                    super::super::validated_module(&key, plain, "main", WORKGROUP_SIZE);
+                    crate::wgsl::validated_module(&key, plain, "main", WORKGROUP_SIZE);
                     let (_, seg) = segments::segmented_part(&wgsl).expect("segmented variant");
-                    super::super::validated_module(&key, seg, "main", WORKGROUP_SIZE);
+                    crate::wgsl::validated_module(&key, seg, "main", WORKGROUP_SIZE);
                     count += 1;
                 }
             }
@@ -434,7 +434,7 @@ mod tests {
                 let key = fold_kernel_key("Lse", v, dt);
                 let wgsl = fold_kernel(&LSE, v, dt, &key, "test", &FoldText::default());
                 let plain = segments::plain_part(&wgsl);
-                let module = super::super::validated_module(&key, plain, "main", WORKGROUP_SIZE);
+                let module = crate::wgsl::validated_module(&key, plain, "main", WORKGROUP_SIZE);
                 let bindings = module
                     .global_variables
                     .iter()
@@ -443,7 +443,7 @@ mod tests {
                 assert_eq!(plain.contains("fn load_shift"), !v.is_shift(), "{key}");
                 assert_eq!(plain.contains("fn store_output"), !v.is_shift(), "{key}");
                 let (_, seg) = segments::segmented_part(&wgsl).expect("segmented variant");
-                super::super::validated_module(&key, seg, "main", WORKGROUP_SIZE);
+                crate::wgsl::validated_module(&key, seg, "main", WORKGROUP_SIZE);
             }
         }
         assert!(fold_unsupported(&LSE, DataType::Int32)
@@ -484,7 +484,7 @@ mod tests {
                     "test",
                     &FoldText::default(),
                 );
-                super::super::validated_module(
+                crate::wgsl::validated_module(
                     &key,
                     segments::plain_part(&wgsl),
                     "main",
