@@ -1,6 +1,5 @@
 //! The lowered model of a spec: names resolved, expressions typed.
 
-use ops_core::patterns::reduce::Ties;
 use ops_core::{DataType, FeatureLevel};
 
 use crate::diag::Span;
@@ -268,15 +267,6 @@ pub struct Row {
     pub ranks: Option<(i128, i128, Span)>,
     /// Span.
     pub span: Span,
-}
-
-/// How a run-time tie rule is chosen.
-#[derive(Clone, Debug)]
-pub enum TiesParam {
-    /// Always the same.
-    Fixed(Ties),
-    /// By an enum attribute (`ties[member]`) or a bool one (`ties[b as u32]`).
-    ByAttr(usize, Vec<Ties>),
 }
 
 /// The computation.

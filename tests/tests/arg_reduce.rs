@@ -370,7 +370,7 @@ fn descriptor_docs_carry_the_support_table() {
     assert_eq!(info.introduced, Some(FeatureLevel::FL3_0));
     assert_eq!(info.inputs, ["input"]);
     // 10 input types x 4 output types x every reduce variant.
-    let variants = ops_core::patterns::reduce::ReduceVariant::ALL.len();
+    let variants = ops_core::family::reduce::ReduceVariant::ALL.len();
     assert_eq!(info.kernels.len(), 10 * 4 * variants);
 }
 

@@ -15,8 +15,8 @@
 
 use ops::reduce::{ReduceDesc, ReduceFunction};
 use ops_core::family::fold::{fold_strategy, FoldStrategy};
+use ops_core::family::reduce::chunk_len;
 use ops_core::fuzz::{same_sign_tensor, tensor_with_edges, Rng};
-use ops_core::patterns::reduce::chunk_len;
 use ops_core::{
     accuracy, DataType, DeviceClass, FeatureLevel, HostTensor, Operator, TensorDesc,
     MAX_THREAD_STEPS,
@@ -592,7 +592,7 @@ fn float64_folds_at_every_threshold() {
 #[test]
 fn many_reduced_dimensions_stay_within_the_loop_budget() {
     use ops_core::family::fold::{fold_thread_steps, FoldLoops};
-    use ops_core::patterns::reduce::ReduceGeometry;
+    use ops_core::family::reduce::ReduceGeometry;
     /// `len` as `k` factors above 1, or `None`.
     fn factors(mut len: u32, k: usize) -> Option<Vec<u32>> {
         let mut primes = Vec::new();

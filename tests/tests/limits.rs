@@ -11,7 +11,7 @@
 
 use ops::{ArgMaxDesc, ArgMinDesc, ReduceMinDesc};
 use ops_core::family::gather_nd;
-use ops_core::patterns::reduce::params;
+use ops_core::family::reduce::params;
 use ops_core::{DataType, DeviceClass, HostTensor, OpError, Operator, TensorDesc};
 use ops_gpu::Context;
 use ops_tests::{assert_bitwise_eq, gather_nd1, gpu, scatter_axis0, tensor_with_edges, Rng};

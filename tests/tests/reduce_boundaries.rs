@@ -30,13 +30,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use ops_core::fuzz::Rng;
-use ops_core::patterns::reduce::{
+use ops_core::family::reduce::{
     params, per_vector, reduce_cpu, reduce_plan, reduce_plan_with, Keep, ReduceConfig,
     ReduceGeometry, ReduceStrategy, ReduceVariant, Select, Ties, Zeros, WORKGROUP_SIZE,
 };
+use ops_core::family::reduce::{reduce_kernel, reduce_kernel_key, REDUCE_BINDINGS, REDUCE_ENTRY};
+use ops_core::fuzz::Rng;
 use ops_core::{DataType, DeviceClass, HostTensor, Kernel, TensorDesc};
-use ops_spec::wgsl::{reduce_kernel, reduce_kernel_key, REDUCE_BINDINGS, REDUCE_ENTRY};
 use ops_tests::{assert_bitwise_eq, gpu, segmented_context_for};
 
 const ORIGIN: &str = "tests/tests/reduce_boundaries.rs";

@@ -3,7 +3,7 @@
 //! For the four operators' configurations (ArgMin, ArgMax, ReduceMin,
 //! ReduceMax), every input data type, every output data type and every
 //! kernel variant, the kernels are generated here with
-//! `ops_spec::wgsl::reduce`, run through `ops_gpu` on random and edge-value
+//! `ops_core::family::reduce::wgsl`, run through `ops_gpu` on random and edge-value
 //! inputs (NaN payloads, infinities, signed zeros, subnormals, integer
 //! extremes, 64-bit values past 2^32 and 2^53, many ties) of ranks 1 to 4
 //! over several axis sets, and compared bit for bit with `reduce_cpu`. The
@@ -15,14 +15,14 @@
 
 use std::collections::HashMap;
 
-use ops_core::fuzz::Rng;
-use ops_core::patterns::reduce::{
+use ops_core::family::reduce::{
     phases, reduce_cpu, reduce_plan, Keep, ReduceConfig, ReduceGeometry, ReduceStrategy,
     ReduceVariant, Select, Ties, Zeros, WORKGROUP_SIZE,
 };
+use ops_core::family::reduce::{reduce_kernel, reduce_kernel_key, REDUCE_BINDINGS, REDUCE_ENTRY};
+use ops_core::fuzz::Rng;
 use ops_core::{DataType, DeviceClass, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::Context;
-use ops_spec::wgsl::{reduce_kernel, reduce_kernel_key, REDUCE_BINDINGS, REDUCE_ENTRY};
 
 const ORIGIN: &str = "tests/tests/reduce_pattern_gpu.rs";
 

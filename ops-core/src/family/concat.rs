@@ -129,7 +129,7 @@ impl Family for Concat {
         PARAMS
     }
 
-    fn constraints(&self) -> &'static [Constraint] {
+    fn constraints(&self, _config: &[Value]) -> &'static [Constraint] {
         &[Constraint::SameTypes(
             INPUTS,
             OUTPUT,

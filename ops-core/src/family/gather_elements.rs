@@ -147,7 +147,7 @@ impl Family for GatherElements {
         PARAMS
     }
 
-    fn constraints(&self) -> &'static [Constraint] {
+    fn constraints(&self, _config: &[Value]) -> &'static [Constraint] {
         &[
             Constraint::Integer(INDICES),
             Constraint::SameTypes(INPUT, OUTPUT, "moves the elements of"),

@@ -125,6 +125,7 @@ pub mod gather_elements;
 pub mod gather_nd;
 pub mod one_hot;
 pub mod pad;
+pub mod reduce;
 pub mod view;
 
 /// Every family under the contract, by the name a spec writes after
@@ -140,6 +141,7 @@ pub static FAMILIES: &[&dyn Family] = &[
     &pad::Pad,
     &elementwise::ElementwiseFamily,
     &fold::FoldFamily,
+    &reduce::ReduceFamily,
 ];
 
 /// The family named `name` and its position in [`FAMILIES`].
@@ -220,6 +222,10 @@ pub enum ParamKind {
         /// What a block that leaves it out gets.
         missing: Missing,
     },
+    /// One of `words` ([`Value::Word`]), or one per value of an enum or
+    /// boolean attribute, `attr { MEMBER: word, .. }`
+    /// ([`Value::WordByAttr`]); [`Call::word`] reads either.
+    WordByAttr(&'static [&'static str]),
     /// `exact` or `ulp(bound)`, `bound` an INT64 expression of the
     /// variable ([`Value::Bound`]): the bound as a function of, say, the
     /// number of elements folded.
@@ -397,6 +403,14 @@ impl Param {
         }
     }
 
+    /// One of `words`, or one per value of an enum or boolean attribute.
+    pub const fn word_by_attr(name: &'static str, words: &'static [&'static str]) -> Param {
+        Param {
+            name,
+            kind: ParamKind::WordByAttr(words),
+        }
+    }
+
     /// An accuracy contract whose bound is an expression of `var`.
     pub const fn accuracy_of(name: &'static str, var: crate::scalar::Var) -> Param {
         Param {
@@ -439,6 +453,10 @@ pub enum Value {
     Attr(usize),
     /// A [`ParamKind::Instruction`]'s expression.
     Instruction(&'static Instruction),
+    /// A [`ParamKind::WordByAttr`] by attribute `attr` (spec order): the
+    /// word's position for each of its values (an enum's members in
+    /// order; a boolean's `false`, `true`).
+    WordByAttr(usize, &'static [u32]),
     /// A [`ParamKind::AccuracyOf`]: `None` exact, else the bound in ULPs,
     /// an INT64 expression of the variable.
     Bound(Option<&'static Instruction>),
@@ -754,7 +772,8 @@ pub trait OpEnv {
     /// List expression `e` evaluated over the descriptor.
     fn list(&self, e: &Expr) -> Result<Vec<i128>, OpError>;
     /// Attribute `i` as a scalar: an integer, float or boolean attribute's
-    /// value, a scalar attribute read as its tensor's data type.
+    /// value, an enum attribute's member position, a scalar attribute read
+    /// as its tensor's data type (a list attribute is 0).
     fn scalar_attr(&self, i: usize) -> crate::scalar::Value;
     /// Every attribute as [`OpEnv::scalar_attr`] gives it, in spec order.
     fn scalar_attrs(&self) -> Vec<crate::scalar::Value>;
@@ -837,6 +856,22 @@ impl<'a> Call<'a> {
             .collect()
     }
 
+    /// The position of word parameter `p`'s word for this descriptor
+    /// ([`ParamKind::Word`], [`ParamKind::WordByAttr`]).
+    pub fn word(&self, p: usize) -> u32 {
+        match self.config[p] {
+            Value::WordByAttr(attr, words) => {
+                let at = match self.env.scalar_attr(attr) {
+                    crate::scalar::Value::B(b) => usize::from(b),
+                    crate::scalar::Value::I(i) => usize::try_from(i).unwrap_or(0),
+                    crate::scalar::Value::F(_) => 0,
+                };
+                words.get(at).copied().unwrap_or(0)
+            }
+            v => v.word().unwrap_or(0),
+        }
+    }
+
     /// Optional count parameter `p` evaluated for this descriptor, `None`
     /// when the block leaves it out.
     pub fn optional_count(&self, p: usize) -> Result<Option<usize>, OpError> {
@@ -884,8 +919,9 @@ pub trait Family: Sync {
     /// The block's parameters.
     fn params(&self) -> &'static [Param];
 
-    /// What the family asks of the support tables.
-    fn constraints(&self) -> &'static [Constraint] {
+    /// What the family asks of the support tables, for `config`.
+    fn constraints(&self, config: &[Value]) -> &'static [Constraint] {
+        let _ = config;
         &[]
     }
 
@@ -1073,6 +1109,7 @@ mod tests {
                         })))
                     }
                     ParamKind::AccuracyOf(_) => Value::Bound(None),
+                    ParamKind::WordByAttr(_) => Value::Word(0),
                 })
                 .collect();
             let every = |_: usize, _: usize| {

@@ -131,7 +131,7 @@ impl Family for OneHot {
         PARAMS
     }
 
-    fn constraints(&self) -> &'static [Constraint] {
+    fn constraints(&self, _config: &[Value]) -> &'static [Constraint] {
         // The indices are numbers (floats truncate): BOOL selects nothing
         // meaningful.
         &[

@@ -6,7 +6,6 @@
 //! `ops_spec::family`. Generated code fills in the operator-specific parts.
 
 pub mod divisor;
-pub mod reduce;
 pub mod scatter_combine;
 pub mod scatter_elements;
 pub mod scatter_nd;

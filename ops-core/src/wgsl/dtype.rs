@@ -13,7 +13,7 @@
 //! functions that touch a buffer name its global variable, since core WGSL
 //! cannot pass storage pointers to functions.
 
-use crate::patterns::reduce::Zeros;
+use crate::family::reduce::Zeros;
 use crate::DataType;
 
 use super::segments::{Buffer, Layout};
@@ -100,7 +100,7 @@ pub(crate) const fn lane_mask(dt: DataType) -> Option<&'static str> {
 }
 
 /// `(elements per word as a shift, lane index mask, lane width in bits)` of a packed type.
-pub(super) const fn lane_geometry(dt: DataType) -> (u32, u32, u32) {
+pub(crate) const fn lane_geometry(dt: DataType) -> (u32, u32, u32) {
     match dt.size_bits() {
         8 => (2, 3, 8),
         _ => (1, 1, 16),

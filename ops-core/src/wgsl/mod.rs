@@ -11,7 +11,6 @@
 pub mod dtype;
 pub mod float64;
 pub mod float64_fn;
-pub mod reduce;
 pub mod scalar;
 pub mod scatter_combine;
 pub mod scatter_elements;
@@ -19,10 +18,6 @@ pub mod scatter_nd;
 pub mod segments;
 pub mod writer;
 
-pub use reduce::{
-    reduce_bindings, reduce_kernel, reduce_kernel_key, reduce_supported, REDUCE_BINDINGS,
-    REDUCE_ENTRY,
-};
 pub use writer::Writer;
 
 /// The entry point `entry` of a kernel that writes each output element

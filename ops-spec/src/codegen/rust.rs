@@ -707,7 +707,8 @@ pub fn gen_operator(
                     let tf = ident(&spec.tensors[t].name);
                     quote!(self.#f.value_as(self.#tf.dtype))
                 }
-                AttrType::List(_) | AttrType::Enum(_) => quote!(::ops_core::scalar::Value::I(0)),
+                AttrType::Enum(_) => quote!(::ops_core::scalar::Value::I(self.#f as i128)),
+                AttrType::List(_) => quote!(::ops_core::scalar::Value::I(0)),
             }
         })
         .collect();

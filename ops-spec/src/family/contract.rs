@@ -118,6 +118,7 @@ impl Family for Adapter {
                         .map(Value::Word)
                 }
                 ParamKind::Arithmetic { .. } | ParamKind::Instruction { .. } => Some(Value::Absent),
+                ParamKind::WordByAttr(words) => word_by_attr(cx, &params, p.name, words, c, errors),
                 ParamKind::AccuracyOf(var) => {
                     super::arithmetic::accuracy_of(cx, &params, p.name, var, errors)
                 }
@@ -246,6 +247,74 @@ fn value_source(
     }
 }
 
+/// A [`ParamKind::WordByAttr`]: one of `words`, or `attr { MEMBER: word,
+/// .. }` with a word for every member of an enum attribute or both values
+/// of a boolean one.
+fn word_by_attr(
+    cx: &mut Lower<'_>,
+    params: &HashMap<String, &ast::ParamValue>,
+    key: &str,
+    words: &[&str],
+    c: &ast::ComputeDecl,
+    errors: &mut Errors,
+) -> Option<Value> {
+    let Some(ast::ParamValue::Map(attr, pairs)) = params.get(key) else {
+        let words: Vec<(&str, u32)> = words.iter().zip(0u32..).map(|(&w, i)| (w, i)).collect();
+        return cx
+            .param_word(params, key, &words, c, errors)
+            .map(Value::Word);
+    };
+    let Some(ai) = cx.spec.attrs.iter().position(|a| a.name == attr.text) else {
+        cx.unknown_name(attr.span, &attr.text, errors);
+        return None;
+    };
+    // An enum's members in order, or a bool's `false`, `true` (what
+    // `OpEnv::scalar_attr` gives).
+    let bools = ["false".to_owned(), "true".to_owned()];
+    let (members, what) = match cx.spec.attrs[ai].ty {
+        AttrType::Enum(ei) => {
+            let en = &cx.spec.enums[ei];
+            (&en.members[..], format!("a member of enum `{}`", en.name))
+        }
+        AttrType::Bool => (&bools[..], "`false` or `true`".to_owned()),
+        _ => {
+            errors.error(
+                attr.span,
+                format!("`{}` is not an enum or bool attribute", attr.text),
+            );
+            return None;
+        }
+    };
+    let mut out: Vec<Option<u32>> = vec![None; members.len()];
+    let mut ok = true;
+    for (m, v) in pairs {
+        let Some(mi) = members.iter().position(|x| x == &m.text) else {
+            errors.error(m.span, format!("`{}` is not {what}", m.text));
+            ok = false;
+            continue;
+        };
+        match words.iter().position(|&w| w == v.text) {
+            Some(w) => out[mi] = Some(w as u32),
+            None => {
+                let quoted: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
+                errors.error(v.span, format!("{key} must be {}", quoted.join(" or ")));
+                ok = false;
+            }
+        }
+    }
+    if let Some(missing) = out.iter().position(Option::is_none) {
+        if ok {
+            errors.error(
+                attr.span,
+                format!("`{key}` does not say what `{}` means", members[missing]),
+            );
+        }
+        return None;
+    }
+    let words: Vec<u32> = out.into_iter().flatten().collect();
+    ok.then(|| Value::WordByAttr(ai, words.leak()))
+}
+
 /// Reports each table row of tensor `t` that lists BOOL.
 fn numbers(spec: &Spec, t: usize, errors: &mut Errors) {
     for e in &spec.support {
@@ -301,7 +370,7 @@ impl Pattern for Lowered {
             Value::Tensor(t) => vec![t],
             _ => Vec::new(),
         };
-        for c in self.family.constraints() {
+        for c in self.family.constraints(&self.values) {
             match *c {
                 Constraint::Integer(p) => {
                     for t in slots(p) {
@@ -405,6 +474,9 @@ impl Pattern for Lowered {
             }
             Value::Domain(lo, hi) => quote!(::ops_core::family::Value::Domain(#lo, #hi)),
             Value::Attr(i) => quote!(::ops_core::family::Value::Attr(#i)),
+            Value::WordByAttr(a, words) => {
+                quote!(::ops_core::family::Value::WordByAttr(#a, &[#(#words),*]))
+            }
             Value::Instruction(i) => {
                 let i = gen_instruction(i);
                 quote!(::ops_core::family::Value::Instruction(#i))

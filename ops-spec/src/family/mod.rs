@@ -27,13 +27,11 @@ use crate::syntax::ast;
 
 mod arithmetic;
 mod contract;
-pub mod reduce;
 pub mod scatter_elements;
 pub mod scatter_nd;
 
 /// Every family a `compute` block may name.
 pub static FAMILIES: &[&dyn Family] = &[
-    &reduce::ReduceFamily,
     &scatter_elements::ScatterElementsFamily,
     &scatter_nd::ScatterNdFamily,
 ];

@@ -131,13 +131,7 @@ fn variant_of(name: &str) -> FoldVariant {
 
 /// The call's axes, each a valid `u32`.
 fn axes(call: &Call<'_>) -> Result<Vec<u32>, OpError> {
-    call.list(AXES)?
-        .into_iter()
-        .map(|a| {
-            u32::try_from(a)
-                .map_err(|_| OpError::InvalidArgument(format!("axis {a} is out of range")))
-        })
-        .collect()
+    super::reduce::axes(call, AXES)
 }
 
 /// The plans of a call: `plan` given the call's [`FoldCall`] and its
@@ -196,7 +190,7 @@ impl Family for FoldFamily {
         PARAMS
     }
 
-    fn constraints(&self) -> &'static [Constraint] {
+    fn constraints(&self, _config: &[Value]) -> &'static [Constraint] {
         &[
             Constraint::SameTypes(INPUT, OUTPUT, "folds the elements of"),
             Constraint::Computes(INPUT, "folded"),

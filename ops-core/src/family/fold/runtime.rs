@@ -7,7 +7,7 @@ use crate::{
     TensorDesc, MAX_THREAD_STEPS,
 };
 
-use crate::patterns::reduce::{balanced_chunks, chunk_len, ReduceGeometry};
+use crate::family::reduce::{balanced_chunks, chunk_len, ReduceGeometry};
 
 /// A fold as its spec declares it.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -82,7 +82,7 @@ impl Family for Pad {
         PARAMS
     }
 
-    fn constraints(&self) -> &'static [Constraint] {
+    fn constraints(&self, _config: &[Value]) -> &'static [Constraint] {
         &[
             Constraint::SameTypes(INPUT, OUTPUT, "moves the elements of"),
             Constraint::Host(CONSTANT, "gives the pad's constant"),

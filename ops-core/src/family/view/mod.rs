@@ -120,7 +120,7 @@ impl Family for Views {
         }
     }
 
-    fn constraints(&self) -> &'static [Constraint] {
+    fn constraints(&self, _config: &[Value]) -> &'static [Constraint] {
         if self.split {
             &[Constraint::SameTypes(
                 INPUT,

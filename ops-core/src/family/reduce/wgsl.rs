@@ -1,8 +1,8 @@
 //! WGSL kernels of the `reduce` pattern (ArgMin, ArgMax, ReduceMin, ReduceMax).
 //!
 //! One kernel per [`ReduceVariant`], input data type and output data type;
-//! the plan builder `crate::patterns::reduce::reduce_plan` fills the
-//! parameter words ([`crate::patterns::reduce::params`]), picks the
+//! the plan builder `super::runtime::reduce_plan` fills the
+//! parameter words ([`super::runtime::params`]), picks the
 //! variants and sizes the teams. Every kernel has three bindings of group 0
 //! ([`REDUCE_BINDINGS`]):
 //!
@@ -16,13 +16,13 @@
 //!    the output starting zeroed; `array<u32>` otherwise), or for the split
 //!    passes `partials: array<u32>`.
 //!
-//! Each kernel carries its segmented variant ([`super::segments`]): the
+//! Each kernel carries its segmented variant ([`crate::wgsl::segments`]): the
 //! input, output and partial-result buffers are segmented.
 //!
-//! Every element is compared by an integer key ([`super::dtype::gen_key`])
+//! Every element is compared by an integer key ([`crate::wgsl::dtype::gen_key`])
 //! turned into a *rank* (the key for `Min`, its complement for `Max`) so that
 //! the smallest rank always wins; equal ranks are broken by position (lower
-//! for [`Ties::First`](crate::patterns::reduce::Ties::First), higher for
+//! for [`Ties::First`](super::runtime::Ties::First), higher for
 //! `Last`), which makes any combine order agree with the CPU reference: the
 //! order of threads in a team, of teams in a tree, and of chunks in a split
 //! reduction. A partial result keeps the selected element's raw bits, not
@@ -66,15 +66,15 @@
 //! CPU adapter (lavapipe) reads a buffer word inside a branch, a loop, or
 //! after an early return lane by lane.
 
-use crate::patterns::reduce::{
+use super::runtime::{
     params, partial_words, per_vector, Keep, ReduceConfig, ReduceVariant, Select, Zeros,
     WORKGROUP_SIZE,
 };
 use crate::{Access, DataType};
 
-use super::dtype::{self, NanKey};
-use super::segments::{self, Buffer, Layout};
-use super::writer::Writer;
+use crate::wgsl::dtype::{self, NanKey};
+use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::writer::Writer;
 
 /// The bindings of every reduce kernel: params, input, output.
 pub const REDUCE_BINDINGS: &[Access] = &[Access::Uniform, Access::Read, Access::ReadWrite];
@@ -113,7 +113,7 @@ pub fn reduce_supported(cfg: &ReduceConfig, input: DataType, output: DataType) -
 }
 
 /// The complete WGSL of one reduce kernel: the module and its segmented
-/// variant ([`super::segments`]; the input, output and partial results are
+/// variant ([`crate::wgsl::segments`]; the input, output and partial results are
 /// segmented).
 ///
 /// `key` is the kernel key (written into the header) and `origin` the spec
@@ -135,7 +135,7 @@ pub fn reduce_kernel(
 /// ([`crate::Kernel::generated`]).
 ///
 /// The complete WGSL of one reduce kernel: the module and its segmented
-/// variant ([`super::segments`]; the input, output and partial results are
+/// variant ([`crate::wgsl::segments`]; the input, output and partial results are
 /// segmented).
 ///
 /// `key` is the kernel key (written into the header) and `origin` the spec
@@ -1612,8 +1612,8 @@ fn zero_of(key_ty: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use crate::family::reduce::Zeros;
     use super::*;
-    use crate::patterns::reduce::Zeros;
 
     /// Output data types of an operator for an input type.
     type Outputs = fn(DataType) -> Vec<DataType>;
