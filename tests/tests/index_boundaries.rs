@@ -628,3 +628,70 @@ fn transposes_in_tiles() {
     println!("tiled transposes: {tiled} shapes with a tiled plan, {runs} plans run");
     assert!(tiled >= 150, "{tiled} shapes with a tiled plan");
 }
+
+/// The register-block transpose of the `view` family (`Schedule::Blocks`,
+/// what a CPU adapter runs): ONNX Transpose of the last two axes at
+/// extents of one block, around a workgroup's tile of `BLOCK_GRID` blocks
+/// (one short, at, one past) and one element past a block (no block
+/// plan: not whole vectors), one matrix and several, for 8-, 16-, 32- and
+/// 64-bit data (blocks of 16, 8, 4 and 2 elements), every plan, plain and
+/// segmented; and a transpose of more than 65,535 tiles.
+#[test]
+fn transposes_in_register_blocks() {
+    use ops_core::family::view::{block_side, Schedule, BLOCK_GRID};
+    let mut rng = Rng::new(0xb10c);
+    let (mut blocks, mut runs) = (0usize, 0usize);
+    let transpose = |data: &HostTensor| {
+        ops::onnx::TransposeDesc::builder()
+            .data(data.desc().clone())
+            .perm([0i64, 2, 1])
+            .build()
+            .unwrap()
+    };
+    let has_blocks = |op: &dyn Operator| {
+        let plans = op.gpu_plan_variants().unwrap();
+        plans.iter().any(|(n, _)| n == Schedule::Blocks.name())
+    };
+    for dt in [
+        DataType::Uint8,
+        DataType::Float16,
+        DataType::Float32,
+        DataType::Int64,
+    ] {
+        let s = block_side(dt);
+        let t = BLOCK_GRID * s;
+        let extents = [s, t - s, t, t + s, s + 1];
+        for (k, &rows) in extents.iter().enumerate() {
+            for (j, &columns) in extents.iter().enumerate() {
+                let batch = if (k + j) % 2 == 0 { 1 } else { 3 };
+                let data = data_tensor(dt, &[batch, columns, rows], &mut rng);
+                let op = transpose(&data);
+                let whole = rows % s == 0 && columns % s == 0;
+                assert_eq!(has_blocks(&op), whole, "{dt} [{batch}, {columns}, {rows}]");
+                blocks += usize::from(whole);
+                runs += every_plan(
+                    &op,
+                    &[&data],
+                    &format!("onnx::Transpose {dt} [{batch}, {columns}, {rows}]"),
+                );
+            }
+        }
+        // 66,000 matrices of one block each: a tile each, past the
+        // 65,535 workgroups of one grid dimension.
+        let data = data_tensor(dt, &[66_000, s, s], &mut rng);
+        let op = transpose(&data);
+        let plans = op.gpu_plan_variants().unwrap();
+        let (_, plan) = plans
+            .iter()
+            .find(|(n, _)| n == Schedule::Blocks.name())
+            .expect("a blocks plan");
+        assert_eq!(plan.passes[0].workgroups, 66_000);
+        runs += every_plan(
+            &op,
+            &[&data],
+            &format!("onnx::Transpose {dt} [66000, {s}, {s}]"),
+        );
+    }
+    println!("block transposes: {blocks} shapes with a blocks plan, {runs} plans run");
+    assert_eq!(blocks, 4 * 16, "{blocks} shapes with a blocks plan");
+}

@@ -1612,8 +1612,8 @@ fn zero_of(key_ty: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use crate::family::reduce::Zeros;
     use super::*;
+    use crate::family::reduce::Zeros;
 
     /// Output data types of an operator for an input type.
     type Outputs = fn(DataType) -> Vec<DataType>;

@@ -45,9 +45,10 @@ const SPLIT_PARAMS: &[Param] = &[
 ];
 
 /// The kernel variants (the middle of their keys): the walk, the tiled
-/// transpose.
+/// transpose, the transpose in register blocks.
 const WALK: &str = "view";
 const TILED: &str = "view_tiled";
+const BLOCKS: &str = "view_blocks";
 
 /// The `view` family (`split: false`) or the `split` family, as
 /// [`super::FAMILIES`] registers them ([`VIEW`], [`SPLIT`]).
@@ -70,6 +71,7 @@ fn kernel_of<'a>(
         let variant = match s {
             Schedule::Walk => WALK,
             Schedule::Tiled => TILED,
+            Schedule::Blocks => BLOCKS,
         };
         call.kernel(variant, &[data, data])
     }
@@ -145,7 +147,11 @@ impl Family for Views {
             Value::Tensors(t) => t[0],
             v => v.tensor(),
         };
-        let variants: &[&'static str] = if self.split { &[WALK] } else { &[WALK, TILED] };
+        let variants: &[&'static str] = if self.split {
+            &[WALK]
+        } else {
+            &[WALK, TILED, BLOCKS]
+        };
         KernelDecl::for_pairs(
             pairs(config[INPUT].tensor(), output),
             |a, b| a == b,
@@ -173,10 +179,10 @@ impl Family for Views {
         key: &str,
         origin: &str,
     ) -> KernelText {
-        if k.variant == TILED {
-            wgsl::view_tiled_kernel_text(k.types[0], key, origin)
-        } else {
-            wgsl::view_kernel_text(k.types[0], key, origin)
+        match k.variant {
+            TILED => wgsl::view_tiled_kernel_text(k.types[0], key, origin),
+            BLOCKS => wgsl::view_blocks_kernel_text(k.types[0], key, origin),
+            _ => wgsl::view_kernel_text(k.types[0], key, origin),
         }
     }
 
@@ -195,7 +201,7 @@ impl Family for Views {
         Ok(vec![out])
     }
 
-    fn gpu_plan(&self, call: &Call<'_>, _class: DeviceClass) -> Result<GpuPlan, OpError> {
+    fn gpu_plan(&self, call: &Call<'_>, class: DeviceClass) -> Result<GpuPlan, OpError> {
         let input = call.desc(INPUT);
         let kernels = kernel_of(call, input.dtype);
         if self.split {
@@ -217,6 +223,7 @@ impl Family for Views {
             offset,
             &strides,
             wrap.as_deref(),
+            class,
             &kernels,
         )
     }

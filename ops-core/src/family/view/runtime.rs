@@ -49,9 +49,21 @@
 //!   stride and the offset to be whole words (else the walk runs).
 //!   The planner picks the tiled schedule where both `R` and `C` are at
 //!   least [`TILED_MIN_EXTENT`].
+//! - [`Schedule::Blocks`] (a batched transpose whose rows, columns, steps
+//!   and offset are whole `vec4<u32>`s, [`TiledShape::blocks`]): a thread
+//!   moves one block of `S` x `S` elements (`S` = [`block_side`], the
+//!   elements a `vec4<u32>` holds): `S` vector loads along the input's
+//!   rows, a transpose in registers, `S` vector stores along the output's
+//!   rows; no workgroup memory, no barrier. A workgroup takes
+//!   [`BLOCK_GRID`] x [`BLOCK_GRID`] blocks of one matrix, its matrix and
+//!   tile from the workgroup id. A CPU adapter, whose caches do what a
+//!   tile in workgroup memory does on a GPU, gets this schedule wherever
+//!   it applies ([`schedule_for`]).
 
 use crate::patterns::divisor::Divisor;
-use crate::{BufferRef, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc};
+use crate::{
+    BufferRef, DeviceClass, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
+};
 
 /// Threads per workgroup of the kernels.
 pub const WORKGROUP_SIZE: u32 = 256;
@@ -75,6 +87,17 @@ pub const TILE: u32 = 32;
 /// input rows at a time.
 pub const TILED_MIN_EXTENT: u32 = TILE / 2;
 
+/// Blocks across (and down) the tile a workgroup of [`Schedule::Blocks`]
+/// moves: `BLOCK_GRID * BLOCK_GRID` = [`WORKGROUP_SIZE`] blocks, one a
+/// thread.
+pub const BLOCK_GRID: u32 = 16;
+
+/// The side of a block of [`Schedule::Blocks`] in elements of `data`: the
+/// elements a `vec4<u32>` holds (2, 4, 8 or 16).
+pub fn block_side(data: crate::DataType) -> u32 {
+    16 / data.size_bytes() as u32
+}
+
 /// How the threads of a view pass find their elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Schedule {
@@ -83,14 +106,21 @@ pub enum Schedule {
     /// A workgroup transposes a tile through workgroup memory (a batched
     /// transpose, [`TiledShape`]).
     Tiled,
+    /// A thread transposes a block of vectors in registers (a batched
+    /// transpose of whole vectors, [`TiledShape::blocks`]).
+    Blocks,
 }
 
 impl Schedule {
+    /// Every schedule, the walk (which runs any view) last.
+    pub const ALL: [Schedule; 3] = [Schedule::Blocks, Schedule::Tiled, Schedule::Walk];
+
     /// The schedule's name among a call's plan variants.
     pub fn name(self) -> &'static str {
         match self {
             Schedule::Walk => "view",
             Schedule::Tiled => "view-tiled",
+            Schedule::Blocks => "view-blocks",
         }
     }
 }
@@ -145,14 +175,29 @@ impl TiledShape {
         words.then_some(shape)
     }
 
-    /// Tiles across a matrix's columns.
-    pub fn column_tiles(&self) -> u32 {
-        self.columns.div_ceil(TILE)
+    /// Tiles of `side` across a matrix's columns.
+    pub fn column_tiles(&self, side: u32) -> u32 {
+        self.columns.div_ceil(side)
     }
 
-    /// Tiles of one matrix.
-    pub fn matrix_tiles(&self) -> u64 {
-        u64::from(self.rows.div_ceil(TILE)) * u64::from(self.column_tiles())
+    /// Tiles of `side` of one matrix.
+    pub fn matrix_tiles(&self, side: u32) -> u64 {
+        u64::from(self.rows.div_ceil(side)) * u64::from(self.column_tiles(side))
+    }
+
+    /// This transpose, at `offset`, for [`Schedule::Blocks`]: where its
+    /// rows, columns, steps and offset are whole blocks of `data`
+    /// ([`block_side`]), so that every block is `S` whole vectors of the
+    /// input and of the output.
+    pub fn blocks(self, offset: i64, data: crate::DataType) -> Option<TiledShape> {
+        let side = i64::from(block_side(data));
+        let whole = |x: i64| x.rem_euclid(side) == 0;
+        let fits = whole(i64::from(self.rows))
+            && whole(i64::from(self.columns))
+            && whole(self.row_length)
+            && whole(self.matrix_stride)
+            && whole(offset);
+        fits.then_some(self)
     }
 }
 
@@ -161,11 +206,18 @@ fn lanes(data: crate::DataType) -> u32 {
     4 / data.size_bytes().min(4) as u32
 }
 
-/// The schedule the planner picks for a merged view: [`Schedule::Tiled`]
-/// for a batched transpose ([`TiledShape::of`]) of at least
-/// [`TILED_MIN_EXTENT`] rows and columns, else [`Schedule::Walk`].
-pub fn schedule_for(merged: &View, data: crate::DataType) -> Schedule {
-    match TiledShape::of(merged, data) {
+/// The schedule the planner picks for a merged view on a device of
+/// `class`: on a CPU adapter ([`DeviceClass::Software`]),
+/// [`Schedule::Blocks`] for a batched transpose of whole blocks
+/// ([`TiledShape::blocks`]); else [`Schedule::Tiled`] for a batched
+/// transpose ([`TiledShape::of`]) of at least [`TILED_MIN_EXTENT`] rows
+/// and columns; else [`Schedule::Walk`].
+pub fn schedule_for(merged: &View, data: crate::DataType, class: DeviceClass) -> Schedule {
+    let tiled = TiledShape::of(merged, data);
+    match tiled {
+        Some(t) if class == DeviceClass::Software && t.blocks(merged.offset, data).is_some() => {
+            Schedule::Blocks
+        }
         Some(t) if t.rows.min(t.columns) >= TILED_MIN_EXTENT => Schedule::Tiled,
         _ => Schedule::Walk,
     }
@@ -185,13 +237,13 @@ super::super::param_words! {
     /// | 24..32 | wraps (0: none) |
     /// | 32..40, 40..48 | each merged size's [`Divisor`] (multiplier, shifts) |
     /// | 48..56, 56..64 | each wrap's [`Divisor`] (multiplier, shifts) |
-    /// | 64 | [`Schedule::Tiled`]: tiles across a matrix's columns |
-    /// | 65 | [`Schedule::Tiled`]: tiles of a matrix |
-    /// | 66 | [`Schedule::Tiled`]: matrices |
-    /// | 67 | [`Schedule::Tiled`]: rows of a matrix |
-    /// | 68 | [`Schedule::Tiled`]: columns of a matrix |
-    /// | 69 | [`Schedule::Tiled`]: the input step between matrices (two's complement) |
-    /// | 70 | [`Schedule::Tiled`]: the input step between columns (two's complement) |
+    /// | 64 | [`Schedule::Tiled`], [`Schedule::Blocks`]: tiles across a matrix's columns |
+    /// | 65 | tiles of a matrix |
+    /// | 66 | matrices |
+    /// | 67 | rows of a matrix |
+    /// | 68 | columns of a matrix |
+    /// | 69 | the input step between matrices (two's complement) |
+    /// | 70 | the input step between columns (two's complement) |
     pub mod params [72] {
         /// Output element count.
         OUTPUT_COUNT = 0,
@@ -430,8 +482,9 @@ pub fn view_cpu(
 /// (workgroup size [`WORKGROUP_SIZE`]), `None` where there is none.
 pub type KernelFor<'a> = &'a dyn Fn(Schedule) -> Option<&'static Kernel>;
 
-/// The GPU plan: one pass, in the schedule [`schedule_for`] picks (the
-/// walk where `kernels` has no tiled kernel), of that schedule's kernel
+/// The GPU plan on a device of `class`: one pass, in the schedule
+/// [`schedule_for`] picks (the walk where `kernels` has not that
+/// schedule's kernel), of that schedule's kernel
 /// (no walk kernel fails with [`OpError::Unsupported`]) binding `[Params,
 /// Input(input_slot), Output(output_slot)]`; the output (`output_slot +
 /// 1` outputs, [`OutputInit::Overwritten`]) is stored whole. An empty
@@ -445,6 +498,7 @@ pub fn view_plan(
     offset: i64,
     strides: &[i64],
     wraps: Option<&[i64]>,
+    class: DeviceClass,
     kernels: KernelFor<'_>,
 ) -> Result<GpuPlan, OpError> {
     let call = ViewCall {
@@ -456,13 +510,13 @@ pub fn view_plan(
         strides,
         wraps,
     };
-    view_plan_with(&call, kernels, None).map(|(plan, _)| plan)
+    view_plan_with(&call, kernels, Err(class)).map(|(plan, _)| plan)
 }
 
 /// Every schedule the call can run in, by name ([`Schedule::name`]): the
-/// planner's first, then [`Schedule::Tiled`] where the view is a batched
-/// transpose ([`TiledShape::of`]) the planner left to the walk, then
-/// [`Schedule::Walk`] (it runs any view). Arguments as [`view_plan`].
+/// planner's first (for the default device class), then each other of
+/// [`Schedule::ALL`] the view admits, the walk (it runs any view) last.
+/// Arguments as [`view_plan`].
 #[allow(clippy::too_many_arguments)]
 pub fn view_plans(
     input: &TensorDesc,
@@ -483,13 +537,13 @@ pub fn view_plans(
         strides,
         wraps,
     };
-    let (chosen, picked) = view_plan_with(&call, kernels, None)?;
+    let (chosen, picked) = view_plan_with(&call, kernels, Err(DeviceClass::default()))?;
     let mut out = vec![(picked.name().to_string(), chosen)];
-    for schedule in [Schedule::Tiled, Schedule::Walk] {
+    for schedule in Schedule::ALL {
         if schedule == picked {
             continue;
         }
-        let (plan, ran) = view_plan_with(&call, kernels, Some(schedule))?;
+        let (plan, ran) = view_plan_with(&call, kernels, Ok(schedule))?;
         if ran == schedule {
             out.push((schedule.name().to_string(), plan));
         }
@@ -508,14 +562,14 @@ struct ViewCall<'a> {
     wraps: Option<&'a [i64]>,
 }
 
-/// [`view_plan`] in `schedule` (`None`: the planner's choice;
-/// [`Schedule::Tiled`] where the view is no batched transpose or there is
-/// no tiled kernel is the walk), with the schedule it runs in (the walk
-/// for an empty output).
+/// [`view_plan`] in `schedule` (`Err(class)`: the planner's choice for
+/// `class`; a schedule the view does not admit, or without its kernel, is
+/// the walk), with the schedule it runs in (the walk for an empty
+/// output).
 fn view_plan_with(
     call: &ViewCall<'_>,
     kernels: KernelFor<'_>,
-    schedule: Option<Schedule>,
+    schedule: Result<Schedule, DeviceClass>,
 ) -> Result<(GpuPlan, Schedule), OpError> {
     let (input, output) = (call.input, call.output);
     let view = check_call(input, output, call.offset, call.strides, call.wraps)?;
@@ -562,27 +616,35 @@ fn view_plan_with(
         p[params::WRAP_MAGIC + d] = wrap.magic;
         p[params::WRAP_SHIFTS + d] = wrap.shifts;
     }
-    let tiled = match schedule.unwrap_or_else(|| schedule_for(&view, input.dtype)) {
+    let chosen = schedule.unwrap_or_else(|class| schedule_for(&view, input.dtype, class));
+    let shape = TiledShape::of(&view, input.dtype);
+    // The schedule's tile side (elements) and kernel, where the view
+    // admits it.
+    let tiled = match chosen {
         Schedule::Walk => None,
-        Schedule::Tiled => TiledShape::of(&view, input.dtype).zip(kernels(Schedule::Tiled)),
-    };
+        Schedule::Tiled => shape.map(|t| (t, TILE)),
+        Schedule::Blocks => shape
+            .and_then(|t| t.blocks(view.offset, input.dtype))
+            .map(|t| (t, BLOCK_GRID * block_side(input.dtype))),
+    }
+    .zip(kernels(chosen));
     let (kernel, workgroups) = match tiled {
         None => (
             walk,
             work.div_ceil(ELEMENTS_PER_THREAD * u64::from(WORKGROUP_SIZE)),
         ),
-        Some((t, kernel)) => {
+        Some(((t, side), kernel)) => {
             // Each count is at most the output's elements (a tile holds
             // at least one), which the check bounded by u32::MAX; the
             // steps are two's complement, as the walk's.
-            p[params::COLUMN_TILES] = t.column_tiles();
-            p[params::MATRIX_TILES] = t.matrix_tiles() as u32;
+            p[params::COLUMN_TILES] = t.column_tiles(side);
+            p[params::MATRIX_TILES] = t.matrix_tiles(side) as u32;
             p[params::MATRICES] = t.matrices;
             p[params::ROWS] = t.rows;
             p[params::COLUMNS] = t.columns;
             p[params::MATRIX_STRIDE] = t.matrix_stride as u32;
             p[params::ROW_LENGTH] = t.row_length as u32;
-            (kernel, u64::from(t.matrices) * t.matrix_tiles())
+            (kernel, u64::from(t.matrices) * t.matrix_tiles(side))
         }
     };
     plan.passes.push(Pass {
@@ -596,7 +658,7 @@ fn view_plan_with(
         workgroups,
     });
     let ran = match tiled {
-        Some(_) => Schedule::Tiled,
+        Some(_) => chosen,
         None => Schedule::Walk,
     };
     Ok((plan, ran))
@@ -666,7 +728,10 @@ pub fn split_plan(
         .enumerate()
     {
         let walk = |s| (s == Schedule::Walk).then_some(kernel).flatten();
-        let one = view_plan(input, input_slot, o, k, offset, &strides, None, &walk)?;
+        let class = DeviceClass::default();
+        let one = view_plan(
+            input, input_slot, o, k, offset, &strides, None, class, &walk,
+        )?;
         plan.passes.extend(one.passes);
     }
     Ok(plan)
@@ -777,12 +842,30 @@ mod tests {
         // The planner's threshold, on rows and on columns.
         let schedule = |r: u32, c: u32| {
             let view = View::new(&[r, c], 0, &[1, i64::from(r)], None, 1 << 24).unwrap();
-            schedule_for(&view.merged(), f32)
+            schedule_for(&view.merged(), f32, DeviceClass::Hardware)
         };
         let m = TILED_MIN_EXTENT;
         assert_eq!(schedule(m, m), Schedule::Tiled);
         assert_eq!(schedule(m - 1, 1000), Schedule::Walk);
         assert_eq!(schedule(1000, m - 1), Schedule::Walk);
+        // A CPU adapter moves whole blocks in registers: rows, columns,
+        // steps and offset whole vectors.
+        let on_cpu = |sizes: &[u32], offset: i64, strides: &[i64], data: DataType| {
+            let view = View::new(sizes, offset, strides, None, 1 << 24).unwrap();
+            schedule_for(&view.merged(), data, DeviceClass::Software)
+        };
+        assert_eq!(on_cpu(&[4, 4], 0, &[1, 4], f32), Schedule::Blocks);
+        assert_eq!(on_cpu(&[3, 8, 4], 0, &[32, 1, 8], f32), Schedule::Blocks);
+        assert_eq!(on_cpu(&[6, 4], 0, &[1, 6], f32), Schedule::Walk);
+        assert_eq!(on_cpu(&[4, 6], 0, &[1, 4], f32), Schedule::Walk);
+        assert_eq!(on_cpu(&[4, 4], 2, &[1, 4], f32), Schedule::Walk);
+        assert_eq!(on_cpu(&[40, 36], 0, &[1, 40], f32), Schedule::Blocks);
+        assert_eq!(on_cpu(&[40, 36], 0, &[1, 40], f16), Schedule::Tiled);
+        assert_eq!(on_cpu(&[16, 16], 0, &[1, 16], u8), Schedule::Blocks);
+        assert_eq!(
+            on_cpu(&[2, 2], 0, &[1, 2], DataType::Int64),
+            Schedule::Blocks
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@
 //!
 //! [`Schedule::Tiled`]: super::Schedule::Tiled
 
-use super::{params, ELEMENTS_PER_THREAD, TILE, WORKGROUP_SIZE};
+use super::{block_side, params, BLOCK_GRID, ELEMENTS_PER_THREAD, TILE, WORKGROUP_SIZE};
 use crate::DataType;
 
 use crate::wgsl::dtype;
@@ -78,6 +78,143 @@ pub fn view_tiled_kernel_text(data: DataType, key: &str, origin: &str) -> crate:
     let plain = module(data, key, origin, Layout::Plain, true);
     let segmented = module(data, key, origin, Layout::Segmented, true);
     segments::kernel_text(plain, segmented, &BUFFERS)
+}
+
+/// The blocks kernel's key, `{operator}/view_blocks/{DATA}`.
+pub fn view_blocks_kernel_key(operator: &str, data: DataType) -> String {
+    format!("{operator}/view_blocks/{}", data.spec_name())
+}
+
+/// The buffers of the blocks kernel: its tensors bound as vectors.
+const VECTOR_BUFFERS: [Buffer<'static>; 3] = [
+    Buffer::params(),
+    Buffer::read_vec4("input"),
+    Buffer::read_write_vec4("output"),
+];
+
+/// The complete WGSL of one blocks kernel ([`super::Schedule::Blocks`]):
+/// the module and its segmented variant.
+pub fn view_blocks_kernel(data: DataType, key: &str, origin: &str) -> String {
+    segments::combined(view_blocks_kernel_text(data, key, origin))
+}
+
+/// The parts of [`view_blocks_kernel`], for a kernel generated on first
+/// use ([`crate::Kernel::generated`]).
+pub fn view_blocks_kernel_text(data: DataType, key: &str, origin: &str) -> crate::KernelText {
+    let plain = blocks_module(data, key, origin, Layout::Plain);
+    let segmented = blocks_module(data, key, origin, Layout::Segmented);
+    segments::kernel_text(plain, segmented, &VECTOR_BUFFERS)
+}
+
+/// The module of [`super::Schedule::Blocks`]: a thread loads the `S`
+/// input vectors of its block (input rows `c` to `c + S - 1`, elements
+/// `r` to `r + S - 1` of each), and stores output row `r + i` as element
+/// `i` of each, in order; `S` ([`block_side`]) and the element's place in
+/// a vector are constants, so the transpose is straight-line register
+/// moves.
+fn blocks_module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
+    let side = block_side(data);
+    let mut w = Writer::new();
+    crate::family::Prologue {
+        origin,
+        key,
+        what: &[format!("view: data {data}, blocks of {side} x {side}")],
+        workgroup_size: WORKGROUP_SIZE,
+        elements_per_thread: ELEMENTS_PER_THREAD,
+        words: params::WGSL,
+        consts: &[
+            (
+                "Elements a vector holds: a block's side.",
+                &format!("const SIDE: u32 = {side}u;"),
+            ),
+            (
+                "Blocks across a workgroup's tile.",
+                &format!("const GRID: u32 = {BLOCK_GRID}u;"),
+            ),
+        ],
+        buffers: &VECTOR_BUFFERS,
+        layout,
+    }
+    .write(&mut w);
+    let (input, output) = (&VECTOR_BUFFERS[1], &VECTOR_BUFFERS[2]);
+    w.blank();
+    w.comment("Output element (b, r, c) is input element offset + b * MATRIX_STRIDE + r +");
+    w.comment("c * ROW_LENGTH; the workgroup's matrix and tile from its index, the");
+    w.comment("thread's block (its first row r and column c) from its local index.");
+    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
+    w.open(format!(
+        "fn {VIEW_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
+    ));
+    w.line("let group = wg.x + wg.y * num_workgroups.x;");
+    w.line("let matrix_tiles = param(P_MATRIX_TILES);");
+    w.line("let b = group / matrix_tiles;");
+    w.line("let t = group - b * matrix_tiles;");
+    w.line("let column_tiles = param(P_COLUMN_TILES);");
+    w.line("let tile_row = t / column_tiles;");
+    w.line("let r = (tile_row * GRID + lid / GRID) * SIDE;");
+    w.line("let c = ((t - tile_row * column_tiles) * GRID + lid % GRID) * SIDE;");
+    w.line("let rows = param(P_ROWS);");
+    w.line("let columns = param(P_COLUMNS);");
+    w.block(
+        "if (b >= param(P_MATRICES) || r >= rows || c >= columns)",
+        |w| {
+            w.line("return;");
+        },
+    );
+    w.line("let at = param(P_OFFSET) + b * param(P_MATRIX_STRIDE) + r + c * param(P_ROW_LENGTH);");
+    w.line("let step = param(P_ROW_LENGTH) / SIDE;");
+    w.line("let first = at / SIDE;");
+    for j in 0..side {
+        w.line(format!(
+            "let v{j} = {};",
+            input.vector(layout, &format!("first + {j}u * step"))
+        ));
+    }
+    w.line("let out = ((b * rows + r) * columns + c) / SIDE;");
+    w.line("let out_step = columns / SIDE;");
+    // Element `i` of vector `v`, as raw bits in the low bits of a word
+    // (32-bit and narrower data).
+    let bits = data.size_bits();
+    let lanes = 32 / bits.min(32);
+    let element = |v: u32, i: u32| -> String {
+        match bits {
+            32 => format!("v{v}[{i}]"),
+            _ => {
+                let shift = (i % lanes) * bits;
+                let mask = (1u64 << bits) - 1;
+                format!("((v{v}[{}] >> {shift}u) & {mask:#x}u)", i / lanes)
+            }
+        }
+    };
+    for i in 0..side {
+        let words: Vec<String> = match bits {
+            // Element i of a vector is words 2i and 2i + 1.
+            64 => (0..4)
+                .map(|k| format!("v{}[{}]", k / 2, 2 * i + k % 2))
+                .collect(),
+            _ => (0..4)
+                .map(|k| {
+                    let parts: Vec<String> = (0..lanes)
+                        .map(|e| {
+                            let x = element(k * lanes + e, i);
+                            match e * bits {
+                                0 => x,
+                                s => format!("({x} << {s}u)"),
+                            }
+                        })
+                        .collect();
+                    parts.join(" | ")
+                })
+                .collect(),
+        };
+        w.line(output.store_vector(
+            layout,
+            &format!("out + {i}u * out_step"),
+            &format!("vec4<u32>({})", words.join(", ")),
+        ));
+    }
+    w.close();
+    w.finish()
 }
 
 /// The module of the walk, or of the tiled transpose when `tiled`.
@@ -262,6 +399,7 @@ mod tests {
                     view_kernel as fn(_, &_, &_) -> _,
                 ),
                 (view_tiled_kernel_key("T", data), view_tiled_kernel),
+                (view_blocks_kernel_key("T", data), view_blocks_kernel),
             ] {
                 let text = text(data, &key, "test");
                 let (_, segmented) = segments::segmented_part(&text)
