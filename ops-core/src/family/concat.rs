@@ -387,7 +387,7 @@ fn module(data: DataType, n: usize, key: &str, origin: &str, layout: Layout) -> 
         key,
         what: &[format!("concat: {n} inputs of {data}")],
         workgroup_size: WORKGROUP_SIZE,
-        elements_per_thread: ELEMENTS_PER_THREAD,
+        elements_per_thread: Some(ELEMENTS_PER_THREAD),
         words: params::WGSL,
         consts: &[],
         buffers: &bufs,

@@ -568,7 +568,7 @@ fn module(data: DataType, index: DataType, key: &str, origin: &str, layout: Layo
         key,
         what: &[format!("gather_elements: data {data}, indices {index}")],
         workgroup_size: WORKGROUP_SIZE,
-        elements_per_thread: ELEMENTS_PER_THREAD,
+        elements_per_thread: Some(ELEMENTS_PER_THREAD),
         words: params::WGSL,
         consts: &[(
             "Not an offset: an out-of-range index value.",

@@ -64,9 +64,10 @@ pub(crate) fn declare_words(w: &mut Writer, words: &[(&str, usize)]) {
 
 /// The opening of a family's kernel module, the same for every family: a
 /// comment of where it was generated from, its key and `what` (a line
-/// each); `const WORKGROUP_SIZE` and `const ELEMENTS_PER_THREAD`; the
-/// parameter words ([`declare_words`]); `consts` (each a commented
-/// constant); then the buffers' declarations and accessors.
+/// each); `const WORKGROUP_SIZE` and (where a thread takes several work
+/// items) `const ELEMENTS_PER_THREAD`; the parameter words
+/// ([`declare_words`]); `consts` (each a commented constant); then the
+/// buffers' declarations and accessors.
 pub(crate) struct Prologue<'a> {
     /// Where the kernel was generated from.
     pub origin: &'a str,
@@ -76,8 +77,10 @@ pub(crate) struct Prologue<'a> {
     pub what: &'a [String],
     /// Threads per workgroup.
     pub workgroup_size: u32,
-    /// Work items a thread takes.
-    pub elements_per_thread: u64,
+    /// Work items a thread takes; `None` for kernels whose thread takes
+    /// one (a column, a slice position), which declare no
+    /// `ELEMENTS_PER_THREAD`.
+    pub elements_per_thread: Option<u64>,
     /// The parameter words (a [`param_words!`] module's `WGSL`).
     pub words: &'a [(&'a str, usize)],
     /// Further constants: (comment, declaration).
@@ -102,10 +105,9 @@ impl Prologue<'_> {
             "const WORKGROUP_SIZE: u32 = {}u;",
             self.workgroup_size
         ));
-        w.line(format!(
-            "const ELEMENTS_PER_THREAD: u32 = {}u;",
-            self.elements_per_thread
-        ));
+        if let Some(items) = self.elements_per_thread {
+            w.line(format!("const ELEMENTS_PER_THREAD: u32 = {items}u;"));
+        }
         declare_words(w, self.words);
         for (comment, line) in self.consts {
             w.comment(*comment);
@@ -721,6 +723,26 @@ pub enum Role {
     Output(usize),
     /// The status words.
     Status,
+    /// Scratch buffer `i` of the plan.
+    Scratch(usize),
+}
+
+impl Role {
+    /// What a pass binds for this role, the tensor of parameter `p` being
+    /// input `input(p)` or output `output(p)`.
+    pub fn buffer(
+        self,
+        input: impl Fn(usize) -> usize,
+        output: impl Fn(usize) -> usize,
+    ) -> BufferRef {
+        match self {
+            Role::Params => BufferRef::Params,
+            Role::Input(p) => BufferRef::Input(input(p)),
+            Role::Output(p) => BufferRef::Output(output(p)),
+            Role::Status => BufferRef::Status,
+            Role::Scratch(i) => BufferRef::Scratch(i),
+        }
+    }
 }
 
 /// One binding of a kernel, declared once: its WGSL buffer and what the
@@ -901,12 +923,7 @@ impl<'a> Call<'a> {
     pub fn buffers(&self, bindings: &[Binding]) -> Vec<BufferRef> {
         bindings
             .iter()
-            .map(|b| match b.role {
-                Role::Params => BufferRef::Params,
-                Role::Input(p) => BufferRef::Input(self.input(p)),
-                Role::Output(p) => BufferRef::Output(self.output(p)),
-                Role::Status => BufferRef::Status,
-            })
+            .map(|b| b.role.buffer(|p| self.input(p), |p| self.output(p)))
             .collect()
     }
 }
@@ -1043,10 +1060,17 @@ pub fn gpu_plan(
     call: &Call<'_>,
     class: DeviceClass,
 ) -> Result<GpuPlan, OpError> {
-    family.gpu_plan(call, class).map_err(|e| match e {
+    family
+        .gpu_plan(call, class)
+        .map_err(|e| name_unsupported(call, e))
+}
+
+/// `e`, an [`OpError::Unsupported`] naming the call's operator.
+pub fn name_unsupported(call: &Call<'_>, e: OpError) -> OpError {
+    match e {
         OpError::Unsupported(m) => OpError::Unsupported(format!("{}: {m}", call.env.op_name())),
         e => e,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -404,7 +404,7 @@ fn module(values: DataType, indices: DataType, key: &str, origin: &str, layout: 
         key,
         what: &[format!("one_hot: values {values}, indices {indices}")],
         workgroup_size: WORKGROUP_SIZE,
-        elements_per_thread: ELEMENTS_PER_THREAD,
+        elements_per_thread: Some(ELEMENTS_PER_THREAD),
         words: params::WGSL,
         consts: &[(
             "Not a position: the index value selects nothing.",

@@ -124,7 +124,7 @@ fn module(
             format!("schedule: {}", schedule.name()),
         ],
         workgroup_size: WORKGROUP_SIZE,
-        elements_per_thread: ELEMENTS_PER_THREAD,
+        elements_per_thread: Some(ELEMENTS_PER_THREAD),
         words: params::WGSL,
         consts: &[],
         buffers: &bufs,

@@ -58,7 +58,7 @@ fn module(mode: PadMode, data: DataType, key: &str, origin: &str, layout: Layout
         key,
         what: &[format!("pad ({}): data {data}", mode.name())],
         workgroup_size: WORKGROUP_SIZE,
-        elements_per_thread: ELEMENTS_PER_THREAD,
+        elements_per_thread: Some(ELEMENTS_PER_THREAD),
         words: params::WGSL,
         consts: &[(
             "Not an offset: the element is the constant.",

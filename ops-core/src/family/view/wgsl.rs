@@ -120,7 +120,7 @@ fn blocks_module(data: DataType, key: &str, origin: &str, layout: Layout) -> Str
         key,
         what: &[format!("view: data {data}, blocks of {side} x {side}")],
         workgroup_size: WORKGROUP_SIZE,
-        elements_per_thread: ELEMENTS_PER_THREAD,
+        elements_per_thread: Some(ELEMENTS_PER_THREAD),
         words: params::WGSL,
         consts: &[
             (
@@ -228,7 +228,7 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) 
             if tiled { "tiled" } else { "walk" }
         )],
         workgroup_size: WORKGROUP_SIZE,
-        elements_per_thread: ELEMENTS_PER_THREAD,
+        elements_per_thread: Some(ELEMENTS_PER_THREAD),
         words: params::WGSL,
         consts: &[],
         buffers: &BUFFERS,
