@@ -306,7 +306,9 @@ impl GatherElementsGeometry {
             let covers = indices[d] == input[d];
             let last = sizes.len().wrapping_sub(1);
             if off_axis && covers && mergeable {
-                sizes[last] *= indices[d];
+                // Sizes beside a zero may multiply past u32: with no
+                // element to walk, the walked sizes are never read.
+                sizes[last] = sizes[last].saturating_mul(indices[d]);
                 strides[last] = input_strides[d];
             } else {
                 if !off_axis {
