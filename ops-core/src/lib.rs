@@ -3,14 +3,13 @@
 //! Spec files in `specs/` are expanded by `ops-macros` into descriptor types
 //! that implement [`Operator`]. This crate holds what those descriptors share:
 //! [`DataType`], [`FeatureLevel`], [`TensorDesc`] and [`HostTensor`], the
-//! error types, the GPU plan data model executed by `ops-gpu`, and (under
-//! `__private`) the pattern library — the CPU reference and GPU plan builder
-//! of each pattern family (`fold`, `reduce`, `scatter_elements`,
-//! `scatter_combine`, `scatter_nd`)
-//! that generated code calls with the spec's parameters, and
-//! [`family`]: the typed contract each family moves under, one module each
-//! (`elementwise`, `gather_elements`, `one_hot`, `gather_nd`, `gather`,
-//! `view`, `split`, `concat` and `pad` so far). `fuzz` (the `fuzz` feature) derives proptest strategies of
+//! error types, the GPU plan data model executed by `ops-gpu`, and
+//! [`family`]: the typed contract every family is one module under
+//! (`elementwise`, `fold`, `reduce`, `gather_elements`, `one_hot`,
+//! `gather_nd`, `gather`, `view`, `split`, `concat`, `pad`,
+//! `scatter_elements` and `scatter_nd`), its CPU reference, GPU plans and
+//! kernels, which generated code calls with the spec's parameters
+//! ([`patterns`] holds what several families share). `fuzz` (the `fuzz` feature) derives proptest strategies of
 //! valid and invalid calls from any operator's [`OperatorInfo`], so every
 //! spec file gets its fuzzing for free.
 

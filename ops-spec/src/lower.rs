@@ -1102,16 +1102,9 @@ impl Lower<'_> {
         }
     }
 
-    pub(crate) fn params<'p>(
-        &self,
-        c: &'p ast::ComputeDecl,
-        keys: &[&str],
-        errors: &mut Errors,
-    ) -> Option<HashMap<String, &'p ParamValue>> {
-        self.params_optional(c, keys, &[], errors)
-    }
-
-    /// [`params`](Self::params) where the `optional` keys may be left out.
+    /// A compute block's parameters by key: every one of `keys` given, the
+    /// `optional` keys maybe; an unknown key (with its near miss), a key
+    /// given twice and a missing one are errors.
     pub(crate) fn params_optional<'p>(
         &self,
         c: &'p ast::ComputeDecl,

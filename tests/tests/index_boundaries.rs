@@ -21,8 +21,8 @@ use std::collections::BTreeSet;
 use ops_core::family::gather_nd::{
     single_vector_items, GatherNdGeometry, ELEMENTS_PER_THREAD, WORKGROUP_SIZE,
 };
+use ops_core::family::scatter::{ScatterGeometry, LOCKSTEP_ROWS};
 use ops_core::fuzz::{data_tensor, Rng};
-use ops_core::patterns::scatter_elements::{ScatterGeometry, LOCKSTEP_ROWS};
 use ops_core::{DataType, DeviceClass, HostTensor, Operator, MAX_THREAD_STEPS};
 use ops_tests::{assert_bitwise_eq, gather_nd1, gpu, scatter_axis0, segmented_context_for};
 
@@ -383,7 +383,9 @@ fn axis_and_element_gathers_at_their_boundaries() {
 #[test]
 fn combining_scatters_at_their_boundaries() {
     use ops::onnx::scatterelements::ScatterReduction;
-    use ops_core::patterns::scatter_combine::{WALK_STEPS, WORKGROUP_SIZE as COMBINE_WG};
+    use ops_core::family::scatter::{
+        COMBINE_WALK_STEPS as WALK_STEPS, WORKGROUP_SIZE as COMBINE_WG,
+    };
     let mut rng = Rng::new(0x5ca8);
     let (mut sizes, mut runs) = (0usize, 0usize);
     let mut passes = BTreeSet::new();
@@ -444,7 +446,7 @@ fn combining_scatters_at_their_boundaries() {
 #[test]
 fn scatter_nd_at_its_boundaries() {
     use ops::onnx::scatternd::ScatterNDReduction;
-    use ops_core::patterns::scatter_nd::{WALK_STEPS, WORKGROUP_SIZE as ND_WG};
+    use ops_core::family::scatter::{ND_WALK_STEPS as WALK_STEPS, WORKGROUP_SIZE as ND_WG};
     let mut rng = Rng::new(0x5ca9);
     let (mut sizes, mut runs) = (0usize, 0usize);
     let mut passes = BTreeSet::new();

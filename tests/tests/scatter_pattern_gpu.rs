@@ -3,7 +3,7 @@
 //! For every data type (11) and every index type of the Scatter tables
 //! (INT64, INT32, UINT64, UINT32), the kernels of both algorithms (two
 //! passes with winner words, or one pass walking each column) are generated
-//! here with `ops_spec::wgsl::scatter_elements`, run through `ops_gpu` on random
+//! here with `ops_core::family::scatter::wgsl`, run through `ops_gpu` on random
 //! shapes of rank 1 to 5 along every axis, with edge-value data (NaN
 //! payloads, signed zeros, subnormals, integer extremes, 64-bit values that
 //! differ only in one word), negative indices and heavy collisions (indices
@@ -20,16 +20,16 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
-use ops_core::fuzz::Rng;
-use ops_core::patterns::scatter_elements::{
-    scatter_elements_cpu, scatter_elements_index_error, scatter_elements_plan_with, ScatterKernels,
-    ScatterStrategy, ScatterTuning, LOCKSTEP_ROWS, WORKGROUP_SIZE,
+use ops_core::family::scatter::wgsl::{
+    scatter_bindings, scatter_kernel, scatter_kernel_key, SCATTER_ENTRY,
 };
+use ops_core::family::scatter::{
+    scatter_elements_cpu, scatter_elements_index_error, scatter_elements_plan_with, ScatterKernels,
+    ScatterStage, ScatterStrategy, ScatterTuning, LOCKSTEP_ROWS, WORKGROUP_SIZE,
+};
+use ops_core::fuzz::Rng;
 use ops_core::{DataType, DeviceClass, GpuPlan, HostTensor, Kernel, OpError, TensorDesc};
 use ops_gpu::{Context, ExecError};
-use ops_spec::wgsl::scatter_elements::{
-    scatter_bindings, scatter_kernel, scatter_kernel_key, ScatterStage, SCATTER_ENTRY,
-};
 
 const ORIGIN: &str = "tests/tests/scatter_pattern_gpu.rs";
 

@@ -128,6 +128,7 @@ pub mod gather_nd;
 pub mod one_hot;
 pub mod pad;
 pub mod reduce;
+pub mod scatter;
 pub mod view;
 
 /// Every family under the contract, by the name a spec writes after
@@ -144,6 +145,8 @@ pub static FAMILIES: &[&dyn Family] = &[
     &elementwise::ElementwiseFamily,
     &fold::FoldFamily,
     &reduce::ReduceFamily,
+    &scatter::SCATTER_ELEMENTS,
+    &scatter::SCATTER_ND,
 ];
 
 /// The family named `name` and its position in [`FAMILIES`].

@@ -1,14 +1,8 @@
-//! The computation patterns a spec's `compute` block names.
-//!
-//! Each pattern has a compile-time configuration (from the spec), a CPU
-//! reference and a GPU plan builder; the WGSL generator of the same pattern
-//! is its module of [`crate::wgsl`], and its compile-time half a family of
-//! `ops_spec::family`. Generated code fills in the operator-specific parts.
+//! What several families of [`crate::family`] share: division by
+//! multiplication ([`divisor`]), team sizes, the coordinates index errors
+//! name and the work items of word-wise stores.
 
 pub mod divisor;
-pub mod scatter_combine;
-pub mod scatter_elements;
-pub mod scatter_nd;
 
 /// The largest power of two at most `v` (1 for 0): team sizes.
 pub(crate) fn pow2_floor(v: u64) -> u64 {

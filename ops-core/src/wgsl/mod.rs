@@ -12,9 +12,6 @@ pub mod dtype;
 pub mod float64;
 pub mod float64_fn;
 pub mod scalar;
-pub mod scatter_combine;
-pub mod scatter_elements;
-pub mod scatter_nd;
 pub mod segments;
 pub mod writer;
 

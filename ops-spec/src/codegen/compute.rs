@@ -272,64 +272,6 @@ pub(crate) fn kernel_ident(name: &str, types: &[DataType]) -> proc_macro2::Ident
     format_ident!("{id}")
 }
 
-/// The kernels of a pattern with one kernel per variant and data-type pair
-/// (reduce, gather_nd), and the arms of their look-up by `(variant, a, b)`.
-#[derive(Default)]
-pub(crate) struct VariantKernels {
-    statics: Vec<(proc_macro2::Ident, TokenStream)>,
-    arms: Vec<TokenStream>,
-}
-
-impl VariantKernels {
-    /// Adds the kernel of `variant` (a path to the enum value; `name` in its
-    /// key) for the data types `(a, b)`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn push(
-        &mut self,
-        variant: TokenStream,
-        name: &str,
-        (a, b): (DataType, DataType),
-        key: &str,
-        generate: TokenStream,
-        bindings: &[ops_core::Access],
-        workgroup_size: TokenStream,
-    ) {
-        let id = kernel_ident(name, &[a, b]);
-        let (da, db) = (gen_dtype(a), gen_dtype(b));
-        self.arms
-            .push(quote!((#variant, #da, #db) => ::core::option::Option::Some(&#id),));
-        self.statics
-            .push(gen_kernel(&id, key, generate, bindings, workgroup_size));
-    }
-
-    /// The kernel statics' names.
-    pub(crate) fn ids(&self) -> Vec<proc_macro2::Ident> {
-        self.statics.iter().map(|k| k.0.clone()).collect()
-    }
-
-    /// The kernel statics, `KERNELS`, and `fn kernel_for(v, a, b)` over the
-    /// variant type `ty`.
-    pub(crate) fn items(&self, ty: TokenStream) -> TokenStream {
-        let ids = self.statics.iter().map(|k| &k.0);
-        let statics = self.statics.iter().map(|k| &k.1);
-        let arms = &self.arms;
-        quote! {
-            #(#statics)*
-            static KERNELS: &[&::ops_core::Kernel] = &[#(&#ids),*];
-            pub(crate) fn kernel_for(
-                v: #ty,
-                a: ::ops_core::DataType,
-                b: ::ops_core::DataType,
-            ) -> ::core::option::Option<&'static ::ops_core::Kernel> {
-                match (v, a, b) {
-                    #(#arms)*
-                    _ => ::core::option::Option::None,
-                }
-            }
-        }
-    }
-}
-
 pub(crate) fn gen_kernel(
     id: &proc_macro2::Ident,
     key: &str,

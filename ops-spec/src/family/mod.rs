@@ -1,8 +1,9 @@
 //! Pattern families: what a spec's `compute <family> { .. }` block means.
 //!
 //! Families under the typed contract ([`ops_core::family`]) are one module
-//! of `ops-core` each, reached here through one generic adapter. The others
-//! are still three halves: a module here, implementing [`Family`] (its parameters:
+//! of `ops-core` each, reached here through one generic adapter; every
+//! family is one now. A family outside it ([`FAMILIES`]) would be three
+//! halves: a module here, implementing [`Family`] (its parameters:
 //! lowering them into a [`Pattern`], names resolved and expressions typed)
 //! and [`Pattern`] (its checks against the spec's tables, and the code it
 //! generates: kernels for every data type the tables admit, the CPU
@@ -27,14 +28,10 @@ use crate::syntax::ast;
 
 mod arithmetic;
 mod contract;
-pub mod scatter_elements;
-pub mod scatter_nd;
 
-/// Every family a `compute` block may name.
-pub static FAMILIES: &[&dyn Family] = &[
-    &scatter_elements::ScatterElementsFamily,
-    &scatter_nd::ScatterNdFamily,
-];
+/// Every family a `compute` block may name outside the contract: none
+/// left (every family is one of [`ops_core::family::FAMILIES`]).
+pub static FAMILIES: &[&dyn Family] = &[];
 
 /// The family named `name`: one of [`FAMILIES`], or a family of
 /// [`ops_core::family::FAMILIES`] (the typed contract).
@@ -139,4 +136,5 @@ pub(crate) fn domain_param(
 #[cfg(test)]
 mod tests {
     mod fold;
+    mod scatter;
 }

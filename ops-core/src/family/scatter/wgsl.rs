@@ -1,19 +1,29 @@
-//! WGSL kernels of the `scatter_elements` pattern (DirectML Scatter =
-//! ScatterElements).
+//! WGSL kernels of the scatter engine ([`super`]): the
+//! last-write-wins stages of `scatter_elements` ([`ScatterStage`]) and the
+//! combining walks of both families ([`CombineWalk`]). Every kernel opens
+//! the same way (the families' `Prologue`), binds its tensors as
+//! [`stage_buffers`] says, and checks index values with 32-bit integer
+//! arithmetic only (core WebGPU, no 64-bit integers): a 64-bit index
+//! `(lo, hi)` is in range when `hi == 0` and `lo < dim`, or (signed) when
+//! `hi == 0xffffffff`, `lo != 0` and `2^32 - lo <= dim`, exactly the CPU
+//! reference's `[-dim, dim - 1]` (`[0, dim - 1]` unsigned) for any size up
+//! to `u32::MAX`. 8- and 16-bit index types are also supported
+//! (sign-extended to 32 bits). A thread that meets an out-of-range index
+//! value `atomicMin`s its position into status word 0.
+//!
+//! # Last write wins
 //!
 //! One kernel per [`ScatterStage`] and (data type, index type) pair
 //! (`ColumnWords` for 8- and 16-bit data only): the plan of
-//! `crate::patterns::scatter_elements::scatter_elements_plan`, which
-//! fills the parameter words
-//! ([`crate::patterns::scatter_elements::params`]), runs `Winner` then
-//! `Write` (one thread per update element `u`, row-major), `Columns` alone
-//! (one thread per column, walking its updates along the axis in order),
-//! `ColumnWords` alone (one thread per `u32` word of neighbouring columns,
-//! walking them together) or `ColumnVectors` alone (one thread per
-//! `vec4<u32>` of neighbouring columns, the workgroup in lock step).
-//! Each computes an update's target output element from its index value;
-//! see the pattern's module documentation for the algorithms (last write in
-//! row-major order wins).
+//! [`super::scatter_elements_plan`], which fills the parameter words
+//! ([`super::params`]), runs `Winner` then `Write` (one thread per update
+//! element `u`, row-major), `Columns` alone (one thread per column,
+//! walking its updates along the axis in order), `ColumnWords` alone (one
+//! thread per `u32` word of neighbouring columns, walking them together)
+//! or `ColumnVectors` alone (one thread per `vec4<u32>` of neighbouring
+//! columns, the workgroup in lock step). Each computes an update's target
+//! output element from its index value; see the engine's documentation
+//! for the algorithms (last write in row-major order wins).
 //!
 //! Bindings of group 0 ([`scatter_bindings`]):
 //!
@@ -37,51 +47,37 @@
 //! pair, like the `Write` kernel, so that every pair has its own two
 //! kernels and keys.
 //!
-//! Index values are checked with 32-bit integer arithmetic only (core
-//! WebGPU, no 64-bit integers): a 64-bit index `(lo, hi)` is in range when
-//! `hi == 0` and `lo < dim`, or (signed) when `hi == 0xffffffff`, `lo != 0`
-//! and `2^32 - lo <= dim` — exactly the CPU reference's `[-dim, dim - 1]`
-//! (`[0, dim - 1]` unsigned) for any axis size up to `u32::MAX`. 8- and
-//! 16-bit index types are also supported (sign-extended to 32 bits).
+//! # Combining walks
+//!
+//! One kernel per (data type, index type) pair and `combine`, binding
+//! [`super::WALK_BINDINGS`] as the `Columns` stage does. A thread owns
+//! some output elements and walks the updates aimed at them in order, in
+//! the pass's stretch of the walk (long walks take several passes, in
+//! order): a column ([`CombineWalk::Columns`], words
+//! [`super::combine_params`]; each update's target is its coordinates
+//! times the input's strides with the axis coordinate its resolved index
+//! value) or a slice position `s` ([`CombineWalk::Slices`], words
+//! [`super::nd_params`]; each tuple's index values, unrolled up to
+//! [`super::MAX_TUPLE`], resolve into the slice's input offset, and update
+//! `t * S + s` lands on element `offset + s`; with empty slices one thread
+//! checks the indices). The target becomes `combine(target, update)`,
+//! computed in the data type's compute type ([`crate::wgsl::scalar`]) and
+//! stored at once; a replacement (`combine` is `b`) moves raw bits. Only
+//! the walking thread writes its elements; 8- and 16-bit elements share
+//! words with other threads', so they are stored through
+//! `atomicAnd`/`atomicOr` of their own lane.
 
-use crate::patterns::scatter_elements::{params, LOCKSTEP_ROWS, WORKGROUP_SIZE};
+use super::runtime::{
+    combine_params, index_vectors, nd_params, params, stage_buffers, CombineWalk, ScatterStage,
+    LOCKSTEP_ROWS, MAX_DIMS, MAX_TUPLE, WALK_ACCESS, WINNER_ACCESS, WORKGROUP_SIZE, WRITE_ACCESS,
+};
+use crate::family::Prologue;
+use crate::scalar::{Scalar, TypeEnv, Var};
+use crate::wgsl::dtype;
+use crate::wgsl::scalar::{compute_type, gen_expr_helpers, gen_helpers, scalar_wgsl};
+use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::writer::Writer;
 use crate::{Access, DataType};
-
-pub use crate::patterns::scatter_elements::ScatterStage;
-
-use super::dtype;
-use super::segments::{self, Buffer, Layout};
-use super::writer::Writer;
-
-/// The bindings of the [`ScatterStage::Winner`] kernel: params, indices,
-/// winner words, status words.
-pub const SCATTER_WINNER_BINDINGS: &[Access] = &[
-    Access::Uniform,
-    Access::Read,
-    Access::ReadWrite,
-    Access::ReadWrite,
-];
-
-/// The bindings of the [`ScatterStage::Write`] kernel: params, indices,
-/// updates, winner words, status words, output.
-pub const SCATTER_WRITE_BINDINGS: &[Access] = &[
-    Access::Uniform,
-    Access::Read,
-    Access::Read,
-    Access::Read,
-    Access::Read,
-    Access::ReadWrite,
-];
-
-/// The bindings of the [`ScatterStage::Columns`] kernel: params, indices,
-/// updates, status words, output.
-pub const SCATTER_COLUMNS_BINDINGS: &[Access] = &[
-    Access::Uniform,
-    Access::Read,
-    Access::Read,
-    Access::ReadWrite,
-    Access::ReadWrite,
-];
 
 /// The entry point's name in every kernel.
 pub const SCATTER_ENTRY: &str = "main";
@@ -89,10 +85,10 @@ pub const SCATTER_ENTRY: &str = "main";
 /// The bindings of a stage's kernel (see the module documentation).
 pub fn scatter_bindings(stage: ScatterStage) -> &'static [Access] {
     match stage {
-        ScatterStage::Winner => SCATTER_WINNER_BINDINGS,
-        ScatterStage::Write => SCATTER_WRITE_BINDINGS,
+        ScatterStage::Winner => &WINNER_ACCESS,
+        ScatterStage::Write => &WRITE_ACCESS,
         ScatterStage::Columns | ScatterStage::ColumnWords | ScatterStage::ColumnVectors => {
-            SCATTER_COLUMNS_BINDINGS
+            &WALK_ACCESS
         }
     }
 }
@@ -121,7 +117,7 @@ pub fn scatter_supported(_data: DataType, index: DataType) -> bool {
 }
 
 /// The complete WGSL of one scatter kernel: the module and its segmented
-/// variant ([`super::segments`]; every buffer but the parameter and status
+/// variant ([`crate::wgsl::segments`]; every buffer but the parameter and status
 /// words is segmented).
 ///
 /// `key` is the kernel key (written into the header) and `origin` the spec
@@ -140,15 +136,6 @@ pub fn scatter_kernel(
 
 /// The parts of [`scatter_kernel`], for a kernel generated on first use
 /// ([`crate::Kernel::generated`]).
-///
-/// The complete WGSL of one scatter kernel: the module and its segmented
-/// variant ([`super::segments`]; every buffer but the parameter and status
-/// words is segmented).
-///
-/// `key` is the kernel key (written into the header) and `origin` the spec
-/// path (`// @generated from {origin}`). `index` must be an integer type
-/// ([`scatter_supported`]; debug builds assert it, release builds read a
-/// float index's bits as an unsigned integer).
 pub fn scatter_kernel_text(
     stage: ScatterStage,
     data: DataType,
@@ -158,65 +145,10 @@ pub fn scatter_kernel_text(
 ) -> crate::KernelText {
     debug_assert!(scatter_supported(data, index), "{key}");
     debug_assert!(stage.serves(data), "{key}");
-    let buffers = scatter_buffers(stage, data, index);
+    let buffers = stage_buffers(Some(stage), data, index);
     let plain = scatter_module(stage, data, index, key, origin, Layout::Plain);
     let segmented = scatter_module(stage, data, index, key, origin, Layout::Segmented);
     segments::kernel_text(plain, segmented, &buffers)
-}
-
-/// Whether a [`ScatterStage::ColumnVectors`] thread reads its columns'
-/// indices as whole vectors: they fill `index bytes / data bytes` of them
-/// when an index is at least as wide as an element (else words).
-fn index_vectors(data: DataType, index: DataType) -> bool {
-    index.size_bytes() >= data.size_bytes()
-}
-
-/// The buffers of a stage's kernel, in binding order.
-fn scatter_buffers(stage: ScatterStage, data: DataType, index: DataType) -> Vec<Buffer<'static>> {
-    match stage {
-        ScatterStage::Winner => vec![
-            Buffer::params(),
-            Buffer::read("indices", true),
-            Buffer::read_write("winner", true, true),
-            Buffer::read_write("status", true, false),
-        ],
-        ScatterStage::Write => vec![
-            Buffer::params(),
-            Buffer::read("indices", true),
-            Buffer::read("updates", true),
-            Buffer::read("winner", true),
-            Buffer::read("status", false),
-            Buffer::read_write("output", dtype::is_packed(data), true),
-        ],
-        ScatterStage::Columns => vec![
-            Buffer::params(),
-            Buffer::read("indices", true),
-            Buffer::read("updates", true),
-            Buffer::read_write("status", true, false),
-            Buffer::read_write("output", dtype::is_packed(data), true),
-        ],
-        // Each thread owns its output words: plain loads and stores.
-        ScatterStage::ColumnWords => vec![
-            Buffer::params(),
-            Buffer::read("indices", true),
-            Buffer::read("updates", true),
-            Buffer::read_write("status", true, false),
-            Buffer::read_write("output", false, true),
-        ],
-        // The same, reading updates (and, when they fill some, indices) a
-        // vector at a time.
-        ScatterStage::ColumnVectors => vec![
-            Buffer::params(),
-            if index_vectors(data, index) {
-                Buffer::read_vec4("indices")
-            } else {
-                Buffer::read("indices", true)
-            },
-            Buffer::read_vec4("updates"),
-            Buffer::read_write("status", true, false),
-            Buffer::read_write_vec4("output"),
-        ],
-    }
 }
 
 /// One module of a scatter kernel, plain or segmented.
@@ -228,51 +160,54 @@ fn scatter_module(
     origin: &str,
     layout: Layout,
 ) -> String {
-    let buffers = scatter_buffers(stage, data, index);
+    let buffers = stage_buffers(Some(stage), data, index);
     let buffer = |name: &str| {
         *buffers
             .iter()
             .find(|b| b.name == name)
             .expect("a buffer of the stage")
     };
-    let mut w = Writer::new();
-    w.comment(format!("@generated from {origin}"));
-    w.comment(format!("kernel: {key}"));
-    w.comment(format!(
-        "scatter_elements ({}): data {data}, index {index}",
-        stage.name()
-    ));
-    w.comment("The last update in row-major order wins each output element.");
-    w.blank();
-    w.line(format!("const WORKGROUP_SIZE: u32 = {WORKGROUP_SIZE}u;"));
-    for (name, word) in [
-        ("P_UPDATE_COUNT", params::UPDATE_COUNT),
-        ("P_INNER", params::INNER),
-        ("P_INDEX_AXIS_LEN", params::INDEX_AXIS_LEN),
-        ("P_AXIS_LEN", params::AXIS_LEN),
-        ("P_COLUMNS", params::COLUMNS),
-    ] {
-        w.line(format!("const {name}: u32 = {word}u;"));
-    }
-    w.comment("No element: a bad index's target; status word 0 while no index is bad.");
-    w.line("const NONE: u32 = 0xffffffffu;");
+    let mut consts = vec![(
+        "No element: a bad index's target; status word 0 while no index is bad.",
+        "const NONE: u32 = 0xffffffffu;".to_string(),
+    )];
     if stage == ScatterStage::ColumnWords {
-        w.comment("Elements (columns) per u32 word.");
-        w.line(format!("const PER_WORD: u32 = {}u;", 32 / data.size_bits()));
+        consts.push((
+            "Elements (columns) per u32 word.",
+            format!("const PER_WORD: u32 = {}u;", 32 / data.size_bits()),
+        ));
     }
     if stage == ScatterStage::ColumnVectors {
-        w.comment("Elements (columns) per vec4<u32>.");
-        w.line(format!(
-            "const PER_VECTOR: u32 = {}u;",
-            128 / data.size_bits()
+        consts.push((
+            "Elements (columns) per vec4<u32>.",
+            format!("const PER_VECTOR: u32 = {}u;", 128 / data.size_bits()),
         ));
-        w.comment("Rows a thread walks between two workgroup barriers.");
-        w.line(format!("const LOCKSTEP_ROWS: u32 = {LOCKSTEP_ROWS}u;"));
+        consts.push((
+            "Rows a thread walks between two workgroup barriers.",
+            format!("const LOCKSTEP_ROWS: u32 = {LOCKSTEP_ROWS}u;"),
+        ));
     }
-    w.blank();
-    segments::declare(&mut w, &buffers, layout);
-    w.blank();
-    segments::gen_accessors(&mut w, &buffers, layout);
+    // Every word but the output count, which the kernels do not read.
+    let words: Vec<(&str, usize)> = params::WGSL
+        .iter()
+        .copied()
+        .filter(|&(_, word)| word != params::OUTPUT_COUNT)
+        .collect();
+    let mut w = Writer::new();
+    prologue(
+        &mut w,
+        (origin, key),
+        &[
+            format!(
+                "scatter_elements ({}): data {data}, index {index}",
+                stage.name()
+            ),
+            "The last update in row-major order wins each output element.".into(),
+        ],
+        &words,
+        &consts,
+        (&buffers, layout),
+    );
     dtype::gen_load_from(&mut w, "load_index", &buffer("indices"), layout, index);
     w.blank();
     dtype::gen_resolve_index(&mut w, "axis_coordinate", index, "NONE");
@@ -285,10 +220,7 @@ fn scatter_module(
         dtype::gen_store_to(&mut w, "store_output", &buffer("output"), layout, data);
     }
     w.blank();
-    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
-    w.open(format!(
-        "fn {SCATTER_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
-    ));
+    open_entry(&mut w);
     w.line("let group = wg.x + wg.y * num_workgroups.x;");
     w.line("let axis = Axis(param(P_INNER), param(P_INDEX_AXIS_LEN), param(P_AXIS_LEN));");
     if stage == ScatterStage::ColumnVectors {
@@ -610,6 +542,274 @@ fn gen_target(w: &mut Writer) {
     w.close();
 }
 
+/// Writes a scatter kernel's opening ([`Prologue`], without
+/// `ELEMENTS_PER_THREAD`: a thread takes one column, word, vector, update
+/// or slice position): `what`, a comment line each, the parameter `words`,
+/// the commented `consts`, then the buffers' declarations and accessors.
+fn prologue(
+    w: &mut Writer,
+    (origin, key): (&str, &str),
+    what: &[String],
+    words: &[(&str, usize)],
+    consts: &[(&str, String)],
+    (buffers, layout): (&[Buffer<'_>], Layout),
+) {
+    let consts: Vec<(&str, &str)> = consts.iter().map(|(c, l)| (*c, l.as_str())).collect();
+    Prologue {
+        origin,
+        key,
+        what,
+        workgroup_size: WORKGROUP_SIZE,
+        elements_per_thread: None,
+        words,
+        consts: &consts,
+        buffers,
+        layout,
+    }
+    .write(w);
+}
+
+/// Opens the entry point of every scatter kernel: the workgroup id, the
+/// grid's width and the thread's index in its workgroup.
+fn open_entry(w: &mut Writer) {
+    w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
+    w.open(format!(
+        "fn {SCATTER_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
+    ));
+}
+
+/// Why no combining walk's kernel can be generated for `data` with
+/// `index` indices and `combine`, `None` when one can: integer indices and
+/// a `combine` the data type has on the GPU
+/// ([`super::combine_unsupported`]).
+pub fn combine_kernel_unsupported(
+    combine: &Scalar,
+    data: DataType,
+    index: DataType,
+) -> Option<String> {
+    if !index.is_int() {
+        return Some(format!("{index} is not an index type"));
+    }
+    super::combine_unsupported(combine, data)
+}
+
+/// The complete WGSL of one combining walk's kernel: the module and its
+/// segmented variant.
+pub fn combine_kernel(
+    walk: CombineWalk,
+    combine: &Scalar,
+    data: DataType,
+    index: DataType,
+    key: &str,
+    origin: &str,
+) -> String {
+    segments::combined(combine_kernel_text(walk, combine, data, index, key, origin))
+}
+
+/// The parts of [`combine_kernel`], for a kernel generated on first use
+/// ([`crate::Kernel::generated`]).
+pub fn combine_kernel_text(
+    walk: CombineWalk,
+    combine: &Scalar,
+    data: DataType,
+    index: DataType,
+    key: &str,
+    origin: &str,
+) -> crate::KernelText {
+    let module = |layout| walk_module(walk, combine, data, index, (key, origin), layout);
+    let (plain, segmented) = (module(Layout::Plain), module(Layout::Segmented));
+    segments::kernel_text(plain, segmented, &stage_buffers(None, data, index))
+}
+
+/// Writes `fn combine(a: T, b: T) -> T` for a scatter combining `data`
+/// elements with `combine` (`a` the element, `b` the update), in `data`'s
+/// compute type, with the `decode`/`encode` helpers and those `combine`
+/// calls.
+fn gen_combine(w: &mut Writer, combine: &Scalar, data: DataType) {
+    gen_helpers(w, data);
+    let env = TypeEnv::uniform(std::slice::from_ref(&data));
+    gen_expr_helpers(w, &[combine], &env);
+    w.blank();
+    let t = compute_type(data);
+    w.open(format!("fn combine(a: {t}, b: {t}) -> {t}"));
+    let var = |v: Var| match v {
+        Var::A => "a".to_string(),
+        Var::B => "b".to_string(),
+        other => format!("/* {} */ a", other.name()),
+    };
+    w.line(format!("return {};", scalar_wgsl(combine, &env, &var)));
+    w.close();
+    w.blank();
+}
+
+/// One module of a combining walk's kernel, plain or segmented: the
+/// opening, the data helpers and the combine, shared; then the walk's
+/// addressing and entry point.
+fn walk_module(
+    walk: CombineWalk,
+    combine: &Scalar,
+    data: DataType,
+    index: DataType,
+    (key, origin): (&str, &str),
+    layout: Layout,
+) -> String {
+    let raw = matches!(combine, Scalar::Var(Var::B));
+    let buffers = stage_buffers(None, data, index);
+    let (what, words, bad) = match walk {
+        CombineWalk::Columns => (
+            format!("scatter with a combine: data {data}, indices {index}"),
+            combine_params::WGSL,
+            "Not a position: an out-of-range index value.",
+        ),
+        CombineWalk::Slices => (
+            format!("scatter_nd: data {data}, indices {index}"),
+            nd_params::WGSL,
+            "Not an offset: an out-of-range index value.",
+        ),
+    };
+    let mut w = Writer::new();
+    prologue(
+        &mut w,
+        (origin, key),
+        &[what],
+        words,
+        &[(bad, "const BAD: u32 = 0xffffffffu;".into())],
+        (&buffers, layout),
+    );
+    for (name, buffer, dt) in [
+        ("load_index", 1, index),
+        ("load_update", 2, data),
+        ("load_output", 4, data),
+    ] {
+        dtype::gen_load_from(&mut w, name, &buffers[buffer], layout, dt);
+        w.blank();
+    }
+    dtype::gen_store_to(&mut w, "store_output", &buffers[4], layout, data);
+    w.blank();
+    dtype::gen_resolve_index(&mut w, "resolve", index, "BAD");
+    w.blank();
+    if !raw {
+        gen_combine(&mut w, combine, data);
+    }
+    // Update `u` applied to output element `o`.
+    let apply = |w: &mut Writer, o: &str| {
+        w.line(if raw {
+            format!("store_output({o}, load_update(u));")
+        } else {
+            format!("store_output({o}, encode(combine(decode(load_output({o})), decode(load_update(u)))));")
+        });
+    };
+    match walk {
+        CombineWalk::Columns => gen_columns_walk(&mut w, &apply),
+        CombineWalk::Slices => gen_slices_walk(&mut w, &apply),
+    }
+    w.close();
+    w.finish()
+}
+
+/// [`CombineWalk::Columns`]: `fn target_of(u, i, axis)` and the entry
+/// point, a thread per column walking its updates along the axis (`inner`
+/// apart), `apply` storing each.
+fn gen_columns_walk(w: &mut Writer, apply: &dyn Fn(&mut Writer, &str)) {
+    w.comment("The output element update u lands on, its axis coordinate being i: its");
+    w.comment("coordinates (last dimension first) times the input's strides. Unrolled");
+    w.comment("over every slot (unused ones have size 1 and stride 0): no loop inside");
+    w.comment("the walk, whose length lavapipe's loop guard counts.");
+    w.open("fn target_of(u: u32, i: u32, axis: u32) -> u32");
+    w.line("var rest = u;");
+    w.line("var offset = 0u;");
+    for d in (0..MAX_DIMS).rev() {
+        w.line(format!("let s{d} = max(param(P_SIZES + {d}u), 1u);"));
+        w.line(format!(
+            "offset = offset + select(rest % s{d}, i, axis == {d}u) * param(P_STRIDES + {d}u);"
+        ));
+        if d > 0 {
+            w.line(format!("rest = rest / s{d};"));
+        }
+    }
+    w.line("return offset;");
+    w.close();
+    w.blank();
+    open_entry(w);
+    w.line("let column = (wg.x + wg.y * num_workgroups.x) * WORKGROUP_SIZE + lid;");
+    w.block("if (column >= param(P_COLUMNS))", |w| {
+        w.line("return;");
+    });
+    w.line("let walk = param(P_WALK);");
+    w.line("let inner = param(P_INNER);");
+    w.line("let axis = param(P_AXIS);");
+    w.line("let len = param(P_AXIS_LEN);");
+    w.comment("The column's first update; the next ones are `inner` apart.");
+    w.line("let first = (column / inner) * walk * inner + column % inner;");
+    w.line("let end = param(P_WALK_END);");
+    w.comment("This pass's stretch of the column's walk: passes run in order.");
+    w.block(
+        "for (var k = param(P_WALK_START); k < end; k = k + 1u)",
+        |w| {
+            w.line("let u = first + k * inner;");
+            w.line("let i = resolve(load_index(u), len);");
+            w.block("if (i == BAD)", |w| {
+                w.line("atomicMin(&status[0], u);");
+                w.line("return;");
+            });
+            w.line("let t = target_of(u, i, axis);");
+            apply(w, "t");
+        },
+    );
+}
+
+/// [`CombineWalk::Slices`]: `fn tuple_base(t, q)` and the entry point, a
+/// thread per slice position walking the tuples, `apply` storing each
+/// tuple's update at its position.
+fn gen_slices_walk(w: &mut Writer, apply: &dyn Fn(&mut Writer, &str)) {
+    w.comment("The input offset of tuple t's slice, or BAD after reporting its first");
+    w.comment("out-of-range index value. Unrolled over every slot (a loop inside the");
+    w.comment("walk would count against lavapipe's loop guard).");
+    w.open("fn tuple_base(t: u32, q: u32) -> u32");
+    w.line("var offset = 0u;");
+    w.line("var bad = BAD;");
+    for j in 0..MAX_TUPLE {
+        w.block(format!("if ({j}u < q)"), |w| {
+            w.line(format!("let p = t * q + {j}u;"));
+            w.line(format!(
+                "let i = resolve(load_index(p), param(P_DIM_SIZES + {j}u));"
+            ));
+            w.line("bad = select(bad, p, (i == BAD) & (bad == BAD));");
+            w.line(format!(
+                "offset = offset + select(i, 0u, i == BAD) * param(P_DIM_STRIDES + {j}u);"
+            ));
+        });
+    }
+    w.block("if (bad != BAD)", |w| {
+        w.line("atomicMin(&status[0], bad);");
+        w.line("return BAD;");
+    });
+    w.line("return offset;");
+    w.close();
+    w.blank();
+    open_entry(w);
+    w.line("let s = (wg.x + wg.y * num_workgroups.x) * WORKGROUP_SIZE + lid;");
+    w.line("let slice = param(P_SLICE_LEN);");
+    w.line("let q = param(P_TUPLE_SIZE);");
+    w.line("let end = param(P_END);");
+    w.comment("Empty slices: thread 0 checks the indices alone.");
+    w.block("if (s >= max(slice, 1u))", |w| {
+        w.line("return;");
+    });
+    w.comment("This pass's stretch of the tuples, in order: passes run in order.");
+    w.block("for (var t = param(P_START); t < end; t = t + 1u)", |w| {
+        w.line("let base = tuple_base(t, q);");
+        w.block("if (base == BAD)", |w| {
+            w.line("return;");
+        });
+        w.block("if (s < slice)", |w| {
+            w.line("let o = base + s;");
+            w.line("let u = t * slice + s;");
+            apply(w, "o");
+        });
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -751,5 +951,51 @@ mod tests {
         assert!(columns.contains("atomicMin(&status[0], update);"));
         let (counts, _) = segments::segmented_part(&columns).unwrap();
         assert_eq!(counts, [1, 4, 4, 1, 4]);
+    }
+
+    static A: Scalar = Scalar::Var(Var::A);
+    static B: Scalar = Scalar::Var(Var::B);
+    static ADD: Scalar = Scalar::Binary(crate::scalar::Binary::Add, &A, &B);
+    static MAX: Scalar = Scalar::Binary(crate::scalar::Binary::Max, &A, &B);
+
+    /// Validates every combining walk's kernel for `combines`, returning
+    /// how many there are.
+    fn validate_walks(walk: CombineWalk, combines: &[&Scalar]) -> usize {
+        let mut count = 0;
+        for combine in combines {
+            for data in DataType::ALL {
+                for index in [DataType::Int64, DataType::Int32, DataType::Uint32] {
+                    if combine_kernel_unsupported(combine, data, index).is_some() {
+                        continue;
+                    }
+                    let key = format!(
+                        "T/{}/{}/{}",
+                        walk.name(),
+                        data.spec_name(),
+                        index.spec_name()
+                    );
+                    let text = combine_kernel(walk, combine, data, index, &key, "test");
+                    let (_, segmented) = segments::segmented_part(&text)
+                        .unwrap_or_else(|| panic!("{key}: no segmented variant"));
+                    for wgsl in [segments::plain_part(&text), segmented] {
+                        crate::wgsl::validated_module(&key, wgsl, SCATTER_ENTRY, WORKGROUP_SIZE);
+                    }
+                    count += 1;
+                }
+            }
+        }
+        count
+    }
+
+    #[test]
+    fn every_combining_kernel_validates_on_core_webgpu() {
+        let count = validate_walks(CombineWalk::Columns, &[&B, &ADD, &MAX]);
+        assert!(count > 60, "{count} kernels");
+    }
+
+    #[test]
+    fn every_scatter_nd_kernel_validates_on_core_webgpu() {
+        let count = validate_walks(CombineWalk::Slices, &[&B, &ADD]);
+        assert!(count > 40, "{count} kernels");
     }
 }
