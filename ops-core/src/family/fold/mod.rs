@@ -2,7 +2,7 @@
 //! arithmetic the spec declares (ReduceSum, ReduceMean, ReduceL2, ...).
 //!
 //! A fold is TVM's `comm_reducer` with a map and a finish, all
-//! [`Scalar`] expressions from the spec:
+//! [`Scalar`](crate::scalar::Scalar) expressions from the spec:
 //!
 //! ```text
 //! acc = identity

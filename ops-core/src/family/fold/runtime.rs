@@ -29,7 +29,7 @@ pub struct Fold {
     /// [`crate::Operator::accuracy_domain`]).
     pub domain: Option<(f64, f64)>,
     /// The shift `map` and `finish` read as `m`, or `None` (see the
-    /// [module docs](self)).
+    /// [family docs](super)).
     pub shift: Option<Shift>,
 }
 

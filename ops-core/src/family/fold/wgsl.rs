@@ -1,4 +1,4 @@
-//! WGSL kernels of the `fold` family ([`super::runtime`]).
+//! WGSL kernels of the `fold` family ([`super`]).
 //!
 //! One thread per output element and chunk folds the chunk's values with
 //! the spec's `map` and `combine`, starting from `identity`; a final pass
