@@ -40,8 +40,8 @@ use crate::wgsl::dtype;
 use crate::wgsl::segments::{self, Buffer, Layout};
 use crate::wgsl::writer::Writer;
 use crate::{
-    Access, BufferRef, DataType, DeviceClass, GpuPlan, HostTensor, Kernel, KernelText, OpError,
-    OutputInit, Pass, TensorDesc,
+    BufferRef, DataType, DeviceClass, GpuPlan, HostTensor, Kernel, KernelText, OpError, OutputInit,
+    Pass, TensorDesc,
 };
 
 const INPUTS: usize = 0;
@@ -145,20 +145,17 @@ impl Family for Concat {
         let inputs = config[INPUTS].tensors();
         let variant = VARIANTS[inputs.len().clamp(1, MAX_INPUTS) - 1];
         let pairs = pairs(inputs[0], config[OUTPUT].tensor());
-        KernelDecl::for_pairs(pairs, |a, b| a == b, &[variant])
+        KernelDecl::for_pairs(
+            pairs,
+            |a, b| a == b,
+            &[(variant, bindings(inputs.len()))],
+            WORKGROUP_SIZE,
+        )
     }
 
     /// `{operator}/concat{n}/{DATA}`.
     fn one_type(&self) -> bool {
         true
-    }
-
-    fn bindings(&self, _config: &[Value], variant: &str) -> &'static [Access] {
-        bindings(inputs_of(variant))
-    }
-
-    fn workgroup_size(&self, _variant: &str) -> u32 {
-        WORKGROUP_SIZE
     }
 
     fn kernel_text(

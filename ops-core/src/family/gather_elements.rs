@@ -160,15 +160,12 @@ impl Family for GatherElements {
         pairs: &dyn Fn(usize, usize) -> Vec<(DataType, DataType)>,
     ) -> Vec<KernelDecl> {
         let pairs = pairs(config[INPUT].tensor(), config[INDICES].tensor());
-        KernelDecl::for_pairs(pairs, |_, index| index.is_int(), &[VARIANT])
-    }
-
-    fn bindings(&self, _config: &[Value], _variant: &str) -> &'static [Access] {
-        &ACCESS
-    }
-
-    fn workgroup_size(&self, _variant: &str) -> u32 {
-        WORKGROUP_SIZE
+        KernelDecl::for_pairs(
+            pairs,
+            |_, index| index.is_int(),
+            &[(VARIANT, &ACCESS)],
+            WORKGROUP_SIZE,
+        )
     }
 
     fn kernel_text(

@@ -676,30 +676,42 @@ impl std::ops::Index<usize> for Types {
 }
 
 /// One kernel of a family: a variant (also the key's middle part) for a
-/// list of data types.
+/// list of data types, with its bindings and workgroup size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KernelDecl {
     /// The variant's name.
     pub variant: &'static str,
     /// The data types it is generated for.
     pub types: Types,
+    /// Its bindings' access, in binding order.
+    pub bindings: &'static [Access],
+    /// Threads per workgroup (the kernel's `WORKGROUP_SIZE`).
+    pub workgroup_size: u32,
 }
 
+/// A kernel variant as [`KernelDecl::for_pairs`] takes it: its name and
+/// its bindings' access.
+pub type Variant = (&'static str, &'static [Access]);
+
 impl KernelDecl {
-    /// One kernel per variant of `variants` for each pair of `pairs` that
-    /// `keep` accepts: what [`Family::kernels`] returns for most families.
+    /// One kernel per variant of `variants`, of `workgroup_size` threads,
+    /// for each pair of `pairs` that `keep` accepts: what
+    /// [`Family::kernels`] returns for most families.
     pub fn for_pairs(
         pairs: Vec<(DataType, DataType)>,
         keep: impl Fn(DataType, DataType) -> bool,
-        variants: &[&'static str],
+        variants: &[Variant],
+        workgroup_size: u32,
     ) -> Vec<KernelDecl> {
         pairs
             .into_iter()
             .filter(|&(a, b)| keep(a, b))
             .flat_map(|(a, b)| {
-                variants.iter().map(move |&variant| KernelDecl {
+                variants.iter().map(move |&(variant, bindings)| KernelDecl {
                     variant,
                     types: Types::pair(a, b),
+                    bindings,
+                    workgroup_size,
                 })
             })
             .collect()
@@ -993,12 +1005,6 @@ pub trait Family: Sync {
         }
     }
 
-    /// The bindings of `variant`'s kernels for `config`.
-    fn bindings(&self, config: &[Value], variant: &str) -> &'static [Access];
-
-    /// The workgroup size of `variant`'s kernels.
-    fn workgroup_size(&self, variant: &str) -> u32;
-
     /// The text of kernel `k`, keyed `key`, generated from `origin`.
     fn kernel_text(&self, config: &[Value], k: &KernelDecl, key: &str, origin: &str) -> KernelText;
 
@@ -1150,12 +1156,12 @@ mod tests {
             for k in kernels {
                 let key = f.kernel_key("T", &k);
                 let text = segments::combined(f.kernel_text(&config, &k, &key, "test"));
-                let size = f.workgroup_size(k.variant);
+                let size = k.workgroup_size;
                 crate::wgsl::validated_module(&key, segments::plain_part(&text), "main", size);
                 // Only a kernel of several tensor bindings, whose segments
                 // would pass core WebGPU's 8 storage buffers per stage,
                 // may lack a segmented variant (concat of 2 or more).
-                let bindings = f.bindings(&config, k.variant).len();
+                let bindings = k.bindings.len();
                 match segments::segmented_part(&text) {
                     Some((counts, segmented)) => {
                         assert_eq!(counts.len(), bindings, "{key}");

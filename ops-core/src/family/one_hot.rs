@@ -146,15 +146,12 @@ impl Family for OneHot {
         pairs: &dyn Fn(usize, usize) -> Vec<(DataType, DataType)>,
     ) -> Vec<KernelDecl> {
         let pairs = pairs(config[VALUES].tensor(), config[INDICES].tensor());
-        KernelDecl::for_pairs(pairs, |_, indices| indices != DataType::Bool, &[VARIANT])
-    }
-
-    fn bindings(&self, _config: &[Value], _variant: &str) -> &'static [Access] {
-        &ACCESS
-    }
-
-    fn workgroup_size(&self, _variant: &str) -> u32 {
-        WORKGROUP_SIZE
+        KernelDecl::for_pairs(
+            pairs,
+            |_, indices| indices != DataType::Bool,
+            &[(VARIANT, &ACCESS)],
+            WORKGROUP_SIZE,
+        )
     }
 
     fn kernel_text(

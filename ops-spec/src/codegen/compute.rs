@@ -260,7 +260,6 @@ fn gen_compute_spec(spec: &Spec, origin: &str, key_name: &str) -> ComputeCode {
     }
 }
 
-/// A `static` kernel item named `id`.
 /// `K_<NAME>_<A>_<B>..`: the static holding the kernel of variant (or
 /// stage) `name` for data types `types`.
 pub(crate) fn kernel_ident(name: &str, types: &[DataType]) -> proc_macro2::Ident {
@@ -272,6 +271,16 @@ pub(crate) fn kernel_ident(name: &str, types: &[DataType]) -> proc_macro2::Ident
     format_ident!("{id}")
 }
 
+/// An [`ops_core::Access`] as a constant expression.
+pub(crate) fn gen_access(b: &ops_core::Access) -> TokenStream {
+    match b {
+        ops_core::Access::Read => quote!(::ops_core::Access::Read),
+        ops_core::Access::Uniform => quote!(::ops_core::Access::Uniform),
+        ops_core::Access::ReadWrite => quote!(::ops_core::Access::ReadWrite),
+    }
+}
+
+/// A `static` kernel item named `id`.
 pub(crate) fn gen_kernel(
     id: &proc_macro2::Ident,
     key: &str,
@@ -279,11 +288,7 @@ pub(crate) fn gen_kernel(
     bindings: &[ops_core::Access],
     workgroup_size: TokenStream,
 ) -> (proc_macro2::Ident, TokenStream) {
-    let bindings = bindings.iter().map(|b| match b {
-        ops_core::Access::Read => quote!(::ops_core::Access::Read),
-        ops_core::Access::Uniform => quote!(::ops_core::Access::Uniform),
-        ops_core::Access::ReadWrite => quote!(::ops_core::Access::ReadWrite),
-    });
+    let bindings = bindings.iter().map(gen_access);
     // The text is generated on first use by the family's generator
     // (`generate`, an expression of `ops_core::KernelText` over the module's
     // statics), not embedded: see `ops_core::Kernel::generated`.

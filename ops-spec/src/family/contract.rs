@@ -14,7 +14,7 @@ use quote::quote;
 use super::{Family, Pattern};
 use crate::check::{integer_types, same_types};
 use crate::codegen::compute::{
-    dtype_pairs, gen_kernel, gen_scalar, gen_ty, kernel_ident, ComputeCode,
+    dtype_pairs, gen_access, gen_kernel, gen_scalar, gen_ty, kernel_ident, ComputeCode,
 };
 use crate::codegen::exprs::{gen_dtype, gen_expr};
 use crate::diag::{Diagnostic, Errors};
@@ -427,17 +427,27 @@ impl Pattern for Lowered {
         let mut statics = Vec::new();
         let mut entries = Vec::new();
         for k in self.family.kernels(&self.values, &pairs) {
-            let KernelDecl { variant, types } = k;
+            let KernelDecl {
+                variant,
+                types,
+                bindings,
+                workgroup_size: size,
+            } = k;
             let key = self.family.kernel_key(key_name, &k);
             let types = gen_types(types.as_slice());
-            let decl = quote!(::ops_core::family::KernelDecl { variant: #variant, types: #types });
+            let access = bindings.iter().map(gen_access);
+            let decl = quote!(::ops_core::family::KernelDecl {
+                variant: #variant,
+                types: #types,
+                bindings: &[#(#access),*],
+                workgroup_size: #size,
+            });
             let id = kernel_ident(variant, k.types.as_slice());
-            let size = self.family.workgroup_size(variant);
             statics.push(gen_kernel(
                 &id,
                 &key,
                 quote!(#family.kernel_text(CONFIG, &#decl, #key, #origin)),
-                self.family.bindings(&self.values, variant),
+                bindings,
                 quote!(#size),
             ));
             entries.push(quote!(::ops_core::family::KernelEntry { decl: #decl, kernel: &#id }));

@@ -86,7 +86,7 @@ pub use runtime::*;
 
 use super::{Call, Family, KernelDecl, Param, Value};
 use crate::scalar::Precision;
-use crate::{Access, DeviceClass, GpuPlan, HostTensor, KernelText, OpError, TensorDesc, Tolerance};
+use crate::{DeviceClass, GpuPlan, HostTensor, KernelText, OpError, TensorDesc, Tolerance};
 
 const INPUTS: usize = 0;
 const OUTPUT: usize = 1;
@@ -212,6 +212,8 @@ impl Family for ElementwiseFamily {
                     out.push(KernelDecl {
                         variant: variant(inputs, schedule),
                         types,
+                        bindings: bindings(inputs),
+                        workgroup_size: WORKGROUP_SIZE,
                     });
                 }
             }
@@ -224,14 +226,6 @@ impl Family for ElementwiseFamily {
     /// other schedules.
     fn kernel_key(&self, operator: &str, k: &KernelDecl) -> String {
         wgsl::elementwise_kernel_key(operator, variant_of(k.variant).1, k.types.as_slice())
-    }
-
-    fn bindings(&self, _config: &[Value], variant: &str) -> &'static [Access] {
-        bindings(variant_of(variant).0)
-    }
-
-    fn workgroup_size(&self, _variant: &str) -> u32 {
-        WORKGROUP_SIZE
     }
 
     fn kernel_text(&self, config: &[Value], k: &KernelDecl, key: &str, origin: &str) -> KernelText {

@@ -65,7 +65,7 @@ pub use runtime::*;
 
 use super::{Call, Constraint, Family, KernelDecl, Missing, Param, Value};
 use crate::scalar::{Precision, Var};
-use crate::{Access, DataType, DeviceClass, GpuPlan, HostTensor, KernelText, OpError, Tolerance};
+use crate::{DataType, DeviceClass, GpuPlan, HostTensor, KernelText, OpError, Tolerance};
 use wgsl::FoldText;
 
 const INPUT: usize = 0;
@@ -207,25 +207,21 @@ impl Family for FoldFamily {
         pairs: &dyn Fn(usize, usize) -> Vec<(DataType, DataType)>,
     ) -> Vec<KernelDecl> {
         let fold = fold_of(config);
-        let names: Vec<&'static str> = FoldVariant::of(&fold).iter().map(|v| v.name()).collect();
+        let variants: Vec<super::Variant> = FoldVariant::of(&fold)
+            .iter()
+            .map(|v| (v.name(), v.bindings(&fold)))
+            .collect();
         let (input, output) = (config[INPUT].tensor(), config[OUTPUT].tensor());
         KernelDecl::for_pairs(
             pairs(input, output),
             |a, b| a == b && wgsl::fold_unsupported(&fold, a).is_none(),
-            &names,
+            &variants,
+            WORKGROUP_SIZE,
         )
     }
 
     fn one_type(&self) -> bool {
         true
-    }
-
-    fn bindings(&self, config: &[Value], variant: &str) -> &'static [Access] {
-        variant_of(variant).bindings(&fold_of(config))
-    }
-
-    fn workgroup_size(&self, _variant: &str) -> u32 {
-        WORKGROUP_SIZE
     }
 
     fn kernel_text(&self, config: &[Value], k: &KernelDecl, key: &str, origin: &str) -> KernelText {

@@ -22,8 +22,7 @@ pub use runtime::*;
 use super::{Call, Constraint, Family, KernelDecl, Param, Value};
 use crate::scalar::Precision;
 use crate::{
-    Access, DataType, DeviceClass, GpuPlan, HostTensor, IndexBounds, KernelText, OpError,
-    OutOfRange,
+    DataType, DeviceClass, GpuPlan, HostTensor, IndexBounds, KernelText, OpError, OutOfRange,
 };
 
 const INPUT: usize = 0;
@@ -120,15 +119,8 @@ impl Family for Gathers {
         pairs: &dyn Fn(usize, usize) -> Vec<(DataType, DataType)>,
     ) -> Vec<KernelDecl> {
         let pairs = pairs(config[INPUT].tensor(), config[INDICES].tensor());
-        KernelDecl::for_pairs(pairs, wgsl::gather_nd_supported, &GatherVariant::NAMES)
-    }
-
-    fn bindings(&self, _config: &[Value], _variant: &str) -> &'static [Access] {
-        wgsl::GATHER_ND_BINDINGS
-    }
-
-    fn workgroup_size(&self, _variant: &str) -> u32 {
-        WORKGROUP_SIZE
+        let variants = GatherVariant::NAMES.map(|v| (v, wgsl::GATHER_ND_BINDINGS));
+        KernelDecl::for_pairs(pairs, wgsl::gather_nd_supported, &variants, WORKGROUP_SIZE)
     }
 
     fn kernel_text(

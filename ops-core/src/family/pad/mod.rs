@@ -18,7 +18,7 @@ pub use runtime::*;
 
 use super::{Call, Constraint, Family, KernelDecl, Param, Value};
 use crate::scalar::Precision;
-use crate::{Access, DataType, DeviceClass, GpuPlan, HostTensor, KernelText, OpError};
+use crate::{DataType, DeviceClass, GpuPlan, HostTensor, KernelText, OpError};
 
 const INPUT: usize = 0;
 const OUTPUT: usize = 1;
@@ -97,20 +97,12 @@ impl Family for Pad {
         let mode = mode_of(config);
         let variant = VARIANTS[PadMode::ALL.iter().position(|&m| m == mode).unwrap_or(0)];
         let pairs = pairs(config[INPUT].tensor(), config[OUTPUT].tensor());
-        KernelDecl::for_pairs(pairs, |a, b| a == b, &[variant])
+        KernelDecl::for_pairs(pairs, |a, b| a == b, &[(variant, BINDINGS)], WORKGROUP_SIZE)
     }
 
     /// `{operator}/pad_{mode}/{DATA}`.
     fn one_type(&self) -> bool {
         true
-    }
-
-    fn bindings(&self, _config: &[Value], _variant: &str) -> &'static [Access] {
-        BINDINGS
-    }
-
-    fn workgroup_size(&self, _variant: &str) -> u32 {
-        WORKGROUP_SIZE
     }
 
     fn kernel_text(&self, config: &[Value], k: &KernelDecl, key: &str, origin: &str) -> KernelText {

@@ -28,7 +28,7 @@ pub use wgsl::{reduce_kernel, reduce_kernel_key, REDUCE_BINDINGS, REDUCE_ENTRY};
 
 use super::{Call, Constraint, Family, KernelDecl, Param, Value};
 use crate::scalar::Precision;
-use crate::{Access, DataType, DeviceClass, GpuPlan, HostTensor, KernelText, OpError};
+use crate::{DataType, DeviceClass, GpuPlan, HostTensor, KernelText, OpError};
 
 const INPUT: usize = 0;
 const OUTPUT: usize = 1;
@@ -108,21 +108,14 @@ impl Family for ReduceFamily {
         pairs: &dyn Fn(usize, usize) -> Vec<(DataType, DataType)>,
     ) -> Vec<KernelDecl> {
         let cfg = config_of(config);
-        let names = ReduceVariant::ALL.map(ReduceVariant::name);
+        let variants = ReduceVariant::ALL.map(|v| (v.name(), REDUCE_BINDINGS));
         let (input, output) = (config[INPUT].tensor(), config[OUTPUT].tensor());
         KernelDecl::for_pairs(
             pairs(input, output),
             |a, b| wgsl::reduce_supported(&cfg, a, b),
-            &names,
+            &variants,
+            WORKGROUP_SIZE,
         )
-    }
-
-    fn bindings(&self, _config: &[Value], _variant: &str) -> &'static [Access] {
-        REDUCE_BINDINGS
-    }
-
-    fn workgroup_size(&self, _variant: &str) -> u32 {
-        WORKGROUP_SIZE
     }
 
     fn kernel_text(&self, config: &[Value], k: &KernelDecl, key: &str, origin: &str) -> KernelText {

@@ -27,7 +27,7 @@ pub use runtime::*;
 
 use super::{Call, Constraint, Family, KernelDecl, Missing, Misuse, Param, Value};
 use crate::scalar::{Precision, Scalar, Var};
-use crate::{Access, DataType, DeviceClass, GpuPlan, HostTensor, IndexBounds, KernelText, OpError};
+use crate::{DataType, DeviceClass, GpuPlan, HostTensor, IndexBounds, KernelText, OpError};
 
 /// `combine`'s parameter (both families).
 const COMBINE: usize = 6;
@@ -182,7 +182,8 @@ impl Family for Scatters {
         match Scatters::combine(config) {
             Some(combine) => {
                 let keep = |a, b| wgsl::combine_kernel_unsupported(combine, a, b).is_none();
-                KernelDecl::for_pairs(pairs, keep, &[self.walk().name()])
+                let variants = [(self.walk().name(), &WALK_ACCESS[..])];
+                KernelDecl::for_pairs(pairs, keep, &variants, WORKGROUP_SIZE)
             }
             // Every stage serving the data type, pair by pair.
             None => pairs
@@ -193,21 +194,12 @@ impl Family for Scatters {
                     stages.map(move |s| KernelDecl {
                         variant: s.name(),
                         types: super::Types::pair(a, b),
+                        bindings: wgsl::scatter_bindings(s),
+                        workgroup_size: WORKGROUP_SIZE,
                     })
                 })
                 .collect(),
         }
-    }
-
-    fn bindings(&self, _config: &[Value], variant: &str) -> &'static [Access] {
-        match ScatterStage::named(variant) {
-            Some(stage) => wgsl::scatter_bindings(stage),
-            None => &WALK_ACCESS,
-        }
-    }
-
-    fn workgroup_size(&self, _variant: &str) -> u32 {
-        WORKGROUP_SIZE
     }
 
     fn kernel_text(&self, config: &[Value], k: &KernelDecl, key: &str, origin: &str) -> KernelText {

@@ -19,7 +19,7 @@ pub use runtime::*;
 
 use super::{Call, Constraint, Family, KernelDecl, Param, Value};
 use crate::scalar::Precision;
-use crate::{Access, DataType, DeviceClass, GpuPlan, HostTensor, KernelText, OpError};
+use crate::{DataType, DeviceClass, GpuPlan, HostTensor, KernelText, OpError};
 
 const INPUT: usize = 0;
 const OUTPUT: usize = 1;
@@ -147,29 +147,22 @@ impl Family for Views {
             Value::Tensors(t) => t[0],
             v => v.tensor(),
         };
-        let variants: &[&'static str] = if self.split {
-            &[WALK]
+        let variants: &[super::Variant] = if self.split {
+            &[(WALK, BINDINGS)]
         } else {
-            &[WALK, TILED, BLOCKS]
+            &[(WALK, BINDINGS), (TILED, BINDINGS), (BLOCKS, BINDINGS)]
         };
         KernelDecl::for_pairs(
             pairs(config[INPUT].tensor(), output),
             |a, b| a == b,
             variants,
+            WORKGROUP_SIZE,
         )
     }
 
     /// `{operator}/{variant}/{DATA}`.
     fn one_type(&self) -> bool {
         true
-    }
-
-    fn bindings(&self, _config: &[Value], _variant: &str) -> &'static [Access] {
-        BINDINGS
-    }
-
-    fn workgroup_size(&self, _variant: &str) -> u32 {
-        WORKGROUP_SIZE
     }
 
     fn kernel_text(
