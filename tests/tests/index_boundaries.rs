@@ -561,6 +561,35 @@ fn views_at_their_boundaries() {
     assert!(sizes >= 36, "{sizes} sizes");
 }
 
+/// ONNX Transpose of the last two axes of 66,000 `side` x `side`
+/// matrices of `dt`: its plan `schedule` takes a workgroup a matrix, past
+/// the 65,535 workgroups of one grid dimension. Runs every plan and
+/// returns how many ran.
+fn transposes_past_one_grid_dimension(
+    dt: DataType,
+    side: u32,
+    schedule: &str,
+    rng: &mut Rng,
+) -> usize {
+    let data = data_tensor(dt, &[66_000, side, side], rng);
+    let op = ops::onnx::TransposeDesc::builder()
+        .data(data.desc().clone())
+        .perm([0i64, 2, 1])
+        .build()
+        .unwrap();
+    let plans = op.gpu_plan_variants().unwrap();
+    let (_, plan) = plans
+        .iter()
+        .find(|(n, _)| n == schedule)
+        .unwrap_or_else(|| panic!("a {schedule} plan"));
+    assert_eq!(plan.passes[0].workgroups, 66_000);
+    every_plan(
+        &op,
+        &[&data],
+        &format!("onnx::Transpose {dt} [66000, {side}, {side}]"),
+    )
+}
+
 /// The tiled transpose of the `view` family (`Schedule::Tiled`): ONNX
 /// Transpose of the last two axes, `[batch, columns, rows]` to `[batch,
 /// rows, columns]`, at extents around the tile's side and the planner's
@@ -613,19 +642,7 @@ fn transposes_in_tiles() {
     // 66,000 matrices of 4 x 4: a tile each, past the 65,535 workgroups
     // of one grid dimension.
     for dt in [DataType::Uint8, DataType::Float16, DataType::Int64] {
-        let data = data_tensor(dt, &[66_000, 4, 4], &mut rng);
-        let op = transpose(&data);
-        let plans = op.gpu_plan_variants().unwrap();
-        let (_, plan) = plans
-            .iter()
-            .find(|(n, _)| n == Schedule::Tiled.name())
-            .expect("a tiled plan");
-        assert_eq!(plan.passes[0].workgroups, 66_000);
-        runs += every_plan(
-            &op,
-            &[&data],
-            &format!("onnx::Transpose {dt} [66000, 4, 4]"),
-        );
+        runs += transposes_past_one_grid_dimension(dt, 4, Schedule::Tiled.name(), &mut rng);
     }
     println!("tiled transposes: {tiled} shapes with a tiled plan, {runs} plans run");
     assert!(tiled >= 150, "{tiled} shapes with a tiled plan");
@@ -680,19 +697,7 @@ fn transposes_in_register_blocks() {
         }
         // 66,000 matrices of one block each: a tile each, past the
         // 65,535 workgroups of one grid dimension.
-        let data = data_tensor(dt, &[66_000, s, s], &mut rng);
-        let op = transpose(&data);
-        let plans = op.gpu_plan_variants().unwrap();
-        let (_, plan) = plans
-            .iter()
-            .find(|(n, _)| n == Schedule::Blocks.name())
-            .expect("a blocks plan");
-        assert_eq!(plan.passes[0].workgroups, 66_000);
-        runs += every_plan(
-            &op,
-            &[&data],
-            &format!("onnx::Transpose {dt} [66000, {s}, {s}]"),
-        );
+        runs += transposes_past_one_grid_dimension(dt, s, Schedule::Blocks.name(), &mut rng);
     }
     println!("block transposes: {blocks} shapes with a blocks plan, {runs} plans run");
     assert_eq!(blocks, 4 * 16, "{blocks} shapes with a blocks plan");

@@ -76,6 +76,40 @@ pub(crate) fn axes(call: &Call<'_>, p: usize) -> Result<Vec<u32>, OpError> {
         .collect()
 }
 
+/// The kernels of a call, for [`planned`].
+type KernelFn<'a> = &'a dyn Fn(ReduceVariant) -> Option<&'static crate::Kernel>;
+
+/// `plan` of the call's configuration, tie rule, input (and slot), axes,
+/// output (and slot) and kernels: [`reduce_plan`] or [`reduce_plans`].
+#[allow(clippy::type_complexity)]
+fn planned<R>(
+    call: &Call<'_>,
+    plan: impl FnOnce(
+        &ReduceConfig,
+        Ties,
+        &crate::TensorDesc,
+        usize,
+        &[u32],
+        &crate::TensorDesc,
+        usize,
+        KernelFn<'_>,
+    ) -> R,
+) -> Result<R, OpError> {
+    let axes = axes(call, AXES)?;
+    let (input, output) = (call.desc(INPUT), call.desc(OUTPUT));
+    let types = [input.dtype, output.dtype];
+    Ok(plan(
+        &config_of(call.config),
+        ties(call),
+        input,
+        call.input(INPUT),
+        &axes,
+        output,
+        call.output(OUTPUT),
+        &|v| call.kernel(v.name(), &types),
+    ))
+}
+
 impl Family for ReduceFamily {
     fn name(&self) -> &'static str {
         "reduce"
@@ -137,35 +171,12 @@ impl Family for ReduceFamily {
     }
 
     fn gpu_plan(&self, call: &Call<'_>, class: DeviceClass) -> Result<GpuPlan, OpError> {
-        let axes = axes(call, AXES)?;
-        let (input, output) = (call.desc(INPUT), call.desc(OUTPUT));
-        let types = [input.dtype, output.dtype];
-        reduce_plan(
-            &config_of(call.config),
-            ties(call),
-            input,
-            call.input(INPUT),
-            &axes,
-            output,
-            call.output(OUTPUT),
-            class,
-            &|v| call.kernel(v.name(), &types),
-        )
+        planned(call, |c, t, i, is, a, o, os, k| {
+            reduce_plan(c, t, i, is, a, o, os, class, k)
+        })?
     }
 
     fn gpu_plan_variants(&self, call: &Call<'_>) -> Result<Vec<(String, GpuPlan)>, OpError> {
-        let axes = axes(call, AXES)?;
-        let (input, output) = (call.desc(INPUT), call.desc(OUTPUT));
-        let types = [input.dtype, output.dtype];
-        reduce_plans(
-            &config_of(call.config),
-            ties(call),
-            input,
-            call.input(INPUT),
-            &axes,
-            output,
-            call.output(OUTPUT),
-            &|v| call.kernel(v.name(), &types),
-        )
+        planned(call, reduce_plans)?
     }
 }
