@@ -9,7 +9,7 @@
 //! `gather_nd`, `gather`, `view`, `split`, `concat`, `pad`,
 //! `scatter_elements` and `scatter_nd`), its CPU reference, GPU plans and
 //! kernels, which generated code calls with the spec's parameters
-//! ([`patterns`] holds what several families share). `fuzz` (the `fuzz` feature) derives proptest strategies of
+//! ([`family::divisor`] and a few helpers are what several families share). `fuzz` (the `fuzz` feature) derives proptest strategies of
 //! valid and invalid calls from any operator's [`OperatorInfo`], so every
 //! spec file gets its fuzzing for free.
 
@@ -31,7 +31,6 @@ pub mod support;
 mod tensor;
 
 pub mod family;
-pub mod patterns;
 pub mod scalar;
 pub mod wgsl;
 
@@ -57,7 +56,6 @@ pub use tensor::{element_count, row_major_strides, HostTensor, TensorDesc};
 pub mod __private {
     pub use crate::args;
     pub use crate::expr;
-    pub use crate::patterns;
     pub use crate::support;
 
     /// Expands to its items when `ops-core`'s `fuzz` feature is on, to

@@ -91,7 +91,7 @@ super::param_words! {
         STARTS = 4,
         /// First input's extent along the axis (`extent_k` of each input).
         EXTENTS = 4 + super::MAX_INPUTS,
-        /// [`INNER`]'s [`Divisor`](crate::patterns::divisor::Divisor):
+        /// [`INNER`]'s [`Divisor`](crate::family::divisor::Divisor):
         /// multiplier, then shifts.
         INNER_DIVISOR = 48,
         /// [`EXTENT`]'s divisor: multiplier, then shifts.
@@ -322,7 +322,7 @@ pub fn concat_plan(
         });
     }
     let count = output.element_count().unwrap_or(0);
-    let work = crate::patterns::word_items(count, output.dtype);
+    let work = crate::family::word_items(count, output.dtype);
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Overwritten; output_slot + 1],
         scratch_bytes: Vec::new(),
@@ -341,7 +341,7 @@ pub fn concat_plan(
         (params::INNER_DIVISOR, p[params::INNER]),
         (params::EXTENT_DIVISOR, p[params::EXTENT]),
     ] {
-        let d = crate::patterns::divisor::Divisor::new(size);
+        let d = crate::family::divisor::Divisor::new(size);
         p[at] = d.magic;
         p[at + 1] = d.shifts;
     }
@@ -391,7 +391,7 @@ fn module(data: DataType, n: usize, key: &str, origin: &str, layout: Layout) -> 
         layout,
     }
     .write(&mut w);
-    w.lines(crate::patterns::divisor::WGSL);
+    w.lines(crate::family::divisor::WGSL);
     w.blank();
     for (i, name) in INPUT_NAMES[..n].iter().enumerate() {
         dtype::gen_load_from(&mut w, &format!("load_{name}"), &bufs[1 + i], layout, data);

@@ -43,7 +43,7 @@
 //! The kernel's bindings are [`BINDINGS`]; its parameter words [`params`].
 
 use super::{accesses, buffers, Binding, Call, Constraint, Family, KernelDecl, Param, Role, Value};
-use crate::patterns::coordinates;
+use crate::family::coordinates;
 use crate::scalar::Precision;
 use crate::wgsl::dtype;
 use crate::wgsl::each_item;
@@ -127,7 +127,7 @@ super::param_words! {
         SIZES = 8,
         /// First walked input stride, in elements.
         STRIDES = 16,
-        /// First walked size's [`Divisor`](crate::patterns::divisor::Divisor)
+        /// First walked size's [`Divisor`](crate::family::divisor::Divisor)
         /// multiplier.
         SIZE_MAGIC = 24,
         /// First walked size's divisor shifts.
@@ -333,7 +333,7 @@ impl GatherElementsGeometry {
     /// The work items of the kernel for data type `data`: output elements,
     /// or output words for 8- and 16-bit data.
     pub fn work_items(&self, data: DataType) -> u64 {
-        crate::patterns::word_items(self.output_count, data)
+        crate::family::word_items(self.output_count, data)
     }
 
     /// The range `[low, high]` index values of type `index` may take.
@@ -507,7 +507,7 @@ pub fn gather_elements_params(
     for d in 0..MAX_DIMS {
         p[params::SIZES + d] = g.sizes.get(d).copied().unwrap_or(1);
         p[params::STRIDES + d] = word(g.strides.get(d).copied().unwrap_or(0), "input stride")?;
-        let size = crate::patterns::divisor::Divisor::new(p[params::SIZES + d]);
+        let size = crate::family::divisor::Divisor::new(p[params::SIZES + d]);
         p[params::SIZE_MAGIC + d] = size.magic;
         p[params::SIZE_SHIFTS + d] = size.shifts;
     }
@@ -577,7 +577,7 @@ fn module(data: DataType, index: DataType, key: &str, origin: &str, layout: Layo
         layout,
     }
     .write(&mut w);
-    w.lines(crate::patterns::divisor::WGSL);
+    w.lines(crate::family::divisor::WGSL);
     w.blank();
     dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
     w.blank();

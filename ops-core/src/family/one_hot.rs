@@ -47,7 +47,7 @@
 //! A spec states it as `compute one_hot { indices: I  values: V  output: Y  axis: <integer expression> }`.
 
 use super::{accesses, buffers, Binding, Call, Constraint, Family, KernelDecl, Param, Role, Value};
-use crate::patterns::coordinates;
+use crate::family::coordinates;
 use crate::scalar::Precision;
 use crate::wgsl::dtype;
 use crate::wgsl::segments::{self, Buffer, Layout};
@@ -242,7 +242,7 @@ impl OneHotGeometry {
 
     /// The work items of the kernel for data type `data`.
     pub fn work_items(&self, data: DataType) -> u64 {
-        crate::patterns::word_items(self.output_count, data)
+        crate::family::word_items(self.output_count, data)
     }
 
     /// `(sequence, a)` of output position `o`: the index element it

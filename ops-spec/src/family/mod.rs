@@ -1,17 +1,13 @@
-//! Pattern families: what a spec's `compute <family> { .. }` block means.
+//! Families: what a spec's `compute <family> { .. }` block means.
 //!
-//! Families under the typed contract ([`ops_core::family`]) are one module
-//! of `ops-core` each, reached here through one generic adapter; every
-//! family is one now. A family outside it ([`FAMILIES`]) would be three
-//! halves: a module here, implementing [`Family`] (its parameters:
-//! lowering them into a [`Pattern`], names resolved and expressions typed)
-//! and [`Pattern`] (its checks against the spec's tables, and the code it
-//! generates: kernels for every data type the tables admit, the CPU
-//! reference call, the GPU plan calls, the accuracy contract and the index
-//! bounds the fuzzers read). The family's run-time half, the CPU reference
-//! and the GPU planner that generated code calls, is its module of
-//! `ops_core::patterns`; its WGSL generator is its module of
-//! [`crate::wgsl`]. Adding a family is adding its module to
+//! Every family is one module of `ops-core` under the typed contract
+//! ([`ops_core::family`]), reached here through one generic adapter
+//! (`contract`): it lowers the block's declared parameters with the
+//! spec's names and types (`arithmetic` for the spec's arithmetic),
+//! checks the family's constraints against the tables, and generates the
+//! same glue for every family. [`Family`] and [`Pattern`] are the
+//! compiler's side of that adapter: a family as the parser meets it, and
+//! a lowered block. Adding a family is adding its module to
 //! `ops_core::family` and one line to `ops_core::family::FAMILIES`.
 //!
 //! What is computed per element is not the family's: it comes from the

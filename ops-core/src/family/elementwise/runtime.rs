@@ -521,7 +521,7 @@ fn plan_and_schedule(
         )));
     }
     let count = call.output.element_count().unwrap_or(0);
-    let work = crate::patterns::word_items(count, call.output.dtype);
+    let work = crate::family::word_items(count, call.output.dtype);
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Overwritten; call.output_slot + 1],
         scratch_bytes: Vec::new(),

@@ -27,8 +27,8 @@
 //!   pair, one kernel per [`GatherVariant`], with the parameter words of
 //!   [`gather_nd_params`] laid out as [`params`] documents.
 
-use crate::patterns::coordinates;
-use crate::patterns::pow2_floor;
+use crate::family::coordinates;
+use crate::family::pow2_floor;
 use crate::{
     row_major_strides, BufferRef, DataType, DeviceClass, GpuPlan, HostTensor, Kernel, OpError,
     OutputInit, Pass, TensorDesc,
@@ -554,7 +554,7 @@ impl GatherNdGeometry {
                 0
             }
         } else {
-            crate::patterns::word_items(self.output_count, data)
+            crate::family::word_items(self.output_count, data)
         }
     }
 

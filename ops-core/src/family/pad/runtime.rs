@@ -359,7 +359,7 @@ pub fn pad_plan(
         });
     }
     let count = output.element_count().unwrap_or(0);
-    let work = crate::patterns::word_items(count, input.dtype);
+    let work = crate::family::word_items(count, input.dtype);
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Overwritten; output_slot + 1],
         scratch_bytes: Vec::new(),

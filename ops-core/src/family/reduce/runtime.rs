@@ -3,7 +3,7 @@
 
 use std::cmp::Ordering;
 
-use crate::patterns::pow2_floor;
+use crate::family::pow2_floor;
 use crate::{
     row_major_strides, BufferRef, DataType, DeviceClass, Element, GpuPlan, HostTensor, Kernel,
     OpError, OutputInit, Pass, TensorDesc, MAX_THREAD_STEPS,

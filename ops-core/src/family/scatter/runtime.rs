@@ -113,10 +113,10 @@
 //! input's sizes off the axis, [`ScatterGeometry`]); the combining walks
 //! take ONNX's (at most the input's, [`GatherElementsGeometry`]).
 
+use crate::family::coordinates;
 use crate::family::gather_elements::{self, GatherElementsGeometry};
 use crate::family::gather_nd::{self, GatherNdGeometry, GatherShape};
 use crate::family::{accesses, Binding, Call, Role};
-use crate::patterns::coordinates;
 use crate::scalar::{Scalar, TypeEnv, Value, Var};
 use crate::wgsl::segments::Buffer;
 use crate::{

@@ -60,7 +60,7 @@
 //!   tile in workgroup memory does on a GPU, gets this schedule wherever
 //!   it applies ([`schedule_for`]).
 
-use crate::patterns::divisor::Divisor;
+use crate::family::divisor::Divisor;
 use crate::{
     BufferRef, DeviceClass, GpuPlan, HostTensor, Kernel, OpError, OutputInit, Pass, TensorDesc,
 };
@@ -583,7 +583,7 @@ fn view_plan_with(
         });
     }
     let count = output.element_count().unwrap_or(0);
-    let work = crate::patterns::word_items(count, input.dtype);
+    let work = crate::family::word_items(count, input.dtype);
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Overwritten; call.output_slot + 1],
         scratch_bytes: Vec::new(),

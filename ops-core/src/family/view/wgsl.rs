@@ -8,7 +8,7 @@
 //! source offset is `offset + sum((c_d mod wrap_d) * stride_d)` over its
 //! coordinates in the plan's merged dimensions (a loop over the `RANK`
 //! word, no unused slots; divisions by the sizes and wraps through the
-//! plan's [`crate::patterns::divisor::Divisor`]s), in wrapping `u32`
+//! plan's [`crate::family::divisor::Divisor`]s), in wrapping `u32`
 //! arithmetic, exact because the plan checked the sum to lie within the
 //! input.
 //!
@@ -236,7 +236,7 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) 
     }
     .write(&mut w);
     if !tiled {
-        w.lines(crate::patterns::divisor::WGSL);
+        w.lines(crate::family::divisor::WGSL);
     }
     w.blank();
     dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
