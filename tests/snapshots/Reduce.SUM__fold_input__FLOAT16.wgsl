@@ -96,48 +96,35 @@ fn f_both_zero(a: f32, b: f32) -> bool {
     return ((bitcast<u32>(a) | bitcast<u32>(b)) & 0x7fffffffu) == 0u;
 }
 
+// Branch-free (`&`, `|` and `select` evaluate both sides): threads that
+// disagree on a branch run both sides under a mask on many adapters.
 fn f_eq(a: f32, b: f32) -> bool {
-    if (f_is_nan(a) || f_is_nan(b)) {
-        return false;
-    }
-    return bitcast<u32>(a) == bitcast<u32>(b) || f_both_zero(a, b);
+    let nan = f_is_nan(a) | f_is_nan(b);
+    return !nan & ((bitcast<u32>(a) == bitcast<u32>(b)) | f_both_zero(a, b));
 }
 
 fn f_lt(a: f32, b: f32) -> bool {
-    if (f_is_nan(a) || f_is_nan(b) || f_both_zero(a, b)) {
-        return false;
-    }
-    return f_key(a) < f_key(b);
+    let unordered = f_is_nan(a) | f_is_nan(b) | f_both_zero(a, b);
+    return !unordered & (f_key(a) < f_key(b));
 }
 
 fn f_le(a: f32, b: f32) -> bool {
-    return f_lt(a, b) || f_eq(a, b);
+    return f_lt(a, b) | f_eq(a, b);
 }
 
+// A NaN operand (a's first), else equal operands (zeros of both signs
+// give -0.0), else the lesser; each found whatever the others are, and
+// the first that applies selected.
 fn f_min(a: f32, b: f32) -> f32 {
-    if (f_is_nan(a)) {
-        return a;
-    }
-    if (f_is_nan(b)) {
-        return b;
-    }
-    if (a == b) {
-        return bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b));
-    }
-    return select(b, a, a < b);
+    let equal = bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b));
+    let ordered = select(select(b, a, a < b), equal, a == b);
+    return select(select(ordered, b, f_is_nan(b)), a, f_is_nan(a));
 }
 
 fn f_max(a: f32, b: f32) -> f32 {
-    if (f_is_nan(a)) {
-        return a;
-    }
-    if (f_is_nan(b)) {
-        return b;
-    }
-    if (a == b) {
-        return bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b));
-    }
-    return select(b, a, a > b);
+    let equal = bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b));
+    let ordered = select(select(b, a, a > b), equal, a == b);
+    return select(select(ordered, b, f_is_nan(b)), a, f_is_nan(a));
 }
 
 // ln 2 as hi + lo: hi has 16 significant bits, so k * hi is exact for the
@@ -574,48 +561,35 @@ fn f_both_zero(a: f32, b: f32) -> bool {
     return ((bitcast<u32>(a) | bitcast<u32>(b)) & 0x7fffffffu) == 0u;
 }
 
+// Branch-free (`&`, `|` and `select` evaluate both sides): threads that
+// disagree on a branch run both sides under a mask on many adapters.
 fn f_eq(a: f32, b: f32) -> bool {
-    if (f_is_nan(a) || f_is_nan(b)) {
-        return false;
-    }
-    return bitcast<u32>(a) == bitcast<u32>(b) || f_both_zero(a, b);
+    let nan = f_is_nan(a) | f_is_nan(b);
+    return !nan & ((bitcast<u32>(a) == bitcast<u32>(b)) | f_both_zero(a, b));
 }
 
 fn f_lt(a: f32, b: f32) -> bool {
-    if (f_is_nan(a) || f_is_nan(b) || f_both_zero(a, b)) {
-        return false;
-    }
-    return f_key(a) < f_key(b);
+    let unordered = f_is_nan(a) | f_is_nan(b) | f_both_zero(a, b);
+    return !unordered & (f_key(a) < f_key(b));
 }
 
 fn f_le(a: f32, b: f32) -> bool {
-    return f_lt(a, b) || f_eq(a, b);
+    return f_lt(a, b) | f_eq(a, b);
 }
 
+// A NaN operand (a's first), else equal operands (zeros of both signs
+// give -0.0), else the lesser; each found whatever the others are, and
+// the first that applies selected.
 fn f_min(a: f32, b: f32) -> f32 {
-    if (f_is_nan(a)) {
-        return a;
-    }
-    if (f_is_nan(b)) {
-        return b;
-    }
-    if (a == b) {
-        return bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b));
-    }
-    return select(b, a, a < b);
+    let equal = bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b));
+    let ordered = select(select(b, a, a < b), equal, a == b);
+    return select(select(ordered, b, f_is_nan(b)), a, f_is_nan(a));
 }
 
 fn f_max(a: f32, b: f32) -> f32 {
-    if (f_is_nan(a)) {
-        return a;
-    }
-    if (f_is_nan(b)) {
-        return b;
-    }
-    if (a == b) {
-        return bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b));
-    }
-    return select(b, a, a > b);
+    let equal = bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b));
+    let ordered = select(select(b, a, a > b), equal, a == b);
+    return select(select(ordered, b, f_is_nan(b)), a, f_is_nan(a));
 }
 
 // ln 2 as hi + lo: hi has 16 significant bits, so k * hi is exact for the
