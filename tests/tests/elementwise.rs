@@ -542,7 +542,7 @@ fn schedules_at_and_across_their_thresholds() {
             run_every_schedule("Add", &[("a", &a), ("b", &b_row)], want);
             run_every_schedule("Sub", &[("a", &b_col), ("b", &a)], want);
             // Same shapes merge to one dimension.
-            run_every_schedule("Mul", &[("a", &a), ("b", &a)], Schedule::Vectors);
+            run_every_schedule("Mul", &[("a", &a), ("b", &a)], Schedule::Flat);
             let cond = tensor_with_edges(DataType::Bool, &[m, 1], &mut r);
             run_every_schedule(
                 "Where",
@@ -555,7 +555,7 @@ fn schedules_at_and_across_their_thresholds() {
     let a = tensor_with_edges(DataType::Float32, &[1, 4, 1, n], &mut rng);
     let b = tensor_with_edges(DataType::Float32, &[1], &mut rng);
     let c = tensor_with_edges(DataType::Float32, &[4, 1, 1], &mut rng);
-    run_every_schedule("Add", &[("a", &a), ("b", &b)], Schedule::Vectors);
+    run_every_schedule("Add", &[("a", &a), ("b", &b)], Schedule::Flat);
     run_every_schedule("Add", &[("a", &a), ("b", &c)], Schedule::Vectors);
     let a = tensor_with_edges(DataType::Float32, &[1, 4, 1, n + 1], &mut rng);
     run_every_schedule("Add", &[("a", &a), ("b", &c)], rows);
@@ -565,14 +565,14 @@ fn schedules_at_and_across_their_thresholds() {
     run_every_schedule("Add", &[("a", &d), ("b", &e)], walk);
 }
 
-/// `Vectors` at and across its threshold (one output vector: 16, 8 and 4
+/// `Flat` at and across its threshold (one output vector: 16, 8 and 4
 /// elements of 8-, 16- and 32/64-bit outputs) and with a partial last
 /// vector, for every pairing of input and output widths the kernels
 /// specialise: inputs read as words, one vector or several (`Where`'s BOOL
 /// condition beside 64-bit values, comparisons of 64-bit inputs into BOOL),
 /// an input of the output's shape beside a scalar one, and seven inputs.
 #[test]
-fn vectors_at_and_across_their_threshold() {
+fn flat_at_and_across_its_threshold() {
     use ops_core::family::elementwise::vector_elements;
     for dt in [
         DataType::Uint8,
@@ -585,7 +585,7 @@ fn vectors_at_and_across_their_threshold() {
         let g = vector_elements(dt) as u32;
         for count in [g - 1, g, g + 1, 2 * g - 1, 5 * g, 5 * g + 3, 1021 * g + 7] {
             let want = if count >= g {
-                Schedule::Vectors
+                Schedule::Flat
             } else {
                 Schedule::Walk
             };
@@ -610,7 +610,7 @@ fn vectors_at_and_across_their_threshold() {
             run_every_schedule("Equal", &[("a", &a), ("b", &b)], {
                 let g_bool = vector_elements(DataType::Bool) as u32;
                 if count >= g_bool {
-                    Schedule::Vectors
+                    Schedule::Flat
                 } else {
                     Schedule::Walk
                 }
@@ -636,9 +636,9 @@ fn schedules_on_a_two_dimensional_grid() {
         .with_max_workgroups_per_dimension(4);
     let n = ROWS_MIN_ITEMS as u32;
     let mut rng = Rng::new(23);
-    // The last shape runs `Vectors` in 8 workgroups; its `Walk` (30) does
-    // not fit the 16 of this grid.
-    for (m, cols) in [(7u32, n), (4, 2 * n + 5), (1, 30_001)] {
+    // The last shape runs `Flat` (a vector a thread) and `Walk` in 14
+    // workgroups each, two of the 16 of this grid left idle.
+    for (m, cols) in [(7u32, n), (4, 2 * n + 5), (1, 14_001)] {
         let a = tensor_with_edges(DataType::Float32, &[m, cols], &mut rng);
         let b = tensor_with_edges(DataType::Float32, &[cols], &mut rng);
         let op = build("Add", &[("a", &a), ("b", &b)]);
@@ -667,8 +667,8 @@ fn more_than_65535_workgroups() {
     let x = from_bits(DataType::Float32, bits.clone());
     let op = build("Neg", &[("x", &x)]);
     let want = from_bits(DataType::Float32, bits.map(|b| b ^ 0x8000_0000));
-    // `Walk` (an element a work item) spreads its workgroups over two grid
-    // dimensions; `Vectors` takes 4 elements an item.
+    // `Walk` (an element a work item) and `Flat` (4 elements a thread)
+    // spread their workgroups over two grid dimensions.
     let variants = op.gpu_plan_variants().unwrap();
     let walk = &variants.iter().find(|(v, _)| v == "elementwise").unwrap().1;
     assert!(
@@ -676,6 +676,8 @@ fn more_than_65535_workgroups() {
         "{}",
         walk.passes[0].workgroups
     );
+    assert_eq!(variants[0].0, "elementwise-flat");
+    assert!(variants[0].1.passes[0].workgroups > 65_535);
     for (variant, plan) in &variants {
         let got = gpu().run_plan(op.as_ref(), &[&x], plan).unwrap();
         assert!(

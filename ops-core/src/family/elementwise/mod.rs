@@ -30,7 +30,8 @@
 //!
 //! One pass (two for a vector schedule with a tail): a work item per output element (32- and 64-bit outputs) or
 //! per output `u32` word (8- and 16-bit ones, assembled in a register and
-//! stored once, no atomics), [`ELEMENTS_PER_THREAD`] items a thread. Each
+//! stored once, no atomics), [`ELEMENTS_PER_THREAD`] items a thread (one
+//! vector item a thread in the vector schedules). Each
 //! item loads one element per input and evaluates the expression in the
 //! compute types of [`crate::scalar`] (FLOAT16 in `f32`, rounded once on
 //! store).
@@ -50,16 +51,22 @@
 //!   [`ROWS_MIN_ITEMS`] items: a workgroup takes a block of one row, so an
 //!   item's row and column come from its workgroup and thread, with no
 //!   division per element.
-//! - [`Schedule::Vectors`]: one merged dimension (every input the output's
-//!   shape, contiguous, or a scalar) of at least one output `vec4<u32>`, or
-//!   two merged dimensions as `Rows` takes them whose rows are whole output
-//!   vectors and every input's rows start on one or repeat one element: a
-//!   work item is 16 bytes of output ([`vector_elements`] elements; two
-//!   vectors of 64-bit ones), its inputs read a `vec4<u32>` at a time where
-//!   they hold one (a repeated element is read once), the output stored a
-//!   vector at a time, in straight-line code. After one dimension's last
-//!   whole vector, the rest is a second pass, of the walk kernel from the
-//!   first of them (its `FIRST` parameter word).
+//! - [`Schedule::Flat`]: one merged dimension (every input the output's
+//!   shape, contiguous, or a scalar) of at least one output `vec4<u32>`: a
+//!   thread takes one work item of 16 bytes of output ([`vector_elements`]
+//!   elements; two vectors of 64-bit ones), reads each input at the item's
+//!   own index, a `vec4<u32>` at a time where it holds one (a scalar input
+//!   once, the same address in every thread), and stores the output a
+//!   vector at a time, in straight-line code: no address arithmetic.
+//! - [`Schedule::Vectors`]: two merged dimensions as `Rows` takes them
+//!   whose rows are whole output vectors and every input's rows start on
+//!   one or repeat one element: the same vector items, a thread one item,
+//!   each input read from its row's start (a repeated element once per
+//!   row).
+//!
+//! After the last whole vector of a vector schedule, the rest is a second
+//! pass, of the walk kernel from the first of them (its `FIRST` parameter
+//! word).
 //!
 //! A spec states it as
 //!
@@ -95,20 +102,61 @@ const ACCURACY: usize = 3;
 
 /// The family, as [`super::FAMILIES`] registers it: one kernel variant per
 /// input count (its bindings) and schedule, `elementwise<n>`,
-/// `elementwise<n>_rows` and `elementwise<n>_vectors`.
+/// `elementwise<n>_rows`, `elementwise<n>_vectors` and
+/// `elementwise<n>_flat`.
 pub struct ElementwiseFamily;
 
 /// The variants' names, by input count and schedule (in the order of
 /// [`Schedule::ALL`]).
-const VARIANTS: [[&str; 3]; MAX_INPUTS + 1] = [
-    ["elementwise0", "elementwise0_rows", "elementwise0_vectors"],
-    ["elementwise1", "elementwise1_rows", "elementwise1_vectors"],
-    ["elementwise2", "elementwise2_rows", "elementwise2_vectors"],
-    ["elementwise3", "elementwise3_rows", "elementwise3_vectors"],
-    ["elementwise4", "elementwise4_rows", "elementwise4_vectors"],
-    ["elementwise5", "elementwise5_rows", "elementwise5_vectors"],
-    ["elementwise6", "elementwise6_rows", "elementwise6_vectors"],
-    ["elementwise7", "elementwise7_rows", "elementwise7_vectors"],
+const VARIANTS: [[&str; 4]; MAX_INPUTS + 1] = [
+    [
+        "elementwise0",
+        "elementwise0_rows",
+        "elementwise0_vectors",
+        "elementwise0_flat",
+    ],
+    [
+        "elementwise1",
+        "elementwise1_rows",
+        "elementwise1_vectors",
+        "elementwise1_flat",
+    ],
+    [
+        "elementwise2",
+        "elementwise2_rows",
+        "elementwise2_vectors",
+        "elementwise2_flat",
+    ],
+    [
+        "elementwise3",
+        "elementwise3_rows",
+        "elementwise3_vectors",
+        "elementwise3_flat",
+    ],
+    [
+        "elementwise4",
+        "elementwise4_rows",
+        "elementwise4_vectors",
+        "elementwise4_flat",
+    ],
+    [
+        "elementwise5",
+        "elementwise5_rows",
+        "elementwise5_vectors",
+        "elementwise5_flat",
+    ],
+    [
+        "elementwise6",
+        "elementwise6_rows",
+        "elementwise6_vectors",
+        "elementwise6_flat",
+    ],
+    [
+        "elementwise7",
+        "elementwise7_rows",
+        "elementwise7_vectors",
+        "elementwise7_flat",
+    ],
 ];
 
 /// The input count and schedule of `variant`.
@@ -208,7 +256,7 @@ impl Family for ElementwiseFamily {
         let mut out = Vec::new();
         for &types in config[VALUE].arithmetic().bindings {
             for schedule in Schedule::ALL {
-                if schedule != Schedule::Vectors || vectorizes(&e, types.as_slice()) {
+                if !schedule.is_vector() || vectorizes(&e, types.as_slice()) {
                     out.push(KernelDecl {
                         variant: variant(inputs, schedule),
                         types,
@@ -222,8 +270,8 @@ impl Family for ElementwiseFamily {
     }
 
     /// `{operator}/elementwise/{T0}.{T1}..` (the type parameters' bindings)
-    /// for the walk, `elementwise_rows` and `elementwise_vectors` for the
-    /// other schedules.
+    /// for the walk, `elementwise_rows`, `elementwise_vectors` and
+    /// `elementwise_flat` for the other schedules.
     fn kernel_key(&self, operator: &str, k: &KernelDecl) -> String {
         wgsl::elementwise_kernel_key(operator, variant_of(k.variant).1, k.types.as_slice())
     }

@@ -39,14 +39,23 @@ pub enum Schedule {
     /// A workgroup takes a block of one row of a two-dimensional merged
     /// shape (the row and column of an item need no division).
     Rows,
-    /// A work item is an output `vec4<u32>`: of one merged dimension, or
-    /// of rows of whole vectors taken as [`Schedule::Rows`] takes them.
+    /// A work item is an output `vec4<u32>` of rows of whole vectors taken
+    /// as [`Schedule::Rows`] takes them.
     Vectors,
+    /// A work item is an output `vec4<u32>` of one merged dimension, a
+    /// thread one item, every input read at the item's own index (laid out
+    /// as the output) or once (a scalar).
+    Flat,
 }
 
 impl Schedule {
     /// Every schedule: each is a kernel of its own.
-    pub const ALL: [Schedule; 3] = [Schedule::Walk, Schedule::Rows, Schedule::Vectors];
+    pub const ALL: [Schedule; 4] = [
+        Schedule::Walk,
+        Schedule::Rows,
+        Schedule::Vectors,
+        Schedule::Flat,
+    ];
 
     /// The schedule's name among a call's plan variants.
     pub fn name(self) -> &'static str {
@@ -54,7 +63,14 @@ impl Schedule {
             Schedule::Walk => "elementwise",
             Schedule::Rows => "elementwise-rows",
             Schedule::Vectors => "elementwise-vectors",
+            Schedule::Flat => "elementwise-flat",
         }
+    }
+
+    /// Whether a work item is a whole output vector (the kernel exists
+    /// only where the expression [`vectorizes`]).
+    pub fn is_vector(self) -> bool {
+        matches!(self, Schedule::Vectors | Schedule::Flat)
     }
 }
 
@@ -69,10 +85,10 @@ crate::family::param_words! {
     /// | 3 | [`Schedule::Rows`](super::Schedule::Rows) and [`Schedule::Vectors`](super::Schedule::Vectors): blocks per row |
     /// | 4 | the same: rows (1 for one merged dimension) |
     /// | 5 | the same: work items per row (vectors, for `Vectors`) |
-    /// | 6 | [`Schedule::Vectors`](super::Schedule::Vectors): whole output vectors |
+    /// | 6 | [`Schedule::Vectors`](super::Schedule::Vectors), [`Schedule::Flat`](super::Schedule::Flat): whole output vectors |
     /// | 7 | [`Schedule::Walk`](super::Schedule::Walk): the pass's first work item (a vector pass's tail) |
     /// | 8..16 | merged output sizes (unused slots 1) |
-    /// | 16 + 8i..24 + 8i | input `i`'s strides per merged dimension, in elements (0 where it broadcasts; `Vectors` of one dimension: 0, then its stride) |
+    /// | 16 + 8i..24 + 8i | input `i`'s strides per merged dimension, in elements (0 where it broadcasts) |
     /// | 72..88 | attribute words ([`crate::scalar::attr_words`]) |
     pub mod params [ATTRS + 2 * super::MAX_ATTRS] {
         /// Output element count.
@@ -87,7 +103,8 @@ crate::family::param_words! {
         ROWS = 4,
         /// Work items per row (the same).
         ROW_ITEMS = 5,
-        /// Whole output vectors ([`super::Schedule::Vectors`]).
+        /// Whole output vectors ([`super::Schedule::Vectors`],
+        /// [`super::Schedule::Flat`]).
         VECTORS = 6,
         /// The first work item of a [`super::Schedule::Walk`] pass (after a
         /// [`super::Schedule::Vectors`] pass's whole vectors; 0 otherwise).
@@ -384,7 +401,7 @@ pub fn merge_dims(sizes: &[u32], strides: &[Vec<u64>]) -> (Vec<u64>, Vec<Vec<u64
     (merged, out)
 }
 
-/// Output elements of one [`Schedule::Vectors`] work item: a `vec4<u32>`
+/// Output elements of one vector work item ([`Schedule::is_vector`]): a `vec4<u32>`
 /// of 8-, 16- and 32-bit outputs (16, 8 and 4 elements), two of 64-bit
 /// ones (4 elements). Each input's elements of an item are a whole number
 /// of its words, 4 words or more a whole number of its vectors.
@@ -394,7 +411,7 @@ pub const fn vector_elements(dtype: DataType) -> u64 {
 }
 
 /// Whether the kernel of `e` with type parameters `params` has the
-/// [`Schedule::Vectors`] code: when its expression runs no loop
+/// vector schedules' code ([`Schedule::is_vector`]): when its expression runs no loop
 /// ([`Scalar::gpu_loop_steps`]). A vector thread takes
 /// [`ELEMENTS_PER_THREAD`] times [`vector_elements`] elements, which would
 /// take a looping expression (FLOAT64 `%`: 2,098 iterations an element)
@@ -406,11 +423,12 @@ pub fn vectorizes(e: &Elementwise, params: &[DataType]) -> bool {
 
 /// The schedule the plan picks for merged `sizes` (each input's merged
 /// `strides`) and an output of `dtype`, `vectorizes` where the kernel has
-/// [`Schedule::Vectors`] ([`vectorizes`]):
+/// the vector schedules ([`vectorizes`]):
 ///
-/// - [`Schedule::Vectors`] for one merged dimension of at least
+/// - [`Schedule::Flat`] for one merged dimension of at least
 ///   [`vector_elements`] elements that every input walks contiguously or
-///   repeats (stride 1 or 0), or for two merged dimensions as
+///   repeats (stride 1 or 0);
+/// - [`Schedule::Vectors`] for two merged dimensions as
 ///   [`Schedule::Rows`] takes them whose rows are whole vectors that every
 ///   input walks contiguously (its rows starting on a whole vector) or
 ///   repeats;
@@ -427,7 +445,7 @@ pub fn schedule_for(
     let lanes = 4 / dtype.size_bytes().min(4) as u64;
     let g = vector_elements(dtype);
     match sizes {
-        [n] if vectorizes && *n >= g && strides.iter().all(|s| s[0] <= 1) => Schedule::Vectors,
+        [n] if vectorizes && *n >= g && strides.iter().all(|s| s[0] <= 1) => Schedule::Flat,
         [_, n] if n % lanes == 0 && n / lanes >= ROWS_MIN_ITEMS => {
             let along = |s: &Vec<u64>| s[1] == 0 || (s[1] == 1 && s[0].is_multiple_of(g));
             if vectorizes && n % g == 0 && strides.iter().all(along) {
@@ -572,26 +590,29 @@ fn plan_and_schedule(
             p[params::ROW_ITEMS] = row_items as u32;
             rows * blocks
         }
+        Schedule::Flat => {
+            // One merged dimension, each input's stride along it 1 or 0
+            // (its first stride word). After the last whole vector, the
+            // rest (4 work items a vector) is a walk pass of its own, so
+            // that the vector kernel has no other path.
+            let vectors = merged[0] / vector_elements(call.output.dtype);
+            p[params::VECTORS] = vectors as u32;
+            p[params::WORK_COUNT] = vectors as u32;
+            vectors.div_ceil(u64::from(WORKGROUP_SIZE))
+        }
         Schedule::Vectors => {
-            // Rows of whole vectors as `Rows` takes them (one row of
-            // one merged dimension), each input's stride along them 1 or 0
-            // (its row and column strides in the first two words). After
-            // one dimension's last whole vector, the rest (4 work items a
-            // vector) is a walk pass of its own, so that the vector kernel
-            // has no other path.
+            // Rows of whole vectors as `Rows` takes them, each input's
+            // stride along them 1 or 0 (its row and column strides in the
+            // first two words).
             let g = vector_elements(call.output.dtype);
             let (rows, cols) = match merged[..] {
                 [rows, cols] => (rows, cols),
-                _ => {
-                    for i in 0..merged_strides.len() {
-                        p[params::STRIDES + 8 * i + 1] = p[params::STRIDES + 8 * i];
-                        p[params::STRIDES + 8 * i] = 0;
-                    }
-                    (1, merged[0])
-                }
+                // `schedule_for` picks `Flat` for one dimension.
+                _ => (1, merged[0]),
             };
             let row_vectors = cols / g;
-            let blocks = row_vectors.div_ceil(per_group);
+            // A vector a thread.
+            let blocks = row_vectors.div_ceil(u64::from(WORKGROUP_SIZE));
             p[params::ROW_BLOCKS] = blocks as u32;
             p[params::ROWS] = rows as u32;
             p[params::ROW_ITEMS] = row_vectors as u32;
@@ -604,7 +625,7 @@ fn plan_and_schedule(
     buffers.extend(call.input_slots.iter().map(|&s| BufferRef::Input(s)));
     buffers.push(BufferRef::Output(call.output_slot));
     let tail = match schedule {
-        Schedule::Vectors if 4 * u64::from(p[params::VECTORS]) < work => {
+        Schedule::Vectors | Schedule::Flat if 4 * u64::from(p[params::VECTORS]) < work => {
             let mut t = walk;
             let first = 4 * u64::from(p[params::VECTORS]);
             t[params::FIRST] = first as u32;
@@ -722,7 +743,7 @@ mod tests {
         );
         assert_eq!(
             schedule_for(&[3 * n], DataType::Float32, true),
-            Schedule::Vectors
+            Schedule::Flat
         );
         assert_eq!(
             schedule_for(&[2, 3, n], DataType::Float32, true),
@@ -763,7 +784,7 @@ mod tests {
     }
 
     #[test]
-    fn vectors_from_one_whole_vector_of_one_dimension() {
+    fn flat_from_one_whole_vector_of_one_dimension() {
         for (dtype, g) in [
             (DataType::Uint8, 16),
             (DataType::Float16, 8),
@@ -778,8 +799,8 @@ mod tests {
                 super::schedule_for(&[g], &[vec![2]], dtype, true),
                 Schedule::Walk
             );
-            assert_eq!(schedule_for(&[g], dtype, true), Schedule::Vectors);
-            assert_eq!(schedule_for(&[g + 1], dtype, true), Schedule::Vectors);
+            assert_eq!(schedule_for(&[g], dtype, true), Schedule::Flat);
+            assert_eq!(schedule_for(&[g + 1], dtype, true), Schedule::Flat);
             assert_eq!(schedule_for(&[g - 1], dtype, true), Schedule::Walk);
             assert_eq!(schedule_for(&[1], dtype, true), Schedule::Walk);
             assert_eq!(schedule_for(&[g], dtype, false), Schedule::Walk);

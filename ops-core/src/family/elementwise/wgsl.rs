@@ -5,12 +5,12 @@
 //! group 0: `params` (uniform, the words of
 //! [`super::params`]), `in0`.. (read, one per
 //! input), `output` (read_write), tensors bound as `array<vec4<u32>>`
-//! (accessed a word at a time but in the vector schedule). A work item is an output element (32-
+//! (accessed a word at a time but in the vector schedules). A work item is an output element (32-
 //! and 64-bit outputs) or an output `u32` word of 4 or 2 elements (8- and
 //! 16-bit ones, assembled in a register and stored once, no atomics). An
 //! element finds its input elements in its kernel's schedule (walking its
 //! merged coordinates, or from its row and column; a vector item from its
-//! row and column vector), decodes one element per input
+//! own index, or its row and column vector), decodes one element per input
 //! into its compute type and evaluates the spec's expression
 //! ([`crate::wgsl::scalar`]).
 //!
@@ -45,6 +45,7 @@ pub fn elementwise_kernel_key(operator: &str, schedule: Schedule, types: &[DataT
         Schedule::Walk => "elementwise",
         Schedule::Rows => "elementwise_rows",
         Schedule::Vectors => "elementwise_vectors",
+        Schedule::Flat => "elementwise_flat",
     };
     format!("{operator}/{variant}/{}", names.join("."))
 }
@@ -231,6 +232,9 @@ fn module(
         Schedule::Vectors => {
             gen_vector_item(&mut w, &in_dts, out_dt, &bufs, layout);
         }
+        Schedule::Flat => {
+            gen_flat_item(&mut w, &in_dts, out_dt, &bufs, layout);
+        }
     }
     w.blank();
     gen_entry(&mut w, schedule, out_dt, &bufs[n + 1], layout);
@@ -239,15 +243,17 @@ fn module(
 
 /// `fn vector_item(row: u32, c: u32, v: u32)`: output vector item `v` of
 /// [`Schedule::Vectors`](super::Schedule), column vector `c` of row `row`.
-/// Each input's words of the item go to a register array: from its element
-/// `row * row_stride + c * G * column_stride` (`G` the item's
-/// [`vector_elements`]), read as vectors (4 words or more) or words, or,
-/// where it repeats along the row (column stride 0), that one element
-/// repeated in words of the same layout; each of the item's elements takes
-/// its inputs' elements from those arrays, and the output words, assembled
-/// from the elements, are stored as one vector (two of 64-bit outputs).
-/// Straight-line code: every array index is a constant, so the arrays
-/// live in registers whether or not a compiler unrolls loops.
+/// Each input's words of the item go to a register array: where the input
+/// walks the row (column stride 1, its rows starting on a whole vector),
+/// its words of the item from its row's first (`row * row_stride`) plus
+/// the item's, read as vectors (4 words or more) or words; where it
+/// repeats along the row (column stride 0), its element of the row, read
+/// once and repeated in words of the same layout. The branch between the
+/// two is uniform (a parameter word), and a workgroup's threads share
+/// their row: every thread takes the same side, and a repeated element is
+/// one address in every thread of a workgroup. Straight-line code
+/// otherwise: every array index is a constant, so the arrays live in
+/// registers whether or not a compiler unrolls loops.
 fn gen_vector_item(
     w: &mut Writer,
     in_dts: &[DataType],
@@ -263,64 +269,154 @@ fn gen_vector_item(
         let words = g * bytes / 4;
         let buf = &bufs[1 + i];
         w.line(format!("var a{i}: array<u32, {words}>;"));
-        w.line(format!("let sc{i} = param(P_STRIDES + {}u);", 8 * i + 1));
-        w.line(format!(
-            "let at{i} = row * param(P_STRIDES + {}u) + c * {g}u * sc{i};",
-            8 * i
-        ));
-        // The item's first word of the input.
-        let word = match bytes {
-            8 => format!("at{i} * 2u"),
-            4 => format!("at{i}"),
-            2 => format!("(at{i} >> 1u)"),
-            _ => format!("(at{i} >> 2u)"),
-        };
-        // Branch-free (a kernel's adapter may run both sides of a branch):
-        // the item's words are read whether or not the input repeats along
-        // the row; where it does (column stride 0), the first of them holds
-        // its element at `at`, repeated into every word instead.
-        // Word or vector `k` from the item's first.
-        let at = |k: usize| match k {
-            0 => format!("base{i}"),
-            k => format!("base{i} + {k}u"),
-        };
-        let first = if words >= 4 {
-            w.line(format!("let base{i} = {word} >> 2u;"));
-            for k in 0..words / 4 {
-                w.line(format!("let q{i}_{k} = {};", buf.vector(layout, &at(k))));
-                for (c, x) in xyzw.iter().enumerate() {
-                    w.line(format!("a{i}[{}u] = q{i}_{k}.{x};", 4 * k + c));
-                }
-            }
-            format!("q{i}_0[{word} & 3u]")
-        } else {
-            w.line(format!("let base{i} = {word};"));
-            for m in 0..words {
-                w.line(format!("a{i}[{m}u] = {};", buf.word(layout, &at(m))));
-            }
-            format!("a{i}[0u]")
+        w.line(format!("let at{i} = row * param(P_STRIDES + {}u);", 8 * i));
+        w.open(format!("if (param(P_STRIDES + {}u) == 0u)", 8 * i + 1));
+        // The row's element (at element `at`), repeated.
+        let word = |k: u32| match bytes {
+            8 => buf.word(layout, &format!("at{i} * 2u + {k}u")),
+            4 => buf.word(layout, &format!("at{i}")),
+            2 => buf.word(layout, &format!("at{i} >> 1u")),
+            _ => buf.word(layout, &format!("at{i} >> 2u")),
         };
         let splat: Vec<String> = match bytes {
-            // A 64-bit input's item is 8 words or more: read as vectors.
-            8 => vec![first, format!("q{i}_0[({word} & 3u) + 1u]")],
-            4 => vec![first],
+            8 => vec![word(0), word(1)],
+            4 => vec![word(0)],
             2 => vec![format!(
-                "((({first}) >> ((at{i} & 1u) * 16u)) & 0xffffu) * 0x00010001u"
+                "(({} >> ((at{i} & 1u) * 16u)) & 0xffffu) * 0x00010001u",
+                word(0)
             )],
             _ => vec![format!(
-                "((({first}) >> ((at{i} & 3u) * 8u)) & 0xffu) * 0x01010101u"
+                "(({} >> ((at{i} & 3u) * 8u)) & 0xffu) * 0x01010101u",
+                word(0)
             )],
         };
         for (k, value) in splat.iter().enumerate() {
-            w.line(format!("let s{i}_{k} = {value};"));
+            w.line(format!("let s{k} = {value};"));
         }
         for m in 0..words {
-            let k = m % splat.len();
-            w.line(format!(
-                "a{i}[{m}u] = select(a{i}[{m}u], s{i}_{k}, sc{i} == 0u);"
-            ));
+            w.line(format!("a{i}[{m}u] = s{};", m % splat.len()));
         }
+        w.reopen("else");
+        // The row's first word or vector of the input (its rows start on a
+        // whole vector of the item's), then the item's.
+        if words >= 4 {
+            let n = words / 4;
+            let c = if n == 1 {
+                "c".to_string()
+            } else {
+                format!("c * {n}u")
+            };
+            w.line(format!("let base = at{i} / {}u + {c};", 16 / bytes));
+            for k in 0..n {
+                let index = match k {
+                    0 => "base".to_string(),
+                    k => format!("base + {k}u"),
+                };
+                w.line(format!("let q{k} = {};", buf.vector(layout, &index)));
+                for (c, x) in xyzw.iter().enumerate() {
+                    w.line(format!("a{i}[{}u] = q{k}.{x};", 4 * k + c));
+                }
+            }
+        } else {
+            w.line(format!("let base = at{i} / {}u + c * {words}u;", 4 / bytes));
+            for m in 0..words {
+                let index = match m {
+                    0 => "base".to_string(),
+                    m => format!("base + {m}u"),
+                };
+                w.line(format!("a{i}[{m}u] = {};", buf.word(layout, &index)));
+            }
+        }
+        w.close();
     }
+    gen_vector_store(w, in_dts, out, bufs, layout);
+    w.close();
+}
+
+/// `fn flat_item(v: u32)`: output vector item `v` of
+/// [`Schedule::Flat`](super::Schedule): each input's words of the item go
+/// to a register array, read at the item's own index where the input is
+/// laid out as the output (stride 1), or, where it is one element (stride
+/// 0), that element read once and repeated in words of the same layout.
+/// The branch between the two is uniform (a parameter word): every thread
+/// of a call takes the same side, and a scalar's read is the same address
+/// in every thread.
+fn gen_flat_item(
+    w: &mut Writer,
+    in_dts: &[DataType],
+    out: DataType,
+    bufs: &[Buffer],
+    layout: Layout,
+) {
+    let g = vector_elements(out) as usize;
+    let xyzw = ["x", "y", "z", "w"];
+    w.open("fn flat_item(v: u32)");
+    for (i, &dt) in in_dts.iter().enumerate() {
+        let bytes = dt.size_bytes();
+        let words = g * bytes / 4;
+        let buf = &bufs[1 + i];
+        w.line(format!("var a{i}: array<u32, {words}>;"));
+        w.open(format!("if (param(P_STRIDES + {}u) == 0u)", 8 * i));
+        // The element, repeated.
+        let splat: Vec<String> = match bytes {
+            8 => vec![buf.word(layout, "0u"), buf.word(layout, "1u")],
+            4 => vec![buf.word(layout, "0u")],
+            2 => vec![format!(
+                "({} & 0xffffu) * 0x00010001u",
+                buf.word(layout, "0u")
+            )],
+            _ => vec![format!(
+                "({} & 0xffu) * 0x01010101u",
+                buf.word(layout, "0u")
+            )],
+        };
+        for (k, value) in splat.iter().enumerate() {
+            w.line(format!("let s{k} = {value};"));
+        }
+        for m in 0..words {
+            w.line(format!("a{i}[{m}u] = s{};", m % splat.len()));
+        }
+        w.reopen("else");
+        // Vector or word `k` of the item, `n` of them an item.
+        let at = |n: usize, k: usize| match (n, k) {
+            (1, _) => "v".to_string(),
+            (n, 0) => format!("v * {n}u"),
+            (n, k) => format!("v * {n}u + {k}u"),
+        };
+        if words >= 4 {
+            for k in 0..words / 4 {
+                w.line(format!(
+                    "let q{k} = {};",
+                    buf.vector(layout, &at(words / 4, k))
+                ));
+                for (c, x) in xyzw.iter().enumerate() {
+                    w.line(format!("a{i}[{}u] = q{k}.{x};", 4 * k + c));
+                }
+            }
+        } else {
+            for m in 0..words {
+                w.line(format!("a{i}[{m}u] = {};", buf.word(layout, &at(words, m))));
+            }
+        }
+        w.close();
+    }
+    gen_vector_store(w, in_dts, out, bufs, layout);
+    w.close();
+}
+
+/// The rest of a vector item's function: each of the item's elements
+/// takes its inputs' elements from the register arrays `a0..` (the item's
+/// words of each input), and the output words, assembled from the
+/// elements, are stored as one vector at `v` (two of 64-bit outputs).
+fn gen_vector_store(
+    w: &mut Writer,
+    in_dts: &[DataType],
+    out: DataType,
+    bufs: &[Buffer],
+    layout: Layout,
+) {
+    let g = vector_elements(out) as usize;
+    let xyzw = ["x", "y", "z", "w"];
     for j in 0..g {
         let raws: Vec<String> = in_dts
             .iter()
@@ -366,7 +462,6 @@ fn gen_vector_item(
         );
         w.line(output.store_vector(layout, &index, &value));
     }
-    w.close();
 }
 
 /// The entry point of `schedule`'s kernel:
@@ -389,7 +484,16 @@ fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer,
     w.line("let outputs = param(P_OUTPUT_COUNT);");
     let lanes = 4 / out.size_bytes().min(4);
     match schedule {
-        Schedule::Rows | Schedule::Vectors => {
+        Schedule::Vectors => {
+            w.line("let row_blocks = param(P_ROW_BLOCKS);");
+            w.line("let row = group / row_blocks;");
+            w.line("let c = (group - row * row_blocks) * WORKGROUP_SIZE + lid;");
+            w.line("let row_items = param(P_ROW_ITEMS);");
+            w.block("if (row < param(P_ROWS) && c < row_items)", |w| {
+                w.line("vector_item(row, c, row * row_items + c);");
+            });
+        }
+        Schedule::Rows => {
             w.line("let row_blocks = param(P_ROW_BLOCKS);");
             w.line("let row = group / row_blocks;");
             w.block("if (row >= param(P_ROWS))", |w| {
@@ -398,9 +502,7 @@ fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer,
             w.line("let row_items = param(P_ROW_ITEMS);");
             w.line("let first_col = (group - row * row_blocks) * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
             w.line("let row_start = row * row_items;");
-            if schedule == Schedule::Rows {
-                w.line(format!("let row_first = row_start * {lanes}u;"));
-            }
+            w.line(format!("let row_first = row_start * {lanes}u;"));
             w.block(
                 "for (var k = 0u; k < ELEMENTS_PER_THREAD; k = k + 1u)",
                 |w| {
@@ -409,15 +511,17 @@ fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer,
                         w.line("return;");
                     });
                     w.line("let item = row_start + col;");
-                    if schedule == Schedule::Vectors {
-                        w.line("vector_item(row, col, item);");
-                        return;
-                    }
                     crate::wgsl::store_item(w, out, output, layout, &|i| {
                         format!("out_encode(value_rc(row, {i} - row_first))")
                     });
                 },
             );
+        }
+        Schedule::Flat => {
+            w.line("let v = group * WORKGROUP_SIZE + lid;");
+            w.block("if (v < param(P_VECTORS))", |w| {
+                w.line("flat_item(v);");
+            });
         }
         Schedule::Walk => {
             w.line(
@@ -489,7 +593,9 @@ mod tests {
             for (e, schedule) in [&where_add, &neg, &sum7]
                 .into_iter()
                 .flat_map(|e| Schedule::ALL.map(|s| (e, s)))
-                .filter(|&(e, s)| s != Schedule::Vectors || vectorizes(e, &[data]))
+                .filter(|&(e, s)| {
+                    !matches!(s, Schedule::Vectors | Schedule::Flat) || vectorizes(e, &[data])
+                })
             {
                 let key = elementwise_kernel_key("T", schedule, &[data]);
                 let text = elementwise_kernel(e, schedule, &[data], &key, "test", "test");
