@@ -31,12 +31,26 @@ fn param(i: u32) -> u32 {
     return params[i >> 2u][i & 3u];
 }
 
+// Word i of `input`.
+fn input_word(i: u32) -> u32 {
+    return input[i];
+}
+
+// Word i of `output`.
+fn output_word(i: u32) -> u32 {
+    return output[i];
+}
+
+fn output_set(i: u32, v: u32) {
+    output[i] = v;
+}
+
 fn load_input(i: u32) -> u32 {
-    return (input[i >> 2u] >> ((i & 3u) * 8u)) & 0xffu;
+    return (input_word(i >> 2u) >> ((i & 3u) * 8u)) & 0xffu;
 }
 
 fn store_output(i: u32, v: u32) {
-    output[i] = v;
+    output_set(i, v);
 }
 
 fn order_key(v: u32) -> u32 {

@@ -31,13 +31,27 @@ fn param(i: u32) -> u32 {
     return params[i >> 2u][i & 3u];
 }
 
+// Word i of `input`.
+fn input_word(i: u32) -> u32 {
+    return input[i];
+}
+
+// Word i of `output`.
+fn output_word(i: u32) -> u32 {
+    return output[i];
+}
+
+fn output_set(i: u32, v: u32) {
+    output[i] = v;
+}
+
 fn load_input(i: u32) -> u32 {
-    return (input[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu;
+    return (input_word(i >> 1u) >> ((i & 1u) * 16u)) & 0xffffu;
 }
 
 fn store_output(i: u32, v: vec2<u32>) {
-    output[2u * i] = v.x;
-    output[2u * i + 1u] = v.y;
+    output_set(2u * i, v.x);
+    output_set(2u * i + 1u, v.y);
 }
 
 fn order_key(v: u32) -> u32 {

@@ -33,8 +33,26 @@ fn param(i: u32) -> u32 {
     return params[i >> 2u][i & 3u];
 }
 
+// Vector i of `input`.
+fn input_vector(i: u32) -> vec4<u32> {
+    return input[i];
+}
+
+fn input_word(i: u32) -> u32 {
+    return input_vector(i >> 2u)[i & 3u];
+}
+
+// Word i of `partials`.
+fn partials_word(i: u32) -> u32 {
+    return partials[i];
+}
+
+fn partials_set(i: u32, v: u32) {
+    partials[i] = v;
+}
+
 fn load_input(i: u32) -> u32 {
-    return (input[(i >> 1u) >> 2u][(i >> 1u) & 3u] >> ((i & 1u) * 16u)) & 0xffffu;
+    return (input_word(i >> 1u) >> ((i & 1u) * 16u)) & 0xffffu;
 }
 
 fn order_key(v: u32) -> u32 {
@@ -122,8 +140,8 @@ fn store_partial(p: u32, position: u32, base: u32, stride: u32) {
         raw = load_input(base + position * stride);
     }
     let at = p * PARTIAL_WORDS;
-    partials[at] = raw;
-    partials[at + PARTIAL_WORDS - 1u] = position;
+    partials_set(at, raw);
+    partials_set(at + PARTIAL_WORDS - 1u, position);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -163,8 +181,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     if (last) {
         v = first_v;
         for (; v + 1u * team < end; v = v + 2u * team) {
-            let q0 = input[row + v + 0u * team];
-            let q1 = input[row + v + 1u * team];
+            let q0 = input_vector(row + v + 0u * team);
+            let q1 = input_vector(row + v + 1u * team);
             let rank_0 = vector_rank(q0);
             let wins_0 = !key_less(best_rank, rank_0);
             best_rank = select(best_rank, rank_0, wins_0);
@@ -175,7 +193,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
             best_vector = select(best_vector, v + 1u * team, wins_1);
         }
         for (; v < end; v = v + team) {
-            let q0 = input[row + v + 0u * team];
+            let q0 = input_vector(row + v + 0u * team);
             let rank_0 = vector_rank(q0);
             let wins_0 = !key_less(best_rank, rank_0);
             best_rank = select(best_rank, rank_0, wins_0);
@@ -184,8 +202,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     } else {
         v = first_v;
         for (; v + 1u * team < end; v = v + 2u * team) {
-            let q0 = input[row + v + 0u * team];
-            let q1 = input[row + v + 1u * team];
+            let q0 = input_vector(row + v + 0u * team);
+            let q1 = input_vector(row + v + 1u * team);
             let rank_0 = vector_rank(q0);
             let wins_0 = key_less(rank_0, best_rank);
             best_rank = select(best_rank, rank_0, wins_0);
@@ -196,7 +214,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
             best_vector = select(best_vector, v + 1u * team, wins_1);
         }
         for (; v < end; v = v + team) {
-            let q0 = input[row + v + 0u * team];
+            let q0 = input_vector(row + v + 0u * team);
             let rank_0 = vector_rank(q0);
             let wins_0 = key_less(rank_0, best_rank);
             best_rank = select(best_rank, rank_0, wins_0);
@@ -205,7 +223,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     }
     // The selected element: the first (last) of the best rank in its vector.
     if (best_vector != NO_POSITION) {
-        best_position = best_vector * PER_VECTOR + pick_element(input[row + best_vector], best_rank, last);
+        best_position = best_vector * PER_VECTOR + pick_element(input_vector(row + best_vector), best_rank, last);
     }
     let n = o / outputs;
     let first = n * vectors * PER_VECTOR;

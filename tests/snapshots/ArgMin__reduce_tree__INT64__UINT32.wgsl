@@ -22,6 +22,9 @@ const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
 
+var<workgroup> wg_rank: array<vec2<u32>, WORKGROUP_SIZE>;
+var<workgroup> wg_position: array<u32, WORKGROUP_SIZE>;
+
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, 24>;
 @group(0) @binding(1) var<storage, read> input: array<u32>;
 @group(0) @binding(2) var<storage, read_write> output: array<u32>;
@@ -31,15 +34,26 @@ fn param(i: u32) -> u32 {
     return params[i >> 2u][i & 3u];
 }
 
-var<workgroup> wg_rank: array<vec2<u32>, WORKGROUP_SIZE>;
-var<workgroup> wg_position: array<u32, WORKGROUP_SIZE>;
+// Word i of `input`.
+fn input_word(i: u32) -> u32 {
+    return input[i];
+}
+
+// Word i of `output`.
+fn output_word(i: u32) -> u32 {
+    return output[i];
+}
+
+fn output_set(i: u32, v: u32) {
+    output[i] = v;
+}
 
 fn load_input(i: u32) -> vec2<u32> {
-    return vec2<u32>(input[2u * i], input[2u * i + 1u]);
+    return vec2<u32>(input_word(2u * i), input_word(2u * i + 1u));
 }
 
 fn store_output(i: u32, v: u32) {
-    output[i] = v;
+    output_set(i, v);
 }
 
 fn order_key(v: vec2<u32>) -> vec2<u32> {
@@ -240,6 +254,9 @@ const TIES_LAST: u32 = 1u;
 // The position of no element: an empty candidate.
 const NO_POSITION: u32 = 0xffffffffu;
 
+var<workgroup> wg_rank: array<vec2<u32>, WORKGROUP_SIZE>;
+var<workgroup> wg_position: array<u32, WORKGROUP_SIZE>;
+
 @group(0) @binding(0) var<uniform> params: array<vec4<u32>, 24>;
 @group(0) @binding(1) var<storage, read> input_s0: array<u32>;
 @group(0) @binding(2) var<storage, read> input_s1: array<u32>;
@@ -254,9 +271,6 @@ const NO_POSITION: u32 = 0xffffffffu;
 fn param(i: u32) -> u32 {
     return params[i >> 2u][i & 3u];
 }
-
-var<workgroup> wg_rank: array<vec2<u32>, WORKGROUP_SIZE>;
-var<workgroup> wg_position: array<u32, WORKGROUP_SIZE>;
 
 // Word i of `input`, bound in 4 segments of arrayLength(&input_s0) words.
 fn input_word(i: u32) -> u32 {

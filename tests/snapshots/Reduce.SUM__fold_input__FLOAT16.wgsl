@@ -28,6 +28,41 @@ fn param(i: u32) -> u32 {
     return params[i >> 2u][i & 3u];
 }
 
+// Word i of `src`.
+fn src_word(i: u32) -> u32 {
+    return src[i];
+}
+
+// Word i of `partials`.
+fn partials_word(i: u32) -> u32 {
+    return partials[i];
+}
+
+fn partials_set(i: u32, v: u32) {
+    partials[i] = v;
+}
+
+// Word i of `output`.
+fn output_word(i: u32) -> u32 {
+    return atomicLoad(&output[i]);
+}
+
+fn output_atomic_and(i: u32, v: u32) {
+    atomicAnd(&output[i], v);
+}
+
+fn output_atomic_or(i: u32, v: u32) {
+    atomicOr(&output[i], v);
+}
+
+fn output_atomic_min(i: u32, v: u32) {
+    atomicMin(&output[i], v);
+}
+
+fn output_atomic_max(i: u32, v: u32) {
+    atomicMax(&output[i], v);
+}
+
 fn decode(h: u32) -> f32 {
     let s = (h & 0x8000u) << 16u;
     let e = (h >> 10u) & 0x1fu;
@@ -228,19 +263,19 @@ fn f_pow(a: f32, b: f32) -> f32 {
 }
 
 fn load_input(i: u32) -> u32 {
-    return (src[i >> 1u] >> ((i & 1u) * 16u)) & 0xffffu;
+    return (src_word(i >> 1u) >> ((i & 1u) * 16u)) & 0xffffu;
 }
 
 fn store_partial(i: u32, v: f32) {
     let words = acc_words(v);
-    partials[i] = words;
+    partials_set(i, words);
 }
 
 fn store_output(i: u32, v: u32) {
     let word = i >> 1u;
     let shift = (i & 1u) * 16u;
-    atomicAnd(&output[word], ~(0xffffu << shift));
-    atomicOr(&output[word], (v & 0xffffu) << shift);
+    output_atomic_and(word, ~(0xffffu << shift));
+    output_atomic_or(word, (v & 0xffffu) << shift);
 }
 
 fn identity() -> f32 {

@@ -28,6 +28,29 @@ fn param(i: u32) -> u32 {
     return params[i >> 2u][i & 3u];
 }
 
+// Word i of `src`.
+fn src_word(i: u32) -> u32 {
+    return src[i];
+}
+
+// Word i of `partials`.
+fn partials_word(i: u32) -> u32 {
+    return partials[i];
+}
+
+fn partials_set(i: u32, v: u32) {
+    partials[i] = v;
+}
+
+// Word i of `output`.
+fn output_word(i: u32) -> u32 {
+    return output[i];
+}
+
+fn output_set(i: u32, v: u32) {
+    output[i] = v;
+}
+
 fn decode(raw: vec2<u32>) -> vec2<u32> {
     return raw;
 }
@@ -86,18 +109,18 @@ fn w_abs_int64(a: vec2<u32>) -> vec2<u32> {
 }
 
 fn load_partial(i: u32) -> vec2<u32> {
-    return acc_value(vec2<u32>(src[2u * i], src[2u * i + 1u]));
+    return acc_value(vec2<u32>(src_word(2u * i), src_word(2u * i + 1u)));
 }
 
 fn store_partial(i: u32, v: vec2<u32>) {
     let words = acc_words(v);
-    partials[2u * i] = words.x;
-    partials[2u * i + 1u] = words.y;
+    partials_set(2u * i, words.x);
+    partials_set(2u * i + 1u, words.y);
 }
 
 fn store_output(i: u32, v: vec2<u32>) {
-    output[2u * i] = v.x;
-    output[2u * i + 1u] = v.y;
+    output_set(2u * i, v.x);
+    output_set(2u * i + 1u, v.y);
 }
 
 fn identity() -> vec2<u32> {

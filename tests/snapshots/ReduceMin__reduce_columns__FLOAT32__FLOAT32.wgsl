@@ -31,12 +31,30 @@ fn param(i: u32) -> u32 {
     return params[i >> 2u][i & 3u];
 }
 
+// Vector i of `input`.
+fn input_vector(i: u32) -> vec4<u32> {
+    return input[i];
+}
+
+fn input_word(i: u32) -> u32 {
+    return input_vector(i >> 2u)[i & 3u];
+}
+
+// Word i of `output`.
+fn output_word(i: u32) -> u32 {
+    return output[i];
+}
+
+fn output_set(i: u32, v: u32) {
+    output[i] = v;
+}
+
 fn load_input(i: u32) -> u32 {
-    return input[(i) >> 2u][(i) & 3u];
+    return input_word(i);
 }
 
 fn store_output(i: u32, v: u32) {
-    output[i] = v;
+    output_set(i, v);
 }
 
 fn order_key(v: u32) -> u32 {
@@ -110,8 +128,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     var r = begin;
     // Equal ranks are equal bits: the smallest rank alone, no position, no tie rule.
     for (; r + 1u * 1u < end; r = r + 2u * 1u) {
-        let q0 = input[at + 0u * vectors];
-        let q1 = input[at + 1u * vectors];
+        let q0 = input_vector(at + 0u * vectors);
+        let q1 = input_vector(at + 1u * vectors);
         best_rank0 = min(best_rank0, rank(q0.x));
         best_rank1 = min(best_rank1, rank(q0.y));
         best_rank2 = min(best_rank2, rank(q0.z));
@@ -123,7 +141,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         at = at + 2u * vectors;
     }
     for (; r < end; r = r + 1u) {
-        let q0 = input[at + 0u * vectors];
+        let q0 = input_vector(at + 0u * vectors);
         best_rank0 = min(best_rank0, rank(q0.x));
         best_rank1 = min(best_rank1, rank(q0.y));
         best_rank2 = min(best_rank2, rank(q0.z));
@@ -149,8 +167,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         if (last) {
             r = first_r;
             for (; r + 1u * 1u < end; r = r + 2u * 1u) {
-                let q0 = input[at + 0u * vectors];
-                let q1 = input[at + 1u * vectors];
+                let q0 = input_vector(at + 0u * vectors);
+                let q1 = input_vector(at + 1u * vectors);
                 let rank_0_0 = rank(q0.x);
                 let wins_0_0 = !key_less(best_rank0, rank_0_0);
                 best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
@@ -186,7 +204,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
                 at = at + 2u * vectors;
             }
             for (; r < end; r = r + 1u) {
-                let q0 = input[at + 0u * vectors];
+                let q0 = input_vector(at + 0u * vectors);
                 let rank_0_0 = rank(q0.x);
                 let wins_0_0 = !key_less(best_rank0, rank_0_0);
                 best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
@@ -208,8 +226,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
         } else {
             r = first_r;
             for (; r + 1u * 1u < end; r = r + 2u * 1u) {
-                let q0 = input[at + 0u * vectors];
-                let q1 = input[at + 1u * vectors];
+                let q0 = input_vector(at + 0u * vectors);
+                let q1 = input_vector(at + 1u * vectors);
                 let rank_0_0 = rank(q0.x);
                 let wins_0_0 = key_less(rank_0_0, best_rank0);
                 best_rank0 = select(best_rank0, rank_0_0, wins_0_0);
@@ -245,7 +263,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
                 at = at + 2u * vectors;
             }
             for (; r < end; r = r + 1u) {
-                let q0 = input[at + 0u * vectors];
+                let q0 = input_vector(at + 0u * vectors);
                 let rank_0_0 = rank(q0.x);
                 let wins_0_0 = key_less(rank_0_0, best_rank0);
                 best_rank0 = select(best_rank0, rank_0_0, wins_0_0);

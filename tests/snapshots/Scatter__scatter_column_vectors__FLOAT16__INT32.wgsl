@@ -27,8 +27,69 @@ fn param(i: u32) -> u32 {
     return params[i >> 2u][i & 3u];
 }
 
+// Vector i of `indices`.
+fn indices_vector(i: u32) -> vec4<u32> {
+    return indices[i];
+}
+
+fn indices_word(i: u32) -> u32 {
+    return indices_vector(i >> 2u)[i & 3u];
+}
+
+// Vector i of `updates`.
+fn updates_vector(i: u32) -> vec4<u32> {
+    return updates[i];
+}
+
+fn updates_word(i: u32) -> u32 {
+    return updates_vector(i >> 2u)[i & 3u];
+}
+
+// Word i of `status`.
+fn status_word(i: u32) -> u32 {
+    return atomicLoad(&status[i]);
+}
+
+fn status_atomic_and(i: u32, v: u32) {
+    atomicAnd(&status[i], v);
+}
+
+fn status_atomic_or(i: u32, v: u32) {
+    atomicOr(&status[i], v);
+}
+
+fn status_atomic_min(i: u32, v: u32) {
+    atomicMin(&status[i], v);
+}
+
+fn status_atomic_max(i: u32, v: u32) {
+    atomicMax(&status[i], v);
+}
+
+// Vector i of `output`.
+fn output_vector(i: u32) -> vec4<u32> {
+    return output[i];
+}
+
+fn output_word(i: u32) -> u32 {
+    return output_vector(i >> 2u)[i & 3u];
+}
+
+fn output_store(i: u32, v: vec4<u32>) {
+    output[i] = v;
+}
+
+// Word `lane` of vector i: a store of that word alone.
+fn output_set_lane(i: u32, lane: u32, v: u32) {
+    output[i][lane] = v;
+}
+
+fn output_set(i: u32, v: u32) {
+    output_set_lane(i >> 2u, i & 3u, v);
+}
+
 fn load_index(i: u32) -> u32 {
-    return indices[(i) >> 2u][(i) & 3u];
+    return indices_word(i);
 }
 
 // The position INT32 index value v selects in a dimension of size n, or NONE.
@@ -89,8 +150,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
     // then inner further on; each column's element goes to its own output word(s).
     for (var k = 0u; k < walk; k = k + 1u) {
         if (live) {
-            let iv0 = indices[update / PER_VECTOR * 2u + 0u];
-            let iv1 = indices[update / PER_VECTOR * 2u + 1u];
+            let iv0 = indices_vector(update / PER_VECTOR * 2u + 0u);
+            let iv1 = indices_vector(update / PER_VECTOR * 2u + 1u);
             let c0 = axis_coordinate(iv0[0], axis.len);
             let c1 = axis_coordinate(iv0[1], axis.len);
             let c2 = axis_coordinate(iv0[2], axis.len);
@@ -106,44 +167,44 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workg
                 live = false;
             }
             if (live) {
-                let v = updates[update / PER_VECTOR];
+                let v = updates_vector(update / PER_VECTOR);
                 // Every column into one output row: the vector goes whole.
                 let same = (c1 == c0) & (c2 == c0) & (c3 == c0) & (c4 == c0) & (c5 == c0) & (c6 == c0) & (c7 == c0);
                 if (same) {
-                    output[(base + c0 * inner) / PER_VECTOR] = v;
+                    output_store((base + c0 * inner) / PER_VECTOR, v);
                 } else {
                     let w0 = (base + 0u + c0 * inner) / 2u;
-                    let o0 = output[(w0) >> 2u][(w0) & 3u];
+                    let o0 = output_word(w0);
                     let w1 = (base + 1u + c1 * inner) / 2u;
-                    let o1 = output[(w1) >> 2u][(w1) & 3u];
+                    let o1 = output_word(w1);
                     let w2 = (base + 2u + c2 * inner) / 2u;
-                    let o2 = output[(w2) >> 2u][(w2) & 3u];
+                    let o2 = output_word(w2);
                     let w3 = (base + 3u + c3 * inner) / 2u;
-                    let o3 = output[(w3) >> 2u][(w3) & 3u];
+                    let o3 = output_word(w3);
                     let w4 = (base + 4u + c4 * inner) / 2u;
-                    let o4 = output[(w4) >> 2u][(w4) & 3u];
+                    let o4 = output_word(w4);
                     let w5 = (base + 5u + c5 * inner) / 2u;
-                    let o5 = output[(w5) >> 2u][(w5) & 3u];
+                    let o5 = output_word(w5);
                     let w6 = (base + 6u + c6 * inner) / 2u;
-                    let o6 = output[(w6) >> 2u][(w6) & 3u];
+                    let o6 = output_word(w6);
                     let w7 = (base + 7u + c7 * inner) / 2u;
-                    let o7 = output[(w7) >> 2u][(w7) & 3u];
+                    let o7 = output_word(w7);
                     let n0 = select(((o0) & ~0xffffu) | (v[0] & 0xffffu), ((((o0) & ~0xffffu) | (v[0] & 0xffffu)) & ~0xffff0000u) | (v[0] & 0xffff0000u), w1 == w0);
-                    output[(w0) >> 2u][(w0) & 3u] = n0;
+                    output_set(w0, n0);
                     let n1 = select(((o1) & ~0xffff0000u) | (v[0] & 0xffff0000u), ((((o1) & ~0xffff0000u) | (v[0] & 0xffff0000u)) & ~0xffffu) | (v[0] & 0xffffu), w0 == w1);
-                    output[(w1) >> 2u][(w1) & 3u] = n1;
+                    output_set(w1, n1);
                     let n2 = select(((o2) & ~0xffffu) | (v[1] & 0xffffu), ((((o2) & ~0xffffu) | (v[1] & 0xffffu)) & ~0xffff0000u) | (v[1] & 0xffff0000u), w3 == w2);
-                    output[(w2) >> 2u][(w2) & 3u] = n2;
+                    output_set(w2, n2);
                     let n3 = select(((o3) & ~0xffff0000u) | (v[1] & 0xffff0000u), ((((o3) & ~0xffff0000u) | (v[1] & 0xffff0000u)) & ~0xffffu) | (v[1] & 0xffffu), w2 == w3);
-                    output[(w3) >> 2u][(w3) & 3u] = n3;
+                    output_set(w3, n3);
                     let n4 = select(((o4) & ~0xffffu) | (v[2] & 0xffffu), ((((o4) & ~0xffffu) | (v[2] & 0xffffu)) & ~0xffff0000u) | (v[2] & 0xffff0000u), w5 == w4);
-                    output[(w4) >> 2u][(w4) & 3u] = n4;
+                    output_set(w4, n4);
                     let n5 = select(((o5) & ~0xffff0000u) | (v[2] & 0xffff0000u), ((((o5) & ~0xffff0000u) | (v[2] & 0xffff0000u)) & ~0xffffu) | (v[2] & 0xffffu), w4 == w5);
-                    output[(w5) >> 2u][(w5) & 3u] = n5;
+                    output_set(w5, n5);
                     let n6 = select(((o6) & ~0xffffu) | (v[3] & 0xffffu), ((((o6) & ~0xffffu) | (v[3] & 0xffffu)) & ~0xffff0000u) | (v[3] & 0xffff0000u), w7 == w6);
-                    output[(w6) >> 2u][(w6) & 3u] = n6;
+                    output_set(w6, n6);
                     let n7 = select(((o7) & ~0xffff0000u) | (v[3] & 0xffff0000u), ((((o7) & ~0xffff0000u) | (v[3] & 0xffff0000u)) & ~0xffffu) | (v[3] & 0xffffu), w6 == w7);
-                    output[(w7) >> 2u][(w7) & 3u] = n7;
+                    output_set(w7, n7);
                 }
             }
             update = update + inner;
@@ -235,6 +296,27 @@ fn updates_vector(i: u32) -> vec4<u32> {
 
 fn updates_word(i: u32) -> u32 {
     return updates_vector(i >> 2u)[i & 3u];
+}
+
+// Word i of `status`.
+fn status_word(i: u32) -> u32 {
+    return atomicLoad(&status[i]);
+}
+
+fn status_atomic_and(i: u32, v: u32) {
+    atomicAnd(&status[i], v);
+}
+
+fn status_atomic_or(i: u32, v: u32) {
+    atomicOr(&status[i], v);
+}
+
+fn status_atomic_min(i: u32, v: u32) {
+    atomicMin(&status[i], v);
+}
+
+fn status_atomic_max(i: u32, v: u32) {
+    atomicMax(&status[i], v);
 }
 
 // Vector i of `output`, bound in 4 segments of arrayLength(&output_s0) vectors.

@@ -37,7 +37,7 @@
 use super::{Call, Constraint, Family, KernelDecl, Param, Value};
 use crate::scalar::Precision;
 use crate::wgsl::dtype;
-use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::segments::Buffer;
 use crate::wgsl::writer::Writer;
 use crate::{
     BufferRef, DataType, DeviceClass, GpuPlan, HostTensor, Kernel, KernelText, OpError, OutputInit,
@@ -166,16 +166,11 @@ impl Family for Concat {
         origin: &str,
     ) -> KernelText {
         let (data, n) = (k.types[0], inputs_of(k.variant));
-        let plain = module(data, n, key, origin, Layout::Plain);
-        if n == 1 {
-            let segmented = module(data, n, key, origin, Layout::Segmented);
-            segments::kernel_text(plain, segmented, &buffers(n))
-        } else {
-            KernelText {
-                wgsl: plain,
-                segmented: None,
-            }
+        let mut text = module(data, n, key, origin);
+        if n > 1 {
+            text.segmented = None;
         }
+        text
     }
 
     fn run_cpu(
@@ -376,7 +371,7 @@ fn buffers(n: usize) -> Vec<Buffer<'static>> {
     bufs
 }
 
-fn module(data: DataType, n: usize, key: &str, origin: &str, layout: Layout) -> String {
+fn module(data: DataType, n: usize, key: &str, origin: &str) -> crate::KernelText {
     let bufs = buffers(n);
     let mut w = Writer::new();
     super::Prologue {
@@ -388,17 +383,16 @@ fn module(data: DataType, n: usize, key: &str, origin: &str, layout: Layout) -> 
         words: params::WGSL,
         consts: &[],
         buffers: &bufs,
-        layout,
     }
     .write(&mut w);
     w.lines(crate::family::divisor::WGSL);
     w.blank();
     for (i, name) in INPUT_NAMES[..n].iter().enumerate() {
-        dtype::gen_load_from(&mut w, &format!("load_{name}"), &bufs[1 + i], layout, data);
+        dtype::gen_load_from(&mut w, &format!("load_{name}"), &bufs[1 + i], data);
         w.blank();
     }
     if !dtype::is_packed(data) {
-        dtype::gen_store_to(&mut w, "store_output", &bufs[n + 1], layout, data);
+        dtype::gen_store_to(&mut w, "store_output", &bufs[n + 1], data);
         w.blank();
     }
     let ty = dtype::raw_type(data);
@@ -424,10 +418,10 @@ fn module(data: DataType, n: usize, key: &str, origin: &str, layout: Layout) -> 
     ));
     w.close();
     w.blank();
-    crate::wgsl::gen_output_entry(&mut w, "main", data, &bufs[n + 1], layout, &[], &|i| {
+    crate::wgsl::gen_output_entry(&mut w, "main", data, &bufs[n + 1], &[], &|i| {
         format!("element({i})")
     });
-    w.finish()
+    w.finish_kernel()
 }
 
 #[cfg(test)]

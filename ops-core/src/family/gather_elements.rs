@@ -47,7 +47,7 @@ use crate::family::coordinates;
 use crate::scalar::Precision;
 use crate::wgsl::dtype;
 use crate::wgsl::each_item;
-use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::segments::Buffer;
 use crate::wgsl::writer::Writer;
 use crate::{
     element_count, row_major_strides, Access, DataType, DeviceClass, GpuPlan, HostTensor,
@@ -176,9 +176,7 @@ impl Family for GatherElements {
         origin: &str,
     ) -> KernelText {
         let (data, index) = (k.types[0], k.types[1]);
-        let plain = module(data, index, key, origin, Layout::Plain);
-        let segmented = module(data, index, key, origin, Layout::Segmented);
-        segments::kernel_text(plain, segmented, &BUFFERS)
+        module(data, index, key, origin)
     }
 
     fn run_cpu(
@@ -560,7 +558,7 @@ fn gather_elements_plan(call: &Call<'_>) -> Result<GpuPlan, OpError> {
     Ok(plan)
 }
 
-fn module(data: DataType, index: DataType, key: &str, origin: &str, layout: Layout) -> String {
+fn module(data: DataType, index: DataType, key: &str, origin: &str) -> crate::KernelText {
     let mut w = Writer::new();
     super::Prologue {
         origin,
@@ -574,17 +572,16 @@ fn module(data: DataType, index: DataType, key: &str, origin: &str, layout: Layo
             "const BAD: u32 = 0xffffffffu;",
         )],
         buffers: &BUFFERS,
-        layout,
     }
     .write(&mut w);
     w.lines(crate::family::divisor::WGSL);
     w.blank();
-    dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
+    dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], data);
     w.blank();
-    dtype::gen_load_from(&mut w, "load_index", &BUFFERS[2], layout, index);
+    dtype::gen_load_from(&mut w, "load_index", &BUFFERS[2], index);
     w.blank();
     if !dtype::is_packed(data) {
-        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[3], layout, data);
+        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[3], data);
         w.blank();
     }
     dtype::gen_resolve_index(&mut w, "resolve", index, "BAD");
@@ -603,7 +600,7 @@ fn module(data: DataType, index: DataType, key: &str, origin: &str, layout: Layo
     w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
     each_item(&mut w, |w| {
         if dtype::is_packed(data) {
-            gen_packed_item(w, data, layout);
+            gen_packed_item(w, data);
         } else {
             w.line("let s = source_of(item, walk);");
             w.block("if (s != BAD)", |w| {
@@ -612,7 +609,7 @@ fn module(data: DataType, index: DataType, key: &str, origin: &str, layout: Layo
         }
     });
     w.close();
-    w.finish()
+    w.finish_kernel()
 }
 
 /// `struct Walk` and `fn source_of(o: u32, g: Walk) -> u32`: the input
@@ -650,7 +647,7 @@ fn gen_source(w: &mut Writer) {
 
 /// One output word of 8- or 16-bit data: its lanes' elements gathered and
 /// stored at once.
-fn gen_packed_item(w: &mut Writer, data: DataType, layout: Layout) {
+fn gen_packed_item(w: &mut Writer, data: DataType) {
     let width = data.size_bits();
     let lanes = 32 / width;
     w.comment(format!(
@@ -670,7 +667,7 @@ fn gen_packed_item(w: &mut Writer, data: DataType, layout: Layout) {
     });
     w.comment("After an out-of-range index value the word is not stored.");
     w.block("if (ok)", |w| {
-        w.line(BUFFERS[3].set(layout, "item", "word"));
+        w.line(BUFFERS[3].set("item", "word"));
     });
 }
 

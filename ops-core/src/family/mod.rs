@@ -87,8 +87,6 @@ pub(crate) struct Prologue<'a> {
     pub consts: &'a [(&'a str, &'a str)],
     /// The kernel's buffers.
     pub buffers: &'a [Buffer<'a>],
-    /// Their layout.
-    pub layout: crate::wgsl::segments::Layout,
 }
 
 impl Prologue<'_> {
@@ -114,9 +112,7 @@ impl Prologue<'_> {
             w.line(*line);
         }
         w.blank();
-        segments::declare(w, self.buffers, self.layout);
-        w.blank();
-        segments::gen_accessors(w, self.buffers, self.layout);
+        segments::write_bindings(w, self.buffers);
     }
 }
 

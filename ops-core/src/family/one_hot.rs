@@ -50,7 +50,7 @@ use super::{accesses, buffers, Binding, Call, Constraint, Family, KernelDecl, Pa
 use crate::family::coordinates;
 use crate::scalar::Precision;
 use crate::wgsl::dtype;
-use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::segments::Buffer;
 use crate::wgsl::writer::Writer;
 use crate::{
     element_count, f16, Access, DataType, DeviceClass, GpuPlan, HostTensor, IndexBounds,
@@ -162,9 +162,7 @@ impl Family for OneHot {
         origin: &str,
     ) -> KernelText {
         let (values, indices) = (k.types[0], k.types[1]);
-        let plain = module(values, indices, key, origin, Layout::Plain);
-        let segmented = module(values, indices, key, origin, Layout::Segmented);
-        segments::kernel_text(plain, segmented, &BUFFERS)
+        module(values, indices, key, origin)
     }
 
     fn run_cpu(
@@ -394,7 +392,7 @@ fn one_hot_plan(call: &Call<'_>) -> Result<GpuPlan, OpError> {
     Ok(plan)
 }
 
-fn module(values: DataType, indices: DataType, key: &str, origin: &str, layout: Layout) -> String {
+fn module(values: DataType, indices: DataType, key: &str, origin: &str) -> crate::KernelText {
     let mut w = Writer::new();
     super::Prologue {
         origin,
@@ -408,15 +406,14 @@ fn module(values: DataType, indices: DataType, key: &str, origin: &str, layout: 
             "const NONE: u32 = 0xffffffffu;",
         )],
         buffers: &BUFFERS,
-        layout,
     }
     .write(&mut w);
-    dtype::gen_load_from(&mut w, "load_index", &BUFFERS[1], layout, indices);
+    dtype::gen_load_from(&mut w, "load_index", &BUFFERS[1], indices);
     w.blank();
-    dtype::gen_load_from(&mut w, "load_value", &BUFFERS[2], layout, values);
+    dtype::gen_load_from(&mut w, "load_value", &BUFFERS[2], values);
     w.blank();
     if !dtype::is_packed(values) {
-        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[3], layout, values);
+        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[3], values);
         w.blank();
     }
     if indices.is_float() {
@@ -444,11 +441,10 @@ fn module(values: DataType, indices: DataType, key: &str, origin: &str, layout: 
         ENTRY,
         values,
         &BUFFERS[3],
-        layout,
         &["let off = load_value(0u);", "let on = load_value(1u);"],
         &|i| format!("element({i}, off, on)"),
     );
-    w.finish()
+    w.finish_kernel()
 }
 
 /// `fn resolve(v: raw, n: u32) -> u32` for a floating-point index type: the

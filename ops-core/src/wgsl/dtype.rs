@@ -16,7 +16,7 @@
 use crate::family::reduce::Zeros;
 use crate::DataType;
 
-use super::segments::{Buffer, Layout};
+use super::segments::Buffer;
 use super::writer::Writer;
 
 /// True for types held in two words (`vec2<u32>` raw values and keys).
@@ -26,7 +26,7 @@ pub const fn is_wide(dt: DataType) -> bool {
 
 /// True for types narrower than a word: several elements share a `u32`, so
 /// a kernel writing them binds the buffer as `array<atomic<u32>>` and stores
-/// through [`gen_store`]'s `atomicAnd`/`atomicOr`; the buffer must start
+/// through [`gen_store_to`]'s `atomicAnd`/`atomicOr`; the buffer must start
 /// zeroed or hold valid data.
 pub const fn is_packed(dt: DataType) -> bool {
     dt.size_bits() < 32
@@ -107,23 +107,10 @@ pub(crate) const fn lane_geometry(dt: DataType) -> (u32, u32, u32) {
     }
 }
 
-/// Writes `fn {name}(i: u32) -> raw` reading raw element `i` of the global
-/// `buffer` (`array<u32>`, or `array<atomic<u32>>` when `atomic`).
-pub fn gen_load(w: &mut Writer, name: &str, buffer: &str, dt: DataType, atomic: bool) {
-    let b = Buffer {
-        name: buffer,
-        access: crate::Access::Read,
-        atomic,
-        tensor: false,
-        vec4: false,
-    };
-    gen_load_from(w, name, &b, Layout::Plain, dt);
-}
-
-/// Writes `fn {name}(i: u32) -> raw` reading raw element `i` of `buffer` as
-/// `layout` binds it.
-pub fn gen_load_from(w: &mut Writer, name: &str, buffer: &Buffer, layout: Layout, dt: DataType) {
-    let word = |index: &str| buffer.word(layout, index);
+/// Writes `fn {name}(i: u32) -> raw` reading raw element `i` of `buffer`
+/// through its accessors ([`crate::wgsl::segments::gen_accessors`]).
+pub fn gen_load_from(w: &mut Writer, name: &str, buffer: &Buffer, dt: DataType) {
+    let word = |index: &str| buffer.word(index);
     w.open(format!("fn {name}(i: u32) -> {}", raw_type(dt)));
     match (dt.size_bits(), lane_mask(dt)) {
         (64, _) => {
@@ -148,36 +135,29 @@ pub fn gen_load_from(w: &mut Writer, name: &str, buffer: &Buffer, layout: Layout
     w.close();
 }
 
-/// Writes `fn {name}(i: u32, v: raw)` storing raw element `i` of the global
-/// `buffer`, bound as [`storage_type`]`(dt, true)`.
+/// Writes `fn {name}(i: u32, v: raw)` storing raw element `i` of `buffer`
+/// through its accessors; `buffer.atomic` must be [`is_packed`]`(dt)`.
 ///
 /// Narrow types clear their lane with `atomicAnd` and set it with
 /// `atomicOr`, so threads writing neighbouring elements of one word never
 /// race; other types store whole words.
-pub fn gen_store(w: &mut Writer, name: &str, buffer: &str, dt: DataType) {
-    let b = Buffer::read_write(buffer, is_packed(dt), false);
-    gen_store_to(w, name, &b, Layout::Plain, dt);
-}
-
-/// [`gen_store`] for `buffer` as `layout` binds it; `buffer.atomic` must be
-/// [`is_packed`]`(dt)`.
-pub fn gen_store_to(w: &mut Writer, name: &str, buffer: &Buffer, layout: Layout, dt: DataType) {
+pub fn gen_store_to(w: &mut Writer, name: &str, buffer: &Buffer, dt: DataType) {
     debug_assert_eq!(buffer.atomic, is_packed(dt), "{}", buffer.name);
     w.open(format!("fn {name}(i: u32, v: {})", raw_type(dt)));
     match (dt.size_bits(), lane_mask(dt)) {
         (64, _) => {
-            w.line(buffer.set(layout, "2u * i", "v.x"));
-            w.line(buffer.set(layout, "2u * i + 1u", "v.y"));
+            w.line(buffer.set("2u * i", "v.x"));
+            w.line(buffer.set("2u * i + 1u", "v.y"));
         }
         (32, _) => {
-            w.line(buffer.set(layout, "i", "v"));
+            w.line(buffer.set("i", "v"));
         }
         (_, Some(mask)) => {
             let (shift, lane, width) = lane_geometry(dt);
             w.line(format!("let word = i >> {shift}u;"));
             w.line(format!("let shift = (i & {lane}u) * {width}u;"));
-            w.line(buffer.atomic(layout, "And", "word", &format!("~({mask} << shift)")));
-            w.line(buffer.atomic(layout, "Or", "word", &format!("(v & {mask}) << shift")));
+            w.line(buffer.atomic("And", "word", &format!("~({mask} << shift)")));
+            w.line(buffer.atomic("Or", "word", &format!("(v & {mask}) << shift")));
         }
         _ => unreachable!("every data type is 8, 16, 32 or 64 bits"),
     }
@@ -412,14 +392,16 @@ mod tests {
     #[test]
     fn narrow_load_shifts_lanes() {
         let mut w = Writer::new();
-        gen_load(&mut w, "load_x", "x", DataType::Int8, false);
+        let x = Buffer::read("x", true);
+        gen_load_from(&mut w, "load_x", &x, DataType::Int8);
         assert!(w
             .as_str()
-            .contains("return (x[i >> 2u] >> ((i & 3u) * 8u)) & 0xffu;"));
+            .contains("return (x_word(i >> 2u) >> ((i & 3u) * 8u)) & 0xffu;"));
         let mut w = Writer::new();
-        gen_store(&mut w, "store_y", "y", DataType::Float16);
+        let y = Buffer::read_write("y", true, true);
+        gen_store_to(&mut w, "store_y", &y, DataType::Float16);
         assert!(w
             .as_str()
-            .contains("atomicOr(&y[word], (v & 0xffffu) << shift);"));
+            .contains("y_atomic_or(word, (v & 0xffffu) << shift);"));
     }
 }

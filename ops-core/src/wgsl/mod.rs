@@ -30,7 +30,6 @@ pub(crate) fn gen_output_entry(
     entry: &str,
     out: crate::DataType,
     output: &segments::Buffer,
-    layout: segments::Layout,
     prelude: &[&str],
     value: &dyn Fn(&str) -> String,
 ) {
@@ -46,7 +45,7 @@ pub(crate) fn gen_output_entry(
     }
     w.comment("ELEMENTS_PER_THREAD work items a thread, WORKGROUP_SIZE apart.");
     w.line("let first = group * ELEMENTS_PER_THREAD * WORKGROUP_SIZE + lid;");
-    each_item(w, |w| store_item(w, out, output, layout, value));
+    each_item(w, |w| store_item(w, out, output, value));
     w.close();
 }
 
@@ -59,7 +58,6 @@ pub(crate) fn store_item(
     w: &mut Writer,
     out: crate::DataType,
     output: &segments::Buffer,
-    layout: segments::Layout,
     value: &dyn Fn(&str) -> String,
 ) {
     if dtype::is_packed(out) {
@@ -77,7 +75,7 @@ pub(crate) fn store_item(
                 value("o0 + e")
             ));
         });
-        w.line(output.set(layout, "item", "word"));
+        w.line(output.set("item", "word"));
     } else {
         w.line(format!("store_output(item, {});", value("item")));
     }

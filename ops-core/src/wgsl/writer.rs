@@ -11,6 +11,17 @@ use std::fmt::Write as _;
 pub struct Writer {
     out: String,
     depth: usize,
+    bindings: Option<Bindings>,
+}
+
+/// A kernel's binding declarations and accessors in both layouts
+/// ([`crate::wgsl::segments`]), and where in the source they go.
+#[derive(Debug)]
+struct Bindings {
+    at: usize,
+    plain: String,
+    segmented: String,
+    counts: Vec<u32>,
 }
 
 impl Writer {
@@ -107,10 +118,42 @@ impl Writer {
         &self.out
     }
 
-    /// The finished source (every block must be closed).
+    /// Places a kernel's binding declarations and accessors here: `plain`
+    /// in the module, `segmented` in its segmented variant (`counts`:
+    /// bindings each plain binding becomes), the rest of the source shared
+    /// ([`Writer::finish_kernel`]). Once a module.
+    pub fn bindings(&mut self, plain: String, segmented: String, counts: Vec<u32>) -> &mut Writer {
+        debug_assert!(self.bindings.is_none(), "bindings placed twice");
+        self.bindings = Some(Bindings {
+            at: self.out.len(),
+            plain,
+            segmented,
+            counts,
+        });
+        self
+    }
+
+    /// The finished source (every block must be closed), with the plain
+    /// bindings.
     pub fn finish(self) -> String {
+        self.finish_kernel().wgsl
+    }
+
+    /// The finished module and, where bindings were placed, its segmented
+    /// variant: the same source around the segmented bindings.
+    pub fn finish_kernel(self) -> crate::KernelText {
         debug_assert_eq!(self.depth, 0, "unclosed block");
-        self.out
+        let Some(b) = self.bindings else {
+            return crate::KernelText {
+                wgsl: self.out,
+                segmented: None,
+            };
+        };
+        let (head, tail) = self.out.split_at(b.at);
+        crate::KernelText {
+            wgsl: format!("{head}{}{tail}", b.plain),
+            segmented: Some((b.counts, format!("{head}{}{tail}", b.segmented))),
+        }
     }
 }
 

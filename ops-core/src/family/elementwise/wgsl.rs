@@ -27,7 +27,7 @@ use crate::DataType;
 
 use crate::wgsl::dtype;
 use crate::wgsl::scalar::{compute_type, gen_codec, gen_expr_helpers, scalar_wgsl};
-use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::segments::{self, Buffer};
 use crate::wgsl::writer::Writer;
 
 /// The entry point's name.
@@ -77,17 +77,11 @@ pub fn elementwise_kernel_text(
     origin: &str,
     text: &str,
 ) -> crate::KernelText {
-    let buffers = buffers(e.inputs());
-    let plain = module(e, schedule, types, key, origin, text, Layout::Plain);
-    if e.inputs() <= 1 {
-        let segmented = module(e, schedule, types, key, origin, text, Layout::Segmented);
-        segments::kernel_text(plain, segmented, &buffers)
-    } else {
-        crate::KernelText {
-            wgsl: plain,
-            segmented: None,
-        }
+    let mut text = module(e, schedule, types, key, origin, text);
+    if e.inputs() > 1 {
+        text.segmented = None;
     }
+    text
 }
 
 fn buffers(inputs: usize) -> Vec<Buffer<'static>> {
@@ -104,8 +98,7 @@ fn module(
     key: &str,
     origin: &str,
     text: &str,
-    layout: Layout,
-) -> String {
+) -> crate::KernelText {
     let n = e.inputs();
     let env = e.env(types);
     let out_dt = env.resolve(e.types[n]);
@@ -129,7 +122,6 @@ fn module(
         words: params::WGSL,
         consts: &[],
         buffers: &bufs,
-        layout,
     }
     .write(&mut w);
     for (i, &dt) in in_dts.iter().enumerate() {
@@ -138,7 +130,6 @@ fn module(
             &mut w,
             &format!("load_{}", INPUT_NAMES[i]),
             &bufs[1 + i],
-            layout,
             dt,
         );
         w.blank();
@@ -147,7 +138,7 @@ fn module(
     gen_expr_helpers(&mut w, &[e.value], &env);
     w.blank();
     if !dtype::is_packed(out_dt) {
-        dtype::gen_store_to(&mut w, "store_output", &bufs[n + 1], layout, out_dt);
+        dtype::gen_store_to(&mut w, "store_output", &bufs[n + 1], out_dt);
         w.blank();
     }
     let ct = compute_type(out_dt);
@@ -212,7 +203,7 @@ fn module(
             w.blank();
             w.comment("Output work item `item` (an element, or a word of 8- and 16-bit ones).");
             w.open("fn walk_item(item: u32, outputs: u32)");
-            crate::wgsl::store_item(&mut w, out_dt, &bufs[n + 1], layout, &|i| {
+            crate::wgsl::store_item(&mut w, out_dt, &bufs[n + 1], &|i| {
                 format!("out_encode(value_at({i}))")
             });
             w.close();
@@ -230,15 +221,15 @@ fn module(
             w.close();
         }
         Schedule::Vectors => {
-            gen_vector_item(&mut w, &in_dts, out_dt, &bufs, layout);
+            gen_vector_item(&mut w, &in_dts, out_dt, &bufs);
         }
         Schedule::Flat => {
-            gen_flat_item(&mut w, &in_dts, out_dt, &bufs, layout);
+            gen_flat_item(&mut w, &in_dts, out_dt, &bufs);
         }
     }
     w.blank();
-    gen_entry(&mut w, schedule, out_dt, &bufs[n + 1], layout);
-    w.finish()
+    gen_entry(&mut w, schedule, out_dt, &bufs[n + 1]);
+    w.finish_kernel()
 }
 
 /// `fn vector_item(row: u32, c: u32, v: u32)`: output vector item `v` of
@@ -254,13 +245,7 @@ fn module(
 /// one address in every thread of a workgroup. Straight-line code
 /// otherwise: every array index is a constant, so the arrays live in
 /// registers whether or not a compiler unrolls loops.
-fn gen_vector_item(
-    w: &mut Writer,
-    in_dts: &[DataType],
-    out: DataType,
-    bufs: &[Buffer],
-    layout: Layout,
-) {
+fn gen_vector_item(w: &mut Writer, in_dts: &[DataType], out: DataType, bufs: &[Buffer]) {
     let g = vector_elements(out) as usize;
     let xyzw = ["x", "y", "z", "w"];
     w.open("fn vector_item(row: u32, c: u32, v: u32)");
@@ -273,10 +258,10 @@ fn gen_vector_item(
         w.open(format!("if (param(P_STRIDES + {}u) == 0u)", 8 * i + 1));
         // The row's element (at element `at`), repeated.
         let word = |k: u32| match bytes {
-            8 => buf.word(layout, &format!("at{i} * 2u + {k}u")),
-            4 => buf.word(layout, &format!("at{i}")),
-            2 => buf.word(layout, &format!("at{i} >> 1u")),
-            _ => buf.word(layout, &format!("at{i} >> 2u")),
+            8 => buf.word(&format!("at{i} * 2u + {k}u")),
+            4 => buf.word(&format!("at{i}")),
+            2 => buf.word(&format!("at{i} >> 1u")),
+            _ => buf.word(&format!("at{i} >> 2u")),
         };
         let splat: Vec<String> = match bytes {
             8 => vec![word(0), word(1)],
@@ -312,7 +297,7 @@ fn gen_vector_item(
                     0 => "base".to_string(),
                     k => format!("base + {k}u"),
                 };
-                w.line(format!("let q{k} = {};", buf.vector(layout, &index)));
+                w.line(format!("let q{k} = {};", buf.vector(&index)));
                 for (c, x) in xyzw.iter().enumerate() {
                     w.line(format!("a{i}[{}u] = q{k}.{x};", 4 * k + c));
                 }
@@ -324,12 +309,12 @@ fn gen_vector_item(
                     0 => "base".to_string(),
                     m => format!("base + {m}u"),
                 };
-                w.line(format!("a{i}[{m}u] = {};", buf.word(layout, &index)));
+                w.line(format!("a{i}[{m}u] = {};", buf.word(&index)));
             }
         }
         w.close();
     }
-    gen_vector_store(w, in_dts, out, bufs, layout);
+    gen_vector_store(w, in_dts, out, bufs);
     w.close();
 }
 
@@ -341,13 +326,7 @@ fn gen_vector_item(
 /// The branch between the two is uniform (a parameter word): every thread
 /// of a call takes the same side, and a scalar's read is the same address
 /// in every thread.
-fn gen_flat_item(
-    w: &mut Writer,
-    in_dts: &[DataType],
-    out: DataType,
-    bufs: &[Buffer],
-    layout: Layout,
-) {
+fn gen_flat_item(w: &mut Writer, in_dts: &[DataType], out: DataType, bufs: &[Buffer]) {
     let g = vector_elements(out) as usize;
     let xyzw = ["x", "y", "z", "w"];
     w.open("fn flat_item(v: u32)");
@@ -359,16 +338,10 @@ fn gen_flat_item(
         w.open(format!("if (param(P_STRIDES + {}u) == 0u)", 8 * i));
         // The element, repeated.
         let splat: Vec<String> = match bytes {
-            8 => vec![buf.word(layout, "0u"), buf.word(layout, "1u")],
-            4 => vec![buf.word(layout, "0u")],
-            2 => vec![format!(
-                "({} & 0xffffu) * 0x00010001u",
-                buf.word(layout, "0u")
-            )],
-            _ => vec![format!(
-                "({} & 0xffu) * 0x01010101u",
-                buf.word(layout, "0u")
-            )],
+            8 => vec![buf.word("0u"), buf.word("1u")],
+            4 => vec![buf.word("0u")],
+            2 => vec![format!("({} & 0xffffu) * 0x00010001u", buf.word("0u"))],
+            _ => vec![format!("({} & 0xffu) * 0x01010101u", buf.word("0u"))],
         };
         for (k, value) in splat.iter().enumerate() {
             w.line(format!("let s{k} = {value};"));
@@ -385,22 +358,19 @@ fn gen_flat_item(
         };
         if words >= 4 {
             for k in 0..words / 4 {
-                w.line(format!(
-                    "let q{k} = {};",
-                    buf.vector(layout, &at(words / 4, k))
-                ));
+                w.line(format!("let q{k} = {};", buf.vector(&at(words / 4, k))));
                 for (c, x) in xyzw.iter().enumerate() {
                     w.line(format!("a{i}[{}u] = q{k}.{x};", 4 * k + c));
                 }
             }
         } else {
             for m in 0..words {
-                w.line(format!("a{i}[{m}u] = {};", buf.word(layout, &at(words, m))));
+                w.line(format!("a{i}[{m}u] = {};", buf.word(&at(words, m))));
             }
         }
         w.close();
     }
-    gen_vector_store(w, in_dts, out, bufs, layout);
+    gen_vector_store(w, in_dts, out, bufs);
     w.close();
 }
 
@@ -408,13 +378,7 @@ fn gen_flat_item(
 /// takes its inputs' elements from the register arrays `a0..` (the item's
 /// words of each input), and the output words, assembled from the
 /// elements, are stored as one vector at `v` (two of 64-bit outputs).
-fn gen_vector_store(
-    w: &mut Writer,
-    in_dts: &[DataType],
-    out: DataType,
-    bufs: &[Buffer],
-    layout: Layout,
-) {
+fn gen_vector_store(w: &mut Writer, in_dts: &[DataType], out: DataType, bufs: &[Buffer]) {
     let g = vector_elements(out) as usize;
     let xyzw = ["x", "y", "z", "w"];
     for j in 0..g {
@@ -460,7 +424,7 @@ fn gen_vector_store(
             word(4 * k + 2),
             word(4 * k + 3)
         );
-        w.line(output.store_vector(layout, &index, &value));
+        w.line(output.store_vector(&index, &value));
     }
 }
 
@@ -474,7 +438,7 @@ fn gen_vector_store(
 /// - [`Schedule::Vectors`]: the same, an item a whole output vector (after
 ///   one merged dimension's last whole vector, the plan's walk pass takes
 ///   the rest).
-fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer, layout: Layout) {
+fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer) {
     w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
     w.open(format!(
         "fn {ELEMENTWISE_ENTRY}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) num_workgroups: vec3<u32>, @builtin(local_invocation_index) lid: u32)"
@@ -511,7 +475,7 @@ fn gen_entry(w: &mut Writer, schedule: Schedule, out: DataType, output: &Buffer,
                         w.line("return;");
                     });
                     w.line("let item = row_start + col;");
-                    crate::wgsl::store_item(w, out, output, layout, &|i| {
+                    crate::wgsl::store_item(w, out, output, &|i| {
                         format!("out_encode(value_rc(row, {i} - row_first))")
                     });
                 },

@@ -19,7 +19,7 @@ use crate::DataType;
 use crate::scalar::TypeEnv;
 use crate::wgsl::dtype::{self, is_packed};
 use crate::wgsl::scalar::{compute_type, gen_expr_helpers, gen_helpers, scalar_wgsl};
-use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::segments::{self, Buffer};
 use crate::wgsl::writer::Writer;
 
 /// The kernel key: `{operator}/{variant}/{DATA}` (`ReduceSum/fold_input/FLOAT16`).
@@ -86,9 +86,7 @@ pub fn fold_kernel_text(
     origin: &str,
     text: &FoldText,
 ) -> crate::KernelText {
-    let plain = module(fold, variant, dtype, key, origin, text, Layout::Plain);
-    let segmented = module(fold, variant, dtype, key, origin, text, Layout::Segmented);
-    segments::kernel_text(plain, segmented, &buffers(fold, variant, dtype))
+    module(fold, variant, dtype, key, origin, text)
 }
 
 /// The spec's text of each expression, for the kernel's comments.
@@ -111,8 +109,7 @@ fn module(
     key: &str,
     origin: &str,
     text: &FoldText,
-    layout: Layout,
-) -> String {
+) -> crate::KernelText {
     let bufs = buffers(fold, variant, dtype);
     let (src, partials) = (bufs[1], bufs[2]);
     // The shift's kernels fold the shift's arithmetic; the main kernels of
@@ -160,9 +157,7 @@ fn module(
         w.line(format!("const {name}: u32 = {word}u;"));
     }
     w.blank();
-    segments::declare(&mut w, &bufs, layout);
-    w.blank();
-    segments::gen_accessors(&mut w, &bufs, layout);
+    segments::write_bindings(&mut w, &bufs);
     gen_helpers(&mut w, dtype);
     let env = TypeEnv::uniform(std::slice::from_ref(&dtype));
     gen_expr_helpers(
@@ -177,16 +172,16 @@ fn module(
         if wide {
             w.line(format!(
                 "return acc_value(vec2<u32>({}, {}));",
-                buf.word(layout, "2u * i"),
-                buf.word(layout, "2u * i + 1u")
+                buf.word("2u * i"),
+                buf.word("2u * i + 1u")
             ));
         } else {
-            w.line(format!("return acc_value({});", buf.word(layout, "i")));
+            w.line(format!("return acc_value({});", buf.word("i")));
         }
         w.close();
     };
     if variant.reads_input() {
-        dtype::gen_load_from(&mut w, "load_input", &src, layout, dtype);
+        dtype::gen_load_from(&mut w, "load_input", &src, dtype);
     } else {
         load_acc(&mut w, "load_partial", &src);
     }
@@ -198,15 +193,15 @@ fn module(
     w.open(format!("fn store_partial(i: u32, v: {t})"));
     w.line("let words = acc_words(v);");
     if wide {
-        w.line(partials.set(layout, "2u * i", "words.x"));
-        w.line(partials.set(layout, "2u * i + 1u", "words.y"));
+        w.line(partials.set("2u * i", "words.x"));
+        w.line(partials.set("2u * i + 1u", "words.y"));
     } else {
-        w.line(partials.set(layout, "i", "words"));
+        w.line(partials.set("i", "words"));
     }
     w.close();
     w.blank();
     if !variant.is_shift() {
-        dtype::gen_store_to(&mut w, "store_output", &bufs[3], layout, dtype);
+        dtype::gen_store_to(&mut w, "store_output", &bufs[3], dtype);
         w.blank();
     }
     let var = |v: Var| v.name().to_string();
@@ -312,7 +307,7 @@ fn module(
         w.line("store_partial(t, acc);");
     });
     w.close();
-    w.finish()
+    w.finish_kernel()
 }
 
 /// The comment text of the shift's fold.

@@ -66,7 +66,7 @@ use super::{
 };
 use crate::{Access, DataType};
 
-use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::segments::{self, Buffer};
 use crate::wgsl::writer::Writer;
 use crate::wgsl::{dtype, each_item};
 
@@ -147,9 +147,7 @@ pub fn gather_nd_kernel_text(
     origin: &str,
 ) -> crate::KernelText {
     debug_assert!(gather_nd_supported(data, index), "{key}");
-    let plain = gather_nd_module(variant, data, index, key, origin, Layout::Plain);
-    let segmented = gather_nd_module(variant, data, index, key, origin, Layout::Segmented);
-    segments::kernel_text(plain, segmented, &buffers(variant))
+    gather_nd_module(variant, data, index, key, origin)
 }
 
 /// The buffers of a variant's kernel: [`BUFFERS`], the indices bound as
@@ -173,15 +171,14 @@ const BUFFERS: [Buffer<'static>; 7] = [
     Buffer::read_write_vec4("output_v"),
 ];
 
-/// One module of a gather_nd kernel, plain or segmented.
+/// The module of a gather_nd kernel, with its segmented variant.
 fn gather_nd_module(
     variant: GatherVariant,
     data: DataType,
     index: DataType,
     key: &str,
     origin: &str,
-    layout: Layout,
-) -> String {
+) -> crate::KernelText {
     let mut w = Writer::new();
     w.comment(format!("@generated from {origin}"));
     w.comment(format!("kernel: {key}"));
@@ -221,16 +218,14 @@ fn gather_nd_module(
     w.line("const BAD: u32 = 0xffffffffu;");
     w.blank();
     let buffers = buffers(variant);
-    segments::declare(&mut w, &buffers, layout);
+    segments::write_bindings(&mut w, &buffers);
+    dtype::gen_load_from(&mut w, "load_input", &buffers[1], data);
     w.blank();
-    segments::gen_accessors(&mut w, &buffers, layout);
-    dtype::gen_load_from(&mut w, "load_input", &buffers[1], layout, data);
-    w.blank();
-    dtype::gen_load_from(&mut w, "load_index", &buffers[2], layout, index);
+    dtype::gen_load_from(&mut w, "load_index", &buffers[2], index);
     w.blank();
     let elements = matches!(variant, GatherVariant::Elements | GatherVariant::Singles);
     if elements && !dtype::is_packed(data) {
-        dtype::gen_store_to(&mut w, "store_output", &buffers[3], layout, data);
+        dtype::gen_store_to(&mut w, "store_output", &buffers[3], data);
         w.blank();
     }
     dtype::gen_resolve_index(&mut w, "resolve", index, "BAD");
@@ -248,25 +243,21 @@ fn gather_nd_module(
     w.line("let group = wg.x + wg.y * num_workgroups.x;");
     w.line(TUPLES);
     match variant {
-        GatherVariant::Vectors => gen_vector_body(&mut w, layout),
-        GatherVariant::Rows => gen_row_body(&mut w, data, layout),
-        GatherVariant::Elements => gen_elements_body(&mut w, data, layout),
+        GatherVariant::Vectors => gen_vector_body(&mut w),
+        GatherVariant::Rows => gen_row_body(&mut w, data),
+        GatherVariant::Elements => gen_elements_body(&mut w, data),
         // 8- and 16-bit data never plan it; its kernel is the element one.
-        GatherVariant::Singles if dtype::is_packed(data) => gen_elements_body(&mut w, data, layout),
+        GatherVariant::Singles if dtype::is_packed(data) => gen_elements_body(&mut w, data),
         GatherVariant::Singles => gen_singles_body(&mut w),
-        GatherVariant::SingleVectors1 => {
-            gen_single_vectors_body(&mut w, data, index, 1, layout, &buffers)
-        }
-        GatherVariant::SingleVectors2 => {
-            gen_single_vectors_body(&mut w, data, index, 2, layout, &buffers)
-        }
+        GatherVariant::SingleVectors1 => gen_single_vectors_body(&mut w, data, index, 1, &buffers),
+        GatherVariant::SingleVectors2 => gen_single_vectors_body(&mut w, data, index, 2, &buffers),
     }
     w.close();
-    w.finish()
+    w.finish_kernel()
 }
 
 /// Element mode: a thread per output element or packed output word.
-fn gen_elements_body(w: &mut Writer, data: DataType, layout: Layout) {
+fn gen_elements_body(w: &mut Writer, data: DataType) {
     w.line("let work = param(P_WORK_COUNT);");
     w.line("let slice = param(P_SLICE_LEN);");
     w.line("let outputs = param(P_OUTPUT_COUNT);");
@@ -282,7 +273,7 @@ fn gen_elements_body(w: &mut Writer, data: DataType, layout: Layout) {
         w.line("return;");
     });
     if dtype::is_packed(data) {
-        each_item(w, |w| gen_packed_body(w, data, layout));
+        each_item(w, |w| gen_packed_body(w, data));
     } else {
         w.comment("One output element per work item.");
         w.block("if (slice == 1u)", |w| {
@@ -337,7 +328,6 @@ fn gen_single_vectors_body(
     data: DataType,
     index: DataType,
     q: usize,
-    layout: Layout,
     buffers: &[Buffer<'static>; 7],
 ) {
     let (indices, output_v) = (&buffers[2], &buffers[6]);
@@ -379,7 +369,7 @@ fn gen_single_vectors_body(
     for m in 0..vectors {
         w.line(format!(
             "let iv{m} = {};",
-            indices.vector(layout, &format!("min({vectors}u * t + {m}u, last)"))
+            indices.vector(&format!("min({vectors}u * t + {m}u, last)"))
         ));
     }
     let word = |x: usize| format!("iv{}[{}]", x / 4, x % 4);
@@ -422,9 +412,9 @@ fn gen_single_vectors_body(
     let bits = data.size_bits() as usize;
     match bits {
         64 => {
-            w.line(output_v.store_vector(layout, "2u * t", "vec4<u32>(e0, e1)"));
+            w.line(output_v.store_vector("2u * t", "vec4<u32>(e0, e1)"));
             w.block("if (live2)", |w| {
-                w.line(output_v.store_vector(layout, "2u * t + 1u", "vec4<u32>(e2, e3)"));
+                w.line(output_v.store_vector("2u * t + 1u", "vec4<u32>(e2, e3)"));
             });
         }
         _ => {
@@ -441,7 +431,7 @@ fn gen_single_vectors_body(
                         .join(" | ")
                 })
                 .collect();
-            w.line(output_v.store_vector(layout, "t", &format!("vec4<u32>({})", words.join(", "))));
+            w.line(output_v.store_vector("t", &format!("vec4<u32>({})", words.join(", "))));
         }
     }
 }
@@ -531,7 +521,7 @@ fn gen_tuple_block(w: &mut Writer, item: &str) {
 }
 
 /// Vector mode: a workgroup copies a block of the output's 16-byte vectors.
-fn gen_vector_body(w: &mut Writer, layout: Layout) {
+fn gen_vector_body(w: &mut Writer) {
     let (input_v, output_v) = (&BUFFERS[5], &BUFFERS[6]);
     w.comment("Vector mode: a team of P_VECTOR_TEAM threads per block of VECTORS_PER_THREAD");
     w.comment("vectors a thread of one tuple's slice, the team's threads on consecutive");
@@ -551,12 +541,12 @@ fn gen_vector_body(w: &mut Writer, layout: Layout) {
     w.line("let first = block * team * VECTORS_PER_THREAD;");
     w.line("let end = min(first + team * VECTORS_PER_THREAD, vs);");
     w.block("for (var r = first + lane; r < end; r = r + team)", |w| {
-        w.line(output_v.store_vector(layout, "dest + r", &input_v.vector(layout, "source + r")));
+        w.line(output_v.store_vector("dest + r", &input_v.vector("source + r")));
     });
 }
 
 /// Row mode: a workgroup copies a block of whole words of one tuple's slice.
-fn gen_row_body(w: &mut Writer, data: DataType, layout: Layout) {
+fn gen_row_body(w: &mut Writer, data: DataType) {
     w.comment("Row mode: this workgroup copies block group % blocks of tuple group / blocks,");
     w.comment(format!(
         "{} words a thread, consecutive threads on consecutive words.",
@@ -587,14 +577,14 @@ fn gen_row_body(w: &mut Writer, data: DataType, layout: Layout) {
         |w| {
             w.line("let i = first + j * WORKGROUP_SIZE;");
             w.block("if (i < words)", |w| {
-                w.line(BUFFERS[3].set(layout, "dest + i", &BUFFERS[1].word(layout, "source + i")));
+                w.line(BUFFERS[3].set("dest + i", &BUFFERS[1].word("source + i")));
             });
         },
     );
 }
 
 /// One output word (4 or 2 elements) of 8- or 16-bit data per thread.
-fn gen_packed_body(w: &mut Writer, data: DataType, layout: Layout) {
+fn gen_packed_body(w: &mut Writer, data: DataType) {
     let (lanes, width) = match data.size_bits() {
         8 => (4, 8),
         _ => (2, 16),
@@ -623,7 +613,7 @@ fn gen_packed_body(w: &mut Writer, data: DataType, layout: Layout) {
     });
     w.comment("After an out-of-range index value the word is not stored.");
     w.block("if (base != BAD)", |w| {
-        w.line(BUFFERS[3].set(layout, "item", "word"));
+        w.line(BUFFERS[3].set("item", "word"));
     });
 }
 
@@ -729,9 +719,11 @@ mod tests {
         assert!(!top[first_branch..].contains("param("));
         assert_eq!(packed.matches("array<atomic<u32>>").count(), 1);
         assert!(packed.contains("var<storage, read_write> output: array<u32>;"));
-        assert!(!packed.contains("atomicOr"));
+        assert!(!packed.contains("fn output_atomic_or") && !packed.contains("atomicOr(&output"));
         let wide = gather_nd_kernel(Elements, DataType::Float64, DataType::Uint64, "k", "o");
-        assert!(wide.contains("output[2u * i + 1u] = v.y;"));
+        // One body in both modules, through the accessors.
+        assert!(wide.contains("output_set(2u * i + 1u, v.y);"));
+        assert!(wide.contains("fn output_set(i: u32, v: u32) {\n    output[i] = v;\n}"));
         let (counts, segmented) = segments::segmented_part(&wide).unwrap();
         assert_eq!(counts, [1, 4, 4, 4, 1, 4, 4]);
         assert!(segmented.contains("output_set(2u * i + 1u, v.y);"));
@@ -762,9 +754,11 @@ mod tests {
             assert!(plain.contains("var<storage, read> input_v: array<vec4<u32>>;"));
             assert!(plain.contains("var<storage, read_write> output_v: array<vec4<u32>>;"));
             assert!(
-                plain.contains("output_v[dest + r] = input_v[source + r];"),
+                plain.contains("output_v_store(dest + r, input_v_vector(source + r));"),
                 "{data}"
             );
+            assert!(plain
+                .contains("fn input_v_vector(i: u32) -> vec4<u32> {\n    return input_v[i];\n}"));
             assert!(
                 plain.contains(&format!("return base / {divisor}u;")),
                 "{data}"

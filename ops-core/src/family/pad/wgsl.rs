@@ -15,7 +15,7 @@ use super::{params, PadMode, ELEMENTS_PER_THREAD, MAX_DIMS, WORKGROUP_SIZE};
 use crate::DataType;
 
 use crate::wgsl::dtype;
-use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::segments::{self, Buffer};
 use crate::wgsl::writer::Writer;
 
 /// The entry point's name.
@@ -46,12 +46,10 @@ pub fn pad_kernel_text(
     key: &str,
     origin: &str,
 ) -> crate::KernelText {
-    let plain = module(mode, data, key, origin, Layout::Plain);
-    let segmented = module(mode, data, key, origin, Layout::Segmented);
-    segments::kernel_text(plain, segmented, &BUFFERS)
+    module(mode, data, key, origin)
 }
 
-fn module(mode: PadMode, data: DataType, key: &str, origin: &str, layout: Layout) -> String {
+fn module(mode: PadMode, data: DataType, key: &str, origin: &str) -> crate::KernelText {
     let mut w = Writer::new();
     crate::family::Prologue {
         origin,
@@ -65,13 +63,12 @@ fn module(mode: PadMode, data: DataType, key: &str, origin: &str, layout: Layout
             "const CONSTANT: u32 = 0xffffffffu;",
         )],
         buffers: &BUFFERS,
-        layout,
     }
     .write(&mut w);
-    dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
+    dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], data);
     w.blank();
     if !dtype::is_packed(data) {
-        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[2], layout, data);
+        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[2], data);
         w.blank();
     }
     let raw = dtype::raw_type(data);
@@ -149,10 +146,10 @@ fn module(mode: PadMode, data: DataType, key: &str, origin: &str, layout: Layout
     w.line("return load_input(s);");
     w.close();
     w.blank();
-    crate::wgsl::gen_output_entry(&mut w, PAD_ENTRY, data, &BUFFERS[2], layout, &[], &|i| {
+    crate::wgsl::gen_output_entry(&mut w, PAD_ENTRY, data, &BUFFERS[2], &[], &|i| {
         format!("element({i})")
     });
-    w.finish()
+    w.finish_kernel()
 }
 
 #[cfg(test)]

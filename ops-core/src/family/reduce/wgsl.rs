@@ -73,7 +73,7 @@ use super::runtime::{
 use crate::{Access, DataType};
 
 use crate::wgsl::dtype::{self, NanKey};
-use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::segments::{self, Buffer};
 use crate::wgsl::writer::Writer;
 
 /// The bindings of every reduce kernel: params, input, output.
@@ -151,10 +151,7 @@ pub fn reduce_kernel_text(
     origin: &str,
 ) -> crate::KernelText {
     debug_assert!(reduce_supported(cfg, input, output), "{key}");
-    let buffers = reduce_buffers(variant, output);
-    let plain = reduce_module(cfg, variant, input, output, key, origin, Layout::Plain);
-    let segmented = reduce_module(cfg, variant, input, output, key, origin, Layout::Segmented);
-    segments::kernel_text(plain, segmented, &buffers)
+    reduce_module(cfg, variant, input, output, key, origin)
 }
 
 /// The buffers of a reduce kernel, in binding order: params, then input
@@ -186,7 +183,7 @@ fn reduce_buffers(variant: ReduceVariant, output: DataType) -> [Buffer<'static>;
     }
 }
 
-/// One module of a reduce kernel, plain or segmented.
+/// The module of a reduce kernel, with its segmented variant.
 fn reduce_module(
     cfg: &ReduceConfig,
     variant: ReduceVariant,
@@ -194,8 +191,7 @@ fn reduce_module(
     output: DataType,
     key: &str,
     origin: &str,
-    layout: Layout,
-) -> String {
+) -> crate::KernelText {
     let buffers = reduce_buffers(variant, output);
     let key_ty = dtype::raw_type(input);
     let mut w = Writer::new();
@@ -241,8 +237,6 @@ fn reduce_module(
             partial_words(input)
         ));
     }
-    w.blank();
-    segments::declare(&mut w, &buffers, layout);
     if variant.is_tree() {
         w.blank();
         w.line(format!(
@@ -255,15 +249,14 @@ fn reduce_module(
             ));
         }
     }
-
     w.blank();
-    segments::gen_accessors(&mut w, &buffers, layout);
+    segments::write_bindings(&mut w, &buffers);
     if !combine {
-        dtype::gen_load_from(&mut w, "load_input", &buffers[1], layout, input);
+        dtype::gen_load_from(&mut w, "load_input", &buffers[1], input);
         w.blank();
     }
     if !variant.is_split() {
-        dtype::gen_store_to(&mut w, "store_output", &buffers[2], layout, output);
+        dtype::gen_store_to(&mut w, "store_output", &buffers[2], output);
         w.blank();
     }
     let nan = match cfg.select {
@@ -365,14 +358,14 @@ fn reduce_module(
         | ReduceVariant::SplitLanesTree
         | ReduceVariant::SplitLanesRagged => {
             if ranks_only {
-                gen_store_partial_raw(&mut w, &buffers[2], layout);
+                gen_store_partial_raw(&mut w, &buffers[2]);
             } else {
-                gen_store_partial(&mut w, &buffers[2], layout, input, strided);
+                gen_store_partial(&mut w, &buffers[2], input, strided);
             }
             w.blank();
         }
         ReduceVariant::Combine | ReduceVariant::CombineEach => {
-            gen_load_partial(&mut w, &buffers[1], layout, input);
+            gen_load_partial(&mut w, &buffers[1], input);
             w.blank();
         }
     }
@@ -392,7 +385,6 @@ fn reduce_module(
         ReduceVariant::SplitLanes | ReduceVariant::SplitLanesTree => gen_lanes_body(
             &mut w,
             &buffers[1],
-            layout,
             input,
             LanesRead {
                 tree: variant.is_tree(),
@@ -403,7 +395,6 @@ fn reduce_module(
         ReduceVariant::SplitLanesRagged => gen_lanes_body(
             &mut w,
             &buffers[1],
-            layout,
             input,
             LanesRead {
                 tree: false,
@@ -411,15 +402,13 @@ fn reduce_module(
                 vector_ranks,
             },
         ),
-        ReduceVariant::Columns => {
-            gen_columns_body(&mut w, &buffers[1], layout, input, false, ranks_only)
-        }
+        ReduceVariant::Columns => gen_columns_body(&mut w, &buffers[1], input, false, ranks_only),
         ReduceVariant::SplitColumns => {
-            gen_columns_body(&mut w, &buffers[1], layout, input, true, ranks_only)
+            gen_columns_body(&mut w, &buffers[1], input, true, ranks_only)
         }
     }
     w.close();
-    w.finish()
+    w.finish_kernel()
 }
 
 /// The names of a `vec4<u32>`'s words, in memory order.
@@ -801,13 +790,7 @@ struct LanesRead {
 /// (SplitLanesTree) the team's threads then combine in shared memory and
 /// its first thread writes the team's partial result, number `output *
 /// chunks + chunk`.
-fn gen_lanes_body(
-    w: &mut Writer,
-    input_buffer: &Buffer,
-    layout: Layout,
-    input: DataType,
-    read: LanesRead,
-) {
+fn gen_lanes_body(w: &mut Writer, input_buffer: &Buffer, input: DataType, read: LanesRead) {
     let LanesRead {
         tree,
         ragged,
@@ -876,7 +859,7 @@ fn gen_lanes_body(
                 w,
                 "v",
                 "team",
-                &|k| input_buffer.vector(layout, &format!("row + v + {k}u * team")),
+                &|k| input_buffer.vector(&format!("row + v + {k}u * team")),
                 &|w, k, last| {
                     let rank = format!("rank_{k}");
                     w.line(format!("let {rank} = vector_rank(q{k});"));
@@ -894,7 +877,7 @@ fn gen_lanes_body(
             );
             w.comment("The selected element: the first (last) of the best rank in its vector.");
             w.block("if (best_vector != NO_POSITION)", |w| {
-                let q = input_buffer.vector(layout, "row + best_vector");
+                let q = input_buffer.vector("row + best_vector");
                 w.line(format!(
                     "best_position = best_vector * PER_VECTOR + pick_element({q}, best_rank, last);"
                 ));
@@ -905,7 +888,7 @@ fn gen_lanes_body(
             w,
             "v",
             "team",
-            &|k| input_buffer.vector(layout, &format!("row + v + {k}u * team")),
+            &|k| input_buffer.vector(&format!("row + v + {k}u * team")),
             &|w, k, last| {
                 for j in 0..per {
                     let position = format!("(v + {k}u * team) * PER_VECTOR + {j}u");
@@ -972,7 +955,6 @@ fn gen_segment_partial(w: &mut Writer, per_row: &str, slot: &str, position: &str
 fn gen_columns_body(
     w: &mut Writer,
     input_buffer: &Buffer,
-    layout: Layout,
     input: DataType,
     split: bool,
     ranks_only: bool,
@@ -1023,7 +1005,7 @@ fn gen_columns_body(
         w.line(format!("var best_position{j} = begin;"));
     }
     w.line("var r = begin;");
-    let load = |k: u32| input_buffer.vector(layout, &format!("at + {k}u * vectors"));
+    let load = |k: u32| input_buffer.vector(&format!("at + {k}u * vectors"));
     let advance = |n: u32| Some(format!("at = at + {n}u * vectors;"));
     let positions = |w: &mut Writer| {
         gen_vector_loops(
@@ -1338,13 +1320,7 @@ fn gen_emit(w: &mut Writer, keep: Keep, output: DataType, strided: bool) {
 }
 
 /// `fn store_partial(p, position, ...)`: writes partial result `p`.
-fn gen_store_partial(
-    w: &mut Writer,
-    partials: &Buffer,
-    layout: Layout,
-    input: DataType,
-    strided: bool,
-) {
+fn gen_store_partial(w: &mut Writer, partials: &Buffer, input: DataType, strided: bool) {
     let (args, element) = selected_element(strided);
     let ty = dtype::raw_type(input);
     w.comment("Writes partial result p: the selected element's raw bits and its position.");
@@ -1355,39 +1331,39 @@ fn gen_store_partial(
     });
     w.line("let at = p * PARTIAL_WORDS;");
     if ty == "u32" {
-        w.line(partials.set(layout, "at", "raw"));
+        w.line(partials.set("at", "raw"));
     } else {
-        w.line(partials.set(layout, "at", "raw.x"));
-        w.line(partials.set(layout, "at + 1u", "raw.y"));
+        w.line(partials.set("at", "raw.x"));
+        w.line(partials.set("at + 1u", "raw.y"));
     }
-    w.line(partials.set(layout, "at + PARTIAL_WORDS - 1u", "position"));
+    w.line(partials.set("at + PARTIAL_WORDS - 1u", "position"));
     w.close();
 }
 
 /// `fn store_partial_raw(p, raw, position)`: writes partial result `p` of a
 /// one-word type from bits at hand ([`ranks_only`]).
-fn gen_store_partial_raw(w: &mut Writer, partials: &Buffer, layout: Layout) {
+fn gen_store_partial_raw(w: &mut Writer, partials: &Buffer) {
     w.comment("Writes partial result p: raw bits at hand and a position.");
     w.open("fn store_partial_raw(p: u32, raw: u32, position: u32)");
     w.line("let at = p * PARTIAL_WORDS;");
-    w.line(partials.set(layout, "at", "raw"));
-    w.line(partials.set(layout, "at + PARTIAL_WORDS - 1u", "position"));
+    w.line(partials.set("at", "raw"));
+    w.line(partials.set("at + PARTIAL_WORDS - 1u", "position"));
     w.close();
 }
 
 /// `fn load_partial(p) -> raw` and `fn partial_position(p) -> u32`: the raw
 /// bits and the position of partial result `p`.
-fn gen_load_partial(w: &mut Writer, partials: &Buffer, layout: Layout, input: DataType) {
+fn gen_load_partial(w: &mut Writer, partials: &Buffer, input: DataType) {
     let ty = dtype::raw_type(input);
     w.open(format!("fn load_partial(p: u32) -> {ty}"));
     w.line("let at = p * PARTIAL_WORDS;");
     if ty == "u32" {
-        w.line(format!("return {};", partials.word(layout, "at")));
+        w.line(format!("return {};", partials.word("at")));
     } else {
         w.line(format!(
             "return vec2<u32>({}, {});",
-            partials.word(layout, "at"),
-            partials.word(layout, "at + 1u")
+            partials.word("at"),
+            partials.word("at + 1u")
         ));
     }
     w.close();
@@ -1395,7 +1371,7 @@ fn gen_load_partial(w: &mut Writer, partials: &Buffer, layout: Layout, input: Da
     w.open("fn partial_position(p: u32) -> u32");
     w.line(format!(
         "return {};",
-        partials.word(layout, "p * PARTIAL_WORDS + PARTIAL_WORDS - 1u")
+        partials.word("p * PARTIAL_WORDS + PARTIAL_WORDS - 1u")
     ));
     w.close();
 }

@@ -75,7 +75,7 @@ use crate::family::Prologue;
 use crate::scalar::{Scalar, TypeEnv, Var};
 use crate::wgsl::dtype;
 use crate::wgsl::scalar::{compute_type, gen_expr_helpers, gen_helpers, scalar_wgsl};
-use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::segments::{self, Buffer};
 use crate::wgsl::writer::Writer;
 use crate::{Access, DataType};
 
@@ -145,21 +145,17 @@ pub fn scatter_kernel_text(
 ) -> crate::KernelText {
     debug_assert!(scatter_supported(data, index), "{key}");
     debug_assert!(stage.serves(data), "{key}");
-    let buffers = stage_buffers(Some(stage), data, index);
-    let plain = scatter_module(stage, data, index, key, origin, Layout::Plain);
-    let segmented = scatter_module(stage, data, index, key, origin, Layout::Segmented);
-    segments::kernel_text(plain, segmented, &buffers)
+    scatter_module(stage, data, index, key, origin)
 }
 
-/// One module of a scatter kernel, plain or segmented.
+/// The module of a scatter kernel, with its segmented variant.
 fn scatter_module(
     stage: ScatterStage,
     data: DataType,
     index: DataType,
     key: &str,
     origin: &str,
-    layout: Layout,
-) -> String {
+) -> crate::KernelText {
     let buffers = stage_buffers(Some(stage), data, index);
     let buffer = |name: &str| {
         *buffers
@@ -206,27 +202,27 @@ fn scatter_module(
         ],
         &words,
         &consts,
-        (&buffers, layout),
+        &buffers,
     );
-    dtype::gen_load_from(&mut w, "load_index", &buffer("indices"), layout, index);
+    dtype::gen_load_from(&mut w, "load_index", &buffer("indices"), index);
     w.blank();
     dtype::gen_resolve_index(&mut w, "axis_coordinate", index, "NONE");
     w.blank();
     gen_target(&mut w);
     if matches!(stage, ScatterStage::Write | ScatterStage::Columns) {
         w.blank();
-        dtype::gen_load_from(&mut w, "load_update", &buffer("updates"), layout, data);
+        dtype::gen_load_from(&mut w, "load_update", &buffer("updates"), data);
         w.blank();
-        dtype::gen_store_to(&mut w, "store_output", &buffer("output"), layout, data);
+        dtype::gen_store_to(&mut w, "store_output", &buffer("output"), data);
     }
     w.blank();
     open_entry(&mut w);
     w.line("let group = wg.x + wg.y * num_workgroups.x;");
     w.line("let axis = Axis(param(P_INNER), param(P_INDEX_AXIS_LEN), param(P_AXIS_LEN));");
     if stage == ScatterStage::ColumnVectors {
-        gen_column_vectors_body(&mut w, data, index, layout, &buffer);
+        gen_column_vectors_body(&mut w, data, index, &buffer);
         w.close();
-        return w.finish();
+        return w.finish_kernel();
     }
     if stage == ScatterStage::Columns {
         w.comment("One thread per column (outer, i); consecutive threads take consecutive i.");
@@ -259,9 +255,9 @@ fn scatter_module(
             w.comment("winner[t] ends as 1 + the last update aimed at t; a plain load skips");
             w.comment("the read-modify-write when a later update already won (collisions).");
             w.block(
-                format!("if ({} < u + 1u)", buffer("winner").word(layout, "t")),
+                format!("if ({} < u + 1u)", buffer("winner").word("t")),
                 |w| {
-                    w.line(buffer("winner").atomic(layout, "Max", "t", "u + 1u"));
+                    w.line(buffer("winner").atomic("Max", "t", "u + 1u"));
                 },
             );
         }
@@ -272,10 +268,7 @@ fn scatter_module(
             });
             w.line("let t = target_of(u, axis);");
             w.block(
-                format!(
-                    "if (t == NONE || {} != u + 1u)",
-                    buffer("winner").word(layout, "t")
-                ),
+                format!("if (t == NONE || {} != u + 1u)", buffer("winner").word("t")),
                 |w| {
                     w.line("return;");
                 },
@@ -303,11 +296,11 @@ fn scatter_module(
                 w.line("update = update + inner;");
             });
         }
-        ScatterStage::ColumnWords => gen_column_words_body(&mut w, data, layout, &buffer),
+        ScatterStage::ColumnWords => gen_column_words_body(&mut w, data, &buffer),
         ScatterStage::ColumnVectors => unreachable!("generated above"),
     }
     w.close();
-    w.finish()
+    w.finish_kernel()
 }
 
 /// ColumnWords: a thread per word of `PER_WORD` neighbouring columns of
@@ -315,12 +308,7 @@ fn scatter_module(
 /// words, and their output elements share output words that no other
 /// column touches (`inner` is a whole number of words), so the thread
 /// replaces each element's lane of its word with a plain load and store.
-fn gen_column_words_body(
-    w: &mut Writer,
-    data: DataType,
-    layout: Layout,
-    buffer: &dyn Fn(&str) -> Buffer<'static>,
-) {
+fn gen_column_words_body(w: &mut Writer, data: DataType, buffer: &dyn Fn(&str) -> Buffer<'static>) {
     let per = 32 / data.size_bits();
     let width = data.size_bits();
     let (updates, output) = (buffer("updates"), buffer("output"));
@@ -340,11 +328,8 @@ fn gen_column_words_body(
             ));
         }
         gen_report_bad_columns(w, per, "return;");
-        w.line(format!(
-            "let bits = {};",
-            updates.word(layout, "update / PER_WORD")
-        ));
-        gen_lane_stores(w, width, 1, &|_| "bits".into(), layout, &output);
+        w.line(format!("let bits = {};", updates.word("update / PER_WORD")));
+        gen_lane_stores(w, width, 1, &|_| "bits".into(), &output);
         w.line("update = update + inner;");
     });
 }
@@ -365,7 +350,6 @@ fn gen_column_vectors_body(
     w: &mut Writer,
     data: DataType,
     index: DataType,
-    layout: Layout,
     buffer: &dyn Fn(&str) -> Buffer<'static>,
 ) {
     let per = 128 / data.size_bits();
@@ -396,7 +380,7 @@ fn gen_column_vectors_body(
                 for m in 0..n {
                     w.line(format!(
                         "let iv{m} = {};",
-                        indices.vector(layout, &format!("update / PER_VECTOR * {n}u + {m}u"))
+                        indices.vector(&format!("update / PER_VECTOR * {n}u + {m}u"))
                     ));
                 }
                 let word = |x: usize| format!("iv{}[{}]", x / 4, x % 4);
@@ -415,17 +399,17 @@ fn gen_column_vectors_body(
             w.block("if (live)", |w| {
                 w.line(format!(
                     "let v = {};",
-                    updates.vector(layout, "update / PER_VECTOR")
+                    updates.vector("update / PER_VECTOR")
                 ));
                 let same: Vec<String> = (1..per).map(|j| format!("(c{j} == c0)")).collect();
                 w.comment("Every column into one output row: the vector goes whole.");
                 w.line(format!("let same = {};", same.join(" & ")));
                 w.open("if (same)");
-                w.line(output.store_vector(layout, "(base + c0 * inner) / PER_VECTOR", "v"));
+                w.line(output.store_vector("(base + c0 * inner) / PER_VECTOR", "v"));
                 w.reopen("else");
                 if width < 32 {
                     let word = |g: u32| format!("v[{g}]");
-                    gen_lane_stores(w, width, 4, &word, layout, &output);
+                    gen_lane_stores(w, width, 4, &word, &output);
                 } else {
                     for j in 0..per {
                         w.line(format!("let t{j} = base + {j}u + c{j} * inner;"));
@@ -435,7 +419,7 @@ fn gen_column_vectors_body(
                                 1 => format!("t{j}"),
                                 _ => format!("2u * t{j} + {x}u"),
                             };
-                            w.line(output.set(layout, &at, &format!("v[{}]", words * j + x)));
+                            w.line(output.set(&at, &format!("v[{}]", words * j + x)));
                         }
                     }
                 }
@@ -467,7 +451,6 @@ fn gen_lane_stores(
     width: u32,
     words: u32,
     update_word: &dyn Fn(u32) -> String,
-    layout: Layout,
     output: &Buffer<'static>,
 ) {
     let lanes = 32 / width;
@@ -476,10 +459,7 @@ fn gen_lane_stores(
         w.line(format!(
             "let w{j} = (base + {j}u + c{j} * inner) / {lanes}u;"
         ));
-        w.line(format!(
-            "let o{j} = {};",
-            output.word(layout, &format!("w{j}"))
-        ));
+        w.line(format!("let o{j} = {};", output.word(&format!("w{j}"))));
     }
     for j in 0..per {
         let (bits, first) = (update_word(j / lanes), j / lanes * lanes);
@@ -493,7 +473,7 @@ fn gen_lane_stores(
             value = format!("select({value}, {}, w{k} == w{j})", lane(k)(&value));
         }
         w.line(format!("let n{j} = {value};"));
-        w.line(output.set(layout, &format!("w{j}"), &format!("n{j}")));
+        w.line(output.set(&format!("w{j}"), &format!("n{j}")));
     }
 }
 
@@ -552,7 +532,7 @@ fn prologue(
     what: &[String],
     words: &[(&str, usize)],
     consts: &[(&str, String)],
-    (buffers, layout): (&[Buffer<'_>], Layout),
+    buffers: &[Buffer<'_>],
 ) {
     let consts: Vec<(&str, &str)> = consts.iter().map(|(c, l)| (*c, l.as_str())).collect();
     Prologue {
@@ -564,7 +544,6 @@ fn prologue(
         words,
         consts: &consts,
         buffers,
-        layout,
     }
     .write(w);
 }
@@ -616,9 +595,7 @@ pub fn combine_kernel_text(
     key: &str,
     origin: &str,
 ) -> crate::KernelText {
-    let module = |layout| walk_module(walk, combine, data, index, (key, origin), layout);
-    let (plain, segmented) = (module(Layout::Plain), module(Layout::Segmented));
-    segments::kernel_text(plain, segmented, &stage_buffers(None, data, index))
+    walk_module(walk, combine, data, index, (key, origin))
 }
 
 /// Writes `fn combine(a: T, b: T) -> T` for a scatter combining `data`
@@ -642,7 +619,7 @@ fn gen_combine(w: &mut Writer, combine: &Scalar, data: DataType) {
     w.blank();
 }
 
-/// One module of a combining walk's kernel, plain or segmented: the
+/// The module of a combining walk's kernel, with its segmented variant: the
 /// opening, the data helpers and the combine, shared; then the walk's
 /// addressing and entry point.
 fn walk_module(
@@ -651,8 +628,7 @@ fn walk_module(
     data: DataType,
     index: DataType,
     (key, origin): (&str, &str),
-    layout: Layout,
-) -> String {
+) -> crate::KernelText {
     let raw = matches!(combine, Scalar::Var(Var::B));
     let buffers = stage_buffers(None, data, index);
     let (what, words, bad) = match walk {
@@ -674,17 +650,17 @@ fn walk_module(
         &[what],
         words,
         &[(bad, "const BAD: u32 = 0xffffffffu;".into())],
-        (&buffers, layout),
+        &buffers,
     );
     for (name, buffer, dt) in [
         ("load_index", 1, index),
         ("load_update", 2, data),
         ("load_output", 4, data),
     ] {
-        dtype::gen_load_from(&mut w, name, &buffers[buffer], layout, dt);
+        dtype::gen_load_from(&mut w, name, &buffers[buffer], dt);
         w.blank();
     }
-    dtype::gen_store_to(&mut w, "store_output", &buffers[4], layout, data);
+    dtype::gen_store_to(&mut w, "store_output", &buffers[4], data);
     w.blank();
     dtype::gen_resolve_index(&mut w, "resolve", index, "BAD");
     w.blank();
@@ -704,7 +680,7 @@ fn walk_module(
         CombineWalk::Slices => gen_slices_walk(&mut w, &apply),
     }
     w.close();
-    w.finish()
+    w.finish_kernel()
 }
 
 /// [`CombineWalk::Columns`]: `fn target_of(u, i, axis)` and the entry
@@ -912,7 +888,8 @@ mod tests {
             "o",
         );
         assert!(packed.contains("var<storage, read_write> output: array<atomic<u32>>;"));
-        assert!(packed.contains("atomicAnd(&output[word]"));
+        assert!(packed.contains("output_atomic_and(word"));
+        assert!(packed.contains("atomicAnd(&output[i], v);"));
         let wide = scatter_kernel(
             ScatterStage::Write,
             DataType::Float64,
@@ -929,10 +906,12 @@ mod tests {
             "k",
             "o",
         );
-        assert!(winner.contains("atomicMax(&winner[t], u + 1u);"));
+        assert!(winner.contains("winner_atomic_max(t, u + 1u);"));
+        assert!(winner.contains("atomicMax(&winner[i], v);"));
         let (counts, segmented) = segments::segmented_part(&winner).unwrap();
         assert_eq!(counts, [1, 4, 4, 1]);
         assert!(segmented.contains("winner_atomic_max(t, u + 1u);"));
+        assert!(segmented.contains("atomicMax(&winner_s3[r], v);"));
         let (counts, segmented) = segments::segmented_part(&packed).unwrap();
         assert_eq!(counts, [1, 4, 4, 4, 1, 4]);
         assert!(segmented.contains("if (t == NONE || winner_word(t) != u + 1u)"));

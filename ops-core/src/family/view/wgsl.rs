@@ -30,7 +30,7 @@ use super::{block_side, params, BLOCK_GRID, ELEMENTS_PER_THREAD, TILE, WORKGROUP
 use crate::DataType;
 
 use crate::wgsl::dtype;
-use crate::wgsl::segments::{self, Buffer, Layout};
+use crate::wgsl::segments::{self, Buffer};
 use crate::wgsl::writer::Writer;
 
 /// The entry point's name.
@@ -60,9 +60,7 @@ pub fn view_kernel(data: DataType, key: &str, origin: &str) -> String {
 /// The parts of [`view_kernel`], for a kernel generated on first use
 /// ([`crate::Kernel::generated`]).
 pub fn view_kernel_text(data: DataType, key: &str, origin: &str) -> crate::KernelText {
-    let plain = module(data, key, origin, Layout::Plain, false);
-    let segmented = module(data, key, origin, Layout::Segmented, false);
-    segments::kernel_text(plain, segmented, &BUFFERS)
+    module(data, key, origin, false)
 }
 
 /// The complete WGSL of one tiled kernel
@@ -75,9 +73,7 @@ pub fn view_tiled_kernel(data: DataType, key: &str, origin: &str) -> String {
 /// The parts of [`view_tiled_kernel`], for a kernel generated on first
 /// use ([`crate::Kernel::generated`]).
 pub fn view_tiled_kernel_text(data: DataType, key: &str, origin: &str) -> crate::KernelText {
-    let plain = module(data, key, origin, Layout::Plain, true);
-    let segmented = module(data, key, origin, Layout::Segmented, true);
-    segments::kernel_text(plain, segmented, &BUFFERS)
+    module(data, key, origin, true)
 }
 
 /// The blocks kernel's key, `{operator}/view_blocks/{DATA}`.
@@ -101,9 +97,7 @@ pub fn view_blocks_kernel(data: DataType, key: &str, origin: &str) -> String {
 /// The parts of [`view_blocks_kernel`], for a kernel generated on first
 /// use ([`crate::Kernel::generated`]).
 pub fn view_blocks_kernel_text(data: DataType, key: &str, origin: &str) -> crate::KernelText {
-    let plain = blocks_module(data, key, origin, Layout::Plain);
-    let segmented = blocks_module(data, key, origin, Layout::Segmented);
-    segments::kernel_text(plain, segmented, &VECTOR_BUFFERS)
+    blocks_module(data, key, origin)
 }
 
 /// The module of [`super::Schedule::Blocks`]: a thread loads the `S`
@@ -112,7 +106,7 @@ pub fn view_blocks_kernel_text(data: DataType, key: &str, origin: &str) -> crate
 /// `i` of each, in order; `S` ([`block_side`]) and the element's place in
 /// a vector are constants, so the transpose is straight-line register
 /// moves.
-fn blocks_module(data: DataType, key: &str, origin: &str, layout: Layout) -> String {
+fn blocks_module(data: DataType, key: &str, origin: &str) -> crate::KernelText {
     let side = block_side(data);
     let mut w = Writer::new();
     crate::family::Prologue {
@@ -133,7 +127,6 @@ fn blocks_module(data: DataType, key: &str, origin: &str, layout: Layout) -> Str
             ),
         ],
         buffers: &VECTOR_BUFFERS,
-        layout,
     }
     .write(&mut w);
     let (input, output) = (&VECTOR_BUFFERS[1], &VECTOR_BUFFERS[2]);
@@ -167,7 +160,7 @@ fn blocks_module(data: DataType, key: &str, origin: &str, layout: Layout) -> Str
     for j in 0..side {
         w.line(format!(
             "let v{j} = {};",
-            input.vector(layout, &format!("first + {j}u * step"))
+            input.vector(&format!("first + {j}u * step"))
         ));
     }
     w.line("let out = ((b * rows + r) * columns + c) / SIDE;");
@@ -208,17 +201,16 @@ fn blocks_module(data: DataType, key: &str, origin: &str, layout: Layout) -> Str
                 .collect(),
         };
         w.line(output.store_vector(
-            layout,
             &format!("out + {i}u * out_step"),
             &format!("vec4<u32>({})", words.join(", ")),
         ));
     }
     w.close();
-    w.finish()
+    w.finish_kernel()
 }
 
 /// The module of the walk, or of the tiled transpose when `tiled`.
-fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) -> String {
+fn module(data: DataType, key: &str, origin: &str, tiled: bool) -> crate::KernelText {
     let mut w = Writer::new();
     crate::family::Prologue {
         origin,
@@ -232,21 +224,20 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) 
         words: params::WGSL,
         consts: &[],
         buffers: &BUFFERS,
-        layout,
     }
     .write(&mut w);
     if !tiled {
         w.lines(crate::family::divisor::WGSL);
     }
     w.blank();
-    dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], layout, data);
+    dtype::gen_load_from(&mut w, "load_input", &BUFFERS[1], data);
     w.blank();
     if !dtype::is_packed(data) {
-        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[2], layout, data);
+        dtype::gen_store_to(&mut w, "store_output", &BUFFERS[2], data);
         w.blank();
     }
     if tiled {
-        gen_transpose_tile(&mut w, data, layout);
+        gen_transpose_tile(&mut w, data);
         w.blank();
         w.line("@compute @workgroup_size(WORKGROUP_SIZE)");
         w.open(format!(
@@ -254,7 +245,7 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) 
         ));
         w.line("transpose_tile(wg.x + wg.y * num_workgroups.x, lid);");
         w.close();
-        return w.finish();
+        return w.finish_kernel();
     }
     w.comment("The input element output element o reads: its merged coordinates");
     w.comment("(last dimension first), each wrapped, times the strides, plus the");
@@ -280,16 +271,16 @@ fn module(data: DataType, key: &str, origin: &str, layout: Layout, tiled: bool) 
     w.line("return offset + rest * param(P_STRIDES);");
     w.close();
     w.blank();
-    crate::wgsl::gen_output_entry(&mut w, VIEW_ENTRY, data, &BUFFERS[2], layout, &[], &|i| {
+    crate::wgsl::gen_output_entry(&mut w, VIEW_ENTRY, data, &BUFFERS[2], &[], &|i| {
         format!("load_input(source_of({i}))")
     });
-    w.finish()
+    w.finish_kernel()
 }
 
 /// Writes the tile's constants and workgroup memory and `fn
 /// transpose_tile(group: u32, lid: u32)`, which moves tile `group` of
 /// [`super::Schedule::Tiled`].
-fn gen_transpose_tile(w: &mut Writer, data: DataType, layout: Layout) {
+fn gen_transpose_tile(w: &mut Writer, data: DataType) {
     let lanes = if dtype::is_packed(data) {
         32 / data.size_bits()
     } else {
@@ -346,10 +337,7 @@ fn gen_transpose_tile(w: &mut Writer, data: DataType, layout: Layout) {
                 // input row, whose elements past `rows` stay unused).
                 let width = data.size_bits();
                 let mask = dtype::lane_mask(data).expect("a packed type");
-                w.line(format!(
-                    "let word = {};",
-                    BUFFERS[1].word(layout, "i / LANES")
-                ));
+                w.line(format!("let word = {};", BUFFERS[1].word("i / LANES")));
                 w.block("for (var e = 0u; e < LANES; e = e + 1u)", |w| {
                     w.line(format!(
                         "tile[lc * TILE_PITCH + lr + e] = (word >> (e * {width}u)) & {mask};"
@@ -379,7 +367,7 @@ fn gen_transpose_tile(w: &mut Writer, data: DataType, layout: Layout) {
                         "word = word | (tile[(lc + e) * TILE_PITCH + lr] << (e * {width}u));"
                     ));
                 });
-                w.line(BUFFERS[2].set(layout, "o / LANES", "word"));
+                w.line(BUFFERS[2].set("o / LANES", "word"));
             }
         });
     });
