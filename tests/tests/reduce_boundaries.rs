@@ -31,7 +31,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use ops_core::family::reduce::{
-    params, per_vector, reduce_cpu, reduce_plan, reduce_plan_with, Keep, ReduceConfig,
+    params, per_vector, reduce_cpu, reduce_plan, reduce_plan_with, Keep, ReduceCall, ReduceConfig,
     ReduceGeometry, ReduceStrategy, ReduceVariant, Select, Ties, Zeros, WORKGROUP_SIZE,
 };
 use ops_core::family::reduce::{reduce_kernel, reduce_kernel_key, REDUCE_BINDINGS, REDUCE_ENTRY};
@@ -327,15 +327,17 @@ fn no_split_plan_has_an_empty_chunk() {
                 let out = TensorDesc::new(out_dt, [n32(g.output_count)]);
                 for s in g.strategies(dt) {
                     let plan = reduce_plan_with(
-                        &ARG_MIN,
-                        Ties::First,
-                        &input,
-                        0,
-                        f.axes,
-                        &out,
-                        0,
+                        &ReduceCall {
+                            cfg: &ARG_MIN,
+                            ties: Ties::First,
+                            input: &input,
+                            input_slot: 0,
+                            axes: f.axes,
+                            output: &out,
+                            output_slot: 0,
+                            kernel: &placeholder,
+                        },
                         s,
-                        &placeholder,
                     )
                     .unwrap_or_else(|e| panic!("{} {dt} n={n} {s:?}: {e}", f.name));
                     let pass = &plan.passes[0];
@@ -424,15 +426,17 @@ fn boundaries(f: &Family, dt: DataType) -> BTreeSet<u64> {
                 let input = TensorDesc::new(dt, sizes.clone());
                 let out_desc = TensorDesc::new(DataType::Uint32, [n32(g.output_count)]);
                 let plan = reduce_plan(
-                    &ARG_MIN,
-                    Ties::First,
-                    &input,
-                    0,
-                    f.axes,
-                    &out_desc,
-                    0,
+                    &ReduceCall {
+                        cfg: &ARG_MIN,
+                        ties: Ties::First,
+                        input: &input,
+                        input_slot: 0,
+                        axes: f.axes,
+                        output: &out_desc,
+                        output_slot: 0,
+                        kernel: &placeholder,
+                    },
                     class,
-                    &placeholder,
                 )
                 .unwrap();
                 let Some(pass) = plan.passes.first() else {
@@ -595,9 +599,19 @@ fn run_size(f: &Family, dt: DataType, n: u64, turn: &mut usize, rng: &mut Rng) -
             );
             let want = reduce_cpu(&op.cfg, ties, &input, f.axes, &out)
                 .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
-            let plan = reduce_plan_with(&op.cfg, ties, input.desc(), 0, f.axes, &out, 0, s, &|v| {
-                Some(kernel(op, v, dt, out_dt))
-            })
+            let plan = reduce_plan_with(
+                &ReduceCall {
+                    cfg: &op.cfg,
+                    ties,
+                    input: input.desc(),
+                    input_slot: 0,
+                    axes: f.axes,
+                    output: &out,
+                    output_slot: 0,
+                    kernel: &|v| Some(kernel(op, v, dt, out_dt)),
+                },
+                s,
+            )
             .unwrap_or_else(|e| panic!("{what}: plan: {e}"));
             let got = ctx
                 .execute(&plan, &[&input], std::slice::from_ref(&out))

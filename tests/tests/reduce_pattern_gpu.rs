@@ -16,8 +16,8 @@
 use std::collections::HashMap;
 
 use ops_core::family::reduce::{
-    phases, reduce_cpu, reduce_plan, Keep, ReduceConfig, ReduceGeometry, ReduceStrategy,
-    ReduceVariant, Select, Ties, Zeros, WORKGROUP_SIZE,
+    phases, reduce_cpu, reduce_plan, Keep, ReduceCall, ReduceConfig, ReduceGeometry,
+    ReduceStrategy, ReduceVariant, Select, Ties, Zeros, WORKGROUP_SIZE,
 };
 use ops_core::family::reduce::{reduce_kernel, reduce_kernel_key, REDUCE_BINDINGS, REDUCE_ENTRY};
 use ops_core::fuzz::Rng;
@@ -457,15 +457,17 @@ impl Run<'_> {
         let want = reduce_cpu(&self.op.cfg, self.ties, input, self.axes, self.out_desc)
             .unwrap_or_else(|e| panic!("{what}: cpu: {e}"));
         let plan = reduce_plan(
-            &self.op.cfg,
-            self.ties,
-            input.desc(),
-            0,
-            self.axes,
-            self.out_desc,
-            0,
+            &ReduceCall {
+                cfg: &self.op.cfg,
+                ties: self.ties,
+                input: input.desc(),
+                input_slot: 0,
+                axes: self.axes,
+                output: self.out_desc,
+                output_slot: 0,
+                kernel: &|v| self.kernels.get(&v).copied(),
+            },
             self.class,
-            &|v| self.kernels.get(&v).copied(),
         )
         .unwrap_or_else(|e| panic!("{what}: plan: {e}"));
         let variants = strategy.variants();
@@ -825,15 +827,17 @@ fn gpu_seed_examples() {
     let run = |op: &Op, ties: Ties, input: &HostTensor, axes: &[u32], out: TensorDesc| {
         let k = kernels(op, input.dtype(), out.dtype);
         let plan = reduce_plan(
-            &op.cfg,
-            ties,
-            input.desc(),
-            0,
-            axes,
-            &out,
-            0,
+            &ReduceCall {
+                cfg: &op.cfg,
+                ties,
+                input: input.desc(),
+                input_slot: 0,
+                axes,
+                output: &out,
+                output_slot: 0,
+                kernel: &|v| k.get(&v).copied(),
+            },
             DeviceClass::Software,
-            &|v| k.get(&v).copied(),
         )
         .unwrap();
         let got = ctx
@@ -975,15 +979,17 @@ fn empty_tensors() {
     let input = HostTensor::zeros(TensorDesc::new(DataType::Float32, [0, 4])).unwrap();
     let out = TensorDesc::new(DataType::Int64, [0]);
     let plan = reduce_plan(
-        &op.cfg,
-        Ties::First,
-        input.desc(),
-        0,
-        &[1],
-        &out,
-        0,
+        &ReduceCall {
+            cfg: &op.cfg,
+            ties: Ties::First,
+            input: input.desc(),
+            input_slot: 0,
+            axes: &[1],
+            output: &out,
+            output_slot: 0,
+            kernel: &|_| Some(k),
+        },
         DeviceClass::Software,
-        &|_| Some(k),
     )
     .unwrap();
     assert!(plan.passes.is_empty());
@@ -996,15 +1002,17 @@ fn empty_tensors() {
     let out = TensorDesc::new(DataType::Int64, [3]);
     for result in [
         reduce_plan(
-            &op.cfg,
-            Ties::First,
-            input.desc(),
-            0,
-            &[1],
-            &out,
-            0,
+            &ReduceCall {
+                cfg: &op.cfg,
+                ties: Ties::First,
+                input: input.desc(),
+                input_slot: 0,
+                axes: &[1],
+                output: &out,
+                output_slot: 0,
+                kernel: &|_| Some(k),
+            },
             DeviceClass::Software,
-            &|_| Some(k),
         )
         .err(),
         reduce_cpu(&op.cfg, Ties::First, &input, &[1], &out).err(),
@@ -1037,15 +1045,17 @@ fn two_dimensional_grid() {
     assert_eq!(g.strategy(), ReduceStrategy::Rows);
     let k = kernel(op, ReduceVariant::Rows, DataType::Uint8, DataType::Uint8);
     let plan = reduce_plan(
-        &op.cfg,
-        Ties::Last,
-        input.desc(),
-        0,
-        &[1],
-        &out,
-        0,
+        &ReduceCall {
+            cfg: &op.cfg,
+            ties: Ties::Last,
+            input: input.desc(),
+            input_slot: 0,
+            axes: &[1],
+            output: &out,
+            output_slot: 0,
+            kernel: &|_| Some(k),
+        },
         DeviceClass::Software,
-        &|_| Some(k),
     )
     .unwrap();
     assert_eq!(plan.passes[0].workgroups, 65_537);

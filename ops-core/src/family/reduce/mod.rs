@@ -76,38 +76,22 @@ pub(crate) fn axes(call: &Call<'_>, p: usize) -> Result<Vec<u32>, OpError> {
         .collect()
 }
 
-/// The kernels of a call, for [`planned`].
-type KernelFn<'a> = &'a dyn Fn(ReduceVariant) -> Option<&'static crate::Kernel>;
-
-/// `plan` of the call's configuration, tie rule, input (and slot), axes,
-/// output (and slot) and kernels: [`reduce_plan`] or [`reduce_plans`].
-#[allow(clippy::type_complexity)]
-fn planned<R>(
-    call: &Call<'_>,
-    plan: impl FnOnce(
-        &ReduceConfig,
-        Ties,
-        &crate::TensorDesc,
-        usize,
-        &[u32],
-        &crate::TensorDesc,
-        usize,
-        KernelFn<'_>,
-    ) -> R,
-) -> Result<R, OpError> {
+/// `plan` of the [`ReduceCall`] of the call: its configuration, tie rule,
+/// input (and slot), axes, output (and slot) and kernels.
+fn planned<R>(call: &Call<'_>, plan: impl FnOnce(&ReduceCall<'_>) -> R) -> Result<R, OpError> {
     let axes = axes(call, AXES)?;
     let (input, output) = (call.desc(INPUT), call.desc(OUTPUT));
     let types = [input.dtype, output.dtype];
-    Ok(plan(
-        &config_of(call.config),
-        ties(call),
+    Ok(plan(&ReduceCall {
+        cfg: &config_of(call.config),
+        ties: ties(call),
         input,
-        call.input(INPUT),
-        &axes,
+        input_slot: call.input(INPUT),
+        axes: &axes,
         output,
-        call.output(OUTPUT),
-        &|v| call.kernel(v.name(), &types),
-    ))
+        output_slot: call.output(OUTPUT),
+        kernel: &|v| call.kernel(v.name(), &types),
+    }))
 }
 
 impl Family for ReduceFamily {
@@ -171,9 +155,7 @@ impl Family for ReduceFamily {
     }
 
     fn gpu_plan(&self, call: &Call<'_>, class: DeviceClass) -> Result<GpuPlan, OpError> {
-        planned(call, |c, t, i, is, a, o, os, k| {
-            reduce_plan(c, t, i, is, a, o, os, class, k)
-        })?
+        planned(call, |c| reduce_plan(c, class))?
     }
 
     fn gpu_plan_variants(&self, call: &Call<'_>) -> Result<Vec<(String, GpuPlan)>, OpError> {

@@ -1433,6 +1433,38 @@ pub fn reduce_params(geometry: &ReduceGeometry, ties: Ties) -> Result<Vec<u32>, 
     Ok(p)
 }
 
+/// One reduction to plan: what [`reduce_plan`], [`reduce_plans`] and
+/// [`reduce_plan_with`] take.
+pub struct ReduceCall<'a> {
+    /// The selection the spec declares.
+    pub cfg: &'a ReduceConfig,
+    /// The tie rule, from the call's attribute.
+    pub ties: Ties,
+    /// The input tensor.
+    pub input: &'a TensorDesc,
+    /// The plan's input slot of `input`.
+    pub input_slot: usize,
+    /// The reduced axes.
+    pub axes: &'a [u32],
+    /// The output tensor.
+    pub output: &'a TensorDesc,
+    /// The plan's output slot of `output`.
+    pub output_slot: usize,
+    /// The generated kernel of a variant for this call's data types
+    /// (`None`: not generated, an [`OpError::Unsupported`] when planned).
+    pub kernel: &'a dyn Fn(ReduceVariant) -> Option<&'static Kernel>,
+}
+
+impl ReduceCall<'_> {
+    /// The call's geometry, once the call is checked against its
+    /// configuration (data types, output shape).
+    fn geometry(&self) -> Result<ReduceGeometry, OpError> {
+        let geometry = ReduceGeometry::new(&self.input.sizes, self.axes)?;
+        check_call(self.cfg, self.input.dtype, &geometry, self.output)?;
+        Ok(geometry)
+    }
+}
+
 /// The GPU plan of a reduction on an adapter of `class`, run as
 /// [`ReduceGeometry::strategy_on`] says for the input's data type (a vector
 /// strategy when rows or inner blocks are whole 16-byte vectors, else
@@ -1452,123 +1484,64 @@ pub fn reduce_params(geometry: &ReduceGeometry, ties: Ties) -> Result<Vec<u32>, 
 ///   bits and position, and every combine breaks ties by position, so the
 ///   result is the CPU reference's whatever the chunking.
 ///
-/// `kernel` returns the generated kernel of a variant for this call's data
-/// types (`None`: not generated, an [`OpError::Unsupported`]). The plan's
-/// `outputs` has `output_slot + 1` entries, all [`OutputInit::Zero`] (the
-/// packed sub-word stores of 8- and 16-bit outputs rely on it). With no
-/// output elements the plan has no pass.
-#[allow(clippy::too_many_arguments)]
-pub fn reduce_plan(
-    cfg: &ReduceConfig,
-    ties: Ties,
-    input: &TensorDesc,
-    input_slot: usize,
-    axes: &[u32],
-    output: &TensorDesc,
-    output_slot: usize,
-    class: DeviceClass,
-    kernel: &dyn Fn(ReduceVariant) -> Option<&'static Kernel>,
-) -> Result<GpuPlan, OpError> {
-    let geometry = ReduceGeometry::new(&input.sizes, axes)?;
-    check_call(cfg, input.dtype, &geometry, output)?;
-    let strategy = geometry.strategy_on(input.dtype, class);
-    plan_strategy(
-        ties,
-        input,
-        input_slot,
-        output,
-        output_slot,
-        &geometry,
-        strategy,
-        kernel,
-    )
+/// The call's `kernel` returns the generated kernel of a variant (`None`:
+/// not generated, an [`OpError::Unsupported`]). The plan's `outputs` has
+/// `output_slot + 1` entries, all [`OutputInit::Zero`] (the packed sub-word
+/// stores of 8- and 16-bit outputs rely on it). With no output elements
+/// the plan has no pass.
+pub fn reduce_plan(call: &ReduceCall<'_>, class: DeviceClass) -> Result<GpuPlan, OpError> {
+    let geometry = call.geometry()?;
+    let strategy = geometry.strategy_on(call.input.dtype, class);
+    plan_strategy(call, &geometry, strategy)
 }
 
 /// Every plan of [`ReduceGeometry::strategies`] for this call, each with
 /// its strategy's name (`SplitColumns { phases: 1, chunks: 50, ..}`):
 /// what tests and `ops fuzz --variants all` run beside the planner's
 /// choice. Empty when the call has no output element.
-#[allow(clippy::too_many_arguments)]
-pub fn reduce_plans(
-    cfg: &ReduceConfig,
-    ties: Ties,
-    input: &TensorDesc,
-    input_slot: usize,
-    axes: &[u32],
-    output: &TensorDesc,
-    output_slot: usize,
-    kernel: &dyn Fn(ReduceVariant) -> Option<&'static Kernel>,
-) -> Result<Vec<(String, GpuPlan)>, OpError> {
-    let geometry = ReduceGeometry::new(&input.sizes, axes)?;
-    check_call(cfg, input.dtype, &geometry, output)?;
+pub fn reduce_plans(call: &ReduceCall<'_>) -> Result<Vec<(String, GpuPlan)>, OpError> {
+    let geometry = call.geometry()?;
     geometry
-        .strategies(input.dtype)
+        .strategies(call.input.dtype)
         .into_iter()
-        .map(|s| {
-            let plan = plan_strategy(
-                ties,
-                input,
-                input_slot,
-                output,
-                output_slot,
-                &geometry,
-                s,
-                kernel,
-            )?;
-            Ok((format!("{s:?}"), plan))
-        })
+        .map(|s| Ok((format!("{s:?}"), plan_strategy(call, &geometry, s)?)))
         .collect()
 }
 
 /// [`reduce_plan`] run as `strategy` says, which must be one of
 /// [`ReduceGeometry::strategies`] for the call ([`OpError::InvalidArgument`]
 /// otherwise; with no output element any strategy gives the empty plan).
-#[allow(clippy::too_many_arguments)]
 pub fn reduce_plan_with(
-    cfg: &ReduceConfig,
-    ties: Ties,
-    input: &TensorDesc,
-    input_slot: usize,
-    axes: &[u32],
-    output: &TensorDesc,
-    output_slot: usize,
+    call: &ReduceCall<'_>,
     strategy: ReduceStrategy,
-    kernel: &dyn Fn(ReduceVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
-    let geometry = ReduceGeometry::new(&input.sizes, axes)?;
-    check_call(cfg, input.dtype, &geometry, output)?;
-    if geometry.output_count > 0 && !geometry.strategies(input.dtype).contains(&strategy) {
+    let geometry = call.geometry()?;
+    if geometry.output_count > 0 && !geometry.strategies(call.input.dtype).contains(&strategy) {
         return Err(OpError::InvalidArgument(format!(
-            "{strategy:?} is not a strategy of this reduction ({:?} over axes {axes:?})",
-            input.sizes
+            "{strategy:?} is not a strategy of this reduction ({:?} over axes {:?})",
+            call.input.sizes, call.axes
         )));
     }
-    plan_strategy(
+    plan_strategy(call, &geometry, strategy)
+}
+
+/// The plan of a checked call ([`ReduceCall::geometry`] passed) run as
+/// `strategy`, one of `geometry.strategies`: the body shared by
+/// [`reduce_plan`], [`reduce_plans`] and [`reduce_plan_with`].
+fn plan_strategy(
+    call: &ReduceCall<'_>,
+    geometry: &ReduceGeometry,
+    strategy: ReduceStrategy,
+) -> Result<GpuPlan, OpError> {
+    let &ReduceCall {
         ties,
         input,
         input_slot,
         output,
         output_slot,
-        &geometry,
-        strategy,
         kernel,
-    )
-}
-
-/// The plan of a checked call (`check_call` passed) run as `strategy`, one
-/// of `geometry.strategies`: the body shared by [`reduce_plan`],
-/// [`reduce_plans`] and [`reduce_plan_with`].
-#[allow(clippy::too_many_arguments)]
-fn plan_strategy(
-    ties: Ties,
-    input: &TensorDesc,
-    input_slot: usize,
-    output: &TensorDesc,
-    output_slot: usize,
-    geometry: &ReduceGeometry,
-    strategy: ReduceStrategy,
-    kernel: &dyn Fn(ReduceVariant) -> Option<&'static Kernel>,
-) -> Result<GpuPlan, OpError> {
+        ..
+    } = call;
     let mut plan = GpuPlan {
         outputs: vec![OutputInit::Zero; output_slot + 1],
         scratch_bytes: Vec::new(),
@@ -2313,15 +2286,17 @@ mod tests {
         let input = TensorDesc::new(DataType::Float16, [1000, 7]);
         let out = TensorDesc::new(DataType::Float16, [1000]);
         let plan = reduce_plan(
-            &REDUCE_MIN,
-            Ties::Last,
-            &input,
-            0,
-            &[1],
-            &out,
-            0,
+            &ReduceCall {
+                cfg: &REDUCE_MIN,
+                ties: Ties::Last,
+                input: &input,
+                input_slot: 0,
+                axes: &[1],
+                output: &out,
+                output_slot: 0,
+                kernel: &|v| (v == ReduceVariant::Rows).then_some(&K),
+            },
             DeviceClass::Software,
-            &|v| (v == ReduceVariant::Rows).then_some(&K),
         )
         .unwrap();
         assert_eq!(plan.outputs, vec![OutputInit::Zero]);
@@ -2340,15 +2315,17 @@ mod tests {
         // 256 * 64 vectors.
         let all = TensorDesc::new(DataType::Float64, [1 << 12, 1 << 8]);
         let plan = reduce_plan(
-            &ARG_MIN,
-            Ties::First,
-            &all,
-            0,
-            &[0, 1],
-            &TensorDesc::new(DataType::Uint32, [1, 1]),
-            0,
+            &ReduceCall {
+                cfg: &ARG_MIN,
+                ties: Ties::First,
+                input: &all,
+                input_slot: 0,
+                axes: &[0, 1],
+                output: &TensorDesc::new(DataType::Uint32, [1, 1]),
+                output_slot: 0,
+                kernel: &|_| Some(&K),
+            },
             DeviceClass::Software,
-            &|_| Some(&K),
         )
         .unwrap();
         assert_eq!(plan.passes.len(), 2);
@@ -2367,15 +2344,20 @@ mod tests {
         // The same on a hardware GPU: workgroup trees over chunks of
         // 256 * 16 vectors, one partial result each (128 of them).
         let plan = reduce_plan(
-            &ARG_MIN,
-            Ties::First,
-            &all,
-            0,
-            &[0, 1],
-            &TensorDesc::new(DataType::Uint32, [1, 1]),
-            0,
+            &ReduceCall {
+                cfg: &ARG_MIN,
+                ties: Ties::First,
+                input: &all,
+                input_slot: 0,
+                axes: &[0, 1],
+                output: &TensorDesc::new(DataType::Uint32, [1, 1]),
+                output_slot: 0,
+                kernel: &|v| {
+                    (v == ReduceVariant::SplitLanesTree || v == ReduceVariant::Combine)
+                        .then_some(&K)
+                },
+            },
             DeviceClass::Hardware,
-            &|v| (v == ReduceVariant::SplitLanesTree || v == ReduceVariant::Combine).then_some(&K),
         )
         .unwrap();
         assert_eq!(plan.passes.len(), 2);
@@ -2394,15 +2376,17 @@ mod tests {
         let odd = TensorDesc::new(DataType::Float32, [(1 << 12) + 1, 255]);
         let odd_plan = |class| {
             reduce_plan(
-                &ARG_MIN,
-                Ties::First,
-                &odd,
-                0,
-                &[0, 1],
-                &TensorDesc::new(DataType::Uint32, [1, 1]),
-                0,
+                &ReduceCall {
+                    cfg: &ARG_MIN,
+                    ties: Ties::First,
+                    input: &odd,
+                    input_slot: 0,
+                    axes: &[0, 1],
+                    output: &TensorDesc::new(DataType::Uint32, [1, 1]),
+                    output_slot: 0,
+                    kernel: &|_| Some(&K),
+                },
                 class,
-                &|_| Some(&K),
             )
             .unwrap()
         };
@@ -2427,56 +2411,64 @@ mod tests {
         // per 4 FLOAT32 outputs.
         let strided = TensorDesc::new(DataType::Float32, [3, 64, 1 << 16]);
         let plan = reduce_plan(
-            &REDUCE_MIN,
-            Ties::First,
-            &strided,
-            0,
-            &[1],
-            &TensorDesc::new(DataType::Float32, [3, 1 << 16]),
-            0,
+            &ReduceCall {
+                cfg: &REDUCE_MIN,
+                ties: Ties::First,
+                input: &strided,
+                input_slot: 0,
+                axes: &[1],
+                output: &TensorDesc::new(DataType::Float32, [3, 1 << 16]),
+                output_slot: 0,
+                kernel: &|_| Some(&K),
+            },
             DeviceClass::Software,
-            &|_| Some(&K),
         )
         .unwrap();
         assert_eq!(plan.passes.len(), 1);
         assert_eq!(plan.passes[0].params[params::VECTORS], 1 << 14);
         assert_eq!(plan.passes[0].workgroups, 3 * (1 << 14) / 256);
         let r = reduce_plan(
-            &REDUCE_MIN,
-            Ties::Last,
-            &input,
-            0,
-            &[1],
-            &out,
-            0,
+            &ReduceCall {
+                cfg: &REDUCE_MIN,
+                ties: Ties::Last,
+                input: &input,
+                input_slot: 0,
+                axes: &[1],
+                output: &out,
+                output_slot: 0,
+                kernel: &|_| None,
+            },
             DeviceClass::Software,
-            &|_| None,
         );
         assert!(matches!(r, Err(OpError::Unsupported(_))));
         let huge = TensorDesc::new(DataType::Float64, [1 << 20, 1 << 12]);
         let r = reduce_plan(
-            &ARG_MIN,
-            Ties::First,
-            &huge,
-            0,
-            &[1],
-            &TensorDesc::new(DataType::Int64, [1 << 20]),
-            0,
+            &ReduceCall {
+                cfg: &ARG_MIN,
+                ties: Ties::First,
+                input: &huge,
+                input_slot: 0,
+                axes: &[1],
+                output: &TensorDesc::new(DataType::Int64, [1 << 20]),
+                output_slot: 0,
+                kernel: &|_| Some(&K),
+            },
             DeviceClass::Software,
-            &|_| Some(&K),
         );
         assert!(matches!(r, Err(OpError::TooLarge { .. })));
         let empty = TensorDesc::new(DataType::Float64, [0, 5]);
         let plan = reduce_plan(
-            &ARG_MIN,
-            Ties::First,
-            &empty,
-            0,
-            &[1],
-            &TensorDesc::new(DataType::Int64, [0]),
-            0,
+            &ReduceCall {
+                cfg: &ARG_MIN,
+                ties: Ties::First,
+                input: &empty,
+                input_slot: 0,
+                axes: &[1],
+                output: &TensorDesc::new(DataType::Int64, [0]),
+                output_slot: 0,
+                kernel: &|_| None,
+            },
             DeviceClass::Software,
-            &|_| None,
         )
         .unwrap();
         assert!(plan.passes.is_empty());
