@@ -105,6 +105,21 @@ fn view_steps(call: &Call<'_>) -> Result<Steps, OpError> {
     Ok((offset, strides, wrap))
 }
 
+/// `plan` of the [`ViewCall`] of a view call: its input and output (and
+/// slots) and its evaluated [`Steps`].
+fn view_planned<R>(call: &Call<'_>, plan: impl FnOnce(&ViewCall<'_>) -> R) -> Result<R, OpError> {
+    let (offset, strides, wrap) = view_steps(call)?;
+    Ok(plan(&ViewCall {
+        input: call.desc(INPUT),
+        input_slot: call.input(INPUT),
+        output: call.desc(OUTPUT),
+        output_slot: call.output(OUTPUT),
+        offset,
+        strides: &strides,
+        wraps: wrap.as_deref(),
+    }))
+}
+
 impl Family for Views {
     fn name(&self) -> &'static str {
         if self.split {
@@ -207,18 +222,7 @@ impl Family for Views {
                 walk,
             );
         }
-        let (offset, strides, wrap) = view_steps(call)?;
-        view_plan(
-            input,
-            call.input(INPUT),
-            call.desc(OUTPUT),
-            call.output(OUTPUT),
-            offset,
-            &strides,
-            wrap.as_deref(),
-            class,
-            &kernels,
-        )
+        view_planned(call, |c| view_plan(c, class, &kernels))?
     }
 
     fn gpu_plan_variants(&self, call: &Call<'_>) -> Result<Vec<(String, GpuPlan)>, OpError> {
@@ -226,17 +230,7 @@ impl Family for Views {
             let plan = self.gpu_plan(call, DeviceClass::default())?;
             return Ok(vec![(self.name().to_owned(), plan)]);
         }
-        let input = call.desc(INPUT);
-        let (offset, strides, wrap) = view_steps(call)?;
-        view_plans(
-            input,
-            call.input(INPUT),
-            call.desc(OUTPUT),
-            call.output(OUTPUT),
-            offset,
-            &strides,
-            wrap.as_deref(),
-            &kernel_of(call, input.dtype),
-        )
+        let kernels = kernel_of(call, call.desc(INPUT).dtype);
+        view_planned(call, |c| view_plans(c, &kernels))?
     }
 }

@@ -482,6 +482,24 @@ pub fn view_cpu(
 /// (workgroup size [`WORKGROUP_SIZE`]), `None` where there is none.
 pub type KernelFor<'a> = &'a dyn Fn(Schedule) -> Option<&'static Kernel>;
 
+/// One view to plan: what [`view_plan`] and [`view_plans`] take.
+pub struct ViewCall<'a> {
+    /// The input tensor.
+    pub input: &'a TensorDesc,
+    /// The plan's input slot of `input`.
+    pub input_slot: usize,
+    /// The output tensor (the input's data type).
+    pub output: &'a TensorDesc,
+    /// The plan's output slot of `output`.
+    pub output_slot: usize,
+    /// The source offset of the first output element.
+    pub offset: i64,
+    /// The source step of each output dimension.
+    pub strides: &'a [i64],
+    /// The optional wrap of each output dimension.
+    pub wraps: Option<&'a [i64]>,
+}
+
 /// The GPU plan on a device of `class`: one pass, in the schedule
 /// [`schedule_for`] picks (the walk where `kernels` has not that
 /// schedule's kernel), of that schedule's kernel
@@ -489,77 +507,34 @@ pub type KernelFor<'a> = &'a dyn Fn(Schedule) -> Option<&'static Kernel>;
 /// Input(input_slot), Output(output_slot)]`; the output (`output_slot +
 /// 1` outputs, [`OutputInit::Overwritten`]) is stored whole. An empty
 /// output has no pass.
-#[allow(clippy::too_many_arguments)]
 pub fn view_plan(
-    input: &TensorDesc,
-    input_slot: usize,
-    output: &TensorDesc,
-    output_slot: usize,
-    offset: i64,
-    strides: &[i64],
-    wraps: Option<&[i64]>,
+    call: &ViewCall<'_>,
     class: DeviceClass,
     kernels: KernelFor<'_>,
 ) -> Result<GpuPlan, OpError> {
-    let call = ViewCall {
-        input,
-        input_slot,
-        output,
-        output_slot,
-        offset,
-        strides,
-        wraps,
-    };
-    view_plan_with(&call, kernels, Err(class)).map(|(plan, _)| plan)
+    view_plan_with(call, kernels, Err(class)).map(|(plan, _)| plan)
 }
 
 /// Every schedule the call can run in, by name ([`Schedule::name`]): the
 /// planner's first (for the default device class), then each other of
 /// [`Schedule::ALL`] the view admits, the walk (it runs any view) last.
 /// Arguments as [`view_plan`].
-#[allow(clippy::too_many_arguments)]
 pub fn view_plans(
-    input: &TensorDesc,
-    input_slot: usize,
-    output: &TensorDesc,
-    output_slot: usize,
-    offset: i64,
-    strides: &[i64],
-    wraps: Option<&[i64]>,
+    call: &ViewCall<'_>,
     kernels: KernelFor<'_>,
 ) -> Result<Vec<(String, GpuPlan)>, OpError> {
-    let call = ViewCall {
-        input,
-        input_slot,
-        output,
-        output_slot,
-        offset,
-        strides,
-        wraps,
-    };
-    let (chosen, picked) = view_plan_with(&call, kernels, Err(DeviceClass::default()))?;
+    let (chosen, picked) = view_plan_with(call, kernels, Err(DeviceClass::default()))?;
     let mut out = vec![(picked.name().to_string(), chosen)];
     for schedule in Schedule::ALL {
         if schedule == picked {
             continue;
         }
-        let (plan, ran) = view_plan_with(&call, kernels, Ok(schedule))?;
+        let (plan, ran) = view_plan_with(call, kernels, Ok(schedule))?;
         if ran == schedule {
             out.push((schedule.name().to_string(), plan));
         }
     }
     Ok(out)
-}
-
-/// The arguments of [`view_plan`].
-struct ViewCall<'a> {
-    input: &'a TensorDesc,
-    input_slot: usize,
-    output: &'a TensorDesc,
-    output_slot: usize,
-    offset: i64,
-    strides: &'a [i64],
-    wraps: Option<&'a [i64]>,
 }
 
 /// [`view_plan`] in `schedule` (`Err(class)`: the planner's choice for
@@ -729,9 +704,16 @@ pub fn split_plan(
     {
         let walk = |s| (s == Schedule::Walk).then_some(kernel).flatten();
         let class = DeviceClass::default();
-        let one = view_plan(
-            input, input_slot, o, k, offset, &strides, None, class, &walk,
-        )?;
+        let call = ViewCall {
+            input,
+            input_slot,
+            output: o,
+            output_slot: k,
+            offset,
+            strides: &strides,
+            wraps: None,
+        };
+        let one = view_plan(&call, class, &walk)?;
         plan.passes.extend(one.passes);
     }
     Ok(plan)
