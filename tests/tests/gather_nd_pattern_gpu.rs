@@ -20,8 +20,8 @@ use ops_core::family::gather_nd::wgsl::{
     gather_nd_kernel, gather_nd_kernel_key, GATHER_ND_BINDINGS, GATHER_ND_ENTRY,
 };
 use ops_core::family::gather_nd::{
-    gather_nd_cpu, gather_nd_index_error, gather_nd_plan, params, GatherNdGeometry, GatherShape,
-    GatherVariant, WORKGROUP_SIZE,
+    gather_nd_cpu, gather_nd_index_error, gather_nd_plan, params, GatherCall, GatherNdGeometry,
+    GatherShape, GatherVariant, WORKGROUP_SIZE,
 };
 use ops_core::fuzz::Rng;
 use ops_core::{DataType, DeviceClass, HostTensor, Kernel, OpError, TensorDesc};
@@ -335,18 +335,20 @@ fn plan_on(
     k: &'static Kernels,
 ) -> ops_core::GpuPlan {
     gather_nd_plan(
-        input.desc(),
-        0,
-        indices.desc(),
-        1,
-        out,
-        0,
-        case.shape(),
-        class,
-        &|v| {
-            let i = GatherVariant::ALL.iter().position(|&x| x == v)?;
-            Some(k[i])
+        &GatherCall {
+            input: input.desc(),
+            input_slot: 0,
+            indices: indices.desc(),
+            indices_slot: 1,
+            output: out,
+            output_slot: 0,
+            shape: case.shape(),
+            kernel: &|v| {
+                let i = GatherVariant::ALL.iter().position(|&x| x == v)?;
+                Some(k[i])
+            },
         },
+        class,
     )
     .unwrap_or_else(|e| panic!("{case:?}: plan: {e}"))
 }

@@ -87,6 +87,24 @@ impl Gathers {
         let (d, x) = (call.desc(INPUT).dtype, call.desc(INDICES).dtype);
         move |v: GatherVariant| call.kernel(v.name(), &[d, x])
     }
+
+    /// The call's tensors, slots and shape, planned with `kernel`.
+    fn call<'a>(
+        &self,
+        call: &'a Call<'a>,
+        kernel: &'a dyn Fn(GatherVariant) -> Option<&'static crate::Kernel>,
+    ) -> Result<GatherCall<'a>, OpError> {
+        Ok(GatherCall {
+            input: call.desc(INPUT),
+            input_slot: call.input(INPUT),
+            indices: call.desc(INDICES),
+            indices_slot: call.input(INDICES),
+            output: call.desc(OUTPUT),
+            output_slot: call.output(OUTPUT),
+            shape: self.shape(call)?,
+            kernel,
+        })
+    }
 }
 
 impl Family for Gathers {
@@ -154,30 +172,11 @@ impl Family for Gathers {
     }
 
     fn gpu_plan(&self, call: &Call<'_>, class: DeviceClass) -> Result<GpuPlan, OpError> {
-        gather_nd_plan(
-            call.desc(INPUT),
-            call.input(INPUT),
-            call.desc(INDICES),
-            call.input(INDICES),
-            call.desc(OUTPUT),
-            call.output(OUTPUT),
-            self.shape(call)?,
-            class,
-            &Self::kernel_of(call),
-        )
+        gather_nd_plan(&self.call(call, &Self::kernel_of(call))?, class)
     }
 
     fn gpu_plan_variants(&self, call: &Call<'_>) -> Result<Vec<(String, GpuPlan)>, OpError> {
-        gather_nd_plans(
-            call.desc(INPUT),
-            call.input(INPUT),
-            call.desc(INDICES),
-            call.input(INDICES),
-            call.desc(OUTPUT),
-            call.output(OUTPUT),
-            self.shape(call)?,
-            &Self::kernel_of(call),
-        )
+        gather_nd_plans(&self.call(call, &Self::kernel_of(call))?)
     }
 
     fn index_error(

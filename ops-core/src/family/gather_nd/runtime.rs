@@ -966,96 +966,80 @@ pub fn gather_nd_params(geometry: &GatherNdGeometry, data: DataType) -> Result<V
 /// output elements and no index values) the plan has no pass. Fails like [`gather_nd_cpu`] for
 /// inconsistent tensors, and with [`OpError::TooLarge`] when an element
 /// count, a word index or a parameter exceeds `u32`.
-#[allow(clippy::too_many_arguments)]
-pub fn gather_nd_plan(
-    input: &TensorDesc,
-    input_slot: usize,
-    indices: &TensorDesc,
-    indices_slot: usize,
-    output: &TensorDesc,
-    output_slot: usize,
-    shape: GatherShape,
-    class: DeviceClass,
-    kernel: &dyn Fn(GatherVariant) -> Option<&'static Kernel>,
-) -> Result<GpuPlan, OpError> {
-    let g = GatherNdGeometry::of(&input.sizes, &indices.sizes, shape)?;
-    check_call(&g, input.dtype, indices.dtype, output)?;
-    let variant = g.variant_on(class, input.dtype);
-    plan_variant(
-        &g,
-        variant,
-        input,
-        input_slot,
-        indices,
-        indices_slot,
-        output,
-        output_slot,
-        kernel,
-    )
+pub fn gather_nd_plan(call: &GatherCall<'_>, class: DeviceClass) -> Result<GpuPlan, OpError> {
+    let g = call.geometry()?;
+    plan_variant(&g, g.variant_on(class, call.input.dtype), call)
 }
 
 /// Every plan of [`GatherNdGeometry::variants`] for this call, each with
 /// its variant's name: what tests and `ops fuzz --variants all` run beside
 /// the planner's choice.
-#[allow(clippy::too_many_arguments)]
-pub fn gather_nd_plans(
-    input: &TensorDesc,
-    input_slot: usize,
-    indices: &TensorDesc,
-    indices_slot: usize,
-    output: &TensorDesc,
-    output_slot: usize,
-    shape: GatherShape,
-    kernel: &dyn Fn(GatherVariant) -> Option<&'static Kernel>,
-) -> Result<Vec<(String, GpuPlan)>, OpError> {
-    let g = GatherNdGeometry::of(&input.sizes, &indices.sizes, shape)?;
-    check_call(&g, input.dtype, indices.dtype, output)?;
-    g.variants(input.dtype)
+pub fn gather_nd_plans(call: &GatherCall<'_>) -> Result<Vec<(String, GpuPlan)>, OpError> {
+    let g = call.geometry()?;
+    g.variants(call.input.dtype)
         .into_iter()
-        .map(|v| {
-            let plan = plan_variant(
-                &g,
-                v,
-                input,
-                input_slot,
-                indices,
-                indices_slot,
-                output,
-                output_slot,
-                kernel,
-            )?;
-            Ok((v.name().to_string(), plan))
-        })
+        .map(|v| Ok((v.name().to_string(), plan_variant(&g, v, call)?)))
         .collect()
 }
 
 /// [`gather_nd_plan`] in the mode of `variant`, which must be one of
 /// [`GatherNdGeometry::variants`] ([`OpError::InvalidArgument`] otherwise).
-#[allow(clippy::too_many_arguments)]
 pub fn gather_nd_plan_with(
+    call: &GatherCall<'_>,
     variant: GatherVariant,
-    input: &TensorDesc,
-    input_slot: usize,
-    indices: &TensorDesc,
-    indices_slot: usize,
-    output: &TensorDesc,
-    output_slot: usize,
-    shape: GatherShape,
-    kernel: &dyn Fn(GatherVariant) -> Option<&'static Kernel>,
 ) -> Result<GpuPlan, OpError> {
-    let g = GatherNdGeometry::of(&input.sizes, &indices.sizes, shape)?;
-    check_call(&g, input.dtype, indices.dtype, output)?;
-    if !g.variants(input.dtype).contains(&variant) {
+    let g = call.geometry()?;
+    if !g.variants(call.input.dtype).contains(&variant) {
         return Err(OpError::InvalidArgument(format!(
             "{} cannot gather slices of {} {} elements",
             variant.name(),
             g.slice_len,
-            input.dtype
+            call.input.dtype
         )));
     }
-    plan_variant(
-        &g,
-        variant,
+    plan_variant(&g, variant, call)
+}
+
+/// One gather to plan: what [`gather_nd_plan`], [`gather_nd_plans`] and
+/// [`gather_nd_plan_with`] take.
+pub struct GatherCall<'a> {
+    /// The input tensor.
+    pub input: &'a TensorDesc,
+    /// The plan's input slot of `input`.
+    pub input_slot: usize,
+    /// The index tensor.
+    pub indices: &'a TensorDesc,
+    /// The plan's input slot of `indices`.
+    pub indices_slot: usize,
+    /// The output tensor.
+    pub output: &'a TensorDesc,
+    /// The plan's output slot of `output`.
+    pub output_slot: usize,
+    /// How index tuples address the input.
+    pub shape: GatherShape,
+    /// The generated kernel of a variant for this call's data types
+    /// (`None`: not generated, an [`OpError::Unsupported`] when planned).
+    pub kernel: &'a dyn Fn(GatherVariant) -> Option<&'static Kernel>,
+}
+
+impl GatherCall<'_> {
+    /// The call's geometry, once its tensors are checked against it.
+    fn geometry(&self) -> Result<GatherNdGeometry, OpError> {
+        let g = GatherNdGeometry::of(&self.input.sizes, &self.indices.sizes, self.shape)?;
+        check_call(&g, self.input.dtype, self.indices.dtype, self.output)?;
+        Ok(g)
+    }
+}
+
+/// The plan of a checked call (`check_call` passed) in the mode of
+/// `variant`, one of `g.variants`: the body shared by [`gather_nd_plan`],
+/// [`gather_nd_plans`] and [`gather_nd_plan_with`].
+fn plan_variant(
+    g: &GatherNdGeometry,
+    variant: GatherVariant,
+    call: &GatherCall<'_>,
+) -> Result<GpuPlan, OpError> {
+    let GatherCall {
         input,
         input_slot,
         indices,
@@ -1063,24 +1047,8 @@ pub fn gather_nd_plan_with(
         output,
         output_slot,
         kernel,
-    )
-}
-
-/// The plan of a checked call (`check_call` passed) in the mode of
-/// `variant`, one of `g.variants`: the body shared by [`gather_nd_plan`],
-/// [`gather_nd_plans`] and [`gather_nd_plan_with`].
-#[allow(clippy::too_many_arguments)]
-fn plan_variant(
-    g: &GatherNdGeometry,
-    variant: GatherVariant,
-    input: &TensorDesc,
-    input_slot: usize,
-    indices: &TensorDesc,
-    indices_slot: usize,
-    output: &TensorDesc,
-    output_slot: usize,
-    kernel: &dyn Fn(GatherVariant) -> Option<&'static Kernel>,
-) -> Result<GpuPlan, OpError> {
+        ..
+    } = *call;
     let kernel = kernel(variant).ok_or_else(|| {
         OpError::Unsupported(format!(
             "no {} kernel for {} data with {} indices",
@@ -1602,15 +1570,17 @@ mod tests {
             let mut out = vec![1000u32];
             out.extend(&input[q as usize..]);
             let plan = gather_nd_plan(
-                &TensorDesc::new(data, input.to_vec()),
-                0,
-                &TensorDesc::new(DataType::Int32, [1000, q]),
-                1,
-                &TensorDesc::new(data, out),
-                0,
-                nd(input.len(), 2, 0),
+                &GatherCall {
+                    input: &TensorDesc::new(data, input.to_vec()),
+                    input_slot: 0,
+                    indices: &TensorDesc::new(DataType::Int32, [1000, q]),
+                    indices_slot: 1,
+                    output: &TensorDesc::new(data, out),
+                    output_slot: 0,
+                    shape: nd(input.len(), 2, 0),
+                    kernel: &k,
+                },
                 class,
-                &k,
             )
             .unwrap();
             let pass = &plan.passes[0];
@@ -1650,15 +1620,17 @@ mod tests {
         );
         // Batches: element by element.
         let batched = gather_nd_plan(
-            &TensorDesc::new(DataType::Float32, [2, 8, 8]),
-            0,
-            &TensorDesc::new(DataType::Int32, [2, 500, 2]),
-            1,
-            &TensorDesc::new(DataType::Float32, [2, 500]),
-            0,
-            nd(3, 3, 1),
+            &GatherCall {
+                input: &TensorDesc::new(DataType::Float32, [2, 8, 8]),
+                input_slot: 0,
+                indices: &TensorDesc::new(DataType::Int32, [2, 500, 2]),
+                indices_slot: 1,
+                output: &TensorDesc::new(DataType::Float32, [2, 500]),
+                output_slot: 0,
+                shape: nd(3, 3, 1),
+                kernel: &k,
+            },
             software,
-            &k,
         )
         .unwrap();
         assert_eq!(batched.passes[0].kernel.key, "test/gather_nd_singles");
@@ -1686,15 +1658,17 @@ mod tests {
         let indices = TensorDesc::new(DataType::Int64, [1, 300, 1]);
         let out = TensorDesc::new(DataType::Float16, [1, 300, 7]);
         let plan = gather_nd_plan(
-            &input,
-            1,
-            &indices,
-            0,
-            &out,
-            0,
-            nd(2, 2, 0),
+            &GatherCall {
+                input: &input,
+                input_slot: 1,
+                indices: &indices,
+                indices_slot: 0,
+                output: &out,
+                output_slot: 0,
+                shape: nd(2, 2, 0),
+                kernel: &k,
+            },
             DeviceClass::Hardware,
-            &k,
         )
         .unwrap();
         assert_eq!(plan.outputs, vec![OutputInit::Overwritten]);
@@ -1734,15 +1708,17 @@ mod tests {
         let indices = TensorDesc::new(DataType::Uint32, [300, 1]);
         let out = TensorDesc::new(DataType::Float32, [300, 10_002]);
         let plan = gather_nd_plan(
-            &input,
-            0,
-            &indices,
-            1,
-            &out,
-            0,
-            nd(2, 2, 0),
+            &GatherCall {
+                input: &input,
+                input_slot: 0,
+                indices: &indices,
+                indices_slot: 1,
+                output: &out,
+                output_slot: 0,
+                shape: nd(2, 2, 0),
+                kernel: &k,
+            },
             DeviceClass::Hardware,
-            &k,
         )
         .unwrap();
         let pass = &plan.passes[0];
@@ -1761,15 +1737,17 @@ mod tests {
         let input = TensorDesc::new(DataType::Float32, [1000, 10_000]);
         let out = TensorDesc::new(DataType::Float32, [300, 10_000]);
         let plan = gather_nd_plan(
-            &input,
-            0,
-            &indices,
-            1,
-            &out,
-            0,
-            nd(2, 2, 0),
+            &GatherCall {
+                input: &input,
+                input_slot: 0,
+                indices: &indices,
+                indices_slot: 1,
+                output: &out,
+                output_slot: 0,
+                shape: nd(2, 2, 0),
+                kernel: &k,
+            },
             DeviceClass::Hardware,
-            &k,
         )
         .unwrap();
         let pass = &plan.passes[0];
@@ -1822,29 +1800,33 @@ mod tests {
 
         // Empty slices still check the indices: one item per tuple.
         let plan = gather_nd_plan(
-            &TensorDesc::new(DataType::Int32, [4, 0]),
-            0,
-            &TensorDesc::new(DataType::Uint32, [3, 1]),
-            1,
-            &TensorDesc::new(DataType::Int32, [3, 0]),
-            0,
-            nd(2, 2, 0),
+            &GatherCall {
+                input: &TensorDesc::new(DataType::Int32, [4, 0]),
+                input_slot: 0,
+                indices: &TensorDesc::new(DataType::Uint32, [3, 1]),
+                indices_slot: 1,
+                output: &TensorDesc::new(DataType::Int32, [3, 0]),
+                output_slot: 0,
+                shape: nd(2, 2, 0),
+                kernel: &k,
+            },
             DeviceClass::Hardware,
-            &k,
         )
         .unwrap();
         assert_eq!(plan.passes[0].params[params::WORK_COUNT], 3);
         // Nothing at all: no pass.
         let plan = gather_nd_plan(
-            &TensorDesc::new(DataType::Int32, [4, 2]),
-            0,
-            &TensorDesc::new(DataType::Uint32, [0, 1]),
-            1,
-            &TensorDesc::new(DataType::Int32, [0, 2]),
-            2,
-            nd(2, 2, 0),
+            &GatherCall {
+                input: &TensorDesc::new(DataType::Int32, [4, 2]),
+                input_slot: 0,
+                indices: &TensorDesc::new(DataType::Uint32, [0, 1]),
+                indices_slot: 1,
+                output: &TensorDesc::new(DataType::Int32, [0, 2]),
+                output_slot: 2,
+                shape: nd(2, 2, 0),
+                kernel: &k,
+            },
             DeviceClass::Hardware,
-            &k,
         )
         .unwrap();
         assert!(plan.passes.is_empty());
@@ -1852,55 +1834,63 @@ mod tests {
 
         let huge = TensorDesc::new(DataType::Float64, [1 << 20, 1 << 12]);
         let r = gather_nd_plan(
-            &huge,
-            0,
-            &TensorDesc::new(DataType::Int32, [1, 1]),
-            1,
-            &TensorDesc::new(DataType::Float64, [1, 1 << 12]),
-            0,
-            nd(2, 2, 0),
+            &GatherCall {
+                input: &huge,
+                input_slot: 0,
+                indices: &TensorDesc::new(DataType::Int32, [1, 1]),
+                indices_slot: 1,
+                output: &TensorDesc::new(DataType::Float64, [1, 1 << 12]),
+                output_slot: 0,
+                shape: nd(2, 2, 0),
+                kernel: &k,
+            },
             DeviceClass::Hardware,
-            &k,
         );
         assert!(matches!(r, Err(OpError::TooLarge { .. })), "{r:?}");
         let long = TensorDesc::new(DataType::Uint8, [1, 1, 1, 1, 1, 1, 1, 1, 1]);
         let r = gather_nd_plan(
-            &long,
-            0,
-            &TensorDesc::new(DataType::Int32, [9]),
-            1,
-            &TensorDesc::new(DataType::Uint8, [1]),
-            0,
-            nd(9, 1, 0),
+            &GatherCall {
+                input: &long,
+                input_slot: 0,
+                indices: &TensorDesc::new(DataType::Int32, [9]),
+                indices_slot: 1,
+                output: &TensorDesc::new(DataType::Uint8, [1]),
+                output_slot: 0,
+                shape: nd(9, 1, 0),
+                kernel: &k,
+            },
             DeviceClass::Hardware,
-            &k,
         );
         assert!(matches!(r, Err(OpError::TooLarge { .. })), "{r:?}");
         static WIDE: Kernel = Kernel::new("test/gather_nd/wide", "", "main", &[], 64);
         let r = gather_nd_plan(
-            &input,
-            1,
-            &indices,
-            0,
-            &out,
-            0,
-            nd(2, 2, 0),
+            &GatherCall {
+                input: &input,
+                input_slot: 1,
+                indices: &indices,
+                indices_slot: 0,
+                output: &out,
+                output_slot: 0,
+                shape: nd(2, 2, 0),
+                kernel: &|_| Some(&WIDE),
+            },
             DeviceClass::Hardware,
-            &|_| Some(&WIDE),
         );
         assert!(matches!(r, Err(OpError::InvalidArgument(_))), "{r:?}");
         // A variant without a kernel: unsupported, naming the variant.
         let rows_only = |v| (v == GatherVariant::Rows).then(|| &KERNELS[1]);
         let r = gather_nd_plan(
-            &input,
-            1,
-            &indices,
-            0,
-            &out,
-            0,
-            nd(2, 2, 0),
+            &GatherCall {
+                input: &input,
+                input_slot: 1,
+                indices: &indices,
+                indices_slot: 0,
+                output: &out,
+                output_slot: 0,
+                shape: nd(2, 2, 0),
+                kernel: &rows_only,
+            },
             DeviceClass::Hardware,
-            &rows_only,
         );
         assert!(
             matches!(&r, Err(OpError::Unsupported(m)) if m.contains("gather_nd_vectors")),
