@@ -234,143 +234,129 @@ fn module(
 
 /// `fn vector_item(row: u32, c: u32, v: u32)`: output vector item `v` of
 /// [`Schedule::Vectors`](super::Schedule), column vector `c` of row `row`.
-/// Each input's words of the item go to a register array: where the input
+/// Each input's words of the item ([`gen_item_input`]): where the input
 /// walks the row (column stride 1, its rows starting on a whole vector),
-/// its words of the item from its row's first (`row * row_stride`) plus
-/// the item's, read as vectors (4 words or more) or words; where it
-/// repeats along the row (column stride 0), its element of the row, read
-/// once and repeated in words of the same layout. The branch between the
-/// two is uniform (a parameter word), and a workgroup's threads share
-/// their row: every thread takes the same side, and a repeated element is
-/// one address in every thread of a workgroup. Straight-line code
-/// otherwise: every array index is a constant, so the arrays live in
-/// registers whether or not a compiler unrolls loops.
+/// from its row's first (`row * row_stride`) plus the item's; where it
+/// repeats along the row (column stride 0), its element of the row. A
+/// workgroup's threads share their row, so a repeated element is one
+/// address in every thread of a workgroup.
 fn gen_vector_item(w: &mut Writer, in_dts: &[DataType], out: DataType, bufs: &[Buffer]) {
     let g = vector_elements(out) as usize;
-    let xyzw = ["x", "y", "z", "w"];
     w.open("fn vector_item(row: u32, c: u32, v: u32)");
     for (i, &dt) in in_dts.iter().enumerate() {
-        let bytes = dt.size_bytes();
-        let words = g * bytes / 4;
-        let buf = &bufs[1 + i];
-        w.line(format!("var a{i}: array<u32, {words}>;"));
+        let words = g * dt.size_bytes() / 4;
         w.line(format!("let at{i} = row * param(P_STRIDES + {}u);", 8 * i));
-        w.open(format!("if (param(P_STRIDES + {}u) == 0u)", 8 * i + 1));
-        // The row's element (at element `at`), repeated.
-        let word = |k: u32| match bytes {
-            8 => buf.word(&format!("at{i} * 2u + {k}u")),
-            4 => buf.word(&format!("at{i}")),
-            2 => buf.word(&format!("at{i} >> 1u")),
-            _ => buf.word(&format!("at{i} >> 2u")),
-        };
-        let splat: Vec<String> = match bytes {
-            8 => vec![word(0), word(1)],
-            4 => vec![word(0)],
-            2 => vec![format!(
-                "(({} >> ((at{i} & 1u) * 16u)) & 0xffffu) * 0x00010001u",
-                word(0)
-            )],
-            _ => vec![format!(
-                "(({} >> ((at{i} & 3u) * 8u)) & 0xffu) * 0x01010101u",
-                word(0)
-            )],
-        };
-        for (k, value) in splat.iter().enumerate() {
-            w.line(format!("let s{k} = {value};"));
-        }
-        for m in 0..words {
-            w.line(format!("a{i}[{m}u] = s{};", m % splat.len()));
-        }
-        w.reopen("else");
-        // The row's first word or vector of the input (its rows start on a
-        // whole vector of the item's), then the item's.
-        if words >= 4 {
-            let n = words / 4;
-            let c = if n == 1 {
-                "c".to_string()
-            } else {
-                format!("c * {n}u")
-            };
-            w.line(format!("let base = at{i} / {}u + {c};", 16 / bytes));
-            for k in 0..n {
-                let index = match k {
-                    0 => "base".to_string(),
-                    k => format!("base + {k}u"),
-                };
-                w.line(format!("let q{k} = {};", buf.vector(&index)));
-                for (c, x) in xyzw.iter().enumerate() {
-                    w.line(format!("a{i}[{}u] = q{k}.{x};", 4 * k + c));
-                }
-            }
+        // The row's first unit of the input (its rows start on a whole
+        // vector of the item's), then the item's.
+        let (per_unit, units) = if words >= 4 {
+            (16 / dt.size_bytes(), words / 4)
         } else {
-            w.line(format!("let base = at{i} / {}u + c * {words}u;", 4 / bytes));
-            for m in 0..words {
-                let index = match m {
-                    0 => "base".to_string(),
-                    m => format!("base + {m}u"),
-                };
-                w.line(format!("a{i}[{m}u] = {};", buf.word(&index)));
-            }
-        }
-        w.close();
+            (4 / dt.size_bytes(), words)
+        };
+        let item = if units == 1 {
+            "c".to_string()
+        } else {
+            format!("c * {units}u")
+        };
+        let base = format!("at{i} / {per_unit}u + {item}");
+        gen_item_input(
+            w,
+            i,
+            dt,
+            words,
+            &bufs[1 + i],
+            8 * i + 1,
+            &format!("at{i}"),
+            &base,
+        );
     }
     gen_vector_store(w, in_dts, out, bufs);
     w.close();
 }
 
 /// `fn flat_item(v: u32)`: output vector item `v` of
-/// [`Schedule::Flat`](super::Schedule): each input's words of the item go
-/// to a register array, read at the item's own index where the input is
-/// laid out as the output (stride 1), or, where it is one element (stride
-/// 0), that element read once and repeated in words of the same layout.
-/// The branch between the two is uniform (a parameter word): every thread
-/// of a call takes the same side, and a scalar's read is the same address
-/// in every thread.
+/// [`Schedule::Flat`](super::Schedule): each input's words of the item
+/// ([`gen_item_input`]) at the item's own index where the input is laid
+/// out as the output (stride 1), or its one element (stride 0), the same
+/// address in every thread.
 fn gen_flat_item(w: &mut Writer, in_dts: &[DataType], out: DataType, bufs: &[Buffer]) {
     let g = vector_elements(out) as usize;
-    let xyzw = ["x", "y", "z", "w"];
     w.open("fn flat_item(v: u32)");
     for (i, &dt) in in_dts.iter().enumerate() {
-        let bytes = dt.size_bytes();
-        let words = g * bytes / 4;
-        let buf = &bufs[1 + i];
-        w.line(format!("var a{i}: array<u32, {words}>;"));
-        w.open(format!("if (param(P_STRIDES + {}u) == 0u)", 8 * i));
-        // The element, repeated.
-        let splat: Vec<String> = match bytes {
-            8 => vec![buf.word("0u"), buf.word("1u")],
-            4 => vec![buf.word("0u")],
-            2 => vec![format!("({} & 0xffffu) * 0x00010001u", buf.word("0u"))],
-            _ => vec![format!("({} & 0xffu) * 0x01010101u", buf.word("0u"))],
-        };
-        for (k, value) in splat.iter().enumerate() {
-            w.line(format!("let s{k} = {value};"));
-        }
-        for m in 0..words {
-            w.line(format!("a{i}[{m}u] = s{};", m % splat.len()));
-        }
-        w.reopen("else");
-        // Vector or word `k` of the item, `n` of them an item.
-        let at = |n: usize, k: usize| match (n, k) {
-            (1, _) => "v".to_string(),
-            (n, 0) => format!("v * {n}u"),
-            (n, k) => format!("v * {n}u + {k}u"),
-        };
-        if words >= 4 {
-            for k in 0..words / 4 {
-                w.line(format!("let q{k} = {};", buf.vector(&at(words / 4, k))));
-                for (c, x) in xyzw.iter().enumerate() {
-                    w.line(format!("a{i}[{}u] = q{k}.{x};", 4 * k + c));
-                }
-            }
+        let words = g * dt.size_bytes() / 4;
+        let units = if words >= 4 { words / 4 } else { words };
+        let base = if units == 1 {
+            "v".to_string()
         } else {
-            for m in 0..words {
-                w.line(format!("a{i}[{m}u] = {};", buf.word(&at(words, m))));
-            }
-        }
-        w.close();
+            format!("v * {units}u")
+        };
+        gen_item_input(w, i, dt, words, &bufs[1 + i], 8 * i, "0u", &base);
     }
     gen_vector_store(w, in_dts, out, bufs);
+    w.close();
+}
+
+/// Fills the register array `a{i}` with input `i`'s `words` words of a
+/// vector item: where parameter word `stride` is 0, its element `at` (an
+/// element index) read once and repeated in words of its layout; else the
+/// item's words from `base` on (`vec4<u32>` units where the item holds
+/// whole vectors, words otherwise). The branch is uniform (a parameter
+/// word: every thread of a call takes the same side), and the code
+/// straight-line: every array index is a constant, so the array lives in
+/// registers whether or not a compiler unrolls loops.
+#[allow(clippy::too_many_arguments)]
+fn gen_item_input(
+    w: &mut Writer,
+    i: usize,
+    dt: DataType,
+    words: usize,
+    buf: &Buffer,
+    stride: usize,
+    at: &str,
+    base: &str,
+) {
+    let xyzw = ["x", "y", "z", "w"];
+    w.line(format!("var a{i}: array<u32, {words}>;"));
+    w.open(format!("if (param(P_STRIDES + {stride}u) == 0u)"));
+    let splat: Vec<String> = match dt.size_bytes() {
+        8 => vec![
+            buf.word(&format!("{at} * 2u")),
+            buf.word(&format!("{at} * 2u + 1u")),
+        ],
+        4 => vec![buf.word(at)],
+        2 => vec![format!(
+            "(({} >> (({at} & 1u) * 16u)) & 0xffffu) * 0x00010001u",
+            buf.word(&format!("{at} >> 1u"))
+        )],
+        _ => vec![format!(
+            "(({} >> (({at} & 3u) * 8u)) & 0xffu) * 0x01010101u",
+            buf.word(&format!("{at} >> 2u"))
+        )],
+    };
+    for (k, value) in splat.iter().enumerate() {
+        w.line(format!("let s{k} = {value};"));
+    }
+    for m in 0..words {
+        w.line(format!("a{i}[{m}u] = s{};", m % splat.len()));
+    }
+    w.reopen("else");
+    w.line(format!("let base = {base};"));
+    let unit = |k: usize| match k {
+        0 => "base".to_string(),
+        k => format!("base + {k}u"),
+    };
+    if words >= 4 {
+        for k in 0..words / 4 {
+            w.line(format!("let q{k} = {};", buf.vector(&unit(k))));
+            for (c, x) in xyzw.iter().enumerate() {
+                w.line(format!("a{i}[{}u] = q{k}.{x};", 4 * k + c));
+            }
+        }
+    } else {
+        for m in 0..words {
+            w.line(format!("a{i}[{m}u] = {};", buf.word(&unit(m))));
+        }
+    }
     w.close();
 }
 
