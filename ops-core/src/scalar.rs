@@ -947,6 +947,9 @@ impl Scalar {
                         }
                         (Binary::Div, DataType::Float64) => crate::wgsl::float64::DIV_STEPS,
                         (Binary::Rem, DataType::Float64) => crate::wgsl::float64::REM_STEPS,
+                        (Binary::Rem, DataType::Float32 | DataType::Float16) => {
+                            crate::wgsl::scalar::FMOD_STEPS
+                        }
                         (Binary::Div | Binary::Rem, DataType::Int64 | DataType::Uint64) => 64,
                         (Binary::Pow, _) if t.is_int() => 8 * t.size_bytes() as u64,
                         _ => 0,

@@ -37,7 +37,7 @@ fn input_vector(i: u32) -> vec4<u32> {
 }
 
 fn input_word(i: u32) -> u32 {
-    return input_vector(i >> 2u)[i & 3u];
+    return input[i >> 2u][i & 3u];
 }
 
 // Word i of `output`.

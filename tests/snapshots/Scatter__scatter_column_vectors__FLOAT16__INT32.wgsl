@@ -33,7 +33,7 @@ fn indices_vector(i: u32) -> vec4<u32> {
 }
 
 fn indices_word(i: u32) -> u32 {
-    return indices_vector(i >> 2u)[i & 3u];
+    return indices[i >> 2u][i & 3u];
 }
 
 // Vector i of `updates`.
@@ -42,7 +42,7 @@ fn updates_vector(i: u32) -> vec4<u32> {
 }
 
 fn updates_word(i: u32) -> u32 {
-    return updates_vector(i >> 2u)[i & 3u];
+    return updates[i >> 2u][i & 3u];
 }
 
 // Word i of `status`.
@@ -72,7 +72,7 @@ fn output_vector(i: u32) -> vec4<u32> {
 }
 
 fn output_word(i: u32) -> u32 {
-    return output_vector(i >> 2u)[i & 3u];
+    return output[i >> 2u][i & 3u];
 }
 
 fn output_store(i: u32, v: vec4<u32>) {

@@ -668,6 +668,11 @@ fn f_tanh(x: f32) -> f32 {
 }
 ";
 
+/// Most loop iterations of one `f_fmod` (the float `%` helper): the two
+/// subnormal normalisations (23 each), the long division over the
+/// exponent difference (at most 253 + 23), the final normalisation (23).
+pub const FMOD_STEPS: u64 = 23 + 23 + 276 + 23;
+
 /// `f_fmod`, written where an expression takes a float `%`.
 const FMOD_HELPER: &str = "\
 // C's `fmod`, exact: the remainder of the mantissas by long division on

@@ -279,8 +279,15 @@ pub fn gen_accessors(w: &mut Writer, buffers: &[Buffer], layout: Layout) {
                 &|seg, i| format!("return {seg}[{i}];"),
             );
             w.blank();
+            // A word of one binding is a scalar load (a whole vector and a
+            // dynamic lane pick cost a CPU adapter dearly, in time and in
+            // its compiler's time); a routed one picks it from the vector.
             w.open(format!("fn {name}_word(i: u32) -> u32"));
-            w.line(format!("return {name}_vector(i >> 2u)[i & 3u];"));
+            if n > 1 {
+                w.line(format!("return {name}_vector(i >> 2u)[i & 3u];"));
+            } else {
+                w.line(format!("return {name}[i >> 2u][i & 3u];"));
+            }
             w.close();
             w.blank();
             if b.access == Access::ReadWrite {
